@@ -1,0 +1,9 @@
+// The kiln dialect's C++ declaration.
+#ifndef KILN_DIALECT_KILN_IR_KILNDIALECT_H
+#define KILN_DIALECT_KILN_IR_KILNDIALECT_H
+
+#include "mlir/IR/Dialect.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h.inc"
+
+#endif // KILN_DIALECT_KILN_IR_KILNDIALECT_H

@@ -1,0 +1,20 @@
+// C++ declarations of the kiln dialect's operations and their shape helpers.
+#ifndef KILN_DIALECT_KILN_IR_KILNOPS_H
+#define KILN_DIALECT_KILN_IR_KILNOPS_H
+
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnOps.h.inc"
+
+#endif // KILN_DIALECT_KILN_IR_KILNOPS_H

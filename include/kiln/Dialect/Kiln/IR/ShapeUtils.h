@@ -1,0 +1,45 @@
+// Shape arithmetic shared by kiln's type inference, folding and evaluator:
+// NumPy broadcasting, axis normalisation and reading constant operands.
+#ifndef KILN_DIALECT_KILN_IR_SHAPEUTILS_H
+#define KILN_DIALECT_KILN_IR_SHAPEUTILS_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace kiln {
+
+/// True when every pair of types is a tensor with the same element type and
+/// compatible shapes (a dynamic dimension or an unranked tensor matches any).
+bool areCompatibleTensorTypes(mlir::TypeRange lhs, mlir::TypeRange rhs);
+
+/// NumPy broadcast of two shapes; dynamic dims stay dynamic unless the other
+/// side fixes them. Returns std::nullopt when two static dims differ and
+/// neither is 1.
+std::optional<llvm::SmallVector<int64_t>>
+broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
+
+/// Maps a possibly negative axis into [0, rank); std::nullopt if out of range.
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+/// The integer values of a constant operand (kiln.constant or any ConstantLike
+/// op holding integer elements), or std::nullopt if it is not constant.
+std::optional<llvm::SmallVector<int64_t>> getConstantIntegers(mlir::Value value);
+
+/// The integer values of an integer ElementsAttr (dense or dense_resource).
+std::optional<llvm::SmallVector<int64_t>>
+getIntegerElements(mlir::ElementsAttr attr);
+
+/// The raw little-endian bytes of a dense_resource or non-splat dense
+/// attribute; empty for splats and unavailable blobs.
+llvm::ArrayRef<char> getRawElementBytes(mlir::ElementsAttr attr);
+
+/// Product of the dims, or std::nullopt if any is dynamic.
+std::optional<int64_t> getStaticElementCount(llvm::ArrayRef<int64_t> shape);
+
+} // namespace kiln
+
+#endif // KILN_DIALECT_KILN_IR_SHAPEUTILS_H

@@ -1,0 +1,116 @@
+// Declarations of kiln's graph passes.
+#ifndef KILN_TRANSFORMS_PASSES_TD
+#define KILN_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnSpecializeShapes : Pass<"kiln-specialize-shapes", "mlir::ModuleOp"> {
+  let summary = "Gives the entry function's dynamic input dimensions fixed sizes.";
+  let description = [{
+    Each `shapes` entry is `name=DxDx...` for a graph input (every dim of the
+    input; a `?` keeps a dim dynamic) or `name=D` for a symbolic dimension name
+    recorded in `kiln.dim_names` (every input dim with that name). Static dims
+    that disagree are an error naming the input. Only argument types change;
+    run `kiln-refine-types` afterwards to propagate them.
+
+    Before (`--kiln-specialize-shapes=shapes=x=2x8`):
+
+    ```mlir
+    func.func @main(%x: tensor<?x8xf32> {kiln.dim_names = ["batch", ""]}) ...
+    ```
+
+    After:
+
+    ```mlir
+    func.func @main(%x: tensor<2x8xf32> {kiln.dim_names = ["batch", ""]}) ...
+    ```
+  }];
+  let options = [
+    ListOption<"shapes", "shapes", "std::string",
+               "Input or dimension sizes, e.g. ids=8x128 or seq=128">
+  ];
+}
+
+def KilnRefineTypes : Pass<"kiln-refine-types", "mlir::func::FuncOp"> {
+  let summary = "Re-infers every kiln op's result type and keeps the more static one.";
+  let description = [{
+    Walks the function in order and replaces each result type by the type the
+    op infers from its (possibly refined or constant) operands when that is
+    more static, then updates the function's result types to match its return.
+    Types only become more precise; an inference error is reported at the op.
+
+    Before:
+
+    ```mlir
+    %0 = kiln.relu %x : tensor<2x8xf32> -> tensor<?x8xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %0 = kiln.relu %x : tensor<2x8xf32> -> tensor<2x8xf32>
+    ```
+  }];
+  let dependentDialects = ["kiln::KilnDialect"];
+}
+
+def KilnFoldConstants : Pass<"kiln-fold-constants", "mlir::func::FuncOp"> {
+  let summary = "Evaluates ops whose operands are all constant with the CPU evaluator.";
+  let description = [{
+    An op whose operands are all `kiln.constant` is evaluated by the CPU
+    evaluator and replaced by a constant, when every result is static and no
+    larger than `max-bytes` (64 KiB by default); larger results, such as
+    transposed weights, stay for the load-time init program. Ops whose result
+    depends only on operand *shapes* (`kiln.shape`) fold through their folders.
+
+    Before:
+
+    ```mlir
+    %a = kiln.constant dense<[2, 3]> : tensor<2xi64>
+    %b = kiln.constant dense<[4]> : tensor<1xi64>
+    %c = kiln.concat %a, %b {axis = 0 : i64} : tensor<2xi64>, tensor<1xi64> -> tensor<3xi64>
+    ```
+
+    After:
+
+    ```mlir
+    %c = kiln.constant dense<[2, 3, 4]> : tensor<3xi64>
+    ```
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", "65536",
+           "Largest result, in bytes, that is folded into a constant">
+  ];
+  let dependentDialects = ["kiln::KilnDialect"];
+}
+
+def KilnSimplifyGraph : Pass<"kiln-simplify-graph", "mlir::ModuleOp"> {
+  let summary = "Canonicalises, folds constants and refines types until nothing changes.";
+  let description = [{
+    The graph-level cleanup that runs after import: canonicalisation patterns
+    (Identity removal, reshape chains), constant folding with the CPU evaluator
+    and type refinement, repeated until the IR stops changing, then dead code
+    removal. Shape arithmetic (`Shape -> Gather -> Unsqueeze -> Concat ->
+    Reshape`) disappears when the shapes involved are static.
+
+    Before:
+
+    ```mlir
+    %s = kiln.shape %x : tensor<2x8xf32> -> tensor<2xi64>
+    %y = kiln.reshape %x, %s : tensor<2x8xf32>, tensor<2xi64> -> tensor<?x?xf32>
+    ```
+
+    After:
+
+    ```mlir
+    return %x : tensor<2x8xf32>
+    ```
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", "65536",
+           "Largest result, in bytes, that is folded into a constant">
+  ];
+  let dependentDialects = ["kiln::KilnDialect"];
+}
+
+#endif // KILN_TRANSFORMS_PASSES_TD

@@ -1,0 +1,522 @@
+// Type inference, verifiers and folds of kiln's shape and data-movement ops.
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+Type elementOf(Value value) { return getElementTypeOrSelf(value.getType()); }
+
+TensorType tensorOf(Value value) { return cast<TensorType>(value.getType()); }
+
+/// A rank-|rank| tensor of dynamic dims, or unranked when |rank| is unknown.
+Type dynamicTensor(std::optional<int64_t> rank, Type element) {
+  if (!rank)
+    return UnrankedTensorType::get(element);
+  return RankedTensorType::get(SmallVector<int64_t>(*rank, ShapedType::kDynamic),
+                               element);
+}
+
+/// Length of a 1-D operand whose size is static, e.g. a shape or axes list.
+std::optional<int64_t> staticLength(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getRank() != 1 || type.isDynamicDim(0))
+    return std::nullopt;
+  return type.getDimSize(0);
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Reshape
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  Type element = elementOf(adaptor.getData());
+  std::optional<SmallVector<int64_t>> target =
+      getConstantIntegers(adaptor.getShape());
+  if (!target) {
+    inferred.push_back(dynamicTensor(staticLength(adaptor.getShape()), element));
+    return success();
+  }
+  auto inputType = tensorOf(adaptor.getData());
+  SmallVector<int64_t> shape;
+  int64_t inferredIndex = -1;
+  for (auto [i, dim] : llvm::enumerate(*target)) {
+    if (dim == -1) {
+      if (inferredIndex >= 0)
+        return emitOptionalError(location, "shape has more than one -1");
+      inferredIndex = i;
+      shape.push_back(ShapedType::kDynamic);
+    } else if (dim == 0 && !adaptor.getAllowzero()) {
+      if (!inputType.hasRank() || int64_t(i) >= inputType.getRank()) {
+        if (inputType.hasRank())
+          return emitOptionalError(location, "shape copies dim ", i,
+                                   " of a rank-", inputType.getRank(), " input");
+        shape.push_back(ShapedType::kDynamic);
+      } else {
+        shape.push_back(inputType.getDimSize(i));
+      }
+    } else if (dim < 0) {
+      return emitOptionalError(location, "invalid dimension ", dim, " in shape");
+    } else {
+      shape.push_back(dim);
+    }
+  }
+  std::optional<int64_t> total =
+      inputType.hasRank() ? getStaticElementCount(inputType.getShape())
+                          : std::nullopt;
+  if (inferredIndex >= 0 && total) {
+    int64_t known = 1;
+    bool allKnown = true;
+    for (auto [i, dim] : llvm::enumerate(shape))
+      if (int64_t(i) != inferredIndex) {
+        if (ShapedType::isDynamic(dim))
+          allKnown = false;
+        else
+          known *= dim;
+      }
+    if (allKnown) {
+      if (known == 0 || *total % known != 0)
+        return emitOptionalError(location, "cannot reshape ", *total,
+                                 " elements into shape with -1");
+      shape[inferredIndex] = *total / known;
+    }
+  }
+  std::optional<int64_t> resultCount = getStaticElementCount(shape);
+  if (total && resultCount && *total != *resultCount)
+    return emitOptionalError(location, "cannot reshape ", inputType, " (",
+                             *total, " elements) into ", *resultCount,
+                             " elements");
+  inferred.push_back(RankedTensorType::get(shape, element));
+  return success();
+}
+
+// reshape(x : T) to T, when T is static -> x
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  auto type = dyn_cast<RankedTensorType>(getType());
+  if (type && type.hasStaticShape() && getData().getType() == type)
+    return getData();
+  return {};
+}
+
+namespace {
+// reshape(reshape(x, s1), s2) -> reshape(x, s2) when s2 holds no 0 (a 0 would
+// copy a dim of the intermediate, not of x).
+struct FoldReshapeChain : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto producer = op.getData().getDefiningOp<ReshapeOp>();
+    if (!producer)
+      return rewriter.notifyMatchFailure(op, "input is not a reshape");
+    std::optional<SmallVector<int64_t>> shape =
+        getConstantIntegers(op.getShape());
+    if (!op.getAllowzero() && (!shape || llvm::is_contained(*shape, 0)))
+      return rewriter.notifyMatchFailure(op, "shape may copy input dims");
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getDataMutable().assign(producer.getData()); });
+    return success();
+  }
+};
+} // namespace
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<FoldReshapeChain>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// Transpose, Concat, Flatten
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto type = tensorOf(adaptor.getData());
+  ArrayRef<int64_t> perm = adaptor.getPerm();
+  if (!type.hasRank()) {
+    inferred.push_back(dynamicTensor(int64_t(perm.size()), type.getElementType()));
+    return success();
+  }
+  if (int64_t(perm.size()) != type.getRank())
+    return emitOptionalError(location, "perm has ", perm.size(),
+                             " entries for a rank-", type.getRank(), " input");
+  SmallVector<bool> seen(perm.size(), false);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= type.getRank() || seen[p])
+      return emitOptionalError(location, "perm is not a permutation");
+    seen[p] = true;
+    shape.push_back(type.getDimSize(p));
+  }
+  inferred.push_back(RankedTensorType::get(shape, type.getElementType()));
+  return success();
+}
+
+// transpose(x) with the identity permutation -> x
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  for (auto [i, p] : llvm::enumerate(getPerm()))
+    if (int64_t(i) != p)
+      return {};
+  if (getData().getType() != getType())
+    return {};
+  return getData();
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return emitOptionalError(location, "needs at least one input");
+  Type element = elementOf(inputs.front());
+  std::optional<SmallVector<int64_t>> shape;
+  std::optional<int64_t> axis;
+  for (Value input : inputs) {
+    auto type = tensorOf(input);
+    if (type.getElementType() != element)
+      return emitOptionalError(location, "inputs must share one element type");
+    if (!type.hasRank())
+      continue;
+    if (!shape) {
+      axis = normalizeAxis(adaptor.getAxis(), type.getRank());
+      if (!axis)
+        return emitOptionalError(location, "axis ", adaptor.getAxis(),
+                                 " is out of range for rank ", type.getRank());
+      shape = SmallVector<int64_t>(type.getShape());
+      (*shape)[*axis] = 0;
+    }
+    if (int64_t(shape->size()) != type.getRank())
+      return emitOptionalError(location, "inputs must have the same rank");
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      int64_t dim = type.getDimSize(i);
+      int64_t &out = (*shape)[i];
+      if (i == *axis) {
+        out = (ShapedType::isDynamic(out) || ShapedType::isDynamic(dim))
+                  ? ShapedType::kDynamic
+                  : out + dim;
+      } else if (ShapedType::isDynamic(out)) {
+        out = dim;
+      } else if (!ShapedType::isDynamic(dim) && dim != out) {
+        return emitOptionalError(location, "dimension ", i,
+                                 " differs between inputs: ", out, " vs ", dim);
+      }
+    }
+  }
+  bool anyUnranked = llvm::any_of(
+      inputs, [](Value v) { return !tensorOf(v).hasRank(); });
+  if (!shape) {
+    inferred.push_back(UnrankedTensorType::get(element));
+  } else {
+    if (anyUnranked)
+      (*shape)[*axis] = ShapedType::kDynamic;
+    inferred.push_back(RankedTensorType::get(*shape, element));
+  }
+  return success();
+}
+
+LogicalResult FlattenOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto type = tensorOf(adaptor.getInput());
+  if (!type.hasRank()) {
+    inferred.push_back(dynamicTensor(2, type.getElementType()));
+    return success();
+  }
+  int64_t rank = type.getRank(), axis = adaptor.getAxis();
+  if (axis < -rank || axis > rank)
+    return emitOptionalError(location, "axis ", axis,
+                             " is out of range for rank ", rank);
+  if (axis < 0)
+    axis += rank;
+  auto product = [&](ArrayRef<int64_t> dims) -> int64_t {
+    std::optional<int64_t> count = getStaticElementCount(dims);
+    return count ? *count : ShapedType::kDynamic;
+  };
+  SmallVector<int64_t> shape{product(type.getShape().take_front(axis)),
+                             product(type.getShape().drop_front(axis))};
+  inferred.push_back(RankedTensorType::get(shape, type.getElementType()));
+  return success();
+}
+
+// flatten(x : T) to T -> x
+OpFoldResult FlattenOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Slice, Gather
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> location,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  auto type = tensorOf(adaptor.getData());
+  Type element = type.getElementType();
+  if (!type.hasRank()) {
+    inferred.push_back(UnrankedTensorType::get(element));
+    return success();
+  }
+  int64_t rank = type.getRank();
+  auto axes = getConstantIntegers(adaptor.getAxes());
+  if (!axes) {
+    inferred.push_back(dynamicTensor(rank, element));
+    return success();
+  }
+  auto starts = getConstantIntegers(adaptor.getStarts());
+  auto ends = getConstantIntegers(adaptor.getEnds());
+  auto steps = getConstantIntegers(adaptor.getSteps());
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [i, axis] : llvm::enumerate(*axes)) {
+    std::optional<int64_t> dimIndex = normalizeAxis(axis, rank);
+    if (!dimIndex)
+      return emitOptionalError(location, "axis ", axis,
+                               " is out of range for rank ", rank);
+    int64_t dim = type.getDimSize(*dimIndex);
+    if (!starts || !ends || !steps || ShapedType::isDynamic(dim) ||
+        i >= starts->size() || i >= ends->size() || i >= steps->size()) {
+      shape[*dimIndex] = ShapedType::kDynamic;
+      continue;
+    }
+    int64_t step = (*steps)[i];
+    if (step == 0)
+      return emitOptionalError(location, "slice step must not be 0");
+    auto clampIndex = [&](int64_t value, bool forward) {
+      if (value < 0)
+        value += dim;
+      return forward ? std::clamp<int64_t>(value, 0, dim)
+                     : std::clamp<int64_t>(value, -1, dim - 1);
+    };
+    int64_t start = clampIndex((*starts)[i], step > 0);
+    int64_t end = clampIndex((*ends)[i], step > 0);
+    int64_t count = step > 0 ? (end - start + step - 1) / step
+                             : (start - end + (-step) - 1) / (-step);
+    shape[*dimIndex] = std::max<int64_t>(count, 0);
+  }
+  inferred.push_back(RankedTensorType::get(shape, element));
+  return success();
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto data = tensorOf(adaptor.getData());
+  auto indices = tensorOf(adaptor.getIndices());
+  if (!data.hasRank() || !indices.hasRank()) {
+    inferred.push_back(UnrankedTensorType::get(data.getElementType()));
+    return success();
+  }
+  std::optional<int64_t> axis = normalizeAxis(adaptor.getAxis(), data.getRank());
+  if (!axis)
+    return emitOptionalError(location, "axis ", adaptor.getAxis(),
+                             " is out of range for rank ", data.getRank());
+  SmallVector<int64_t> shape(data.getShape().take_front(*axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, data.getShape().drop_front(*axis + 1));
+  inferred.push_back(RankedTensorType::get(shape, data.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Unsqueeze, Squeeze, Expand
+//===----------------------------------------------------------------------===//
+
+LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto type = tensorOf(adaptor.getData());
+  Type element = type.getElementType();
+  std::optional<int64_t> count = staticLength(adaptor.getAxes());
+  auto axes = getConstantIntegers(adaptor.getAxes());
+  if (!type.hasRank() || !axes) {
+    std::optional<int64_t> rank;
+    if (type.hasRank() && count)
+      rank = type.getRank() + *count;
+    inferred.push_back(dynamicTensor(rank, element));
+    return success();
+  }
+  int64_t rank = type.getRank() + axes->size();
+  SmallVector<bool> inserted(rank, false);
+  for (int64_t axis : *axes) {
+    std::optional<int64_t> normalized = normalizeAxis(axis, rank);
+    if (!normalized || inserted[*normalized])
+      return emitOptionalError(location, "invalid or repeated axis ", axis,
+                               " for result rank ", rank);
+    inserted[*normalized] = true;
+  }
+  SmallVector<int64_t> shape;
+  auto inputDims = type.getShape().begin();
+  for (int64_t i = 0; i < rank; ++i)
+    shape.push_back(inserted[i] ? 1 : *inputDims++);
+  inferred.push_back(RankedTensorType::get(shape, element));
+  return success();
+}
+
+LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> location,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto type = tensorOf(adaptor.getData());
+  Type element = type.getElementType();
+  if (!type.hasRank()) {
+    inferred.push_back(UnrankedTensorType::get(element));
+    return success();
+  }
+  int64_t rank = type.getRank();
+  SmallVector<bool> removed(rank, false);
+  if (Value axesValue = adaptor.getAxes()) {
+    auto axes = getConstantIntegers(axesValue);
+    if (!axes) {
+      std::optional<int64_t> count = staticLength(axesValue);
+      inferred.push_back(dynamicTensor(
+          count ? std::optional<int64_t>(rank - *count) : std::nullopt, element));
+      return success();
+    }
+    for (int64_t axis : *axes) {
+      std::optional<int64_t> normalized = normalizeAxis(axis, rank);
+      if (!normalized)
+        return emitOptionalError(location, "axis ", axis,
+                                 " is out of range for rank ", rank);
+      int64_t dim = type.getDimSize(*normalized);
+      if (!ShapedType::isDynamic(dim) && dim != 1)
+        return emitOptionalError(location, "cannot squeeze dimension ", axis,
+                                 " of size ", dim);
+      removed[*normalized] = true;
+    }
+  } else {
+    if (!type.hasStaticShape()) {
+      inferred.push_back(UnrankedTensorType::get(element));
+      return success();
+    }
+    for (int64_t i = 0; i < rank; ++i)
+      removed[i] = type.getDimSize(i) == 1;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!removed[i])
+      shape.push_back(type.getDimSize(i));
+  inferred.push_back(RankedTensorType::get(shape, element));
+  return success();
+}
+
+LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> location,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  auto type = tensorOf(adaptor.getInput());
+  Type element = type.getElementType();
+  auto target = getConstantIntegers(adaptor.getShape());
+  if (!type.hasRank() || !target) {
+    std::optional<int64_t> length = staticLength(adaptor.getShape());
+    std::optional<int64_t> rank;
+    if (type.hasRank() && length)
+      rank = std::max(type.getRank(), *length);
+    inferred.push_back(dynamicTensor(rank, element));
+    return success();
+  }
+  for (int64_t dim : *target)
+    if (dim < 0)
+      return emitOptionalError(location, "invalid dimension ", dim, " in shape");
+  std::optional<SmallVector<int64_t>> shape =
+      broadcastShapes(type.getShape(), *target);
+  if (!shape)
+    return emitOptionalError(location, "input ", type,
+                             " does not broadcast to the requested shape");
+  inferred.push_back(RankedTensorType::get(*shape, element));
+  return success();
+}
+
+// expand(x : T) to T, when T is static -> x
+OpFoldResult ExpandOp::fold(FoldAdaptor) {
+  auto type = dyn_cast<RankedTensorType>(getType());
+  if (type && type.hasStaticShape() && getInput().getType() == type)
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Shape, Constant
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The [start, end) range of dims that Shape selects, clamped as ONNX says.
+std::pair<int64_t, int64_t> shapeRange(int64_t rank, int64_t start,
+                                       std::optional<int64_t> end) {
+  auto clampIndex = [&](int64_t index) {
+    if (index < 0)
+      index += rank;
+    return std::clamp<int64_t>(index, 0, rank);
+  };
+  int64_t first = clampIndex(start);
+  int64_t last = end ? clampIndex(*end) : rank;
+  return {first, std::max(first, last)};
+}
+} // namespace
+
+LogicalResult ShapeOp::inferReturnTypes(MLIRContext *context,
+                                        std::optional<Location>,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  auto type = tensorOf(adaptor.getData());
+  Type i64 = IntegerType::get(context, 64);
+  if (!type.hasRank()) {
+    inferred.push_back(RankedTensorType::get({ShapedType::kDynamic}, i64));
+    return success();
+  }
+  auto [first, last] =
+      shapeRange(type.getRank(), adaptor.getStart(), adaptor.getEnd());
+  inferred.push_back(RankedTensorType::get({last - first}, i64));
+  return success();
+}
+
+// shape(x) -> constant, when the selected dims of x are static
+OpFoldResult ShapeOp::fold(FoldAdaptor) {
+  auto type = dyn_cast<RankedTensorType>(getData().getType());
+  auto resultType = dyn_cast<RankedTensorType>(getType());
+  if (!type || !resultType || !resultType.hasStaticShape())
+    return {};
+  auto [first, last] = shapeRange(type.getRank(), getStart(), getEnd());
+  SmallVector<int64_t> dims(type.getShape().slice(first, last - first));
+  if (llvm::any_of(dims, ShapedType::isDynamic))
+    return {};
+  return DenseIntElementsAttr::get(resultType, dims);
+}
+
+LogicalResult ConstantOp::verify() {
+  if (getValue().getType() != getType())
+    return emitOpError("value type ")
+           << getValue().getType() << " differs from result type " << getType();
+  return success();
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+// kiln.constant <attr-dict> <typed elements attribute>
+ParseResult ConstantOp::parse(OpAsmParser &parser, OperationState &result) {
+  ElementsAttr value;
+  if (parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseAttribute(value, "value", result.attributes))
+    return failure();
+  result.addTypes(value.getType());
+  return success();
+}
+
+void ConstantOp::print(OpAsmPrinter &printer) {
+  printer.printOptionalAttrDict((*this)->getAttrs(), {"value"});
+  printer << ' ';
+  printer.printAttribute(getValue());
+}

@@ -1,0 +1,141 @@
+// Shape arithmetic shared by type inference, folding and the evaluator.
+#include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+bool areCompatibleTensorTypes(TypeRange lhs, TypeRange rhs) {
+  if (lhs.size() != rhs.size())
+    return false;
+  for (auto [left, right] : llvm::zip(lhs, rhs)) {
+    auto leftTensor = dyn_cast<TensorType>(left);
+    auto rightTensor = dyn_cast<TensorType>(right);
+    if (!leftTensor || !rightTensor)
+      return left == right;
+    if (leftTensor.getElementType() != rightTensor.getElementType())
+      return false;
+    if (failed(verifyCompatibleShape(leftTensor, rightTensor)))
+      return false;
+  }
+  return true;
+}
+
+std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
+                                                    ArrayRef<int64_t> rhs) {
+  size_t rank = std::max(lhs.size(), rhs.size());
+  SmallVector<int64_t> result(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t left = i < rank - lhs.size() ? 1 : lhs[i - (rank - lhs.size())];
+    int64_t right = i < rank - rhs.size() ? 1 : rhs[i - (rank - rhs.size())];
+    if (left == 1) {
+      result[i] = right;
+    } else if (right == 1) {
+      result[i] = left;
+    } else if (ShapedType::isDynamic(left)) {
+      result[i] = right; // A dynamic dim must match a static one (or be 1).
+      if (ShapedType::isDynamic(right))
+        result[i] = ShapedType::kDynamic;
+    } else if (ShapedType::isDynamic(right) || left == right) {
+      result[i] = left;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return result;
+}
+
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+ArrayRef<char> getRawElementBytes(ElementsAttr attr) {
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return {};
+    return blob->getData();
+  }
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
+    if (!dense.isSplat())
+      return dense.getRawData();
+  return {};
+}
+
+std::optional<SmallVector<int64_t>> getIntegerElements(ElementsAttr attr) {
+  auto intType = dyn_cast<IntegerType>(attr.getElementType());
+  if (!intType)
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
+    for (const APInt &value : dense.getValues<APInt>())
+      values.push_back(intType.isUnsigned() || intType.getWidth() == 1
+                           ? static_cast<int64_t>(value.getZExtValue())
+                           : value.getSExtValue());
+    return values;
+  }
+  ArrayRef<char> bytes = getRawElementBytes(attr);
+  unsigned width = intType.getWidth();
+  if (width != 8 && width != 16 && width != 32 && width != 64)
+    return std::nullopt;
+  size_t count = attr.getNumElements();
+  if (bytes.size() != count * (width / 8))
+    return std::nullopt;
+  for (size_t i = 0; i < count; ++i) {
+    const char *p = bytes.data() + i * (width / 8);
+    int64_t v = 0;
+    switch (width) {
+    case 8:
+      v = intType.isUnsigned() ? int64_t(*reinterpret_cast<const uint8_t *>(p))
+                               : int64_t(*reinterpret_cast<const int8_t *>(p));
+      break;
+    case 16: {
+      uint16_t raw;
+      memcpy(&raw, p, 2);
+      v = intType.isUnsigned() ? int64_t(raw) : int64_t(int16_t(raw));
+      break;
+    }
+    case 32: {
+      uint32_t raw;
+      memcpy(&raw, p, 4);
+      v = intType.isUnsigned() ? int64_t(raw) : int64_t(int32_t(raw));
+      break;
+    }
+    default:
+      memcpy(&v, p, 8);
+    }
+    values.push_back(v);
+  }
+  return values;
+}
+
+std::optional<SmallVector<int64_t>> getConstantIntegers(Value value) {
+  if (!value)
+    return std::nullopt;
+  Attribute attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  auto elements = dyn_cast<ElementsAttr>(attr);
+  if (!elements)
+    return std::nullopt;
+  return getIntegerElements(elements);
+}
+
+std::optional<int64_t> getStaticElementCount(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    if (ShapedType::isDynamic(dim))
+      return std::nullopt;
+    count *= dim;
+  }
+  return count;
+}
+
+} // namespace kiln

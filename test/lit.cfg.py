@@ -1,0 +1,27 @@
+# lit configuration for kiln's regression tests.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "KILN"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+
+llvm_config.with_system_environment(["HOME", "TMPDIR", "PATH"])
+llvm_config.with_environment("PATH", config.kiln_tools_dir, append_path=False)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# The venv python (onnx, numpy) that generates ONNX models at test time.
+venv_python = os.environ.get(
+    "KILN_PYTHON", os.path.join(config.kiln_src_root, ".venv", "bin", "python"))
+config.substitutions.append(("%python", venv_python))
+config.substitutions.append(("%kiln_src", config.kiln_src_root))
+config.substitutions.append(("%gen", venv_python + " " + os.path.join(
+    config.kiln_src_root, "test", "Inputs", "gen_model.py")))
+
+tools = ["kiln-opt", "kiln-compile", "kiln-interpret", "FileCheck", "not", "count"]
+llvm_config.add_tool_substitutions(tools, [config.kiln_tools_dir, config.llvm_tools_dir])
