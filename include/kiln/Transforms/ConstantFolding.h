@@ -1,0 +1,23 @@
+// Constant folding through the CPU evaluator, shared by kiln-fold-constants
+// and kiln-simplify-graph.
+#ifndef KILN_TRANSFORMS_CONSTANTFOLDING_H
+#define KILN_TRANSFORMS_CONSTANTFOLDING_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace kiln {
+
+/// Replaces every kiln op whose operands are all kiln.constant and whose
+/// results fit in |maxBytes| by constants computed with the CPU evaluator.
+/// Returns true when anything changed. Result types may become more static;
+/// callers refine the rest of the function afterwards.
+bool foldConstantOps(mlir::func::FuncOp function, int64_t maxBytes);
+
+/// Shape-arithmetic rewrites that need no constant input: gather/slice of
+/// kiln.shape where the selected dims are static.
+void populateShapeArithmeticPatterns(mlir::RewritePatternSet &patterns);
+
+} // namespace kiln
+
+#endif // KILN_TRANSFORMS_CONSTANTFOLDING_H

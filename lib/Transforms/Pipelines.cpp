@@ -1,0 +1,23 @@
+// The pass pipelines run by kiln-compile and kiln-interpret after import.
+#include "kiln/Transforms/Pipelines.h"
+
+#include "kiln/Transforms/Passes.h"
+
+namespace kiln {
+
+void buildGraphPipeline(mlir::OpPassManager &pm,
+                        const GraphPipelineOptions &options) {
+  if (!options.inputShapes.empty()) {
+    KilnSpecializeShapesOptions specialize;
+    specialize.shapes = options.inputShapes;
+    pm.addPass(createKilnSpecializeShapes(specialize));
+  }
+  pm.addNestedPass<mlir::func::FuncOp>(createKilnRefineTypes());
+  if (options.simplify) {
+    KilnSimplifyGraphOptions simplify;
+    simplify.maxBytes = options.maxFoldBytes;
+    pm.addPass(createKilnSimplifyGraph(simplify));
+  }
+}
+
+} // namespace kiln

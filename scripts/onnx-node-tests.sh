@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs the ONNX node tests through kiln-interpret with the venv's python (it
+# reads the models with onnx). Arguments go to scripts/onnx-node-tests.py; with
+# none, it checks for regressions against test/onnx-node/cpu-expected-pass.txt.
+#   scripts/onnx-node-tests.sh                       # regression check
+#   scripts/onnx-node-tests.sh --update-list         # accept what passes now
+#   scripts/onnx-node-tests.sh --filter '^test_add' --show-failures 20
+#   scripts/onnx-node-tests.sh --no-list             # every failure fails
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+python="$root/.venv/bin/python"
+if [ ! -x "$python" ]; then
+  echo "onnx-node-tests: no .venv; run scripts/setup.sh first" >&2
+  exit 2
+fi
+has_list=0
+args=()
+for arg in "$@"; do
+  case "$arg" in
+    --expect-list|--expect-list=*) has_list=1 ;;
+    --no-list) has_list=1; continue ;;
+  esac
+  args+=("$arg")
+done
+set -- ${args[@]+"${args[@]}"}
+if [ "$has_list" = 0 ]; then
+  set -- --expect-list "$root/test/onnx-node/cpu-expected-pass.txt" "$@"
+fi
+exec "$python" "$root/scripts/onnx-node-tests.py" "$@"
