@@ -82,8 +82,16 @@ bool foldOp(Operation *op, int64_t maxBytes, OpBuilder &builder) {
     replacements.push_back(builder.create<ConstantOp>(
         op->getLoc(), eval::tensorToAttr(tensor, type)));
   }
+  SmallVector<Operation *> producers;
+  for (Value operand : op->getOperands())
+    producers.push_back(operand.getDefiningOp());
   op->replaceAllUsesWith(replacements);
   op->erase();
+  // Constants that only fed |op| are dead now (they precede |op|, so the
+  // caller has already visited them).
+  for (Operation *producer : producers)
+    if (producer && producer->use_empty() && !llvm::is_contained(replacements, producer->getResult(0)))
+      producer->erase();
   return true;
 }
 } // namespace

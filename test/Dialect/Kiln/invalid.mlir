@@ -2,7 +2,8 @@
 // Verifier and type-inference errors of kiln ops.
 
 func.func @broadcast_mismatch(%x: tensor<4x3xf32>, %y: tensor<2xf32>) {
-  // expected-error @+1 {{operand shapes do not broadcast: tensor<4x3xf32>, tensor<2xf32>}}
+  // expected-error @+2 {{operand shapes do not broadcast: tensor<4x3xf32>, tensor<2xf32>}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.add %x, %y : tensor<4x3xf32>, tensor<2xf32> -> tensor<4x3xf32>
   return
 }
@@ -10,7 +11,8 @@ func.func @broadcast_mismatch(%x: tensor<4x3xf32>, %y: tensor<2xf32>) {
 // -----
 
 func.func @element_type_mismatch(%x: tensor<4xf32>, %y: tensor<4xf16>) {
-  // expected-error @+1 {{operands must have the same element type}}
+  // expected-error @+2 {{operands must have the same element type}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.mul %x, %y : tensor<4xf32>, tensor<4xf16> -> tensor<4xf32>
   return
 }
@@ -18,7 +20,8 @@ func.func @element_type_mismatch(%x: tensor<4xf32>, %y: tensor<4xf16>) {
 // -----
 
 func.func @wrong_result_shape(%x: tensor<4x1xf32>, %y: tensor<3xf32>) {
-  // expected-error @+1 {{'kiln.add' op inferred type(s) 'tensor<4x3xf32>' are incompatible with return type(s) of operation 'tensor<4x4xf32>'}}
+  // expected-error @+2 {{'kiln.add' op inferred type(s) 'tensor<4x3xf32>' are incompatible with return type(s) of operation 'tensor<4x4xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.add %x, %y : tensor<4x1xf32>, tensor<3xf32> -> tensor<4x4xf32>
   return
 }
@@ -42,7 +45,8 @@ func.func @exp_of_integers(%x: tensor<4xi64>) {
 // -----
 
 func.func @matmul_contraction(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
-  // expected-error @+1 {{contraction dimensions differ: 3 vs 4}}
+  // expected-error @+2 {{contraction dimensions differ: 3 vs 4}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.matmul %a, %b : tensor<2x3xf32>, tensor<4x5xf32> -> tensor<2x5xf32>
   return
 }
@@ -50,7 +54,8 @@ func.func @matmul_contraction(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
 // -----
 
 func.func @gemm_rank(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) {
-  // expected-error @+1 {{a and b must be 2-D}}
+  // expected-error @+2 {{a and b must be 2-D}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.gemm %a, %b : tensor<2x3x4xf32>, tensor<4x5xf32> -> tensor<2x5xf32>
   return
 }
@@ -58,7 +63,8 @@ func.func @gemm_rank(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) {
 // -----
 
 func.func @gemm_bias(%a: tensor<2x4xf32>, %b: tensor<4x5xf32>, %c: tensor<3xf32>) {
-  // expected-error @+1 {{c of type 'tensor<3xf32>' does not broadcast to the result}}
+  // expected-error @+2 {{c of type 'tensor<3xf32>' does not broadcast to the result}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.gemm %a, %b, %c : tensor<2x4xf32>, tensor<4x5xf32>, tensor<3xf32> -> tensor<2x5xf32>
   return
 }
@@ -66,7 +72,8 @@ func.func @gemm_bias(%a: tensor<2x4xf32>, %b: tensor<4x5xf32>, %c: tensor<3xf32>
 // -----
 
 func.func @softmax_axis(%x: tensor<2x3xf32>) {
-  // expected-error @+1 {{axis 2 is out of range for rank 2}}
+  // expected-error @+2 {{axis 2 is out of range for rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.softmax %x {axis = 2 : i64} : tensor<2x3xf32> -> tensor<2x3xf32>
   return
 }
@@ -75,7 +82,8 @@ func.func @softmax_axis(%x: tensor<2x3xf32>) {
 
 func.func @reduce_axis(%x: tensor<2x3xf32>) {
   %axes = kiln.constant dense<[-3]> : tensor<1xi64>
-  // expected-error @+1 {{axis -3 is out of range for rank 2}}
+  // expected-error @+2 {{axis -3 is out of range for rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.reduce_sum %x, %axes : tensor<2x3xf32>, tensor<1xi64> -> tensor<2x1xf32>
   return
 }
@@ -84,7 +92,8 @@ func.func @reduce_axis(%x: tensor<2x3xf32>) {
 
 func.func @reshape_count(%x: tensor<2x3xf32>) {
   %shape = kiln.constant dense<[4, 2]> : tensor<2xi64>
-  // expected-error @+1 {{cannot reshape 'tensor<2x3xf32>' (6 elements) into 8 elements}}
+  // expected-error @+2 {{cannot reshape 'tensor<2x3xf32>' (6 elements) into 8 elements}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.reshape %x, %shape : tensor<2x3xf32>, tensor<2xi64> -> tensor<4x2xf32>
   return
 }
@@ -93,7 +102,8 @@ func.func @reshape_count(%x: tensor<2x3xf32>) {
 
 func.func @reshape_two_minus_one(%x: tensor<2x3xf32>) {
   %shape = kiln.constant dense<[-1, -1]> : tensor<2xi64>
-  // expected-error @+1 {{shape has more than one -1}}
+  // expected-error @+2 {{shape has more than one -1}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.reshape %x, %shape : tensor<2x3xf32>, tensor<2xi64> -> tensor<?x?xf32>
   return
 }
@@ -101,7 +111,8 @@ func.func @reshape_two_minus_one(%x: tensor<2x3xf32>) {
 // -----
 
 func.func @transpose_perm(%x: tensor<2x3xf32>) {
-  // expected-error @+1 {{perm is not a permutation}}
+  // expected-error @+2 {{perm is not a permutation}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.transpose %x {perm = array<i64: 0, 0>} : tensor<2x3xf32> -> tensor<2x2xf32>
   return
 }
@@ -109,7 +120,8 @@ func.func @transpose_perm(%x: tensor<2x3xf32>) {
 // -----
 
 func.func @concat_dims(%x: tensor<2x3xf32>, %y: tensor<2x4xf32>) {
-  // expected-error @+1 {{dimension 1 differs between inputs: 3 vs 4}}
+  // expected-error @+2 {{dimension 1 differs between inputs: 3 vs 4}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.concat %x, %y {axis = 0 : i64} : tensor<2x3xf32>, tensor<2x4xf32> -> tensor<4x3xf32>
   return
 }
@@ -117,7 +129,8 @@ func.func @concat_dims(%x: tensor<2x3xf32>, %y: tensor<2x4xf32>) {
 // -----
 
 func.func @gather_axis(%x: tensor<2x3xf32>, %i: tensor<4xi64>) {
-  // expected-error @+1 {{axis 2 is out of range for rank 2}}
+  // expected-error @+2 {{axis 2 is out of range for rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.gather %x, %i {axis = 2 : i64} : tensor<2x3xf32>, tensor<4xi64> -> tensor<2x4xf32>
   return
 }
@@ -126,7 +139,8 @@ func.func @gather_axis(%x: tensor<2x3xf32>, %i: tensor<4xi64>) {
 
 func.func @squeeze_non_unit(%x: tensor<2x3xf32>) {
   %axes = kiln.constant dense<0> : tensor<1xi64>
-  // expected-error @+1 {{cannot squeeze dimension 0 of size 2}}
+  // expected-error @+2 {{cannot squeeze dimension 0 of size 2}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.squeeze %x, %axes : tensor<2x3xf32>, tensor<1xi64> -> tensor<3xf32>
   return
 }
@@ -135,7 +149,8 @@ func.func @squeeze_non_unit(%x: tensor<2x3xf32>) {
 
 func.func @expand_incompatible(%x: tensor<3xf32>) {
   %shape = kiln.constant dense<[2, 4]> : tensor<2xi64>
-  // expected-error @+1 {{input 'tensor<3xf32>' does not broadcast to the requested shape}}
+  // expected-error @+2 {{input 'tensor<3xf32>' does not broadcast to the requested shape}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.expand %x, %shape : tensor<3xf32>, tensor<2xi64> -> tensor<2x4xf32>
   return
 }
@@ -143,7 +158,8 @@ func.func @expand_incompatible(%x: tensor<3xf32>) {
 // -----
 
 func.func @where_types(%c: tensor<3xi1>, %x: tensor<3xf32>, %y: tensor<3xi64>) {
-  // expected-error @+1 {{x and y must have the same element type}}
+  // expected-error @+2 {{x and y must have the same element type}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = kiln.where %c, %x, %y : tensor<3xi1>, tensor<3xf32>, tensor<3xi64> -> tensor<3xf32>
   return
 }

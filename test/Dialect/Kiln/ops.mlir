@@ -75,7 +75,7 @@ func.func @contraction(%a: tensor<8x?x64xf32>, %b: tensor<64x128xf32>, %m: tenso
 // CHECK-LABEL: func.func @reductions
 func.func @reductions(%x: tensor<2x10xf32>) -> tensor<2x1xf32> {
   %axes = kiln.constant dense<1> : tensor<1xi64>
-  // CHECK: kiln.softmax %{{.*}} {axis = -1 : i64} : tensor<2x10xf32> -> tensor<2x10xf32>
+  // CHECK: kiln.softmax %{{.*}} : tensor<2x10xf32> -> tensor<2x10xf32>
   %0 = kiln.softmax %x {axis = -1 : i64} : tensor<2x10xf32> -> tensor<2x10xf32>
   // CHECK: kiln.reduce_sum %{{.*}}, %{{.*}} : tensor<2x10xf32>, tensor<1xi64> -> tensor<2x1xf32>
   %1 = kiln.reduce_sum %0, %axes : tensor<2x10xf32>, tensor<1xi64> -> tensor<2x1xf32>
@@ -103,7 +103,7 @@ func.func @data_movement(%x: tensor<2x?xf32>, %t: tensor<1000x64xf32>, %ids: ten
   %st = kiln.constant dense<1> : tensor<1xi64>
   // CHECK: kiln.slice {{.*}} -> tensor<2x?xf32>
   %3 = kiln.slice %2, %s, %e, %a, %st : tensor<4x?xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<2x?xf32>
-  // CHECK: kiln.gather %{{.*}}, %{{.*}} {axis = 0 : i64} : tensor<1000x64xf32>, tensor<2x7xi64> -> tensor<2x7x64xf32>
+  // CHECK: kiln.gather %{{.*}}, %{{.*}} : tensor<1000x64xf32>, tensor<2x7xi64> -> tensor<2x7x64xf32>
   %4 = kiln.gather %t, %ids {axis = 0 : i64} : tensor<1000x64xf32>, tensor<2x7xi64> -> tensor<2x7x64xf32>
   // CHECK: kiln.unsqueeze {{.*}} -> tensor<1x2x7x64xf32>
   %5 = kiln.unsqueeze %4, %a : tensor<2x7x64xf32>, tensor<1xi64> -> tensor<1x2x7x64xf32>
@@ -112,7 +112,7 @@ func.func @data_movement(%x: tensor<2x?xf32>, %t: tensor<1000x64xf32>, %ids: ten
   // CHECK: kiln.squeeze %{{.*}} : tensor<1x3xf32> -> tensor<3xf32>
   %c3 = kiln.constant dense<1.0> : tensor<1x3xf32>
   %7 = kiln.squeeze %c3 : tensor<1x3xf32> -> tensor<3xf32>
-  // CHECK: kiln.flatten %{{.*}} {axis = 1 : i64} : tensor<2x7x64xf32> -> tensor<2x448xf32>
+  // CHECK: kiln.flatten %{{.*}} : tensor<2x7x64xf32> -> tensor<2x448xf32>
   %8 = kiln.flatten %6 {axis = 1 : i64} : tensor<2x7x64xf32> -> tensor<2x448xf32>
   %es = kiln.constant dense<[5, 3]> : tensor<2xi64>
   // CHECK: kiln.expand %{{.*}}, %{{.*}} : tensor<3xf32>, tensor<2xi64> -> tensor<5x3xf32>

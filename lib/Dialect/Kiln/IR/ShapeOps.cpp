@@ -39,7 +39,7 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
                                           SmallVectorImpl<Type> &inferred) {
   Type element = elementOf(adaptor.getData());
   std::optional<SmallVector<int64_t>> target =
-      getConstantIntegers(adaptor.getShape());
+      getPartialIntegers(adaptor.getShape());
   if (!target) {
     inferred.push_back(dynamicTensor(staticLength(adaptor.getShape()), element));
     return success();
@@ -48,7 +48,9 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> shape;
   int64_t inferredIndex = -1;
   for (auto [i, dim] : llvm::enumerate(*target)) {
-    if (dim == -1) {
+    if (ShapedType::isDynamic(dim)) {
+      shape.push_back(ShapedType::kDynamic); // Known only at run time.
+    } else if (dim == -1) {
       if (inferredIndex >= 0)
         return emitOptionalError(location, "shape has more than one -1");
       inferredIndex = i;
@@ -419,7 +421,7 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
                                          SmallVectorImpl<Type> &inferred) {
   auto type = tensorOf(adaptor.getInput());
   Type element = type.getElementType();
-  auto target = getConstantIntegers(adaptor.getShape());
+  auto target = getPartialIntegers(adaptor.getShape());
   if (!type.hasRank() || !target) {
     std::optional<int64_t> length = staticLength(adaptor.getShape());
     std::optional<int64_t> rank;
@@ -429,7 +431,7 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
     return success();
   }
   for (int64_t dim : *target)
-    if (dim < 0)
+    if (dim < 0 && !ShapedType::isDynamic(dim))
       return emitOptionalError(location, "invalid dimension ", dim, " in shape");
   std::optional<SmallVector<int64_t>> shape =
       broadcastShapes(type.getShape(), *target);

@@ -1,5 +1,6 @@
 // Shape arithmetic shared by type inference, folding and the evaluator.
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -126,6 +127,67 @@ std::optional<SmallVector<int64_t>> getConstantIntegers(Value value) {
   if (!elements)
     return std::nullopt;
   return getIntegerElements(elements);
+}
+
+std::optional<SmallVector<int64_t>> getPartialIntegers(Value value) {
+  if (std::optional<SmallVector<int64_t>> constant = getConstantIntegers(value))
+    return constant;
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getRank() > 1 || !type.hasStaticShape())
+    return std::nullopt;
+  Operation *op = value.getDefiningOp();
+  if (!op)
+    return std::nullopt;
+  if (auto shape = dyn_cast<ShapeOp>(op)) {
+    auto input = dyn_cast<RankedTensorType>(shape.getData().getType());
+    if (!input)
+      return std::nullopt;
+    int64_t rank = input.getRank();
+    auto clampIndex = [&](int64_t index) {
+      return std::clamp<int64_t>(index < 0 ? index + rank : index, 0, rank);
+    };
+    int64_t first = clampIndex(shape.getStart());
+    int64_t last = shape.getEnd() ? clampIndex(*shape.getEnd()) : rank;
+    return SmallVector<int64_t>(
+        input.getShape().slice(first, std::max<int64_t>(last - first, 0)));
+  }
+  if (auto concat = dyn_cast<ConcatOp>(op)) {
+    SmallVector<int64_t> values;
+    for (Value input : concat.getInputs()) {
+      std::optional<SmallVector<int64_t>> part = getPartialIntegers(input);
+      if (part) {
+        llvm::append_range(values, *part);
+        continue;
+      }
+      auto inputType = dyn_cast<RankedTensorType>(input.getType());
+      if (!inputType || !inputType.hasStaticShape())
+        return std::nullopt;
+      values.append(inputType.getNumElements(), ShapedType::kDynamic);
+    }
+    return values;
+  }
+  if (isa<UnsqueezeOp, ReshapeOp, IdentityOp>(op)) {
+    // Same elements, new shape: only a 0-d or 1-d source is looked through.
+    Value source = op->getOperand(0);
+    if (std::optional<SmallVector<int64_t>> part = getPartialIntegers(source))
+      return part;
+    return SmallVector<int64_t>(type.getNumElements(), ShapedType::kDynamic);
+  }
+  if (auto gather = dyn_cast<GatherOp>(op)) {
+    std::optional<SmallVector<int64_t>> source =
+        getPartialIntegers(gather.getData());
+    std::optional<SmallVector<int64_t>> indices =
+        getConstantIntegers(gather.getIndices());
+    if (!source || !indices)
+      return SmallVector<int64_t>(type.getNumElements(), ShapedType::kDynamic);
+    SmallVector<int64_t> values;
+    for (int64_t index : *indices) {
+      std::optional<int64_t> position = normalizeAxis(index, source->size());
+      values.push_back(position ? (*source)[*position] : ShapedType::kDynamic);
+    }
+    return values;
+  }
+  return SmallVector<int64_t>(type.getNumElements(), ShapedType::kDynamic);
 }
 
 std::optional<int64_t> getStaticElementCount(ArrayRef<int64_t> shape) {

@@ -29,6 +29,13 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 /// op holding integer elements), or std::nullopt if it is not constant.
 std::optional<llvm::SmallVector<int64_t>> getConstantIntegers(mlir::Value value);
 
+/// The values of a 1-D i64 shape-like operand where known, with
+/// ShapedType::kDynamic for entries that are only known at run time. Looks
+/// through constants, kiln.shape (static dims of its input), kiln.concat,
+/// kiln.unsqueeze / kiln.reshape of scalars and kiln.gather of a shape, so a
+/// shape built from a partly dynamic tensor still yields its static entries.
+std::optional<llvm::SmallVector<int64_t>> getPartialIntegers(mlir::Value value);
+
 /// The integer values of an integer ElementsAttr (dense or dense_resource).
 std::optional<llvm::SmallVector<int64_t>>
 getIntegerElements(mlir::ElementsAttr attr);
