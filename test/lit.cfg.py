@@ -12,7 +12,7 @@ config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 
 llvm_config.with_system_environment(["HOME", "TMPDIR", "PATH"])
-llvm_config.with_environment("PATH", config.kiln_tools_dir, append_path=False)
+llvm_config.with_environment("PATH", config.kiln_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # The venv python (onnx, numpy) that generates ONNX models at test time.

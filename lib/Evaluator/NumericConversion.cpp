@@ -16,15 +16,15 @@ uint16_t doubleToSmallFloatBits(double value, int exponentBits,
                                 int mantissaBits) {
   uint64_t bits;
   std::memcpy(&bits, &value, sizeof(bits));
-  uint16_t sign = static_cast<uint16_t>((bits >> 63) << (exponentBits + mantissaBits));
+  uint16_t sign =
+      static_cast<uint16_t>((bits >> 63) << (exponentBits + mantissaBits));
   const int bias = (1 << (exponentBits - 1)) - 1;
   const uint32_t infinityBits = ((1u << exponentBits) - 1) << mantissaBits;
   int rawExponent = static_cast<int>((bits >> 52) & 0x7ff);
   uint64_t fraction = bits & ((uint64_t(1) << 52) - 1);
 
   if (rawExponent == 0x7ff) // Infinity or NaN (quiet, sign kept).
-    return sign | infinityBits |
-           (fraction ? (1u << (mantissaBits - 1)) : 0u);
+    return sign | infinityBits | (fraction ? (1u << (mantissaBits - 1)) : 0u);
   if (rawExponent == 0) // Zero or a double subnormal: far below any target.
     return sign;
 
@@ -72,8 +72,8 @@ double smallFloatBitsToDouble(uint16_t bits, int exponentBits,
     magnitude = mantissa ? std::numeric_limits<double>::quiet_NaN()
                          : std::numeric_limits<double>::infinity();
   else if (exponentField == 0)
-    magnitude = std::ldexp(static_cast<double>(mantissa),
-                           1 - bias - mantissaBits);
+    magnitude =
+        std::ldexp(static_cast<double>(mantissa), 1 - bias - mantissaBits);
   else
     magnitude = std::ldexp(static_cast<double>(mantissa | (1u << mantissaBits)),
                            exponentField - bias - mantissaBits);
@@ -176,8 +176,9 @@ int64_t castFloatToInt(double value, DType to) {
     return 0;
   double truncated = std::trunc(value);
   if (truncated <= intDTypeMin(to))
-    return wrapToIntDType(to == DType::I64 ? std::numeric_limits<int64_t>::min()
-                                           : static_cast<int64_t>(intDTypeMin(to)),
+    return wrapToIntDType(to == DType::I64
+                              ? std::numeric_limits<int64_t>::min()
+                              : static_cast<int64_t>(intDTypeMin(to)),
                           to);
   // The i64/u64 maxima are not doubles; 2^63 and 2^64 are the first values
   // out of range.

@@ -17,7 +17,19 @@
 namespace kiln::eval {
 
 enum class DType : uint8_t {
-  Bool, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64
+  Bool,
+  I8,
+  I16,
+  I32,
+  I64,
+  U8,
+  U16,
+  U32,
+  U64,
+  F16,
+  BF16,
+  F32,
+  F64
 };
 
 bool isFloat(DType dtype);
@@ -38,6 +50,12 @@ public:
   Tensor() = default;
   /// A zero-filled tensor.
   Tensor(DType dtype, std::vector<int64_t> shape);
+  /// A tensor holding |values| (row-major), each rounded or wrapped to the
+  /// dtype as by setDouble / setInt. The count must match the shape.
+  static Tensor fromDoubles(DType dtype, std::vector<int64_t> shape,
+                            llvm::ArrayRef<double> values);
+  static Tensor fromInts(DType dtype, std::vector<int64_t> shape,
+                         llvm::ArrayRef<int64_t> values);
 
   DType dtype() const { return dtype_; }
   llvm::ArrayRef<int64_t> shape() const { return shape_; }
@@ -47,12 +65,15 @@ public:
 
   /// Element |index| (row-major) as a double, whatever the dtype.
   double getDouble(int64_t index) const {
-    return isFloat() ? floats_[index] : static_cast<double>(ints_[index]);
+    if (isFloat())
+      return floats_[index];
+    if (dtype_ == DType::U64)
+      return static_cast<double>(static_cast<uint64_t>(ints_[index]));
+    return static_cast<double>(ints_[index]);
   }
-  /// Element |index| as an integer (floats truncate toward zero).
-  int64_t getInt(int64_t index) const {
-    return isFloat() ? static_cast<int64_t>(floats_[index]) : ints_[index];
-  }
+  /// Element |index| as an integer (floats truncate toward zero and saturate
+  /// to int64, NaN gives 0; u64 values are their bit pattern).
+  int64_t getInt(int64_t index) const;
   /// Stores |value| rounded to the dtype (integers: truncated, then wrapped).
   void setDouble(int64_t index, double value);
   /// Stores |value| converted to the dtype (wrapped for narrow integers).
@@ -85,7 +106,8 @@ private:
 
 /// Converts a dense or dense_resource attribute into a tensor.
 llvm::Expected<Tensor> tensorFromAttr(mlir::ElementsAttr attr);
-/// Converts a tensor into a dense attribute of |type| (static shape, same dtype).
+/// Converts a tensor into a dense attribute of |type| (static shape, same
+/// dtype).
 mlir::DenseElementsAttr tensorToAttr(const Tensor &tensor,
                                      mlir::RankedTensorType type);
 

@@ -23,7 +23,8 @@ llvm::Expected<NamedTensor> readNpy(const std::string &path);
 /// Dispatches on the extension (.pb or .npy).
 llvm::Expected<NamedTensor> readTensorFile(const std::string &path);
 /// Reads every input_N.pb / output_N.pb (or *.npy) in |directory|, ordered by
-/// N, or all files sorted by name when they are not numbered.
+/// N, or all files sorted by name when they are not numbered. A directory
+/// without such files gives an empty list (a model without inputs).
 llvm::Expected<std::vector<NamedTensor>>
 readTensorDirectory(const std::string &directory, const std::string &prefix);
 

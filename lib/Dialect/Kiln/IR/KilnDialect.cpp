@@ -24,5 +24,11 @@ Operation *KilnDialect::materializeConstant(OpBuilder &builder, Attribute value,
   return builder.create<ConstantOp>(loc, elements);
 }
 
+// Custom assembly directives used by the generated parsers and printers.
+mlir::ParseResult parseKernelKind(mlir::OpAsmParser &parser,
+                                  mlir::StringAttr &kind);
+void printKernelKind(mlir::OpAsmPrinter &printer, mlir::Operation *op,
+                     mlir::StringAttr kind);
+
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"

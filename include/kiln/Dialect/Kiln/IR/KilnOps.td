@@ -479,4 +479,6 @@ def Kiln_ConstantOp : Kiln_Op<"constant", [ConstantLike, Pure]> {
   }]>];
 }
 
+include "kiln/Dialect/Kiln/IR/KilnKernelOps.td"
+
 #endif // KILN_OPS_TD

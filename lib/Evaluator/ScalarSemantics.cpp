@@ -1,0 +1,228 @@
+// The elementwise table: one row per op kind with its CPU reference semantics.
+#include "kiln/Evaluator/ScalarSemantics.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <limits>
+
+namespace kiln::eval {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+bool isUnsignedWide(DType dtype) { return dtype == DType::U64; }
+
+/// Integer arithmetic in uint64 so that overflow wraps instead of being UB;
+/// the caller wraps the result to the dtype's width.
+uint64_t asUnsigned(int64_t value) { return static_cast<uint64_t>(value); }
+
+// Float rows.
+double negF(const double *a) { return -a[0]; }
+double absF(const double *a) { return std::fabs(a[0]); }
+double expF(const double *a) { return std::exp(a[0]); }
+double logF(const double *a) { return std::log(a[0]); }
+double sqrtF(const double *a) { return std::sqrt(a[0]); }
+double reciprocalF(const double *a) { return 1.0 / a[0]; }
+double reluF(const double *a) { return a[0] < 0.0 ? 0.0 : a[0]; } // NaN stays.
+double sigmoidF(const double *a) { return stableSigmoid(a[0]); }
+double tanhF(const double *a) { return std::tanh(a[0]); }
+double erfF(const double *a) { return std::erf(a[0]); }
+double identityF(const double *a) { return a[0]; }
+double addF(const double *a) { return a[0] + a[1]; }
+double subF(const double *a) { return a[0] - a[1]; }
+double mulF(const double *a) { return a[0] * a[1]; }
+double divF(const double *a) { return a[0] / a[1]; }
+double powF(const double *a) { return std::pow(a[0], a[1]); }
+double maxF(const double *a) { return nanPropagatingMax(a[0], a[1]); }
+double equalF(const double *a) { return a[0] == a[1]; }
+double lessF(const double *a) { return a[0] < a[1]; }
+double greaterF(const double *a) { return a[0] > a[1]; }
+double whereF(const double *a) { return a[0] != 0.0 ? a[1] : a[2]; }
+
+// Integer rows.
+std::optional<int64_t> negI(const int64_t *a, DType) {
+  return static_cast<int64_t>(0 - asUnsigned(a[0]));
+}
+std::optional<int64_t> absI(const int64_t *a, DType dtype) {
+  if (isUnsigned(dtype) || a[0] >= 0)
+    return a[0];
+  return static_cast<int64_t>(0 - asUnsigned(a[0]));
+}
+std::optional<int64_t> reluI(const int64_t *a, DType dtype) {
+  return isUnsigned(dtype) || a[0] > 0 ? a[0] : 0;
+}
+std::optional<int64_t> notI(const int64_t *a, DType) { return a[0] == 0; }
+std::optional<int64_t> identityI(const int64_t *a, DType) { return a[0]; }
+std::optional<int64_t> addI(const int64_t *a, DType) {
+  return static_cast<int64_t>(asUnsigned(a[0]) + asUnsigned(a[1]));
+}
+std::optional<int64_t> subI(const int64_t *a, DType) {
+  return static_cast<int64_t>(asUnsigned(a[0]) - asUnsigned(a[1]));
+}
+std::optional<int64_t> mulI(const int64_t *a, DType) {
+  return static_cast<int64_t>(asUnsigned(a[0]) * asUnsigned(a[1]));
+}
+std::optional<int64_t> divI(const int64_t *a, DType dtype) {
+  return truncatingDivide(a[0], a[1], dtype);
+}
+std::optional<int64_t> powI(const int64_t *a, DType dtype) {
+  return integerPower(a[0], a[1], dtype);
+}
+std::optional<int64_t> maxI(const int64_t *a, DType dtype) {
+  if (isUnsignedWide(dtype))
+    return asUnsigned(a[0]) < asUnsigned(a[1]) ? a[1] : a[0];
+  return a[0] < a[1] ? a[1] : a[0];
+}
+std::optional<int64_t> equalI(const int64_t *a, DType) { return a[0] == a[1]; }
+std::optional<int64_t> lessI(const int64_t *a, DType dtype) {
+  if (isUnsignedWide(dtype))
+    return asUnsigned(a[0]) < asUnsigned(a[1]);
+  return a[0] < a[1];
+}
+std::optional<int64_t> greaterI(const int64_t *a, DType dtype) {
+  if (isUnsignedWide(dtype))
+    return asUnsigned(a[0]) > asUnsigned(a[1]);
+  return a[0] > a[1];
+}
+std::optional<int64_t> whereI(const int64_t *a, DType) {
+  return a[0] != 0 ? a[1] : a[2];
+}
+
+using K = ElementwiseKind;
+using R = ResultElement;
+
+// Must list the kinds in enum order; checked by getElementwiseTable.
+const ElementwiseSemantics kTable[] = {
+    {K::Neg, "neg", 1, R::SameAsFirstOperand, negF, negI,
+     "integers wrap (-INT_MIN == INT_MIN); unsigned wrap modulo 2^n"},
+    {K::Abs, "abs", 1, R::SameAsFirstOperand, absF, absI,
+     "abs(INT_MIN) wraps to INT_MIN"},
+    {K::Exp, "exp", 1, R::SameAsFirstOperand, expF, nullptr, ""},
+    {K::Log, "log", 1, R::SameAsFirstOperand, logF, nullptr,
+     "log(0) = -inf, log(x<0) = NaN"},
+    {K::Sqrt, "sqrt", 1, R::SameAsFirstOperand, sqrtF, nullptr,
+     "sqrt(x<0) = NaN"},
+    {K::Reciprocal, "reciprocal", 1, R::SameAsFirstOperand, reciprocalF,
+     nullptr, "1/0 = inf"},
+    {K::Relu, "relu", 1, R::SameAsFirstOperand, reluF, reluI,
+     "relu(NaN) = NaN"},
+    {K::Sigmoid, "sigmoid", 1, R::SameAsFirstOperand, sigmoidF, nullptr,
+     "x >= 0: 1/(1+e^-x), else e^x/(1+e^x) (no overflow)"},
+    {K::Tanh, "tanh", 1, R::SameAsFirstOperand, tanhF, nullptr, ""},
+    {K::Erf, "erf", 1, R::SameAsFirstOperand, erfF, nullptr, ""},
+    {K::Not, "not", 1, R::SameAsFirstOperand, nullptr, notI, "bool only"},
+    {K::Identity, "identity", 1, R::SameAsFirstOperand, identityF, identityI,
+     ""},
+    {K::Add, "add", 2, R::SameAsFirstOperand, addF, addI, "integers wrap"},
+    {K::Sub, "sub", 2, R::SameAsFirstOperand, subF, subI, "integers wrap"},
+    {K::Mul, "mul", 2, R::SameAsFirstOperand, mulF, mulI, "integers wrap"},
+    {K::Div, "div", 2, R::SameAsFirstOperand, divF, divI,
+     "integers truncate toward zero; integer division by zero is an error; "
+     "INT_MIN / -1 wraps"},
+    {K::Pow, "pow", 2, R::SameAsFirstOperand, powF, powI,
+     "result has the base's type; an integer base with a float exponent is "
+     "computed in double and cast (truncated, saturated); integer x^-n is "
+     "trunc(1/x^n)"},
+    {K::Max, "max", 2, R::SameAsFirstOperand, maxF, maxI,
+     "NaN if either operand is NaN"},
+    {K::Equal, "equal", 2, R::Bool, equalF, equalI, "NaN == NaN is false"},
+    {K::Less, "less", 2, R::Bool, lessF, lessI, "false with NaN"},
+    {K::Greater, "greater", 2, R::Bool, greaterF, greaterI, "false with NaN"},
+    {K::Where, "where", 3, R::SameAsValues, whereF, whereI,
+     "operand 0 is the bool condition"},
+    {K::Cast, "cast", 1, R::CastTarget, nullptr, nullptr,
+     "see castFloatToInt / castIntToFloat / roundToFloatDType"},
+};
+static_assert(sizeof(kTable) / sizeof(kTable[0]) == kNumElementwiseKinds,
+              "one row per ElementwiseKind");
+
+} // namespace
+
+double nanPropagatingMax(double lhs, double rhs) {
+  if (std::isnan(lhs) || std::isnan(rhs))
+    return kNaN;
+  return lhs < rhs ? rhs : lhs;
+}
+
+double stableSigmoid(double x) {
+  if (x >= 0.0)
+    return 1.0 / (1.0 + std::exp(-x));
+  double e = std::exp(x);
+  return e / (1.0 + e);
+}
+
+std::optional<int64_t> truncatingDivide(int64_t x, int64_t y, DType dtype) {
+  if (y == 0)
+    return std::nullopt;
+  if (dtype == DType::U64)
+    return static_cast<int64_t>(asUnsigned(x) / asUnsigned(y));
+  if (x == std::numeric_limits<int64_t>::min() && y == -1)
+    return x;   // Wraps, as two's complement hardware does for narrower types.
+  return x / y; // C++ division truncates toward zero.
+}
+
+int64_t integerPower(int64_t x, int64_t y, DType dtype) {
+  if (y < 0 && !isUnsigned(dtype)) {
+    if (x == 1)
+      return 1;
+    if (x == -1)
+      return (y & 1) ? -1 : 1;
+    return 0; // |1 / x^n| < 1 truncates to zero (x == 0: undefined; 0).
+  }
+  uint64_t base = asUnsigned(x), result = 1, exponent = asUnsigned(y);
+  while (exponent) {
+    if (exponent & 1)
+      result *= base;
+    base *= base;
+    exponent >>= 1;
+  }
+  return wrapToIntDType(static_cast<int64_t>(result), dtype);
+}
+
+llvm::ArrayRef<ElementwiseSemantics> getElementwiseTable() {
+  static const bool ordered = [] {
+    for (unsigned i = 0; i < kNumElementwiseKinds; ++i)
+      if (static_cast<unsigned>(kTable[i].kind) != i)
+        return false;
+    return true;
+  }();
+  (void)ordered;
+  assert(ordered && "kTable rows must follow ElementwiseKind order");
+  return kTable;
+}
+
+const ElementwiseSemantics &getElementwiseSemantics(ElementwiseKind kind) {
+  return getElementwiseTable()[static_cast<unsigned>(kind)];
+}
+
+std::optional<ElementwiseKind> getElementwiseKind(mlir::Operation *op) {
+  return llvm::TypeSwitch<mlir::Operation *, std::optional<ElementwiseKind>>(op)
+      .Case([](NegOp) { return K::Neg; })
+      .Case([](AbsOp) { return K::Abs; })
+      .Case([](ExpOp) { return K::Exp; })
+      .Case([](LogOp) { return K::Log; })
+      .Case([](SqrtOp) { return K::Sqrt; })
+      .Case([](ReciprocalOp) { return K::Reciprocal; })
+      .Case([](ReluOp) { return K::Relu; })
+      .Case([](SigmoidOp) { return K::Sigmoid; })
+      .Case([](TanhOp) { return K::Tanh; })
+      .Case([](ErfOp) { return K::Erf; })
+      .Case([](NotOp) { return K::Not; })
+      .Case([](IdentityOp) { return K::Identity; })
+      .Case([](AddOp) { return K::Add; })
+      .Case([](SubOp) { return K::Sub; })
+      .Case([](MulOp) { return K::Mul; })
+      .Case([](DivOp) { return K::Div; })
+      .Case([](PowOp) { return K::Pow; })
+      .Case([](EqualOp) { return K::Equal; })
+      .Case([](LessOp) { return K::Less; })
+      .Case([](GreaterOp) { return K::Greater; })
+      .Case([](WhereOp) { return K::Where; })
+      .Case([](CastOp) { return K::Cast; })
+      .Default([](mlir::Operation *) { return std::nullopt; });
+}
+
+} // namespace kiln::eval

@@ -1,0 +1,246 @@
+// kiln-interpret: runs an ONNX model (or kiln IR) on the CPU evaluator after
+// import and graph simplification, and compares the outputs with expected
+// tensors. Exit status: 0 all outputs match, 1 a mismatch, 2 any error.
+#include "ModelLoading.h"
+
+#include "kiln/Evaluator/Interpreter.h"
+#include "kiln/Evaluator/ScalarSemantics.h"
+#include "kiln/Evaluator/TensorIO.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace kiln;
+using namespace kiln::eval;
+namespace cl = llvm::cl;
+
+namespace {
+
+cl::opt<std::string> modelPath(cl::Positional, cl::Required,
+                               cl::desc("<model.onnx | kiln IR .mlir>"));
+cl::opt<std::string>
+    inputsFlag("inputs", cl::value_desc("DIR|FILE[,FILE...]"),
+               cl::desc("Input tensors: a folder of input_N.pb/.npy files, "
+                        "or a comma-separated list of .pb/.npy files"));
+cl::opt<std::string>
+    expectFlag("expect", cl::value_desc("DIR|FILE[,FILE...]"),
+               cl::desc("Expected outputs: a folder of output_N.pb/.npy "
+                        "files, or a comma-separated list of files"));
+cl::opt<double>
+    relativeTolerance("rtol", cl::init(1e-3),
+                      cl::desc("Relative tolerance (numpy allclose)"));
+cl::opt<double>
+    absoluteTolerance("atol", cl::init(1e-7),
+                      cl::desc("Absolute tolerance (numpy allclose)"));
+cl::list<std::string>
+    inputShapes("input-shape", cl::value_desc("name=2x128"),
+                cl::desc("Specialise an input's (or a named dim's) shape; "
+                         "repeatable"));
+cl::opt<std::string> outputDir("output-dir", cl::value_desc("DIR"),
+                               cl::desc("Write output_N.npy files here"));
+cl::opt<bool> simplify("simplify", cl::init(true),
+                       cl::desc("Fold constants and simplify before running "
+                                "(--simplify=false runs the imported graph)"));
+cl::opt<bool> printIR("print-ir",
+                      cl::desc("Print the IR that is interpreted to stderr"));
+cl::opt<bool> printValues("print-values",
+                          cl::desc("Print every output's values"));
+
+/// Reported errors end the run with status 2.
+int fail(const llvm::Twine &message) {
+  llvm::errs() << "kiln-interpret: error: " << message << "\n";
+  return 2;
+}
+
+/// Reads DIR (files <prefix>_N) or a comma-separated list of files.
+llvm::Expected<std::vector<NamedTensor>> readTensors(llvm::StringRef spec,
+                                                     llvm::StringRef prefix) {
+  if (llvm::sys::fs::is_directory(spec))
+    return readTensorDirectory(spec.str(), prefix.str());
+  std::vector<NamedTensor> tensors;
+  llvm::SmallVector<llvm::StringRef> files;
+  spec.split(files, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef file : files) {
+    llvm::Expected<NamedTensor> tensor = readTensorFile(file.trim().str());
+    if (!tensor)
+      return tensor.takeError();
+    tensors.push_back(std::move(*tensor));
+  }
+  return tensors;
+}
+
+/// NumPy has no bfloat16, so ONNX's test data (and numpy-based tools) store
+/// bfloat16 tensors as uint16 bit patterns. Where a bfloat16 tensor is
+/// wanted and a uint16 one was given, reinterpret the bits.
+Tensor adaptBFloat16Bits(Tensor tensor, std::optional<DType> wanted) {
+  if (wanted != DType::BF16 || tensor.dtype() != DType::U16)
+    return tensor;
+  Tensor result(DType::BF16, std::vector<int64_t>(tensor.shape().begin(),
+                                                  tensor.shape().end()));
+  for (int64_t i = 0; i < tensor.numElements(); ++i)
+    result.floats()[i] =
+        bfloat16BitsToDouble(static_cast<uint16_t>(tensor.ints()[i]));
+  return result;
+}
+
+std::optional<DType> elementDType(mlir::Type type) {
+  auto shaped = mlir::dyn_cast<mlir::ShapedType>(type);
+  return shaped ? dtypeFromMlir(shaped.getElementType()) : std::nullopt;
+}
+
+/// Orders |tensors| as the function's arguments: tensors whose name matches an
+/// argument's kiln.name bind to it, the others fill the remaining arguments
+/// in order.
+llvm::Expected<std::vector<Tensor>>
+bindInputs(mlir::func::FuncOp function, std::vector<NamedTensor> tensors) {
+  unsigned count = function.getNumArguments();
+  if (tensors.size() != count)
+    return llvm::createStringError("the model takes " + std::to_string(count) +
+                                   " inputs, got " +
+                                   std::to_string(tensors.size()) + " tensors");
+  std::vector<std::optional<Tensor>> bound(count);
+  std::vector<bool> used(tensors.size(), false);
+  for (unsigned arg = 0; arg < count; ++arg) {
+    auto name = function.getArgAttrOfType<mlir::StringAttr>(arg, "kiln.name");
+    if (!name)
+      continue;
+    for (size_t i = 0; i < tensors.size(); ++i)
+      if (!used[i] && !tensors[i].name.empty() &&
+          tensors[i].name == name.getValue()) {
+        bound[arg] = std::move(tensors[i].tensor);
+        used[i] = true;
+        break;
+      }
+  }
+  size_t next = 0;
+  for (unsigned arg = 0; arg < count; ++arg) {
+    if (bound[arg])
+      continue;
+    while (used[next])
+      ++next;
+    bound[arg] = std::move(tensors[next].tensor);
+    used[next] = true;
+  }
+  std::vector<Tensor> inputs;
+  for (unsigned arg = 0; arg < count; ++arg)
+    inputs.push_back(
+        adaptBFloat16Bits(std::move(*bound[arg]),
+                          elementDType(function.getArgument(arg).getType())));
+  return inputs;
+}
+
+std::string outputName(mlir::func::FuncOp function, size_t index) {
+  if (auto names =
+          function->getAttrOfType<mlir::ArrayAttr>("kiln.output_names"))
+    if (index < names.size())
+      if (auto name = mlir::dyn_cast<mlir::StringAttr>(names[index]))
+        return name.getValue().str();
+  return "output_" + std::to_string(index);
+}
+
+void printTensorValues(const Tensor &tensor) {
+  llvm::outs() << "  values: [";
+  for (int64_t i = 0; i < tensor.numElements(); ++i) {
+    if (i)
+      llvm::outs() << ", ";
+    if (tensor.isFloat())
+      llvm::outs() << llvm::format("%.9g", tensor.getDouble(i));
+    else if (tensor.dtype() == DType::Bool)
+      llvm::outs() << (tensor.getInt(i) ? "true" : "false");
+    else if (tensor.dtype() == DType::U64)
+      llvm::outs() << static_cast<uint64_t>(tensor.getInt(i));
+    else
+      llvm::outs() << tensor.getInt(i);
+  }
+  llvm::outs() << "]\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "kiln CPU evaluator: run a model and compare "
+                              "its outputs\n");
+
+  mlir::MLIRContext context;
+  LoadOptions loadOptions;
+  loadOptions.inputShapes.assign(inputShapes.begin(), inputShapes.end());
+  loadOptions.simplify = simplify;
+  llvm::Expected<LoadedModel> model =
+      loadAndPrepareModel(modelPath, context, loadOptions);
+  if (!model)
+    return fail(llvm::toString(model.takeError()));
+  mlir::func::FuncOp function = model->function;
+  if (printIR)
+    model->module->print(llvm::errs());
+
+  std::vector<NamedTensor> inputTensors;
+  if (!inputsFlag.empty()) {
+    llvm::Expected<std::vector<NamedTensor>> read =
+        readTensors(inputsFlag, "input");
+    if (!read)
+      return fail(llvm::toString(read.takeError()));
+    inputTensors = std::move(*read);
+  }
+  llvm::Expected<std::vector<Tensor>> inputs =
+      bindInputs(function, std::move(inputTensors));
+  if (!inputs)
+    return fail(llvm::toString(inputs.takeError()));
+
+  llvm::Expected<std::vector<Tensor>> outputs =
+      interpretFunction(function, *inputs);
+  if (!outputs)
+    return fail(llvm::toString(outputs.takeError()));
+
+  std::vector<NamedTensor> expected;
+  if (!expectFlag.empty()) {
+    llvm::Expected<std::vector<NamedTensor>> read =
+        readTensors(expectFlag, "output");
+    if (!read)
+      return fail(llvm::toString(read.takeError()));
+    expected = std::move(*read);
+    if (expected.size() != outputs->size())
+      return fail("the model has " + std::to_string(outputs->size()) +
+                  " outputs, got " + std::to_string(expected.size()) +
+                  " expected tensors");
+  }
+
+  if (!outputDir.empty())
+    if (std::error_code error = llvm::sys::fs::create_directories(outputDir))
+      return fail("cannot create " + outputDir + ": " + error.message());
+
+  bool allMatch = true;
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    const Tensor &output = (*outputs)[i];
+    llvm::outs() << "output " << i << " '" << outputName(function, i)
+                 << "': " << output.describe();
+    if (!expected.empty()) {
+      Comparison comparison = compareTensors(
+          output, adaptBFloat16Bits(expected[i].tensor, output.dtype()),
+          relativeTolerance, absoluteTolerance);
+      llvm::outs() << llvm::format(" max_abs_error=%.3g max_rel_error=%.3g ",
+                                   comparison.maxAbsError,
+                                   comparison.maxRelError)
+                   << (comparison.matches ? "ok" : "MISMATCH");
+      if (!comparison.matches)
+        llvm::outs() << " (" << comparison.message << ")";
+      allMatch &= comparison.matches;
+    }
+    llvm::outs() << "\n";
+    if (printValues)
+      printTensorValues(output);
+    if (!outputDir.empty()) {
+      llvm::SmallString<128> path(outputDir);
+      llvm::sys::path::append(path, "output_" + std::to_string(i) + ".npy");
+      if (llvm::Error error = writeNpy(std::string(path), output))
+        return fail(llvm::toString(std::move(error)));
+    }
+  }
+  llvm::outs().flush();
+  return allMatch ? 0 : 1;
+}
