@@ -36,9 +36,11 @@ public:
         inlineElementLimit(inlineElementLimit) {}
 
   /// Converts |tensor|; |description| names it in error messages, e.g.
-  /// "initializer 'w'".
+  /// "initializer 'w'"; |blobName| names a resource blob (default: the
+  /// tensor's name).
   llvm::Expected<mlir::ElementsAttr> convert(const onnx::TensorProto &tensor,
-                                             llvm::StringRef description);
+                                             llvm::StringRef description,
+                                             llvm::StringRef blobName = "");
 
 private:
   /// Reads the |expectedBytes| bytes of the tensor's external data.

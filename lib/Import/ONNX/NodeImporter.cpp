@@ -1,0 +1,221 @@
+// Attribute access, constant creation and checked op creation for the op
+// import functions.
+#include "NodeImporter.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+
+namespace kiln::onnx_import {
+namespace {
+
+using AttributeKind = onnx::AttributeProto::AttributeType;
+
+/// The attribute's kind; models written before `type` existed leave it unset,
+/// so it is then deduced from the field that holds a value.
+AttributeKind getKind(const onnx::AttributeProto &attribute) {
+  if (attribute.type() != onnx::AttributeProto::UNDEFINED)
+    return attribute.type();
+  if (attribute.has_i())
+    return onnx::AttributeProto::INT;
+  if (attribute.has_f())
+    return onnx::AttributeProto::FLOAT;
+  if (attribute.has_s())
+    return onnx::AttributeProto::STRING;
+  if (attribute.has_t())
+    return onnx::AttributeProto::TENSOR;
+  if (attribute.has_sparse_tensor())
+    return onnx::AttributeProto::SPARSE_TENSOR;
+  if (attribute.has_g())
+    return onnx::AttributeProto::GRAPH;
+  if (attribute.ints_size())
+    return onnx::AttributeProto::INTS;
+  if (attribute.floats_size())
+    return onnx::AttributeProto::FLOATS;
+  if (attribute.strings_size())
+    return onnx::AttributeProto::STRINGS;
+  return onnx::AttributeProto::UNDEFINED;
+}
+
+std::string getKindName(AttributeKind kind) {
+  std::string name = onnx::AttributeProto::AttributeType_Name(kind);
+  return name.empty() ? "kind " + std::to_string(int(kind)) : name;
+}
+
+} // namespace
+
+llvm::Error NodeImporter::checkInputCount(size_t min, size_t max) const {
+  size_t count = getInputCount();
+  if (count < min || count > max) {
+    std::string expected =
+        min == max        ? std::to_string(min)
+        : max == SIZE_MAX ? "at least " + std::to_string(min)
+                          : std::to_string(min) + " to " + std::to_string(max);
+    return error("expected " + expected + " inputs, got " +
+                 std::to_string(count));
+  }
+  for (size_t i = 0; i < min; ++i)
+    if (!getInput(i))
+      return error("input " + std::to_string(i) + " is required but empty");
+  return llvm::Error::success();
+}
+
+size_t NodeImporter::getInputCount() const {
+  size_t count = node.input_size();
+  while (count > 0 && node.input(count - 1).empty())
+    --count;
+  return count;
+}
+
+Type NodeImporter::getInputElementType(size_t index) const {
+  return getElementTypeOrSelf(getInput(index).getType());
+}
+
+const onnx::AttributeProto *
+NodeImporter::findAttribute(llvm::StringRef name) const {
+  for (const onnx::AttributeProto &attribute : node.attribute())
+    if (attribute.name() == name)
+      return &attribute;
+  return nullptr;
+}
+
+llvm::Expected<int64_t>
+NodeImporter::getInt(llvm::StringRef name,
+                     std::optional<int64_t> defaultValue) const {
+  const onnx::AttributeProto *attribute = findAttribute(name);
+  if (!attribute) {
+    if (defaultValue)
+      return *defaultValue;
+    return error("missing required attribute '" + name + "'");
+  }
+  if (getKind(*attribute) != onnx::AttributeProto::INT)
+    return error("attribute '" + name + "' must be INT, got " +
+                 getKindName(getKind(*attribute)));
+  return attribute->i();
+}
+
+llvm::Expected<float> NodeImporter::getFloat(llvm::StringRef name,
+                                             float defaultValue) const {
+  const onnx::AttributeProto *attribute = findAttribute(name);
+  if (!attribute)
+    return defaultValue;
+  if (getKind(*attribute) != onnx::AttributeProto::FLOAT)
+    return error("attribute '" + name + "' must be FLOAT, got " +
+                 getKindName(getKind(*attribute)));
+  return attribute->f();
+}
+
+llvm::Expected<std::optional<llvm::SmallVector<int64_t>>>
+NodeImporter::getInts(llvm::StringRef name) const {
+  const onnx::AttributeProto *attribute = findAttribute(name);
+  if (!attribute)
+    return std::nullopt;
+  AttributeKind kind = getKind(*attribute);
+  // An attribute with an empty list has no field set to deduce INTS from.
+  if (kind != onnx::AttributeProto::INTS &&
+      kind != onnx::AttributeProto::UNDEFINED)
+    return error("attribute '" + name + "' must be INTS, got " +
+                 getKindName(kind));
+  return llvm::SmallVector<int64_t>(attribute->ints().begin(),
+                                    attribute->ints().end());
+}
+
+llvm::Expected<llvm::SmallVector<float>>
+NodeImporter::getFloats(llvm::StringRef name) const {
+  const onnx::AttributeProto *attribute = findAttribute(name);
+  if (!attribute)
+    return error("missing required attribute '" + name + "'");
+  AttributeKind kind = getKind(*attribute);
+  if (kind != onnx::AttributeProto::FLOATS &&
+      kind != onnx::AttributeProto::UNDEFINED)
+    return error("attribute '" + name + "' must be FLOATS, got " +
+                 getKindName(kind));
+  return llvm::SmallVector<float>(attribute->floats().begin(),
+                                  attribute->floats().end());
+}
+
+llvm::Expected<const onnx::TensorProto *>
+NodeImporter::getTensor(llvm::StringRef name) const {
+  const onnx::AttributeProto *attribute = findAttribute(name);
+  if (!attribute)
+    return error("missing required attribute '" + name + "'");
+  AttributeKind kind = getKind(*attribute);
+  if (kind != onnx::AttributeProto::TENSOR)
+    return error("attribute '" + name + "' must be TENSOR, got " +
+                 getKindName(kind));
+  return &attribute->t();
+}
+
+std::string NodeImporter::getAttributeKindName(llvm::StringRef name) const {
+  const onnx::AttributeProto *attribute = findAttribute(name);
+  return attribute ? getKindName(getKind(*attribute)) : "absent";
+}
+
+llvm::Expected<int64_t> NodeImporter::getAxis(llvm::StringRef name,
+                                              int64_t defaultValue,
+                                              int64_t rank) const {
+  llvm::Expected<int64_t> axis = getInt(name, defaultValue);
+  if (!axis)
+    return axis.takeError();
+  std::optional<int64_t> normalized = normalizeAxis(*axis, rank);
+  if (!normalized)
+    return error("attribute '" + name + "' = " + std::to_string(*axis) +
+                 " is out of range for rank " + std::to_string(rank));
+  return *normalized;
+}
+
+Value NodeImporter::createIntegerConstant(llvm::ArrayRef<int64_t> values,
+                                          Type elementType) {
+  if (!elementType)
+    elementType = builder.getIntegerType(64);
+  auto type = RankedTensorType::get({int64_t(values.size())}, elementType);
+  llvm::SmallVector<APInt> elements;
+  for (int64_t value : values)
+    elements.push_back(APInt(elementType.getIntOrFloatBitWidth(), value,
+                             /*isSigned=*/true));
+  auto value = DenseElementsAttr::get(type, elements);
+  return builder.create<ConstantOp>(location, cast<ElementsAttr>(value));
+}
+
+llvm::Expected<Value>
+NodeImporter::createConstant(const onnx::TensorProto &tensor) {
+  llvm::StringRef name = node.output_size() ? node.output(0) : "";
+  llvm::Expected<ElementsAttr> value =
+      tensors.convert(tensor, "tensor '" + name.str() + "'", name);
+  if (!value)
+    return value.takeError();
+  return builder.create<ConstantOp>(location, *value).getResult();
+}
+
+llvm::Expected<Value> NodeImporter::finishCreate(OperationState &state) {
+  Operation *op = builder.create(state);
+  if (failed(mlir::verify(op))) {
+    op->erase();
+    return takeDiagnosticError("the created op does not verify");
+  }
+  return op->getResult(0);
+}
+
+llvm::Error NodeImporter::takeDiagnosticError(llvm::StringRef fallback) {
+  std::string message = diagnostics.empty() ? fallback.str() : diagnostics;
+  diagnostics.clear();
+  return error(message);
+}
+
+const OpImporterRegistry &getDefaultOpImporterRegistry() {
+  static const OpImporterRegistry registry = [] {
+    OpImporterRegistry all;
+    populateElementwiseImporters(all);
+    populateReductionImporters(all);
+    populateContractionImporters(all);
+    populateShapeImporters(all);
+    populateMiscImporters(all);
+    return all;
+  }();
+  return registry;
+}
+
+} // namespace kiln::onnx_import

@@ -1,0 +1,199 @@
+# Whole-model builders for gen_model.py: initializer encodings, Constant forms, broken files, external data, a large model.
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, external_data_helper, helper, numpy_helper
+
+MODELS = {}
+
+
+def model(function):
+    MODELS[function.__name__.replace("_", "-")] = function
+    return function
+
+
+def _model(nodes, inputs, outputs, initializers=(), opset=17, ir_version=8):
+    graph = helper.make_graph(
+        nodes, "test", inputs,
+        [helper.make_empty_tensor_value_info(o) for o in outputs],
+        list(initializers))
+    return helper.make_model(graph, ir_version=ir_version,
+                             opset_imports=[helper.make_opsetid("", opset)])
+
+
+# Every supported element type; values include negatives and non-integers.
+_TYPED_VALUES = [
+    ("f32", TensorProto.FLOAT, [1.5, -2.0, 0.25, 3.0]),
+    ("f16", TensorProto.FLOAT16, [1.5, -2.0, 0.25, 3.0]),
+    ("bf16", TensorProto.BFLOAT16, [1.5, -2.0, 0.25, 3.0]),
+    ("f64", TensorProto.DOUBLE, [1.5, -2.0, 0.25, 3.0]),
+    ("i64", TensorProto.INT64, [1, -2, 3, -4]),
+    ("i32", TensorProto.INT32, [1, -2, 3, -4]),
+    ("i16", TensorProto.INT16, [1, -2, 3, -4]),
+    ("i8", TensorProto.INT8, [1, -2, 3, -4]),
+    ("u8", TensorProto.UINT8, [1, 2, 3, 250]),
+    ("u16", TensorProto.UINT16, [1, 2, 3, 65000]),
+    ("u32", TensorProto.UINT32, [1, 2, 3, 4000000000]),
+    ("u64", TensorProto.UINT64, [1, 2, 3, 2**63 + 5]),
+    ("bool", TensorProto.BOOL, [True, False, False, True]),
+]
+
+
+@model
+def initializers(args):
+    """Initializers of every element type returned as graph outputs.
+    --variant typed (typed fields: float_data, int32_data, ...), raw
+    (raw_data) or large (raw, 100 elements: dense_resource blobs)."""
+    tensors = []
+    for name, data_type, values in _TYPED_VALUES:
+        if args.variant == "typed":
+            tensors.append(helper.make_tensor(name, data_type, [2, 2], values))
+            continue
+        count = 100 if args.variant == "large" else 4
+        shape = [count] if args.variant == "large" else [2, 2]
+        if data_type == TensorProto.BFLOAT16:
+            # No numpy bfloat16: take make_tensor's bit patterns as raw bytes.
+            typed = helper.make_tensor(name, data_type, [count],
+                                       np.resize(values, count).tolist())
+            bits = np.array(typed.int32_data, dtype=np.uint16)
+            tensor = helper.make_tensor(name, data_type, shape, bits.tobytes(),
+                                        raw=True)
+        else:
+            np_type = helper.tensor_dtype_to_np_dtype(data_type)
+            data = np.resize(np.array(values, dtype=np_type), count)
+            tensor = numpy_helper.from_array(data.reshape(shape), name)
+        tensors.append(tensor)
+    return _model([], [], [t.name for t in tensors], tensors)
+
+
+@model
+def constants(args):
+    """Constant nodes in every form; --variant sparse or string adds an
+    unsupported one."""
+    nodes = [
+        helper.make_node("Constant", [], ["c_float"], name="c_float",
+                         value_float=2.5),
+        helper.make_node("Constant", [], ["c_floats"], name="c_floats",
+                         value_floats=[1.0, 2.0]),
+        helper.make_node("Constant", [], ["c_int"], name="c_int", value_int=7),
+        helper.make_node("Constant", [], ["c_ints"], name="c_ints",
+                         value_ints=[3, -1]),
+        helper.make_node("Constant", [], ["c_tensor"], name="c_tensor",
+                         value=numpy_helper.from_array(
+                             np.array([[1, 2], [3, 4]], dtype=np.int32))),
+        helper.make_node("Constant", [], ["c_big"], name="c_big",
+                         value=numpy_helper.from_array(
+                             np.arange(100, dtype=np.float32))),
+    ]
+    if args.variant == "sparse":
+        sparse = helper.make_sparse_tensor(
+            numpy_helper.from_array(np.array([1.0], dtype=np.float32)),
+            numpy_helper.from_array(np.array([0], dtype=np.int64)), [4])
+        nodes.append(helper.make_node("Constant", [], ["c_sparse"],
+                                      name="c_sparse", sparse_value=sparse))
+    if args.variant == "string":
+        nodes.append(helper.make_node("Constant", [], ["c_string"],
+                                      name="c_string", value_string="hi"))
+    return _model(nodes, [], [n.output[0] for n in nodes])
+
+
+@model
+def passthrough(args):
+    """IR-3 style: an initializer also listed as a graph input; graph outputs
+    that are directly an input and an initializer; unnamed nodes."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])
+    w = numpy_helper.from_array(np.full([4], 2.0, dtype=np.float32), "w")
+    w_input = helper.make_tensor_value_info("w", TensorProto.FLOAT, [4])
+    nodes = [helper.make_node("Add", ["x", "w"], ["s"]),
+             helper.make_node("Relu", ["s"], ["r"])]
+    return _model(nodes, [x, w_input], ["r", "x", "w"], [w], ir_version=3)
+
+
+@model
+def dropout(args):
+    """Dropout (opset 13) whose mask output is named; --variant mask-used
+    also returns the mask."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    ratio = numpy_helper.from_array(np.array(0.5, dtype=np.float32), "ratio")
+    node = helper.make_node("Dropout", ["x", "ratio"], ["y", "mask"],
+                            name="drop")
+    outputs = ["y", "mask"] if args.variant == "mask-used" else ["y"]
+    return _model([node], [x], outputs, [ratio], opset=13)
+
+
+@model
+def unsorted(args):
+    """Two nodes listed in the wrong order."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    nodes = [helper.make_node("Relu", ["t"], ["y"], name="second"),
+             helper.make_node("Neg", ["x"], ["t"], name="first")]
+    return _model(nodes, [x], ["y"])
+
+
+def _small_model():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [16, 16])
+    w = numpy_helper.from_array(
+        np.arange(256, dtype=np.float32).reshape(16, 16), "w")
+    return _model([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")],
+                  [x], ["y"], [w])
+
+
+@model
+def truncated(args):
+    """A valid model cut off in the middle of its weights."""
+    data = _small_model().SerializeToString()
+    with open(args.output, "wb") as f:
+        f.write(data[: len(data) // 2])
+
+
+@model
+def garbage(args):
+    """A file that is not a protobuf message."""
+    with open(args.output, "wb") as f:
+        f.write(b"this is not an onnx model\n")
+
+
+@model
+def no_graph(args):
+    """A ModelProto without a graph."""
+    return onnx.ModelProto(ir_version=8)
+
+
+@model
+def external(args):
+    """MatMul with its 16x16 weight in external data 'OUT.data' (at an offset
+    behind 64 bytes of padding); --variant missing deletes the data file,
+    short truncates it."""
+    m = _small_model()
+    location = os.path.basename(args.output) + ".data"
+    data_path = os.path.join(os.path.dirname(os.path.abspath(args.output)),
+                             location)
+    weight = m.graph.initializer[0]
+    raw = weight.raw_data
+    with open(data_path, "wb") as f:
+        f.write(b"\0" * 64 + raw)
+    external_data_helper.set_external_data(weight, location, offset=64,
+                                           length=len(raw))
+    weight.ClearField("raw_data")
+    weight.data_location = TensorProto.EXTERNAL
+    if args.variant == "missing":
+        os.remove(data_path)
+    elif args.variant == "short":
+        with open(data_path, "r+b") as f:
+            f.truncate(64 + len(raw) // 2)
+    return m
+
+
+@model
+def large(args):
+    """y = x + w with one float initializer of --size-mb megabytes."""
+    count = int(args.size_mb * 1024 * 1024 / 4)
+    w = numpy_helper.from_array(
+        (np.arange(count, dtype=np.float32) % 1000.0) * 0.001, "w")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [count])
+    m = _model([helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+               [x], ["y"], [w])
+    # onnx.save runs the checker on nothing here; write the bytes directly.
+    with open(args.output, "wb") as f:
+        f.write(m.SerializeToString())
