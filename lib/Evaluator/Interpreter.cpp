@@ -68,6 +68,18 @@ FamilyEvaluator getFamilyEvaluator(mlir::Operation *op) {
             ConstantOp>([](auto) { return evaluateShapeOp; })
       .Case<TransposeOp, ConcatOp, SliceOp, GatherOp>(
           [](auto) { return evaluateDataMovement; })
+      .Case<EmptyOp>([](auto) -> FamilyEvaluator {
+        return [](mlir::Operation *op,
+                  llvm::ArrayRef<Tensor>) -> llvm::Expected<std::vector<Tensor>> {
+          auto type = mlir::cast<mlir::RankedTensorType>(op->getResult(0).getType());
+          std::optional<DType> dtype = dtypeFromMlir(type.getElementType());
+          if (!dtype)
+            return opError(op, "has an unsupported element type");
+          std::vector<Tensor> results;
+          results.emplace_back(*dtype, std::vector<int64_t>(type.getShape()));
+          return results;
+        };
+      })
       .Default([](mlir::Operation *other) -> FamilyEvaluator {
         if (other->hasTrait<mlir::OpTrait::ConstantLike>() &&
             other->getNumResults() == 1)
@@ -100,6 +112,79 @@ evaluateOp(mlir::Operation *op, llvm::ArrayRef<Tensor> operands) {
   return results;
 }
 
+/// Runs the ops of |body| given its argument values and returns the operands
+/// of its terminator (func.return or kiln.yield).
+llvm::Expected<std::vector<Tensor>>
+runBlock(mlir::Block &body, llvm::DenseMap<mlir::Value, Tensor> values) {
+  // The last op that reads each value, so tensors can be released (or moved
+  // into their final reader instead of copied).
+  llvm::DenseMap<mlir::Value, mlir::Operation *> lastReader;
+  for (mlir::Operation &op : body)
+    for (mlir::Value operand : op.getOperands())
+      lastReader[operand] = &op;
+
+  for (mlir::Operation &op : body) {
+    if (op.hasTrait<mlir::OpTrait::IsTerminator>()) {
+      if (!mlir::isa<mlir::func::ReturnOp, YieldOp>(op))
+        return opError(&op, "is not a func.return or kiln.yield terminator");
+      std::vector<Tensor> outputs;
+      for (mlir::Value operand : op.getOperands()) {
+        auto it = values.find(operand);
+        if (it == values.end())
+          return opError(&op, "returns a value that was not computed");
+        outputs.push_back(it->second);
+      }
+      return outputs;
+    }
+    if (auto kernel = mlir::dyn_cast<KernelOp>(op)) {
+      // A kernel computes its body on its inputs and outputs; the results
+      // are what it yields.
+      llvm::DenseMap<mlir::Value, Tensor> arguments;
+      mlir::Block &kernelBody = kernel.getBody().front();
+      for (auto [argument, operand] :
+           llvm::zip(kernelBody.getArguments(), kernel.getOperands())) {
+        auto it = values.find(operand);
+        if (it == values.end())
+          return opError(&op, "reads an operand that was not computed");
+        arguments[argument] = it->second;
+      }
+      llvm::Expected<std::vector<Tensor>> results =
+          runBlock(kernelBody, std::move(arguments));
+      if (!results)
+        return results.takeError();
+      for (auto [result, tensor] : llvm::zip(op.getResults(), *results))
+        values[result] = std::move(tensor);
+      continue;
+    }
+    if (op.getNumRegions() != 0)
+      return opError(&op, "has regions, which the CPU evaluator cannot run");
+
+    std::vector<Tensor> operands;
+    operands.reserve(op.getNumOperands());
+    for (auto [index, operand] : llvm::enumerate(op.getOperands())) {
+      auto it = values.find(operand);
+      if (it == values.end())
+        return opError(&op, "reads operand " + std::to_string(index) +
+                                " that was not computed");
+      bool readAgainHere =
+          llvm::is_contained(op.getOperands().drop_front(index + 1), operand);
+      if (lastReader[operand] == &op && !readAgainHere) {
+        operands.push_back(std::move(it->second));
+        values.erase(it);
+      } else {
+        operands.push_back(it->second);
+      }
+    }
+    llvm::Expected<std::vector<Tensor>> results = evaluateOp(&op, operands);
+    if (!results)
+      return results.takeError();
+    for (auto [result, tensor] : llvm::zip(op.getResults(), *results))
+      values[result] = std::move(tensor);
+  }
+  return llvm::createStringError("block does not end in a terminator");
+}
+
+
 llvm::Expected<std::vector<Tensor>>
 interpretFunction(mlir::func::FuncOp function, llvm::ArrayRef<Tensor> inputs) {
   std::string name = "@" + function.getSymName().str();
@@ -130,53 +215,7 @@ interpretFunction(mlir::func::FuncOp function, llvm::ArrayRef<Tensor> inputs) {
     values[argument] = input;
   }
 
-  // The last op that reads each value, so tensors can be released (or moved
-  // into their final reader instead of copied).
-  llvm::DenseMap<mlir::Value, mlir::Operation *> lastReader;
-  for (mlir::Operation &op : body)
-    for (mlir::Value operand : op.getOperands())
-      lastReader[operand] = &op;
-
-  for (mlir::Operation &op : body) {
-    if (op.hasTrait<mlir::OpTrait::IsTerminator>()) {
-      if (!mlir::isa<mlir::func::ReturnOp>(op))
-        return opError(&op, "is not a func.return terminator");
-      std::vector<Tensor> outputs;
-      for (mlir::Value operand : op.getOperands()) {
-        auto it = values.find(operand);
-        if (it == values.end())
-          return opError(&op, "returns a value that was not computed");
-        outputs.push_back(it->second);
-      }
-      return outputs;
-    }
-    if (op.getNumRegions() != 0)
-      return opError(&op, "has regions, which the CPU evaluator cannot run");
-
-    std::vector<Tensor> operands;
-    operands.reserve(op.getNumOperands());
-    for (auto [index, operand] : llvm::enumerate(op.getOperands())) {
-      auto it = values.find(operand);
-      if (it == values.end())
-        return opError(&op, "reads operand " + std::to_string(index) +
-                                " that was not computed");
-      bool readAgainHere =
-          llvm::is_contained(op.getOperands().drop_front(index + 1), operand);
-      if (lastReader[operand] == &op && !readAgainHere) {
-        operands.push_back(std::move(it->second));
-        values.erase(it);
-      } else {
-        operands.push_back(it->second);
-      }
-    }
-    llvm::Expected<std::vector<Tensor>> results = evaluateOp(&op, operands);
-    if (!results)
-      return results.takeError();
-    for (auto [result, tensor] : llvm::zip(op.getResults(), *results))
-      values[result] = std::move(tensor);
-  }
-  return llvm::createStringError("function " + name +
-                                 " does not end in func.return");
+  return runBlock(body, std::move(values));
 }
 
 } // namespace kiln::eval

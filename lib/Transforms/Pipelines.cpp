@@ -20,4 +20,10 @@ void buildGraphPipeline(mlir::OpPassManager &pm,
   }
 }
 
+void buildKernelPipeline(mlir::OpPassManager &pm) {
+  pm.addNestedPass<mlir::func::FuncOp>(createKilnRequireStatic());
+  pm.addNestedPass<mlir::func::FuncOp>(createKilnFuseKernels());
+  pm.addNestedPass<mlir::func::FuncOp>(createKilnTileKernels());
+}
+
 } // namespace kiln

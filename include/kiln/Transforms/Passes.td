@@ -113,4 +113,69 @@ def KilnSimplifyGraph : Pass<"kiln-simplify-graph", "mlir::ModuleOp"> {
   let dependentDialects = ["kiln::KilnDialect"];
 }
 
+def KilnRequireStatic : Pass<"kiln-require-static", "mlir::func::FuncOp"> {
+  let summary = "Reports every value whose shape is still not fully known.";
+  let description = [{
+    Code generation needs static shapes. This check runs before fusion and
+    emits one error per dynamic dimension left, naming the ONNX node (from the
+    op's location) and, for arguments, the input and its symbolic dim name,
+    with the `--input-shape` that would fix it.
+
+    ```mlir
+    func.func @main(%x: tensor<?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", ""]})
+    // error: input 'x' has dynamic dim 0 ('batch'); pass --input-shape batch=N or x=Nx8
+    ```
+  }];
+}
+
+def KilnFuseKernels : Pass<"kiln-fuse-kernels", "mlir::func::FuncOp"> {
+  let summary = "Groups ops into destination-style kiln.kernel regions.";
+  let description = [{
+    Walks the function from its results backwards; each op not yet in a
+    kernel roots a new one, which then absorbs producers whose every use is
+    inside it and which the kernel kind can compute elementally (pointwise
+    ops, views, data movement; a row reduction as the anchor of a pointwise
+    epilogue). Constants with at most 16 elements are cloned into the kernel;
+    larger ones, views outside kernels and MatMul/Gemm (`library` kernels)
+    stay separate. docs/fusion.md documents the cost model.
+
+    Before:
+
+    ```mlir
+    %0 = kiln.add %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    %1 = kiln.relu %0 : tensor<4xf32> -> tensor<4xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %e = kiln.empty : tensor<4xf32>
+    %1 = kiln.kernel "fused_add_relu_0" pointwise ins(%a, %b : ...) outs(%e : ...) {
+      ...
+    } -> tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = ["kiln::KilnDialect"];
+}
+
+def KilnTileKernels : Pass<"kiln-tile-kernels", "mlir::func::FuncOp"> {
+  let summary = "Chooses launch geometry for every kiln.kernel.";
+  let description = [{
+    Records, as attributes of each kernel, the block size, grid size,
+    elements per thread, 16-byte vector width where every access allows it,
+    and for row reductions the strategy (`warp`: one warp per row for rows of
+    up to 1024 elements; `block`: one block per row) and rows per block.
+    Attributes already present are kept, so tests can pin them.
+
+    ```mlir
+    kiln.kernel "k" pointwise ... attributes {block_size = 256 : i64,
+        elements_per_thread = 4 : i64, grid_size = 8 : i64, vector_width = 4 : i64}
+    ```
+  }];
+  let options = [
+    Option<"multiprocessors", "multiprocessors", "int64_t", "132",
+           "Multiprocessors of the target GPU (H200: 132), to size grids">
+  ];
+}
+
 #endif // KILN_TRANSFORMS_PASSES_TD

@@ -25,6 +25,10 @@ struct GraphPipelineOptions {
 void buildGraphPipeline(mlir::OpPassManager &pm,
                         const GraphPipelineOptions &options);
 
+/// Adds the code-generation preparation after the graph pipeline:
+/// kiln-require-static, kiln-fuse-kernels, kiln-tile-kernels.
+void buildKernelPipeline(mlir::OpPassManager &pm);
+
 } // namespace kiln
 
 #endif // KILN_TRANSFORMS_PIPELINES_H

@@ -1,0 +1,238 @@
+// kiln-fuse-kernels: groups ops into destination-style kiln.kernel regions.
+//
+// Algorithm:
+//  1. Visit ops from the end of the function backwards. Each op that is not
+//     yet in a group, and is neither a constant nor a view, roots a group;
+//     its class gives the group's kind (pointwise, row_reduce, transpose,
+//     data_movement, library).
+//  2. Grow the group over producers: a producer joins when every one of its
+//     users is already in the group (so nothing is computed twice) and the
+//     kind can compute it elementally (FusionRules: pointwise ops, views,
+//     data movement; a row reduction joins a group of ops shaped like its
+//     result and becomes the anchor of a row_reduce kernel).
+//  3. Outline each group in program order: values from outside become
+//     inputs (constants of <= 16 elements are cloned instead), a kiln.empty
+//     is the destination of the root's result, and the root's uses read the
+//     kernel's result. Views left outside kernels stay as aliases.
+#include "kiln/Transforms/FusionRules.h"
+#include "kiln/Transforms/Passes.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNFUSEKERNELS
+#include "kiln/Transforms/Passes.h.inc"
+
+namespace {
+
+struct Group {
+  Operation *root = nullptr;
+  Operation *anchor = nullptr; // The row reduction of a row_reduce group.
+  StringRef kind;
+  llvm::SetVector<Operation *> ops;
+};
+
+StringRef initialKind(Operation *root) {
+  switch (classifyForFusion(root)) {
+  case FusionClass::Library:
+    return "library";
+  case FusionClass::Reduction:
+    return isRowReduction(root) ? "row_reduce" : "pointwise";
+  case FusionClass::DataMovement:
+    if (auto transpose = dyn_cast<TransposeOp>(root)) {
+      ArrayRef<int64_t> perm = transpose.getPerm();
+      if (!perm.empty() && perm.back() != int64_t(perm.size()) - 1)
+        return "transpose";
+    }
+    return "data_movement";
+  default:
+    return "pointwise";
+  }
+}
+
+Type resultType(Operation *op) { return op->getResult(0).getType(); }
+
+/// Whether |group| can compute |producer| elementally (step 2).
+bool canAbsorb(Group &group, Operation *producer) {
+  if (group.kind == "library" || producer->getNumResults() != 1)
+    return false;
+  switch (classifyForFusion(producer)) {
+  case FusionClass::Pointwise:
+  case FusionClass::View:
+    return true;
+  case FusionClass::DataMovement:
+    // A transpose that moves the innermost dim reads (or writes) with a
+    // stride inside any elemental kernel; it gets a tiled kernel of its own.
+    return initialKind(producer) != "transpose";
+  case FusionClass::Reduction: {
+    // A row reduction becomes the anchor of a group whose ops all have its
+    // result's shape (the epilogue). Non-row reductions are recomputed per
+    // element if fused, so they stay in kernels of their own.
+    if (group.anchor || !isRowReduction(producer) ||
+        (group.kind != "pointwise" && group.kind != "data_movement"))
+      return false;
+    Type shape = resultType(producer);
+    for (Operation *op : group.ops)
+      if (cast<ShapedType>(resultType(op)).getShape() !=
+          cast<ShapedType>(shape).getShape())
+        return false;
+    group.anchor = producer;
+    group.kind = "row_reduce";
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
+bool allUsersIn(Operation *op, const Group &group) {
+  return llvm::all_of(op->getUsers(), [&](Operation *user) {
+    return group.ops.contains(user);
+  });
+}
+
+/// A readable kernel name from the mnemonics of its ops: "add_relu_3".
+std::string kernelName(ArrayRef<Operation *> ops, unsigned index) {
+  std::string name;
+  unsigned listed = 0;
+  for (Operation *op : ops) {
+    if (isa<ConstantOp>(op) || classifyForFusion(op) == FusionClass::View)
+      continue;
+    if (listed++ == 3) {
+      name += "_etc";
+      break;
+    }
+    if (!name.empty())
+      name += "_";
+    name += op->getName().stripDialect().str();
+  }
+  if (name.empty())
+    name = "copy";
+  return name + "_" + std::to_string(index);
+}
+
+bool isClonedConstant(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return false;
+  auto type = cast<ShapedType>(constant.getType());
+  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+    if (dense.isSplat())
+      return true;
+  return type.hasStaticShape() &&
+         type.getNumElements() <= kMaxClonedConstantElements;
+}
+
+/// Step 3: replaces the ops of |group| by one kiln.kernel.
+void outline(Group &group, unsigned index) {
+  // Program order (the set was filled consumers first).
+  SmallVector<Operation *> ops(group.ops.begin(), group.ops.end());
+  llvm::sort(ops, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  llvm::SetVector<Value> inputs;
+  llvm::SetVector<Operation *> clonedConstants;
+  for (Operation *op : ops)
+    for (Value operand : op->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (producer && group.ops.contains(producer))
+        continue;
+      if (isClonedConstant(operand))
+        clonedConstants.insert(producer);
+      else
+        inputs.insert(operand);
+    }
+
+  Operation *root = group.root;
+  OpBuilder builder(root);
+  SmallVector<Location> locations;
+  for (Operation *op : ops)
+    locations.push_back(op->getLoc());
+  Location location = builder.getFusedLoc(locations);
+  auto outputType = cast<RankedTensorType>(resultType(root));
+  Value destination = builder.create<EmptyOp>(root->getLoc(), outputType);
+  auto kernel = builder.create<KernelOp>(
+      location, TypeRange{outputType},
+      builder.getStringAttr(kernelName(ops, index)),
+      builder.getStringAttr(group.kind), inputs.getArrayRef(),
+      ValueRange{destination}, nullptr, nullptr, nullptr, nullptr, nullptr,
+      nullptr);
+
+  Block *body = builder.createBlock(&kernel.getBody());
+  IRMapping mapping;
+  for (Value input : inputs)
+    mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
+  body->addArgument(outputType, destination.getLoc());
+  builder.setInsertionPointToStart(body);
+  for (Operation *constant : clonedConstants)
+    builder.clone(*constant, mapping);
+  for (Operation *op : ops)
+    builder.clone(*op, mapping);
+  builder.create<YieldOp>(root->getLoc(),
+                          ValueRange{mapping.lookup(root->getResult(0))});
+
+  root->getResult(0).replaceAllUsesWith(kernel.getResult(0));
+  for (Operation *op : llvm::reverse(ops))
+    op->erase();
+  for (Operation *constant : clonedConstants)
+    if (constant->use_empty())
+      constant->erase();
+}
+
+struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    SmallVector<Operation *> ops;
+    for (Operation &op : function.getBody().front().without_terminator())
+      ops.push_back(&op);
+
+    DenseMap<Operation *, unsigned> groupOf;
+    std::vector<Group> groups;
+    for (Operation *op : llvm::reverse(ops)) {
+      if (groupOf.count(op) || isa<KernelOp, EmptyOp>(op))
+        continue; // Already fused (the pass is idempotent).
+      FusionClass cls = classifyForFusion(op);
+      if (cls == FusionClass::Constant || cls == FusionClass::View)
+        continue;
+      if (cls == FusionClass::Unsupported) {
+        op->emitError() << "'" << op->getName()
+                        << "' cannot be compiled to a GPU kernel";
+        return signalPassFailure();
+      }
+      Group group;
+      group.root = op;
+      group.kind = initialKind(op);
+      if (group.kind == "row_reduce")
+        group.anchor = op;
+      group.ops.insert(op);
+      SmallVector<Operation *> worklist{op};
+      while (!worklist.empty()) {
+        Operation *current = worklist.pop_back_val();
+        for (Value operand : current->getOperands()) {
+          Operation *producer = operand.getDefiningOp();
+          if (!producer || groupOf.count(producer) ||
+              group.ops.contains(producer) || !allUsersIn(producer, group))
+            continue;
+          if (!canAbsorb(group, producer))
+            continue;
+          group.ops.insert(producer);
+          worklist.push_back(producer);
+        }
+      }
+      for (Operation *member : group.ops)
+        groupOf[member] = groups.size();
+      groups.push_back(std::move(group));
+    }
+    // Outline in program order so kernel indices read top to bottom.
+    for (auto [index, group] : llvm::enumerate(llvm::reverse(groups)))
+      outline(group, index);
+  }
+};
+} // namespace
+} // namespace kiln

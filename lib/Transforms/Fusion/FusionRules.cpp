@@ -1,0 +1,91 @@
+// Classification of kiln ops for fusion (the cost model's vocabulary).
+#include "kiln/Transforms/FusionRules.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+FusionClass classifyForFusion(Operation *op) {
+  return llvm::TypeSwitch<Operation *, FusionClass>(op)
+      .Case<ConstantOp>([](auto) { return FusionClass::Constant; })
+      .Case<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, ReciprocalOp, ReluOp,
+            SigmoidOp, TanhOp, ErfOp, NotOp, IdentityOp, AddOp, SubOp, MulOp,
+            DivOp, PowOp, EqualOp, LessOp, GreaterOp, WhereOp, CastOp>(
+          [](auto) { return FusionClass::Pointwise; })
+      .Case<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(
+          [](auto) { return FusionClass::View; })
+      .Case<TransposeOp, ConcatOp, SliceOp, GatherOp, ExpandOp>(
+          [](auto) { return FusionClass::DataMovement; })
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, SoftmaxOp>(
+          [](auto) { return FusionClass::Reduction; })
+      .Case<MatMulOp, GemmOp>([](auto) { return FusionClass::Library; })
+      .Default([](auto) { return FusionClass::Unsupported; });
+}
+
+namespace {
+/// The normalised, sorted reduced axes of a reduce op, or std::nullopt when
+/// they are not constant.
+template <typename ReduceOp>
+std::optional<SmallVector<int64_t>> reducedAxes(ReduceOp op) {
+  auto type = cast<RankedTensorType>(op.getData().getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> axes;
+  if (!op.getAxes()) {
+    if (op.getNoopWithEmptyAxes())
+      return axes;
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+    return axes;
+  }
+  std::optional<SmallVector<int64_t>> values = getConstantIntegers(op.getAxes());
+  if (!values)
+    return std::nullopt;
+  if (values->empty() && !op.getNoopWithEmptyAxes()) {
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+    return axes;
+  }
+  for (int64_t axis : *values) {
+    std::optional<int64_t> normalized = normalizeAxis(axis, rank);
+    if (!normalized)
+      return std::nullopt;
+    axes.push_back(*normalized);
+  }
+  llvm::sort(axes);
+  return axes;
+}
+
+template <typename ReduceOp> bool reducesTrailingAxes(ReduceOp op) {
+  auto type = dyn_cast<RankedTensorType>(op.getData().getType());
+  if (!type)
+    return false;
+  std::optional<SmallVector<int64_t>> axes = reducedAxes(op);
+  if (!axes || axes->empty())
+    return false;
+  int64_t rank = type.getRank();
+  for (auto [i, axis] : llvm::enumerate(*axes))
+    if (axis != rank - int64_t(axes->size()) + int64_t(i))
+      return false;
+  return true;
+}
+} // namespace
+
+bool isRowReduction(Operation *op) {
+  return llvm::TypeSwitch<Operation *, bool>(op)
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(
+          [](auto reduce) { return reducesTrailingAxes(reduce); })
+      .Case<SoftmaxOp>([](SoftmaxOp softmax) {
+        auto type = dyn_cast<RankedTensorType>(softmax.getType());
+        if (!type || type.getRank() == 0)
+          return false;
+        return normalizeAxis(softmax.getAxis(), type.getRank()) ==
+               type.getRank() - 1;
+      })
+      .Default([](auto) { return false; });
+}
+
+} // namespace kiln

@@ -1,0 +1,80 @@
+// kiln-require-static: names every dynamic dim left before code generation.
+#include "kiln/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNREQUIRESTATIC
+#include "kiln/Transforms/Passes.h.inc"
+
+namespace {
+std::string describeShape(ShapedType type) {
+  std::string text;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    if (i)
+      text += "x";
+    text += type.isDynamicDim(i) ? std::string("N")
+                                 : std::to_string(type.getDimSize(i));
+  }
+  return text;
+}
+
+struct RequireStaticPass : impl::KilnRequireStaticBase<RequireStaticPass> {
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    bool failedCheck = false;
+    for (unsigned i = 0; i < function.getNumArguments(); ++i) {
+      auto type = dyn_cast<ShapedType>(function.getArgument(i).getType());
+      if (!type || type.hasStaticShape())
+        continue;
+      failedCheck = true;
+      auto name = function.getArgAttrOfType<StringAttr>(i, "kiln.name");
+      std::string inputName =
+          name ? name.getValue().str() : "#" + std::to_string(i);
+      if (!type.hasRank()) {
+        function.emitError() << "input '" << inputName
+                             << "' has an unknown rank";
+        continue;
+      }
+      auto dimNames = function.getArgAttrOfType<ArrayAttr>(i, "kiln.dim_names");
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (!type.isDynamicDim(d))
+          continue;
+        InFlightDiagnostic diag = function.emitError()
+                                  << "input '" << inputName
+                                  << "' has dynamic dim " << d;
+        StringRef dimName;
+        if (dimNames && d < int64_t(dimNames.size()))
+          if (auto text = dyn_cast<StringAttr>(dimNames[d]))
+            dimName = text.getValue();
+        if (!dimName.empty())
+          diag << " ('" << dimName << "'); pass --input-shape " << dimName
+               << "=N or " << inputName << "=" << describeShape(type);
+        else
+          diag << "; pass --input-shape " << inputName << "="
+               << describeShape(type);
+      }
+    }
+    // With static inputs, a dynamic result means a shape that depends on
+    // data (or an op whose inference is incomplete): name the op.
+    if (!failedCheck)
+      function.walk([&](Operation *op) {
+        for (Value result : op->getResults())
+          if (auto type = dyn_cast<ShapedType>(result.getType());
+              type && !type.hasStaticShape()) {
+            op->emitError() << "result type " << type
+                            << " is not static; code generation needs "
+                               "static shapes";
+            failedCheck = true;
+            return;
+          }
+      });
+    if (failedCheck)
+      signalPassFailure();
+  }
+};
+} // namespace
+} // namespace kiln

@@ -1,0 +1,175 @@
+// kiln-tile-kernels: launch geometry for every kiln.kernel, as attributes.
+//
+// Per kind:
+//  - pointwise / data_movement: 256 threads; 16-byte vectors when every input
+//    is read at the output's own index (same shape, or a single element) and
+//    the innermost dim allows it; 4 elements (or vectors) per thread once the
+//    output has a million elements; a grid that covers the output, capped at
+//    64 blocks per multiprocessor (the loop is grid-stride).
+//  - row_reduce: rows of <= 1024 elements get one warp each, 4 rows per
+//    128-thread block; longer rows get a block each (512 threads, 1024 for
+//    rows of 8192 and more).
+//  - transpose: 32x32 tiles moved by 32x8 threads (4 rows each); the grid is
+//    one block per tile.
+//  - library: nothing (cuBLASLt chooses at load time).
+// Attributes already present are kept, so tests can pin them.
+#include "kiln/Transforms/Passes.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Evaluator/Tensor.h"
+#include "kiln/Transforms/FusionRules.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNTILEKERNELS
+#include "kiln/Transforms/Passes.h.inc"
+
+namespace {
+constexpr int64_t kWarpSize = 32;
+constexpr int64_t kVectorBytes = 16;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t elementBytes(Type type) {
+  auto dtype = eval::dtypeFromMlir(getElementTypeOrSelf(type));
+  return dtype ? int64_t(eval::byteWidth(*dtype)) : 0;
+}
+
+/// The widest vector (in elements) that every access of |kernel| allows.
+int64_t vectorWidth(KernelOp kernel) {
+  if (kernel.getKind() != "pointwise")
+    return 1;
+  auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
+  if (output.getRank() == 0)
+    return 1;
+  // Only elementwise ops at the output's own index (no views, broadcasts of
+  // non-scalars, data movement or reductions).
+  for (Operation &op : kernel.getBody().front().without_terminator()) {
+    if (isa<ConstantOp>(op))
+      continue;
+    if (classifyForFusion(&op) != FusionClass::Pointwise)
+      return 1;
+    for (Value operand : op.getOperands()) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      if (type.getNumElements() != 1 && type.getShape() != output.getShape())
+        return 1;
+    }
+  }
+  int64_t width = kVectorBytes;
+  for (Type type : kernel.getBody().getArgumentTypes()) {
+    int64_t bytes = elementBytes(type);
+    if (bytes == 0)
+      return 1;
+    width = std::min(width, kVectorBytes / bytes);
+  }
+  while (width > 1 && output.getShape().back() % width != 0)
+    width /= 2;
+  return std::max<int64_t>(width, 1);
+}
+
+struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
+  using KilnTileKernelsBase::KilnTileKernelsBase;
+
+  void setIfAbsent(KernelOp kernel, StringRef name, int64_t value) {
+    if (!kernel->hasAttr(name))
+      kernel->setAttr(name, IntegerAttr::get(
+                                IntegerType::get(kernel.getContext(), 64),
+                                value));
+  }
+
+  void tileElementwise(KernelOp kernel) {
+    auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
+    int64_t elements = output.getNumElements();
+    setIfAbsent(kernel, "block_size", 256);
+    setIfAbsent(kernel, "vector_width", vectorWidth(kernel));
+    setIfAbsent(kernel, "elements_per_thread", elements >= (1 << 20) ? 4 : 1);
+    int64_t perBlock = kernel.getBlockSize().value_or(256) *
+                       kernel.getVectorWidth().value_or(1) *
+                       kernel.getElementsPerThread().value_or(1);
+    setIfAbsent(kernel, "grid_size",
+                std::clamp<int64_t>(ceilDiv(elements, perBlock), 1,
+                                    64 * multiprocessors));
+  }
+
+  void tileRowReduce(KernelOp kernel) {
+    Operation *anchor = nullptr;
+    for (Operation &op : kernel.getBody().front().without_terminator())
+      if (isRowReduction(&op))
+        anchor = &op;
+    if (!anchor) {
+      kernel.emitError("row_reduce kernel has no row reduction");
+      return signalPassFailure();
+    }
+    auto input = cast<RankedTensorType>(anchor->getOperand(0).getType());
+    auto result = cast<RankedTensorType>(anchor->getResult(0).getType());
+    // Row length: the product of the reduced trailing dims (softmax: 1 dim).
+    int64_t rowLength = 1;
+    if (isa<SoftmaxOp>(anchor)) {
+      rowLength = input.getShape().back();
+    } else {
+      int64_t keptElements = std::max<int64_t>(result.getNumElements(), 1);
+      rowLength = input.getNumElements() / keptElements;
+    }
+    int64_t rows = rowLength ? input.getNumElements() / rowLength : 0;
+    if (!kernel.getReduction())
+      kernel.setReductionAttr(StringAttr::get(
+          kernel.getContext(), rowLength <= 1024 ? "warp" : "block"));
+    if (*kernel.getReduction() == "warp") {
+      setIfAbsent(kernel, "rows_per_block", 4);
+      setIfAbsent(kernel, "block_size",
+                  kWarpSize * kernel.getRowsPerBlock().value_or(4));
+    } else {
+      setIfAbsent(kernel, "rows_per_block", 1);
+      setIfAbsent(kernel, "block_size", rowLength >= 8192 ? 1024 : 512);
+    }
+    setIfAbsent(kernel, "grid_size",
+                std::max<int64_t>(
+                    ceilDiv(rows, kernel.getRowsPerBlock().value_or(1)), 1));
+  }
+
+  void tileTranspose(KernelOp kernel) {
+    auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
+    TransposeOp transpose;
+    for (Operation &op : kernel.getBody().front().without_terminator())
+      if (auto candidate = dyn_cast<TransposeOp>(op))
+        transpose = candidate;
+    if (!transpose) {
+      kernel.emitError("transpose kernel has no kiln.transpose");
+      return signalPassFailure();
+    }
+    // Tiles span the output's innermost dim and the output dim that holds the
+    // input's innermost dim; the other dims are batched over the grid.
+    ArrayRef<int64_t> perm = transpose.getPerm();
+    int64_t rank = perm.size();
+    int64_t inner = rank - 1, outer = 0;
+    for (int64_t i = 0; i < rank; ++i)
+      if (perm[i] == rank - 1)
+        outer = i;
+    int64_t tiles = ceilDiv(output.getDimSize(inner), 32) *
+                    ceilDiv(output.getDimSize(outer), 32);
+    int64_t batch = output.getNumElements() /
+                    std::max<int64_t>(output.getDimSize(inner) *
+                                          output.getDimSize(outer),
+                                      1);
+    setIfAbsent(kernel, "block_size", 256);
+    setIfAbsent(kernel, "elements_per_thread", 4);
+    setIfAbsent(kernel, "grid_size", std::max<int64_t>(tiles * batch, 1));
+  }
+
+  void runOnOperation() override {
+    getOperation().walk([&](KernelOp kernel) {
+      StringRef kind = kernel.getKind();
+      if (kind == "pointwise" || kind == "data_movement")
+        tileElementwise(kernel);
+      else if (kind == "row_reduce")
+        tileRowReduce(kernel);
+      else if (kind == "transpose")
+        tileTranspose(kernel);
+    });
+  }
+};
+} // namespace
+} // namespace kiln

@@ -1,0 +1,143 @@
+// RUN: kiln-opt %s --split-input-file --kiln-fuse-kernels | FileCheck %s
+
+// A pointwise chain with broadcasting becomes one kernel.
+// CHECK-LABEL: func.func @pointwise_chain
+// CHECK: %[[E:.+]] = kiln.empty : tensor<4x8xf32>
+// CHECK: %[[K:.+]] = kiln.kernel "add_mul_relu_0" pointwise ins(%arg0, %arg1 : tensor<4x8xf32>, tensor<8xf32>) outs(%[[E]] : tensor<4x8xf32>)
+// CHECK: kiln.add
+// CHECK: kiln.mul
+// CHECK: kiln.relu
+// CHECK: kiln.yield
+// CHECK-NOT: kiln.kernel
+// CHECK: return %[[K]]
+func.func @pointwise_chain(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = kiln.add %a, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %1 = kiln.mul %0, %0 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %2 = kiln.relu %1 : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %2 : tensor<4x8xf32>
+}
+
+// -----
+
+// A value with users outside the consumer's kernel is not recomputed: it gets
+// a kernel of its own (deliberately not fused).
+// CHECK-LABEL: func.func @shared_producer
+// CHECK: %[[EXP:.+]] = kiln.kernel "exp_0" pointwise
+// CHECK: kiln.kernel "relu_1" pointwise ins(%[[EXP]]
+// CHECK: kiln.kernel "neg_2" pointwise ins(%[[EXP]]
+func.func @shared_producer(%a: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %0 = kiln.exp %a : tensor<16xf32> -> tensor<16xf32>
+  %1 = kiln.relu %0 : tensor<16xf32> -> tensor<16xf32>
+  %2 = kiln.neg %0 : tensor<16xf32> -> tensor<16xf32>
+  return %1, %2 : tensor<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// Softmax over the last axis with a pointwise prologue is one row_reduce kernel.
+// CHECK-LABEL: func.func @softmax_prologue
+// CHECK: kiln.kernel "mul_softmax_0" row_reduce ins(%arg0 : tensor<2x4097xf32>)
+// CHECK: %[[S:.+]] = kiln.constant dense<1.250000e-01> : tensor<f32>
+// CHECK: kiln.mul %{{.*}}, %[[S]]
+// CHECK: kiln.softmax
+func.func @softmax_prologue(%x: tensor<2x4097xf32>) -> tensor<2x4097xf32> {
+  %s = kiln.constant dense<0.125> : tensor<f32>
+  %0 = kiln.mul %x, %s : tensor<2x4097xf32>, tensor<f32> -> tensor<2x4097xf32>
+  %1 = kiln.softmax %0 : tensor<2x4097xf32> -> tensor<2x4097xf32>
+  return %1 : tensor<2x4097xf32>
+}
+
+// -----
+
+// ReduceMean over the last axis with a prologue (x*x) and an epilogue
+// (sqrt(mean + eps)) is one kernel: the RMS of each row.
+// CHECK-LABEL: func.func @reduce_prologue_epilogue
+// CHECK: kiln.kernel "mul_reduce_mean_add_etc_0" row_reduce
+// CHECK-SAME: outs(%{{.*}} : tensor<8x1xf32>)
+// CHECK: kiln.mul
+// CHECK: kiln.reduce_mean
+// CHECK: kiln.add
+// CHECK: kiln.sqrt
+// CHECK-NOT: kiln.kernel
+func.func @reduce_prologue_epilogue(%x: tensor<8x768xf32>) -> tensor<8x1xf32> {
+  %axes = kiln.constant dense<-1> : tensor<1xi64>
+  %eps = kiln.constant dense<1.0e-5> : tensor<f32>
+  %0 = kiln.mul %x, %x : tensor<8x768xf32>, tensor<8x768xf32> -> tensor<8x768xf32>
+  %1 = kiln.reduce_mean %0, %axes : tensor<8x768xf32>, tensor<1xi64> -> tensor<8x1xf32>
+  %2 = kiln.add %1, %eps : tensor<8x1xf32>, tensor<f32> -> tensor<8x1xf32>
+  %3 = kiln.sqrt %2 : tensor<8x1xf32> -> tensor<8x1xf32>
+  return %3 : tensor<8x1xf32>
+}
+
+// -----
+
+// A reduction over a leading axis is not a row reduction: it gets its own
+// pointwise kernel (a serial loop per output) and its consumer another.
+// CHECK-LABEL: func.func @leading_axis_reduction
+// CHECK: %[[R:.+]] = kiln.kernel "reduce_sum_0" pointwise
+// CHECK: kiln.kernel "exp_1" pointwise ins(%[[R]]
+func.func @leading_axis_reduction(%x: tensor<8x16xf32>) -> tensor<16xf32> {
+  %axes = kiln.constant dense<0> : tensor<1xi64>
+  %0 = kiln.reduce_sum %x, %axes {keepdims = false} : tensor<8x16xf32>, tensor<1xi64> -> tensor<16xf32>
+  %1 = kiln.exp %0 : tensor<16xf32> -> tensor<16xf32>
+  return %1 : tensor<16xf32>
+}
+
+// -----
+
+// MatMul is a library kernel; its bias and activation are a pointwise kernel.
+// Constants of more than 16 elements (weights) are kernel inputs, not cloned.
+// CHECK-LABEL: func.func @library
+// CHECK: %[[W:.+]] = kiln.constant dense<{{.*}}> : tensor<4x5xf32>
+// CHECK: %[[MM:.+]] = kiln.kernel "matmul_0" library ins(%arg0, %[[W]] : tensor<3x4xf32>, tensor<4x5xf32>)
+// CHECK: kiln.matmul
+// CHECK: kiln.kernel "add_relu_1" pointwise ins(%[[MM]], %arg1 : tensor<3x5xf32>, tensor<5xf32>)
+func.func @library(%x: tensor<3x4xf32>, %b: tensor<5xf32>) -> tensor<3x5xf32> {
+  %w = kiln.constant dense<[[1.0, 2.0, 3.0, 4.0, 5.0], [6.0, 7.0, 8.0, 9.0, 10.0], [11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0]]> : tensor<4x5xf32>
+  %0 = kiln.matmul %x, %w : tensor<3x4xf32>, tensor<4x5xf32> -> tensor<3x5xf32>
+  %1 = kiln.add %0, %b : tensor<3x5xf32>, tensor<5xf32> -> tensor<3x5xf32>
+  %2 = kiln.relu %1 : tensor<3x5xf32> -> tensor<3x5xf32>
+  return %2 : tensor<3x5xf32>
+}
+
+// -----
+
+// Transposes that move the innermost dim are transpose kernels (with fused
+// pointwise producers); data movement ops form data_movement kernels.
+// CHECK-LABEL: func.func @data_movement
+// CHECK: kiln.kernel "exp_transpose_0" transpose
+// CHECK: kiln.kernel "concat_1" data_movement
+// CHECK: kiln.kernel "slice_gather_2" data_movement
+func.func @data_movement(%x: tensor<33x65xf32>, %y: tensor<65x33xf32>, %ids: tensor<3xi64>) -> (tensor<130x33xf32>, tensor<3x33xf32>) {
+  %0 = kiln.exp %x : tensor<33x65xf32> -> tensor<33x65xf32>
+  %1 = kiln.transpose %0 {perm = array<i64: 1, 0>} : tensor<33x65xf32> -> tensor<65x33xf32>
+  %2 = kiln.concat %1, %y {axis = 0 : i64} : tensor<65x33xf32>, tensor<65x33xf32> -> tensor<130x33xf32>
+  %s = kiln.constant dense<1> : tensor<1xi64>
+  %e = kiln.constant dense<9> : tensor<1xi64>
+  %a = kiln.constant dense<0> : tensor<1xi64>
+  %st = kiln.constant dense<2> : tensor<1xi64>
+  %3 = kiln.slice %y, %s, %e, %a, %st : tensor<65x33xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<4x33xf32>
+  %4 = kiln.gather %3, %ids {axis = 0 : i64} : tensor<4x33xf32>, tensor<3xi64> -> tensor<3x33xf32>
+  return %2, %4 : tensor<130x33xf32>, tensor<3x33xf32>
+}
+
+// -----
+
+// A view between two pointwise ops is fused as re-indexing; a view feeding a
+// library kernel or the return stays outside as an alias.
+// CHECK-LABEL: func.func @views
+// CHECK: kiln.kernel "exp_relu_0" pointwise
+// CHECK: kiln.reshape
+// CHECK: kiln.relu
+// CHECK: kiln.yield
+// CHECK: %[[V:.+]] = kiln.reshape %{{.*}} : tensor<4x8xf32>, tensor<2xi64> -> tensor<8x4xf32>
+// CHECK: return %[[V]]
+func.func @views(%x: tensor<32xf32>) -> tensor<8x4xf32> {
+  %s1 = kiln.constant dense<[4, 8]> : tensor<2xi64>
+  %s2 = kiln.constant dense<[8, 4]> : tensor<2xi64>
+  %0 = kiln.exp %x : tensor<32xf32> -> tensor<32xf32>
+  %1 = kiln.reshape %0, %s1 : tensor<32xf32>, tensor<2xi64> -> tensor<4x8xf32>
+  %2 = kiln.relu %1 : tensor<4x8xf32> -> tensor<4x8xf32>
+  %3 = kiln.reshape %2, %s2 : tensor<4x8xf32>, tensor<2xi64> -> tensor<8x4xf32>
+  return %3 : tensor<8x4xf32>
+}

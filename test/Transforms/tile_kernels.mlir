@@ -1,0 +1,85 @@
+// RUN: kiln-opt %s --split-input-file --kiln-fuse-kernels --kiln-tile-kernels | FileCheck %s
+
+// Same-shape f32 operands: 16-byte vectors of 4; 4 vectors per thread once
+// the output has a million elements; grid capped at 64 blocks per SM.
+// CHECK-LABEL: func.func @vectorised_f32
+// CHECK: kiln.kernel "add_0" pointwise {{.*}} attributes {block_size = 256 : i64, elements_per_thread = 4 : i64, grid_size = 256 : i64, vector_width = 4 : i64}
+func.func @vectorised_f32(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %0 = kiln.add %a, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
+  return %0 : tensor<1024x1024xf32>
+}
+
+// -----
+
+// f16: vectors of 8; a 4097-wide innermost dim allows no vector at all.
+// CHECK-LABEL: func.func @vector_width_by_dtype_and_tail
+// CHECK: kiln.kernel "exp_0" pointwise {{.*}} vector_width = 8 : i64
+// CHECK: kiln.kernel "exp_1" pointwise {{.*}} vector_width = 1 : i64
+func.func @vector_width_by_dtype_and_tail(%a: tensor<4x64xf16>, %b: tensor<2x4097xf32>) -> (tensor<4x64xf16>, tensor<2x4097xf32>) {
+  %0 = kiln.exp %a : tensor<4x64xf16> -> tensor<4x64xf16>
+  %1 = kiln.exp %b : tensor<2x4097xf32> -> tensor<2x4097xf32>
+  return %0, %1 : tensor<4x64xf16>, tensor<2x4097xf32>
+}
+
+// -----
+
+// Broadcasting a non-scalar operand disables vectors; a scalar does not.
+// CHECK-LABEL: func.func @broadcast_vectors
+// CHECK: kiln.kernel "add_0" pointwise {{.*}} grid_size = 1 : i64, vector_width = 1 : i64
+// CHECK: kiln.kernel "mul_1" pointwise {{.*}} vector_width = 4 : i64
+func.func @broadcast_vectors(%a: tensor<4x64xf32>, %b: tensor<64xf32>, %s: tensor<f32>) -> (tensor<4x64xf32>, tensor<4x64xf32>) {
+  %0 = kiln.add %a, %b : tensor<4x64xf32>, tensor<64xf32> -> tensor<4x64xf32>
+  %1 = kiln.mul %a, %s : tensor<4x64xf32>, tensor<f32> -> tensor<4x64xf32>
+  return %0, %1 : tensor<4x64xf32>, tensor<4x64xf32>
+}
+
+// -----
+
+// Rows of <= 1024 elements: a warp per row, 4 rows per block; longer rows: a
+// block per row (1024 threads from 8192 elements on).
+// CHECK-LABEL: func.func @row_strategies
+// CHECK: kiln.kernel "softmax_0" row_reduce {{.*}} attributes {block_size = 128 : i64, grid_size = 25 : i64, reduction = "warp", rows_per_block = 4 : i64}
+// CHECK: kiln.kernel "softmax_1" row_reduce {{.*}} attributes {block_size = 512 : i64, grid_size = 3 : i64, reduction = "block", rows_per_block = 1 : i64}
+// CHECK: kiln.kernel "softmax_2" row_reduce {{.*}} attributes {block_size = 1024 : i64, grid_size = 2 : i64, reduction = "block", rows_per_block = 1 : i64}
+func.func @row_strategies(%a: tensor<100x128xf32>, %b: tensor<3x4097xf32>, %c: tensor<2x50257xf32>) -> (tensor<100x128xf32>, tensor<3x4097xf32>, tensor<2x50257xf32>) {
+  %0 = kiln.softmax %a : tensor<100x128xf32> -> tensor<100x128xf32>
+  %1 = kiln.softmax %b : tensor<3x4097xf32> -> tensor<3x4097xf32>
+  %2 = kiln.softmax %c : tensor<2x50257xf32> -> tensor<2x50257xf32>
+  return %0, %1, %2 : tensor<100x128xf32>, tensor<3x4097xf32>, tensor<2x50257xf32>
+}
+
+// -----
+
+// A reduction over two trailing dims reduces rows of 12*64 = 768 elements.
+// CHECK-LABEL: func.func @two_trailing_axes
+// CHECK: kiln.kernel "reduce_sum_0" row_reduce {{.*}} grid_size = 2 : i64, reduction = "warp"
+func.func @two_trailing_axes(%a: tensor<8x12x64xf32>) -> tensor<8xf32> {
+  %axes = kiln.constant dense<[1, 2]> : tensor<2xi64>
+  %0 = kiln.reduce_sum %a, %axes {keepdims = false} : tensor<8x12x64xf32>, tensor<2xi64> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// Transposes: one 32x32 tile per block, batched over the other dims.
+// CHECK-LABEL: func.func @transpose_tiles
+// CHECK: kiln.kernel "transpose_0" transpose {{.*}} attributes {block_size = 256 : i64, elements_per_thread = 4 : i64, grid_size = 18 : i64}
+func.func @transpose_tiles(%a: tensor<3x33x65xf32>) -> tensor<3x65x33xf32> {
+  %0 = kiln.transpose %a {perm = array<i64: 0, 2, 1>} : tensor<3x33x65xf32> -> tensor<3x65x33xf32>
+  return %0 : tensor<3x65x33xf32>
+}
+
+// -----
+
+// Attributes already present are kept (tests pin geometry this way).
+// CHECK-LABEL: func.func @pinned
+// CHECK: block_size = 64 : i64, {{.*}}grid_size = 1 : i64, vector_width = 1 : i64
+func.func @pinned(%a: tensor<64xf32>) -> tensor<64xf32> {
+  %e = kiln.empty : tensor<64xf32>
+  %r = kiln.kernel "k" pointwise ins(%a : tensor<64xf32>) outs(%e : tensor<64xf32>) attributes {block_size = 64 : i64, vector_width = 1 : i64} {
+  ^bb0(%x: tensor<64xf32>, %o: tensor<64xf32>):
+    %0 = kiln.exp %x : tensor<64xf32> -> tensor<64xf32>
+    kiln.yield %0 : tensor<64xf32>
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
