@@ -2,6 +2,7 @@
 // evaluator's op families.
 #include "EvaluatorSupport.h"
 
+#include "kiln/Dialect/Kiln/IR/Locations.h"
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -14,51 +15,7 @@ namespace {
 /// would need more than 4 GiB rather than exhaust the host.
 constexpr int64_t kMaxElements = int64_t(1) << 29;
 
-/// The first NameLoc inside |location|, if any.
-std::optional<mlir::NameLoc> findNameLoc(mlir::Location location) {
-  std::optional<mlir::NameLoc> found;
-  location->walk([&](mlir::Location inner) {
-    if (auto name = mlir::dyn_cast<mlir::NameLoc>(inner)) {
-      found = name;
-      return mlir::WalkResult::interrupt();
-    }
-    return mlir::WalkResult::advance();
-  });
-  return found;
-}
-
 } // namespace
-
-std::string describeLocation(mlir::Location location) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(location)) {
-    std::optional<mlir::NameLoc> name = findNameLoc(location);
-    auto opType = mlir::dyn_cast_or_null<mlir::StringAttr>(fused.getMetadata());
-    if (name) {
-      os << "node '" << name->getName().getValue() << "'";
-      if (opType)
-        os << " (" << opType.getValue() << ")";
-      return text;
-    }
-    if (opType && !fused.getLocations().empty())
-      return opType.getValue().str() + " at " +
-             describeLocation(fused.getLocations().front());
-  }
-  if (auto name = mlir::dyn_cast<mlir::NameLoc>(location)) {
-    os << "node '" << name.getName().getValue() << "'";
-    return text;
-  }
-  if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(location)) {
-    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-       << file.getColumn();
-    return text;
-  }
-  if (mlir::isa<mlir::UnknownLoc>(location))
-    return "unknown location";
-  os << location;
-  return text;
-}
 
 std::string describeOp(mlir::Operation *op) {
   return op->getName().getStringRef().str() + " at " +

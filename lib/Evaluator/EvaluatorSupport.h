@@ -6,6 +6,8 @@
 #include "kiln/Evaluator/Tensor.h"
 
 #include "mlir/IR/Location.h"
+#include "kiln/Dialect/Kiln/IR/Locations.h"
+
 #include "mlir/IR/Operation.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -15,9 +17,7 @@
 
 namespace kiln::eval {
 
-/// A readable location: "node 'Gather_3' (Gather)" for importer locations,
-/// "file:line:col" for file locations.
-std::string describeLocation(mlir::Location location);
+using ::kiln::describeLocation; // kiln/Dialect/Kiln/IR/Locations.h
 
 /// "kiln.gather at node 'Gather_3' (Gather)".
 std::string describeOp(mlir::Operation *op);

@@ -1,7 +1,9 @@
 // kiln-compile: imports an ONNX model and runs kiln's phases up to the one
 // that --emit names, printing a timed progress line per phase.
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/IR/Locations.h"
 #include "kiln/Import/ONNXImporter.h"
+#include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,7 +27,7 @@ using namespace mlir;
 namespace {
 
 /// The phases in pipeline order; --emit stops after one of them.
-enum class Phase { Import, Graph };
+enum class Phase { Import, Graph, Fused, Tiled };
 
 llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
                                      llvm::cl::desc("<model.onnx>"),
@@ -40,7 +42,11 @@ llvm::cl::opt<Phase> emit(
                    "The imported kiln IR (specialised when --input-shape is "
                    "given, nothing folded)"),
         clEnumValN(Phase::Graph, "graph",
-                   "After the graph passes: specialised, folded, simplified")),
+                   "After the graph passes: specialised, folded, simplified"),
+        clEnumValN(Phase::Fused, "fused",
+                   "After fusion: kiln.kernel regions (needs static shapes)"),
+        clEnumValN(Phase::Tiled, "tiled",
+                   "After tiling: kernels with launch geometry attributes")),
     llvm::cl::init(Phase::Graph));
 llvm::cl::list<std::string> inputShapes(
     "input-shape",
@@ -90,6 +96,18 @@ bool runGraphPipeline(ModuleOp module, bool simplify) {
   return succeeded(pm.run(module));
 }
 
+/// Runs function passes on every function of |module|.
+bool runFunctionPasses(
+    ModuleOp module,
+    llvm::ArrayRef<std::function<std::unique_ptr<Pass>()>> passes) {
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return false;
+  for (const auto &create : passes)
+    pm.addNestedPass<func::FuncOp>(create());
+  return succeeded(pm.run(module));
+}
+
 bool writeOutput(ModuleOp module) {
   std::string errorMessage;
   std::unique_ptr<llvm::ToolOutputFile> output =
@@ -130,9 +148,8 @@ int main(int argc, char **argv) {
     if (diag.getSeverity() != DiagnosticSeverity::Error)
       return success();
     std::string location;
-    llvm::raw_string_ostream os(location);
     if (!isa<UnknownLoc>(diag.getLocation()))
-      os << diag.getLocation() << ": ";
+      location = kiln::describeLocation(diag.getLocation()) + ": ";
     reportError(location + diag.str());
     return success();
   });
@@ -154,6 +171,17 @@ int main(int argc, char **argv) {
                   [&] { return runGraphPipeline(*module, false); });
   if (ok && emit >= Phase::Graph)
     ok = runPhase("graph", [&] { return runGraphPipeline(*module, true); });
+  if (ok && emit >= Phase::Fused)
+    ok = runPhase("fuse", [&] {
+      return runFunctionPasses(*module, {kiln::createKilnRequireStatic,
+                                         kiln::createKilnFuseKernels});
+    });
+  if (ok && emit >= Phase::Tiled)
+    ok = runPhase("tile", [&] {
+      return runFunctionPasses(*module, {[] {
+                                 return kiln::createKilnTileKernels();
+                               }});
+    });
   if (ok)
     ok = runPhase("print", [&] { return writeOutput(*module); });
   return ok ? 0 : 1;
