@@ -55,6 +55,8 @@ def parse_args():
                         help="tests expected to pass; only their failures fail the run")
     parser.add_argument("--update-list", action="store_true",
                         help="rewrite --expect-list with the tests that pass now")
+    parser.add_argument("--force", action="store_true",
+                        help="let --update-list drop more than half of the list")
     parser.add_argument("--table", choices=["all", "failing", "none"], default="all",
                         help="per-op table rows to print (default: %(default)s)")
     parser.add_argument("--show-failures", type=int, default=0, metavar="N",
@@ -103,19 +105,32 @@ def graph_op_types(model_path):
         return None
 
 
+# Test-name prefixes that do not spell their op's name.
+NAME_ALIASES = {
+    "greater_equal": "GreaterOrEqual",
+    "less_equal": "LessOrEqual",
+    "mvn": "MeanVarianceNormalization",
+    "nllloss": "NegativeLogLikelihoodLoss",
+    "sce": "SoftmaxCrossEntropyLoss",
+}
+
+
 def test_op_type(test_name, node_ops, schema_names):
     """The op a node test is about: its graph's only op type, else the op named
     by the test (expanded tests hold the function body of the op they test)."""
     distinct = sorted(set(node_ops or []))
     if len(distinct) == 1:
         return distinct[0]
-    for candidates in (distinct, schema_names):
+    stem = test_name[len("test_"):]
+    for prefix, op in NAME_ALIASES.items():
+        if stem == prefix or stem.startswith(prefix + "_"):
+            return op
+    for candidates in (schema_names, distinct):
         op = longest_prefix_op(test_name, candidates)
         if op:
             return op
     if node_ops:
         return node_ops[0]
-    stem = test_name[len("test_"):]
     return stem.split("_")[0] or test_name
 
 
@@ -140,18 +155,28 @@ def failure_reason(returncode, stdout, stderr):
             name = signal.Signals(-returncode).name
         except ValueError:
             name = "signal %d" % -returncode
-        detail = last_line(stderr)
-        return "crash (%s)%s" % (name, ": " + detail if detail else "")
+        # LLVM prints a stack dump after a crash; the line before it that
+        # names an assertion or error is the useful one.
+        detail = first_matching_line(stderr, r"assert|error|terminate|what\(\)|unreachable")
+        return "crash (%s)%s" % (name, ": " + detail[:200] if detail else "")
     error = first_matching_line(stderr, re.escape(ERROR_PREFIX))
     if error:
         return error[error.lower().index(ERROR_PREFIX) + len(ERROR_PREFIX):].strip()
     if returncode == 1:
-        line = (first_matching_line(stdout + "\n" + stderr, r"mismatch|max.*err|differ")
-                or last_line(stderr) or last_line(stdout))
-        return "mismatch: " + line if line and "mismatch" not in line.lower() else (
-            line or "mismatch (no details printed)")
+        line = first_matching_line(stdout + "\n" + stderr, r"mismatch")
+        if line:
+            return line
+        first_error = first_matching_line(stderr, r"\S")
+        return "exit code 1 without a mismatch line%s" % (
+            ": " + first_error if first_error else "")
     line = last_line(stderr) or last_line(stdout)
     return "exit code %d%s" % (returncode, ": " + line if line else "")
+
+
+def reason_key(reason):
+    """|reason| with node names and numbers masked, so that similar ones group."""
+    reason = re.sub(r"node '[^']*' ", "", reason)
+    return re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "#", reason)
 
 
 def run_test(tool, test_dir, timeout, extra):
@@ -208,6 +233,7 @@ def write_list(path, names):
 # --- Main ---------------------------------------------------------------------------
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet when piped into head
     args = parse_args()
     extra = [flag for flag in args.extra if flag != "--"]
 
@@ -265,8 +291,9 @@ def main():
                       "passed": passed, "reason": reason, "result": kind,
                       "seconds": round(seconds, 3)})
 
-    # Listed tests that no longer exist (only meaningful when all tests ran).
-    missing = sorted(expected - set(names)) if expected is not None and not args.filter else []
+    # Listed (and selected) tests that have no test folder: a stale list.
+    missing = sorted(n for n in (expected or set()) - set(names)
+                     if not args.filter or re.search(args.filter, n))
 
     # Per-op table.
     per_op = collections.OrderedDict()
@@ -282,12 +309,15 @@ def main():
         for op, entry in rows:
             mark = "" if entry["passed"] == entry["tests"] else "  *"
             print("%-*s %6d %6d%s" % (width, op, entry["tests"], entry["passed"], mark))
+    complete = sum(1 for e in per_op.values() if e["passed"] == e["tests"])
+    print("ops: %d, all tests passing for %d, some for %d (* = not all pass)" % (
+        len(per_op), complete,
+        sum(1 for e in per_op.values() if 0 < e["passed"] < e["tests"])))
 
-    # Most common failure reasons, numbers masked so that similar ones group.
+    # Most common failure reasons.
     failures = [t for t in tests if not t["passed"]]
     if failures:
-        groups = collections.Counter(re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "#", t["reason"])
-                                     for t in failures)
+        groups = collections.Counter(reason_key(t["reason"]) for t in failures)
         print("most common failure reasons:")
         for reason, count in groups.most_common(12):
             print("  %4d  %s" % (count, reason[:150]))
@@ -317,9 +347,15 @@ def main():
     if args.update_list:
         keep = {n for n in expected if args.filter and not re.search(args.filter, n)}
         now = keep | {t["name"] for t in tests if t["passed"]}
+        dropped = expected - now
+        if len(dropped) * 2 > len(expected) and not args.force:
+            print("onnx-node-tests: error: --update-list would drop %d of %d listed tests; "
+                  "is kiln-interpret broken? (--force to do it anyway)"
+                  % (len(dropped), len(expected)), file=sys.stderr)
+            return 2
         write_list(args.expect_list, now)
         print("updated %s: %d tests (+%d, -%d)" % (
-            args.expect_list, len(now), len(now - expected), len(expected - now)))
+            args.expect_list, len(now), len(now - expected), len(dropped)))
 
     summary = {"passed": passed, "failed": failed, "skipped": skipped, "total": len(tests),
                "failing_tests": len(failures), "regressions": len(regressions),

@@ -26,4 +26,10 @@ set -- ${args[@]+"${args[@]}"}
 if [ "$has_list" = 0 ]; then
   set -- --expect-list "$root/test/onnx-node/cpu-expected-pass.txt" "$@"
 fi
+# Keep scripts/build.sh (exclusive lock) from relinking kiln-interpret mid-run.
+build="${KILN_BUILD_DIR:-$root/build}"
+if [ -d "$build" ]; then
+  exec 8>"$build/.build-lock"
+  flock -s -n 8 || { echo "(waiting for a build in progress in $build)"; flock -s 8; }
+fi
 exec "$python" "$root/scripts/onnx-node-tests.py" "$@"

@@ -37,7 +37,7 @@ else
     sudo="sudo"
   fi
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+  $sudo env DEBIAN_FRONTEND=noninteractive DEBCONF_NOWARNINGS=yes apt-get install -y -qq \
     --no-install-recommends "${missing[@]}" >/dev/null
   say "apt packages: installed ${#missing[@]}"
 fi
@@ -59,10 +59,11 @@ requirements="$root/scripts/requirements.txt"
 venv="$root/.venv"
 stamp="$venv/.kiln-requirements.sha256"
 want="$(sha256sum "$requirements" | cut -d' ' -f1)"
-if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+venv_works() { [ -x "$venv/bin/python" ] && "$venv/bin/python" -c '' 2>/dev/null; }
+if venv_works && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   say "venv: .venv up to date ($("$venv/bin/python" --version 2>&1))"
 else
-  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c '' 2>/dev/null; then
+  if ! venv_works; then
     rm -rf "$venv"
     python3 -m venv "$venv"
     say "venv: created .venv with $("$venv/bin/python" --version 2>&1)"

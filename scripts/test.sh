@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs every kiln test suite: lit, the GoogleTest binaries
+# and the ONNX node tests on the CPU evaluator. Prints one line per suite and,
+# last, `N passed, M failed, K skipped` over all suites. Exits non-zero when a
+# test failed, the build failed or a suite could not run (each of those two
+# counts as one failure in the totals).
+#   scripts/test.sh               # setup, build, all suites
+#   scripts/test.sh --no-build    # skip setup and build (after a build)
+#   scripts/test.sh lit unit      # only these suites (lit, unit, node)
+# Full logs: build/test-logs/ (lit.log, unit-NAME.log, node.log, node.json).
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root" || exit 2
+build="${KILN_BUILD_DIR:-$root/build}"
+logs="$build/test-logs"
+lit_py=/usr/lib/llvm-19/build/utils/lit/lit.py
+expect_list="$root/test/onnx-node/cpu-expected-pass.txt"
+jobs="${KILN_TEST_JOBS:-2}"
+
+do_build=1
+suites=()
+for arg in "$@"; do
+  case "$arg" in
+    --no-build) do_build=0 ;;
+    lit|unit|node) suites+=("$arg") ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
+  esac
+done
+[ "${#suites[@]}" -gt 0 ] || suites=(lit unit node)
+
+total_passed=0 total_failed=0 total_skipped=0 broken=0
+summary=()
+start_all=$SECONDS
+
+# record SUITE PASSED FAILED SKIPPED NOTE
+record() {
+  total_passed=$((total_passed + $2))
+  total_failed=$((total_failed + $3))
+  total_skipped=$((total_skipped + $4))
+  summary+=("$(printf '%-11s %4d passed, %d failed, %d skipped%s' "$1:" "$2" "$3" "$4" "$5")")
+  echo "${summary[-1]}"
+}
+# could_not_run SUITE REASON: counts one failure.
+could_not_run() {
+  broken=1
+  total_failed=$((total_failed + 1))
+  summary+=("$(printf '%-11s could not run: %s (counted as 1 failure)' "$1:" "$2")")
+  echo "${summary[-1]}"
+}
+
+# --- Setup and build --------------------------------------------------------------
+if [ "$do_build" = 1 ]; then
+  echo "== setup"
+  if ! scripts/setup.sh; then
+    echo "test.sh: setup failed"
+    echo "0 passed, 1 failed, 0 skipped"
+    exit 1
+  fi
+  echo "== build (scripts/build.sh, all targets)"
+  build_start=$SECONDS
+  mkdir -p "$build"
+  # -k 0: build everything that can be built, so that the suites of the parts
+  # that do build still run when one part is broken.
+  if scripts/build.sh -k 0 >"$build/build-output.log" 2>&1; then
+    echo "build: ok in $((SECONDS - build_start)) s"
+  else
+    grep -E "error|FAILED|undefined reference" "$build/build-output.log" | grep -v "^: &&" |
+      cut -c1-300 | head -30
+    could_not_run "build" "compile errors after $((SECONDS - build_start)) s; see $build/build-output.log"
+  fi
+fi
+mkdir -p "$logs"
+
+# Hold the build lock shared while the suites run: scripts/build.sh (which
+# takes it exclusively) then cannot relink a binary under a running test, and
+# several test runs can still share the build.
+exec 8>"$build/.build-lock"
+if ! flock -s -n 8; then
+  echo "(waiting for a build in progress in $build)"
+  flock -s 8
+fi
+
+# --- lit ----------------------------------------------------------------------------
+run_lit() {
+  echo "== lit"
+  local log="$logs/lit.log"
+  if [ ! -f "$build/test/lit.site.cfg.py" ]; then
+    could_not_run "lit" "no $build/test/lit.site.cfg.py (configure with scripts/build.sh)"
+    return
+  fi
+  KILN_PYTHON="$root/.venv/bin/python" python3 "$lit_py" -v -j "$jobs" \
+    "$build/test" >"$log" 2>&1
+  local status=$?
+  grep -E "^(FAIL|XPASS|UNRESOLVED|TIMEOUT): " "$log" | head -50
+  if grep -q "did not discover any tests" "$log"; then
+    record "lit" 0 0 0 " (no lit tests discovered)"
+    return
+  fi
+  if ! grep -q "^Total Discovered Tests:" "$log"; then
+    tail -20 "$log"
+    could_not_run "lit" "lit exited $status without a summary; see $log"
+    return
+  fi
+  # Summary lines: "  Passed     : 12 (80.00%)"; labels may hold spaces.
+  local passed=0 failed=0 skipped=0 label count
+  while IFS='|' read -r label count; do
+    case "$label" in
+      "Passed"|"Passed With Retry"|"Expectedly Failed") passed=$((passed + count)) ;;
+      "Unsupported"|"Skipped"|"Excluded") skipped=$((skipped + count)) ;;
+      *) failed=$((failed + count)) ;;
+    esac
+  done < <(sed -n '/^Total Discovered Tests:/,$p' "$log" |
+    sed -nE 's/^  ([A-Za-z][A-Za-z ]*[A-Za-z]) *: *([0-9]+) \(.*/\1|\2/p')
+  if [ "$failed" = 0 ] && [ "$status" != 0 ]; then
+    could_not_run "lit" "lit exited $status with no failed test; see $log"
+    return
+  fi
+  record "lit" "$passed" "$failed" "$skipped" ""
+}
+
+# --- GoogleTest ---------------------------------------------------------------------
+run_unit() {
+  echo "== unit (GoogleTest binaries in $build/unittests)"
+  local passed=0 failed=0 skipped=0 binaries=0 binary name log status n
+  for binary in "$build"/unittests/*; do
+    if [ ! -f "$binary" ] || [ ! -x "$binary" ]; then continue; fi
+    binaries=$((binaries + 1))
+    name="$(basename "$binary")"
+    log="$logs/unit-$name.log"
+    "$binary" --gtest_color=no </dev/null >"$log" 2>&1
+    status=$?
+    n="$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?\..*/\1/p' "$log" | tail -1)"
+    passed=$((passed + ${n:-0}))
+    n="$(sed -nE 's/^\[  SKIPPED \] ([0-9]+) tests?, listed below:.*/\1/p' "$log" | tail -1)"
+    skipped=$((skipped + ${n:-0}))
+    n="$(sed -nE 's/^\[  FAILED  \] ([0-9]+) tests?, listed below:.*/\1/p' "$log" | tail -1)"
+    if [ -n "$n" ]; then
+      failed=$((failed + n))
+      grep -E "^\[  FAILED  \] [A-Za-z_].*\(" "$log" | sed "s/^/  $name: /" | head -30
+    elif [ "$status" != 0 ] || ! grep -q "^\[  PASSED  \]" "$log"; then
+      # Crashed or exited before its summary: one failure for the binary.
+      failed=$((failed + 1))
+      echo "  $name: exited $status before its summary; last lines of $log:"
+      tail -5 "$log" | sed 's/^/    /'
+    fi
+  done
+  local note=""
+  [ "$binaries" = 0 ] && note=" (no test binaries yet)" || note=" ($binaries binaries)"
+  record "unit" "$passed" "$failed" "$skipped" "$note"
+}
+
+# --- ONNX node tests on the CPU -------------------------------------------------------
+run_node() {
+  echo "== node (ONNX node tests through kiln-interpret)"
+  local log="$logs/node.log" json="$logs/node.json"
+  rm -f "$json"
+  scripts/onnx-node-tests.sh --expect-list "$expect_list" --jobs "$jobs" \
+    --json "$json" --table failing >"$log" 2>&1
+  local status=$?
+  grep -E "^(REGRESSION|MISSING) |^newly passing|^onnx-node-tests: note" "$log" | head -60
+  if [ ! -f "$json" ]; then
+    tail -5 "$log"
+    could_not_run "node (CPU)" "onnx-node-tests exited $status; see $log"
+    return
+  fi
+  local counts
+  counts="$("$root/.venv/bin/python" -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+print(s["passed"], s["failed"], s["skipped"], s["total"], s["newly_passing"])' "$json")"
+  local passed failed skipped total newly
+  read -r passed failed skipped total newly <<<"$counts"
+  record "node (CPU)" "$passed" "$failed" "$skipped" \
+    "  [of $total: failed = regressions vs test/onnx-node/cpu-expected-pass.txt, skipped = failing tests not in that list; $newly newly passing]"
+}
+
+for suite in "${suites[@]}"; do
+  suite_start=$SECONDS
+  "run_$suite"
+  echo "   ($suite: $((SECONDS - suite_start)) s)"
+done
+
+echo "== summary ($((SECONDS - start_all)) s; logs in $logs)"
+printf '%s\n' "${summary[@]}"
+echo "$total_passed passed, $total_failed failed, $total_skipped skipped"
+[ "$total_failed" = 0 ] && [ "$broken" = 0 ]
