@@ -47,3 +47,17 @@ func.func @head_split(%x: tensor<2x?x768xf32> {kiln.name = "hidden", kiln.dim_na
   %y = kiln.reshape %x, %new : tensor<2x?x768xf32>, tensor<4xi64> -> tensor<?x?x?x?xf32>
   return %y : tensor<?x?x?x?xf32>
 }
+
+// -----
+
+// Two transposes compose; an identity permutation disappears.
+// CHECK-LABEL: func.func @transpose_pairs
+// CHECK-NEXT: %[[T:.+]] = kiln.transpose %arg0 {perm = array<i64: 2, 0, 1>} : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+// CHECK-NEXT: return %arg1, %[[T]]
+func.func @transpose_pairs(%x: tensor<2x3x4xf32>, %y: tensor<5x6xf32>) -> (tensor<5x6xf32>, tensor<4x2x3xf32>) {
+  %0 = kiln.transpose %y {perm = array<i64: 1, 0>} : tensor<5x6xf32> -> tensor<6x5xf32>
+  %1 = kiln.transpose %0 {perm = array<i64: 1, 0>} : tensor<6x5xf32> -> tensor<5x6xf32>
+  %2 = kiln.transpose %x {perm = array<i64: 1, 0, 2>} : tensor<2x3x4xf32> -> tensor<3x2x4xf32>
+  %3 = kiln.transpose %2 {perm = array<i64: 2, 1, 0>} : tensor<3x2x4xf32> -> tensor<4x2x3xf32>
+  return %1, %3 : tensor<5x6xf32>, tensor<4x2x3xf32>
+}

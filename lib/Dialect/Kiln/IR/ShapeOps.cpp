@@ -172,6 +172,32 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
   return getData();
 }
 
+namespace {
+// transpose(transpose(x, p1), p2) -> transpose(x, p1[p2[i]])
+struct ComposeTransposes : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto producer = op.getData().getDefiningOp<TransposeOp>();
+    if (!producer)
+      return rewriter.notifyMatchFailure(op, "input is not a transpose");
+    SmallVector<int64_t> perm;
+    for (int64_t p : op.getPerm())
+      perm.push_back(producer.getPerm()[p]);
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getDataMutable().assign(producer.getData());
+      op.setPerm(perm);
+    });
+    return success();
+  }
+};
+} // namespace
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<ComposeTransposes>(context);
+}
+
 LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> location,
                                          Adaptor adaptor,

@@ -300,6 +300,7 @@ def Kiln_TransposeOp : Kiln_TypedOp<"transpose"> {
   let results = (outs Kiln_AnyTensor:$output);
   let assemblyFormat = "$data attr-dict `:` type($data) `->` type($output)";
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Kiln_ConcatOp : Kiln_TypedOp<"concat"> {

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+# Writes the GPU bundle's end-to-end test models with onnxruntime reference data.
+"""Usage: make_models.py OUTDIR
+
+For each model: OUTDIR/<name>/model.onnx, OUTDIR/<name>/data/input_N.pb and
+onnxruntime's OUTDIR/<name>/data/output_N.pb, plus OUTDIR/<name>/shape (the
+--input-shape for kiln-compile). Inputs are random, never zero, fixed seeds.
+"""
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
+                                "examples"))
+from example_io import save_model, write_reference_data  # noqa: E402
+
+
+def value(name, dtype, shape):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def finish(name, nodes, inputs, outputs, initializers, feeds, outdir, shape):
+    graph = helper.make_graph(nodes, name, inputs, outputs, initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    folder = os.path.join(outdir, name)
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "model.onnx")
+    save_model(model, path)
+    write_reference_data(path, feeds, os.path.join(folder, "data"))
+    with open(os.path.join(folder, "shape"), "w") as f:
+        f.write(shape + "\n")
+
+
+def nonzero(rng, shape, scale=1.0):
+    x = rng.uniform(0.1, 1.0, size=shape) * rng.choice([-1.0, 1.0], size=shape)
+    return (x * scale).astype(np.float32)
+
+
+def pointwise_chain(outdir):
+    """Broadcasting over a 4097-wide tail: ((x + b) * s - x) / (1 + |y|), tanh, sigmoid."""
+    rng = np.random.RandomState(11)
+    nodes = [
+        helper.make_node("Add", ["x", "b"], ["t0"], name="add_bias"),
+        helper.make_node("Mul", ["t0", "s"], ["t1"], name="scale"),
+        helper.make_node("Sub", ["t1", "x"], ["t2"], name="sub_x"),
+        helper.make_node("Abs", ["y"], ["t3"], name="abs_y"),
+        helper.make_node("Add", ["t3", "one"], ["t4"], name="one_plus"),
+        helper.make_node("Div", ["t2", "t4"], ["t5"], name="div"),
+        helper.make_node("Tanh", ["t5"], ["t6"], name="tanh"),
+        helper.make_node("Sigmoid", ["t6"], ["out"], name="sigmoid"),
+    ]
+    inits = [numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+             numpy_helper.from_array(np.array([0.75], np.float32), "s")]
+    feeds = [nonzero(rng, (3, 4097)), nonzero(rng, (4097,)), nonzero(rng, (3, 1))]
+    finish("pointwise_chain", nodes,
+           [value("x", TensorProto.FLOAT, [3, 4097]),
+            value("b", TensorProto.FLOAT, [4097]),
+            value("y", TensorProto.FLOAT, [3, 1])],
+           [value("out", TensorProto.FLOAT, [3, 4097])], inits, feeds, outdir, "")
+
+
+def reductions(outdir):
+    """Softmax over rows of 50257 and 128, and a LayerNorm-style normalisation."""
+    rng = np.random.RandomState(12)
+    nodes = [
+        helper.make_node("Softmax", ["logits"], ["probs"], axis=-1, name="softmax_vocab"),
+        helper.make_node("Mul", ["scores", "scale"], ["scaled"], name="scale_scores"),
+        helper.make_node("Softmax", ["scaled"], ["attn"], axis=-1, name="softmax_attn"),
+        helper.make_node("ReduceMean", ["h"], ["mean"], axes=[-1], name="mean"),
+        helper.make_node("Sub", ["h", "mean"], ["centered"], name="center"),
+        helper.make_node("Mul", ["centered", "centered"], ["sq"], name="square"),
+        helper.make_node("ReduceMean", ["sq"], ["var"], axes=[-1], name="variance"),
+        helper.make_node("Add", ["var", "eps"], ["var_eps"], name="add_eps"),
+        helper.make_node("Sqrt", ["var_eps"], ["std"], name="std"),
+        helper.make_node("Div", ["centered", "std"], ["normed"], name="normalize"),
+        helper.make_node("Mul", ["normed", "gamma"], ["g"], name="gamma"),
+        helper.make_node("Add", ["g", "beta"], ["ln"], name="beta"),
+        helper.make_node("ReduceSum", ["h", "last"], ["rowsum"], keepdims=0, name="rowsum"),
+        helper.make_node("ReduceMax", ["h"], ["rowmax"], axes=[-1], keepdims=0, name="rowmax"),
+    ]
+    inits = [numpy_helper.from_array(np.array(0.125, np.float32), "scale"),
+             numpy_helper.from_array(np.array(1e-5, np.float32), "eps"),
+             numpy_helper.from_array(np.array([-1], np.int64), "last"),
+             numpy_helper.from_array(nonzero(rng, (768,)), "gamma"),
+             numpy_helper.from_array(nonzero(rng, (768,), 0.1), "beta")]
+    feeds = [nonzero(rng, (2, 50257), 4.0), nonzero(rng, (4, 12, 128), 8.0),
+             nonzero(rng, (16, 768), 2.0)]
+    finish("reductions", nodes,
+           [value("logits", TensorProto.FLOAT, [2, 50257]),
+            value("scores", TensorProto.FLOAT, [4, 12, 128]),
+            value("h", TensorProto.FLOAT, [16, 768])],
+           [value("probs", TensorProto.FLOAT, [2, 50257]),
+            value("attn", TensorProto.FLOAT, [4, 12, 128]),
+            value("ln", TensorProto.FLOAT, [16, 768]),
+            value("rowsum", TensorProto.FLOAT, [16]),
+            value("rowmax", TensorProto.FLOAT, [16])], inits, feeds, outdir, "")
+
+
+def branches(outdir):
+    """Two independent branches from one input, joined at the end."""
+    rng = np.random.RandomState(13)
+    w1 = nonzero(rng, (256, 512), 0.1)
+    w2 = nonzero(rng, (256, 512), 0.1)
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["a0"], name="left_matmul"),
+        helper.make_node("Relu", ["a0"], ["a1"], name="left_relu"),
+        helper.make_node("Exp", ["a1"], ["a2"], name="left_exp"),
+        helper.make_node("MatMul", ["x", "w2"], ["b0"], name="right_matmul"),
+        helper.make_node("Sigmoid", ["b0"], ["b1"], name="right_sigmoid"),
+        helper.make_node("Transpose", ["b1"], ["b2"], perm=[1, 0], name="right_transpose"),
+        helper.make_node("Neg", ["b2"], ["b2n"], name="right_neg"),
+        helper.make_node("Transpose", ["b2n"], ["b3"], perm=[1, 0], name="right_back"),
+        helper.make_node("Add", ["a2", "b3"], ["out"], name="join"),
+    ]
+    inits = [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")]
+    feeds = [nonzero(rng, (64, 256))]
+    finish("branches", nodes, [value("x", TensorProto.FLOAT, [64, 256])],
+           [value("out", TensorProto.FLOAT, [64, 512])], inits, feeds, outdir, "")
+
+
+def data_movement(outdir):
+    """Shape-arithmetic-free data movement: transpose, concat, slice, gather, expand."""
+    rng = np.random.RandomState(14)
+    nodes = [
+        helper.make_node("Transpose", ["x"], ["xt"], perm=[0, 2, 1], name="transpose"),
+        helper.make_node("Concat", ["xt", "xt"], ["cat"], axis=1, name="concat"),
+        helper.make_node("Slice", ["cat", "starts", "ends", "axes", "steps"], ["sl"], name="slice"),
+        helper.make_node("Gather", ["table", "ids"], ["emb"], axis=0, name="gather"),
+        helper.make_node("Expand", ["row", "shape"], ["ex"], name="expand"),
+        helper.make_node("Add", ["emb", "ex"], ["emb_row"], name="add_row"),
+    ]
+    inits = [numpy_helper.from_array(np.array([1], np.int64), "starts"),
+             numpy_helper.from_array(np.array([130], np.int64), "ends"),
+             numpy_helper.from_array(np.array([1], np.int64), "axes"),
+             numpy_helper.from_array(np.array([3], np.int64), "steps"),
+             numpy_helper.from_array(nonzero(rng, (1000, 64)), "table"),
+             numpy_helper.from_array(np.array([7, 64], np.int64), "shape")]
+    feeds = [nonzero(rng, (3, 33, 65)),
+             rng.randint(-1000, 1000, size=(7,)).astype(np.int64),
+             nonzero(rng, (1, 64))]
+    finish("data_movement", nodes,
+           [value("x", TensorProto.FLOAT, [3, 33, 65]),
+            value("ids", TensorProto.INT64, [7]),
+            value("row", TensorProto.FLOAT, [1, 64])],
+           [value("sl", TensorProto.FLOAT, [3, 43, 33]),
+            value("emb_row", TensorProto.FLOAT, [7, 64])], inits, feeds, outdir, "")
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    outdir = sys.argv[1]
+    pointwise_chain(outdir)
+    reductions(outdir)
+    branches(outdir)
+    data_movement(outdir)
+
+
+if __name__ == "__main__":
+    main()
