@@ -23,5 +23,6 @@ config.substitutions.append(("%kiln_src", config.kiln_src_root))
 config.substitutions.append(("%gen", venv_python + " " + os.path.join(
     config.kiln_src_root, "test", "Inputs", "gen_model.py")))
 
-tools = ["kiln-opt", "kiln-compile", "kiln-interpret", "FileCheck", "not", "count"]
+tools = ["kiln-opt", "kiln-compile", "kiln-interpret", "kiln-translate", "kiln-run",
+         "kiln-inspect", "kiln-kernel-test", "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, [config.kiln_tools_dir, config.llvm_tools_dir])

@@ -1,10 +1,16 @@
 // kiln-compile: imports an ONNX model and runs kiln's phases up to the one
-// that --emit names, printing a timed progress line per phase.
+// that --emit names, printing a timed progress line per phase; with
+// `-o model.kiln` (or --emit artifact) it runs the whole pipeline and writes
+// the artifact.
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/Locations.h"
 #include "kiln/Import/ONNXImporter.h"
+#include "kiln/Package/Packager.h"
+#include "kiln/Target/CUDA/CUDAEmitter.h"
+#include "kiln/Target/CUDA/NVRTCCompiler.h"
 #include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/Pipelines.h"
+#include "kiln/Transforms/Planning/LaunchGraph.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -13,9 +19,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -27,7 +35,7 @@ using namespace mlir;
 namespace {
 
 /// The phases in pipeline order; --emit stops after one of them.
-enum class Phase { Import, Graph, Fused, Tiled };
+enum class Phase { Import, Graph, Fused, Tiled, Planned, Cuda, Artifact };
 
 llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
                                      llvm::cl::desc("<model.onnx>"),
@@ -46,8 +54,29 @@ llvm::cl::opt<Phase> emit(
         clEnumValN(Phase::Fused, "fused",
                    "After fusion: kiln.kernel regions (needs static shapes)"),
         clEnumValN(Phase::Tiled, "tiled",
-                   "After tiling: kernels with launch geometry attributes")),
+                   "After tiling: kernels with launch geometry attributes"),
+        clEnumValN(Phase::Planned, "planned",
+                   "After scheduling and memory planning: streams, events, "
+                   "arena offsets"),
+        clEnumValN(Phase::Cuda, "cuda", "The CUDA C++ of every unique kernel"),
+        clEnumValN(Phase::Artifact, "artifact",
+                   "The .kiln artifact (the default when -o ends in .kiln)")),
     llvm::cl::init(Phase::Graph));
+llvm::cl::opt<std::string> gpuArchs(
+    "gpu-arch",
+    llvm::cl::desc("GPU architectures to build cubins for, e.g. sm_90,sm_80"),
+    llvm::cl::init("sm_90"));
+llvm::cl::opt<bool> keepPTX(
+    "ptx",
+    llvm::cl::desc("Also keep PTX for GPUs newer than every arch (default on)"),
+    llvm::cl::init(true));
+llvm::cl::opt<int64_t> maxStreams(
+    "max-streams", llvm::cl::desc("Most CUDA streams the schedule uses"),
+    llvm::cl::init(4));
+llvm::cl::opt<uint64_t> gemmWorkspaceBytes(
+    "gemm-workspace-bytes",
+    llvm::cl::desc("cuBLASLt workspace after the activation arena"),
+    llvm::cl::init(32ull << 20));
 llvm::cl::list<std::string> inputShapes(
     "input-shape",
     llvm::cl::desc("Input or dimension sizes: name=8x128 or seq=128 "
@@ -108,6 +137,43 @@ bool runFunctionPasses(
   return succeeded(pm.run(module));
 }
 
+/// Prints the arena sizes the memory plan recorded on the entry function.
+void printArenaSizes(ModuleOp module) {
+  func::FuncOp function = kiln::getEntryFunction(module);
+  if (quiet || !function)
+    return;
+  auto bytes = [&](llvm::StringRef name) -> int64_t {
+    auto attr = function->getAttrOfType<IntegerAttr>(name);
+    return attr ? attr.getInt() : 0;
+  };
+  llvm::errs() << llvm::formatv(
+      "kiln-compile: activation arena {0} bytes, weight arena {1} bytes\n",
+      bytes(kiln::kActivationArenaBytesAttr),
+      bytes(kiln::kWeightArenaBytesAttr));
+}
+
+/// Writes |bytes| to the output file (binary).
+bool writeBytes(llvm::StringRef bytes) {
+  std::string errorMessage;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFile, &errorMessage);
+  if (!output) {
+    reportError(errorMessage);
+    return false;
+  }
+  output->os() << bytes;
+  output->keep();
+  return true;
+}
+
+/// The CUDA C++ of every unique kernel, one after the other.
+std::string describeCUDA(const kiln::CUDAModule &cuda) {
+  std::string text;
+  for (const kiln::EmittedKernel &kernel : cuda.kernels)
+    text += kernel.source + "\n";
+  return text;
+}
+
 bool writeOutput(ModuleOp module) {
   std::string errorMessage;
   std::unique_ptr<llvm::ToolOutputFile> output =
@@ -130,6 +196,61 @@ bool writeOutput(ModuleOp module) {
   return true;
 }
 
+/// --emit cuda: prints the kernels; --emit artifact: compiles them with
+/// NVRTC, packages the artifact, writes it and prints a summary.
+bool compileToCUDA(ModuleOp module, const std::vector<std::string> &archs) {
+  kiln::CUDAModule cuda;
+  bool ok = runPhase("cuda-emit", [&] {
+    FailureOr<kiln::CUDAModule> emitted = kiln::emitCUDAModule(module);
+    if (failed(emitted))
+      return false;
+    cuda = std::move(*emitted);
+    return true;
+  });
+  if (!ok)
+    return false;
+  if (emit == Phase::Cuda)
+    return runPhase("print", [&] { return writeBytes(describeCUDA(cuda)); });
+
+  kiln::NVRTCResult compiled;
+  ok = runPhase("nvrtc", [&] {
+    kiln::NVRTCOptions options;
+    options.archs = archs;
+    options.keepPTX = keepPTX;
+    auto result = kiln::compileWithNVRTC(cuda.kernels, options);
+    if (!result) {
+      reportError(llvm::toString(result.takeError()));
+      return false;
+    }
+    compiled = std::move(*result);
+    return true;
+  });
+  std::string artifact;
+  kiln::PackageSummary summary;
+  if (ok)
+    ok = runPhase("package", [&] {
+      kiln::PackageOptions options;
+      options.archs = archs;
+      options.cudaVersion = kiln::getNVRTCVersion();
+      options.sourceModel = llvm::sys::path::filename(inputFile).str();
+      options.gemmWorkspaceBytes = gemmWorkspaceBytes;
+      return succeeded(kiln::buildArtifact(module, cuda, compiled.kernels,
+                                           options, artifact, &summary));
+    });
+  if (ok)
+    ok = runPhase("write", [&] { return writeBytes(artifact); });
+  if (ok && !quiet)
+    llvm::errs() << llvm::formatv(
+        "kiln-compile: {0} kernels ({1} launches), {2} library calls, {3} "
+        "copies, {4} streams, {5} events; activation arena {6} bytes (+{7} "
+        "workspace), weight arena {8} bytes; artifact {9} bytes for {10}\n",
+        summary.kernels, summary.launches, summary.gemms, summary.copies,
+        summary.streams, summary.events, summary.activationArenaBytes,
+        summary.workspaceBytes, summary.weightArenaBytes,
+        summary.artifactBytes, llvm::join(archs, ","));
+  return ok;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -138,9 +259,21 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   llvm::cl::ParseCommandLineOptions(argc, argv, "kiln ONNX compiler\n");
+  if (!emit.getNumOccurrences() && llvm::StringRef(outputFile).ends_with(".kiln"))
+    emit = Phase::Artifact;
+  std::vector<std::string> archs;
+  if (emit >= Phase::Cuda) {
+    auto parsed = kiln::parseGPUArchList(gpuArchs);
+    if (!parsed) {
+      reportError(llvm::toString(parsed.takeError()));
+      return 1;
+    }
+    archs = std::move(*parsed);
+  }
 
   DialectRegistry registry;
   registry.insert<kiln::KilnDialect, func::FuncDialect>();
+  kiln::registerCUDAElementalModels(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // Pass and verifier errors: one line each, with the ONNX node location.
@@ -182,6 +315,25 @@ int main(int argc, char **argv) {
                                  return kiln::createKilnTileKernels();
                                }});
     });
+  if (ok && emit >= Phase::Planned) {
+    ok = runPhase("schedule", [&] {
+      return runFunctionPasses(*module, {[] {
+                                 kiln::KilnScheduleOptions options;
+                                 options.maxStreams = maxStreams;
+                                 return kiln::createKilnSchedule(options);
+                               }});
+    });
+    if (ok)
+      ok = runPhase("plan-memory", [&] {
+        return runFunctionPasses(*module, {[] {
+                                   return kiln::createKilnPlanMemory();
+                                 }});
+      });
+    if (ok)
+      printArenaSizes(*module);
+  }
+  if (ok && emit >= Phase::Cuda)
+    return compileToCUDA(*module, archs) ? 0 : 1;
   if (ok)
     ok = runPhase("print", [&] { return writeOutput(*module); });
   return ok ? 0 : 1;

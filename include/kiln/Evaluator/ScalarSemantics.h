@@ -106,8 +106,15 @@ using FloatScalarFn = double (*)(const double *args);
 using IntScalarFn = std::optional<int64_t> (*)(const int64_t *args,
                                                DType dtype);
 
-/// One row of the table. The CUDA emitter adds its expression template here,
-/// next to the CPU reference, so both read the same semantics.
+/// One row of the table: the CPU reference and, next to it, the CUDA C++
+/// expression template that the CUDA emitter instantiates, so both read the
+/// same semantics. In a template `$0`, `$1`, `$2` are the operands (already
+/// in the computation type: float for f16/bf16/f32, double for f64,
+/// long long for integers, bool for i1) and `$U` is `true` when the operands
+/// are unsigned (u64 values are held as their bit pattern). The kiln_* device
+/// functions are defined in the CUDA prelude (lib/Target/CUDA/Prelude.cpp)
+/// with exactly the CPU functions' edge cases; integer results are wrapped
+/// to the result dtype by the emitter, as the evaluator wraps on store.
 struct ElementwiseSemantics {
   ElementwiseKind kind;
   const char *name; // The kiln op mnemonic ("add"), or the combiner name.
@@ -116,6 +123,8 @@ struct ElementwiseSemantics {
   FloatScalarFn cpuFloat; // nullptr: not defined on float dtypes.
   IntScalarFn cpuInt;     // nullptr: not defined on integer/bool dtypes.
   const char *notes;      // Edge cases every implementation must match.
+  const char *cudaFloat = nullptr; // CUDA template on float operands.
+  const char *cudaInt = nullptr;   // CUDA template on integer/bool operands.
 };
 
 /// The table, indexed by ElementwiseKind.

@@ -178,4 +178,58 @@ def KilnTileKernels : Pass<"kiln-tile-kernels", "mlir::func::FuncOp"> {
   ];
 }
 
+def KilnSchedule : Pass<"kiln-schedule", "mlir::func::FuncOp"> {
+  let summary = "Assigns the kernels' launch DAG to CUDA streams, joined by events.";
+  let description = [{
+    Independent branches of the launch DAG run on different streams: a kernel
+    continues the stream of its first producer while that stream still ends
+    with the producer, else takes a new stream (at most `max-streams`).
+    Dependencies that cross streams become events: the producer records one
+    (`record_event`), the consumer waits on it (`wait_events`); vector clocks
+    drop waits that earlier ones already imply. Streams that read only inputs
+    wait on the fork event recorded on stream 0 at entry; stream 0 waits on
+    `kiln.join_events` at the end.
+
+    Before: two independent library kernels `%m0`, `%m1` and a kernel
+    reading both. After:
+
+    ```mlir
+    func.func @f(...) attributes {kiln.fork_event = 0 : i64,
+        kiln.num_events = 2 : i64, kiln.num_streams = 2 : i64} {
+      %m0 = kiln.kernel "matmul_0" library ... attributes {stream = 0 : i64}
+      %m1 = kiln.kernel "matmul_1" library ... attributes {record_event = 1 : i64,
+          stream = 1 : i64, wait_events = array<i64: 0>}
+      %a = kiln.kernel "add_2" pointwise ins(%m0, %m1 ...) ... attributes {
+          stream = 0 : i64, wait_events = array<i64: 1>}
+    ```
+  }];
+  let options = [
+    Option<"maxStreams", "max-streams", "int64_t", "4",
+           "Most streams the schedule uses">
+  ];
+}
+
+def KilnPlanMemory : Pass<"kiln-plan-memory", "mlir::func::FuncOp"> {
+  let summary = "Gives activations arena offsets by liveness on the scheduled DAG, and weights weight-arena offsets.";
+  let description = [{
+    Runs after kiln-schedule. Each `kiln.empty` either becomes a function
+    result that kernels write directly (`result_index`) or gets a 256-byte
+    aligned `arena_offset`; two activations share memory only when the
+    schedule (streams and events) orders every use of one before every use
+    of the other, so buffers of concurrent streams never overlap. Views alias
+    their source. Weights (`kiln.constant` read by kernels or returned) get a
+    `weight_offset` in a separate arena. The peak sizes are recorded as
+    `kiln.activation_arena_bytes` and `kiln.weight_arena_bytes`.
+
+    ```mlir
+    func.func @f(...) attributes {kiln.activation_arena_bytes = 8192 : i64,
+        kiln.weight_arena_bytes = 33280 : i64, ...} {
+      %w = kiln.constant {weight_offset = 0 : i64} dense_resource<w0> : ...
+      %e0 = kiln.empty {arena_offset = 0 : i64} : tensor<8x128xf32>
+      %e1 = kiln.empty {arena_offset = 4096 : i64} : tensor<8x128xf32>
+      %e2 = kiln.empty {result_index = 0 : i64} : tensor<8x10xf32>
+    ```
+  }];
+}
+
 #endif // KILN_TRANSFORMS_PASSES_TD

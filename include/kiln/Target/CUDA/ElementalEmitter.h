@@ -1,0 +1,157 @@
+// The state shared by the CUDA kernel templates and the elemental op models:
+// the code buffer with scopes, the (value, index) -> variable cache, index
+// arithmetic on static shapes, and dtype conversions between storage and the
+// computation type.
+#ifndef KILN_TARGET_CUDA_ELEMENTALEMITTER_H
+#define KILN_TARGET_CUDA_ELEMENTALEMITTER_H
+
+#include "kiln/Dialect/Kiln/IR/ElementalInterface.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// An index into a tensor of static shape, as C++ expressions of type
+/// kiln_index_t: per-dim entries, the row-major linear index, or both. Ops
+/// that keep the element order (elementwise ops on equal shapes, views) pass
+/// the linear form through, so loads and template overrides can recognise
+/// "the element this thread is working on" by its text.
+struct ElementIndex {
+  bool hasDims = false;
+  llvm::SmallVector<std::string, 4> dims;
+  std::string linear; // Empty when unknown.
+
+  static ElementIndex fromLinear(std::string linear);
+  static ElementIndex fromDims(llvm::ArrayRef<std::string> dims);
+  /// A key that is equal for equal index texts (linear form preferred).
+  std::string key() const;
+};
+
+/// How values of an element type are held while computing.
+enum class ComputeKind { Float, Double, Int, Bool };
+
+class ElementalEmitter {
+public:
+  explicit ElementalEmitter(KernelOp kernel);
+
+  KernelOp getKernel() { return kernel; }
+
+  //===--- Code buffer
+  //-----------------------------------------------------===//
+  /// Appends one statement line at the current indentation.
+  void line(const llvm::Twine &text);
+  /// `header {` and a new cache scope; close() ends both.
+  void open(const llvm::Twine &header);
+  void close(llvm::StringRef trailer = "");
+  /// A new variable name: prefix + counter.
+  std::string fresh(llvm::StringRef prefix);
+  /// The statements emitted so far.
+  const std::string &body() const { return code; }
+  /// File-scope declarations (constant tables) the kernel needs.
+  const std::string &globals() const { return globalDecls; }
+  void addGlobal(const llvm::Twine &text);
+  void setIndent(unsigned level) { indent = level; }
+
+  //===--- Values
+  //----------------------------------------------------------===//
+  /// The value of |value| at |index| in its computation type: a kernel
+  /// input load, a template override, a cached variable or the op's
+  /// ElementalOpInterface expression bound to a new variable.
+  mlir::FailureOr<std::string> emit(mlir::Value value,
+                                    const ElementIndex &index);
+  /// Records that |value| at |index| is |expression| in the current scope.
+  void bind(mlir::Value value, const ElementIndex &index,
+            const std::string &expression);
+  /// Binds |expression| to a new `const T name = ...;` and returns the name
+  /// (or returns |expression| itself when it is already a name or literal).
+  std::string materialize(mlir::Type elementType, const std::string &expression,
+                          llvm::StringRef prefix = "v");
+
+  /// Hooks the templates set: an override for (value, index) (anchor results,
+  /// tile reads) and one giving the storage expression that replaces
+  /// `inN[linear]` for a kernel-input load (vector lanes).
+  using ValueOverride = std::function<std::optional<std::string>(
+      mlir::Value, const ElementIndex &)>;
+  void setValueOverride(ValueOverride hook) { valueOverride = std::move(hook); }
+  using LoadOverride = std::function<std::optional<std::string>(
+      unsigned argument, const ElementIndex &)>;
+  void setLoadOverride(LoadOverride hook) { loadOverride = std::move(hook); }
+
+  //===--- Kernel arguments -----------------------------------------------===//
+  /// The pointer parameter of body argument |number| (`in2`, `out0`).
+  std::string pointerName(unsigned number) const;
+  unsigned getNumInputs() const;
+
+  //===--- Index arithmetic on static shapes -----------------------------===//
+  std::string dimOf(const ElementIndex &index, llvm::ArrayRef<int64_t> shape,
+                    unsigned dim) const;
+  llvm::SmallVector<std::string, 4> dimsOf(const ElementIndex &index,
+                                           llvm::ArrayRef<int64_t> shape) const;
+  std::string linearOf(const ElementIndex &index,
+                       llvm::ArrayRef<int64_t> shape) const;
+  /// The index into an operand of |operandShape| that NumPy broadcasting to
+  /// |resultShape| reads; the same index when the shapes are equal.
+  ElementIndex broadcastIndex(const ElementIndex &resultIndex,
+                              llvm::ArrayRef<int64_t> resultShape,
+                              llvm::ArrayRef<int64_t> operandShape) const;
+
+  //===--- Types
+  //-----------------------------------------------------------===//
+  static std::optional<ComputeKind> computeKind(mlir::Type elementType);
+  /// float, double, long long or bool; empty for unsupported types.
+  static std::string computeType(mlir::Type elementType);
+  /// The element type in memory: __half, __nv_bfloat16, int, unsigned char
+  /// (for i1), ...
+  static std::string storageType(mlir::Type elementType);
+  static std::string loadConversion(mlir::Type elementType,
+                                    const std::string &storageExpr);
+  static std::string storeConversion(mlir::Type elementType,
+                                     const std::string &computeExpr);
+  /// Wraps a long long to an integer dtype narrower than 64 bits (or tests
+  /// for non-zero for i1), as the evaluator does on every store.
+  static std::string wrapInteger(mlir::Type elementType,
+                                 const std::string &expr);
+  static bool isUnsignedInteger(mlir::Type elementType);
+  /// A literal of the computation type of |elementType|.
+  static std::string floatLiteral(mlir::Type elementType, double value);
+  static std::string intLiteral(int64_t value);
+
+  /// A located error at |op| (or the kernel when null).
+  mlir::InFlightDiagnostic error(mlir::Operation *op);
+
+private:
+  struct Scope {
+    llvm::StringMap<std::string> cache;
+  };
+  std::string cacheKey(mlir::Value value, const ElementIndex &index) const;
+
+  KernelOp kernel;
+  std::string code;
+  std::string globalDecls;
+  unsigned indent = 1;
+  unsigned counter = 0;
+  std::vector<Scope> scopes;
+  llvm::DenseMap<mlir::Value, unsigned> valueIds;
+  ValueOverride valueOverride;
+  LoadOverride loadOverride;
+};
+
+/// A tensor type's static shape (the emitter only sees static shapes).
+llvm::ArrayRef<int64_t> shapeOf(mlir::Value value);
+mlir::Type elementTypeOf(mlir::Value value);
+int64_t elementCount(llvm::ArrayRef<int64_t> shape);
+/// |text| in parentheses unless it is a name, a number or one group already.
+std::string parenthesize(const std::string &text);
+
+} // namespace kiln
+
+#endif // KILN_TARGET_CUDA_ELEMENTALEMITTER_H

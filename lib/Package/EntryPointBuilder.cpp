@@ -1,0 +1,369 @@
+// The entry point of an artifact from a planned function: the I/O signature,
+// one buffer per memory the steps touch (inputs, outputs, weights,
+// activations, and aliases for views), and the steps in program order with
+// the schedule's streams and events.
+//
+//  1. Inputs and outputs get buffers 0..n-1 in signature order.
+//  2. Steps follow the kernels in program order: waits, the launch (or the
+//     cuBLASLt call of a library kernel), then the event the kernel records.
+//     A kernel's operand gets the buffer of its storage: a kiln.empty with
+//     `arena_offset` is an activation, one with `result_index` the output
+//     itself (so the kernel writes the caller's memory); views and other
+//     shapes of the same bytes are aliases; constants are weights.
+//  3. Stream 0 waits on the join events, then copies every result that no
+//     kernel wrote in place (a returned input, weight, or a value returned
+//     twice).
+#include "PackageInternal.h"
+
+#include "kiln/Dialect/Kiln/IR/Locations.h"
+#include "kiln/artifact_format.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+using namespace mlir;
+
+namespace kiln::package {
+
+using namespace kiln::artifact;
+
+namespace {
+
+int64_t getIntAttr(Operation *op, StringRef name, int64_t fallback) {
+  if (auto attr = op->getAttrOfType<IntegerAttr>(name))
+    return attr.getInt();
+  return fallback;
+}
+
+class EntryPointBuilder {
+public:
+  EntryPointBuilder(func::FuncOp function, const CUDAModule &cuda,
+                    WeightTable &weights, EntryPointT &entry)
+      : function(function), weights(weights), entry(entry) {
+    for (const KernelLaunch &launch : cuda.launches) {
+      KernelOp op = launch.op; // A handle; a copy is not const.
+      launchOf[op.getOperation()] = &launch;
+    }
+  }
+
+  LogicalResult buildSignature();
+  LogicalResult buildKernelSteps(const LaunchGraph &graph);
+  LogicalResult buildResultSteps();
+  EntryPointCounts counts;
+
+private:
+  FailureOr<uint32_t> addBuffer(Operation *where, BufferKind kind, Type type);
+  FailureOr<uint32_t> bufferOf(Value value);
+  FailureOr<uint32_t> bufferOfUncached(Value value);
+  FailureOr<uint32_t> weightBuffer(ConstantOp constant);
+  /// |buffer| itself when |type| matches it, else an alias of it.
+  FailureOr<uint32_t> viewAs(Operation *where, uint32_t buffer, Type type);
+  std::unique_ptr<StepT> &addStep(StepKind kind, uint32_t stream,
+                                  StringRef name);
+
+  func::FuncOp function;
+  WeightTable &weights;
+  EntryPointT &entry;
+  DenseMap<Operation *, const KernelLaunch *> launchOf;
+  DenseMap<Value, uint32_t> cache;
+  SmallVector<uint32_t> outputBuffers;
+  SmallVector<Type> bufferTypes;
+};
+
+FailureOr<uint32_t> EntryPointBuilder::addBuffer(Operation *where,
+                                                 BufferKind kind, Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  std::optional<int64_t> bytes = getTensorBytes(type);
+  FailureOr<DType> dtype = getArtifactDType(where, type);
+  if (!tensor || !bytes)
+    return where->emitError("packager: buffer of type ")
+           << type << " has no static size";
+  if (failed(dtype))
+    return failure();
+  auto buffer = std::make_unique<BufferT>();
+  buffer->kind = kind;
+  buffer->dtype = *dtype;
+  buffer->shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  buffer->bytes = *bytes;
+  entry.buffers.push_back(std::move(buffer));
+  bufferTypes.push_back(type);
+  return entry.buffers.size() - 1;
+}
+
+FailureOr<uint32_t> EntryPointBuilder::viewAs(Operation *where, uint32_t buffer,
+                                              Type type) {
+  if (bufferTypes[buffer] == type)
+    return buffer;
+  while (entry.buffers[buffer]->kind == BufferKind_Alias)
+    buffer = entry.buffers[buffer]->alias_of;
+  FailureOr<uint32_t> alias = addBuffer(where, BufferKind_Alias, type);
+  if (failed(alias))
+    return failure();
+  if (entry.buffers[*alias]->bytes != entry.buffers[buffer]->bytes)
+    return where->emitError("packager: a view of ")
+           << entry.buffers[*alias]->bytes << " bytes of a buffer of "
+           << entry.buffers[buffer]->bytes;
+  entry.buffers[*alias]->alias_of = buffer;
+  return alias;
+}
+
+FailureOr<uint32_t> EntryPointBuilder::weightBuffer(ConstantOp constant) {
+  auto offset = constant->getAttrOfType<IntegerAttr>(kWeightOffsetAttr);
+  if (!offset)
+    return constant.emitError(
+        "packager: weight has no weight_offset; run kiln-plan-memory first");
+  auto [slot, inserted] =
+      weights.bufferAtOffset.try_emplace(offset.getInt(), 0);
+  if (inserted) {
+    // A model-level weight buffer and its inline section.
+    std::vector<char> owned;
+    ArrayRef<char> bytes;
+    FailureOr<DType> dtype = getArtifactDType(constant, constant.getType());
+    if (failed(dtype) || failed(getConstantBytes(constant, owned, bytes)))
+      return failure();
+    auto type = cast<RankedTensorType>(constant.getType());
+    auto buffer = std::make_unique<BufferT>();
+    buffer->kind = BufferKind_Weight;
+    buffer->dtype = *dtype;
+    buffer->shape.assign(type.getShape().begin(), type.getShape().end());
+    buffer->bytes = bytes.size();
+    buffer->offset = offset.getInt();
+    slot->second = weights.model.weight_buffers.size();
+    weights.model.weight_buffers.push_back(std::move(buffer));
+    std::string name = "weights:";
+    if (auto resource =
+            dyn_cast<DenseResourceElementsAttr>(constant.getValue()))
+      name += resource.getRawHandle().getKey().str();
+    else
+      name += "w" + std::to_string(slot->second);
+    auto weight = std::make_unique<WeightT>();
+    weight->buffer = slot->second;
+    weight->hash = artifact::fnv1a64(bytes.data(), bytes.size());
+    weight->section = owned.empty()
+                          ? weights.sections.add(name, bytes)
+                          : weights.sections.addOwned(name, std::move(owned));
+    weights.model.weights.push_back(std::move(weight));
+  }
+  FailureOr<uint32_t> id =
+      addBuffer(constant, BufferKind_Weight, constant.getType());
+  if (succeeded(id))
+    entry.buffers[*id]->offset = offset.getInt();
+  return id;
+}
+
+FailureOr<uint32_t> EntryPointBuilder::bufferOf(Value value) {
+  auto cached = cache.find(value);
+  if (cached != cache.end())
+    return cached->second;
+  FailureOr<uint32_t> id = bufferOfUncached(value);
+  if (succeeded(id))
+    cache[value] = *id;
+  return id;
+}
+
+FailureOr<uint32_t> EntryPointBuilder::bufferOfUncached(Value value) {
+  if (auto argument = dyn_cast<BlockArgument>(value))
+    return function.emitError("packager: unexpected block argument");
+  Operation *op = value.getDefiningOp();
+  if (auto constant = dyn_cast<ConstantOp>(op))
+    return weightBuffer(constant);
+  if (auto kernel = dyn_cast<KernelOp>(op)) {
+    unsigned index = cast<OpResult>(value).getResultNumber();
+    FailureOr<uint32_t> destination = bufferOf(kernel.getOutputs()[index]);
+    if (failed(destination))
+      return failure();
+    return viewAs(op, *destination, value.getType());
+  }
+  if (isViewOp(op)) {
+    FailureOr<uint32_t> source = bufferOf(op->getOperand(0));
+    if (failed(source))
+      return failure();
+    return viewAs(op, *source, value.getType());
+  }
+  if (auto empty = dyn_cast<EmptyOp>(op)) {
+    if (auto result = empty->getAttrOfType<IntegerAttr>(kResultIndexAttr)) {
+      if (result.getInt() < 0 ||
+          result.getInt() >= int64_t(outputBuffers.size()))
+        return empty.emitError("packager: result_index ")
+               << result.getInt() << " is not a result";
+      return viewAs(op, outputBuffers[result.getInt()], value.getType());
+    }
+    auto offset = empty->getAttrOfType<IntegerAttr>(kArenaOffsetAttr);
+    if (!offset)
+      return empty.emitError(
+          "packager: buffer has no arena_offset; run kiln-plan-memory first");
+    FailureOr<uint32_t> id =
+        addBuffer(op, BufferKind_Activation, value.getType());
+    if (succeeded(id))
+      entry.buffers[*id]->offset = offset.getInt();
+    return id;
+  }
+  return op->emitError("packager: no buffer for the result of '")
+         << op->getName() << "'";
+}
+
+std::unique_ptr<StepT> &
+EntryPointBuilder::addStep(StepKind kind, uint32_t stream, StringRef name) {
+  auto step = std::make_unique<StepT>();
+  step->kind = kind;
+  step->stream = stream;
+  step->name = name.str();
+  entry.steps.push_back(std::move(step));
+  return entry.steps.back();
+}
+
+LogicalResult EntryPointBuilder::buildSignature() {
+  auto outputNames = function->getAttrOfType<ArrayAttr>("kiln.output_names");
+  auto addTensor = [&](BufferKind kind, unsigned index, Type type,
+                       std::string name) -> FailureOr<uint32_t> {
+    FailureOr<uint32_t> id = addBuffer(function, kind, type);
+    if (failed(id))
+      return failure();
+    BufferT &buffer = *entry.buffers[*id];
+    buffer.io_index = index;
+    auto tensor = std::make_unique<TensorSignatureT>();
+    tensor->name = std::move(name);
+    tensor->dtype = buffer.dtype;
+    tensor->shape = buffer.shape;
+    tensor->buffer = *id;
+    (kind == BufferKind_Input ? entry.inputs : entry.outputs)
+        .push_back(std::move(tensor));
+    return id;
+  };
+  for (BlockArgument argument : function.getArguments()) {
+    unsigned index = argument.getArgNumber();
+    auto name = function.getArgAttrOfType<StringAttr>(index, "kiln.name");
+    FailureOr<uint32_t> id =
+        addTensor(BufferKind_Input, index, argument.getType(),
+                  name ? name.str() : "input" + std::to_string(index));
+    if (failed(id))
+      return failure();
+    cache[argument] = *id;
+  }
+  for (auto [index, type] : llvm::enumerate(function.getResultTypes())) {
+    StringAttr name;
+    if (outputNames && index < outputNames.size())
+      name = dyn_cast<StringAttr>(outputNames[index]);
+    FailureOr<uint32_t> id =
+        addTensor(BufferKind_Output, index, type,
+                  name ? name.str() : "output" + std::to_string(index));
+    if (failed(id))
+      return failure();
+    outputBuffers.push_back(*id);
+  }
+  return success();
+}
+
+LogicalResult EntryPointBuilder::buildKernelSteps(const LaunchGraph &graph) {
+  if (auto fork = function->getAttrOfType<IntegerAttr>(kForkEventAttr))
+    addStep(StepKind_RecordEvent, 0, "fork")->event = fork.getInt();
+  for (KernelOp kernel : graph.kernels) {
+    uint32_t stream = getIntAttr(kernel, kStreamAttr, 0);
+    if (auto waits = kernel->getAttrOfType<DenseI64ArrayAttr>(kWaitEventsAttr))
+      for (int64_t event : waits.asArrayRef())
+        addStep(StepKind_WaitEvent, stream, kernel.getSymName())->event = event;
+
+    std::unique_ptr<StepT> step = std::make_unique<StepT>();
+    step->stream = stream;
+    step->name = kernel.getSymName().str();
+    for (const OnnxNode &node : collectOnnxNodes(kernel.getLoc()))
+      step->onnx_nodes.push_back(node.name);
+    if (kernel.getKind() == "library") {
+      step->kind = StepKind_Gemm;
+      step->gemm = std::make_unique<GemmT>();
+      Block &body = kernel.getBody().front();
+      auto bodyBuffer = [&](Value value) -> FailureOr<uint32_t> {
+        if (auto argument = dyn_cast<BlockArgument>(value))
+          if (argument.getOwner() == &body)
+            return bufferOf(kernel->getOperand(argument.getArgNumber()));
+        if (auto constant = value.getDefiningOp<ConstantOp>())
+          return bufferOf(constant);
+        return kernel.emitError("packager: library kernel '")
+               << kernel.getSymName()
+               << "' computes a GEMM operand inside the kernel; cuBLASLt "
+                  "reads operands from memory";
+      };
+      if (failed(describeGemm(kernel, bodyBuffer, *step->gemm)))
+        return failure();
+      FailureOr<uint32_t> out = bufferOf(kernel.getResult(0));
+      if (failed(out))
+        return failure();
+      step->gemm->out = *out;
+      ++counts.gemms;
+    } else {
+      const KernelLaunch *launch = launchOf.lookup(kernel);
+      if (!launch || launch->kernel < 0)
+        return kernel.emitError("packager: kernel '")
+               << kernel.getSymName() << "' has no emitted CUDA kernel";
+      step->kind = StepKind_Launch;
+      step->kernel = launch->kernel;
+      step->grid = {uint32_t(launch->grid ? launch->grid
+                                          : getIntAttr(kernel, "grid_size", 1)),
+                    1, 1};
+      step->block = {uint32_t(launch->block
+                                  ? launch->block
+                                  : getIntAttr(kernel, "block_size", 1)),
+                     1, 1};
+      step->shared_bytes = launch->dynamicSharedBytes;
+      for (Value operand : kernel->getOperands()) {
+        FailureOr<uint32_t> id = bufferOf(operand);
+        if (failed(id))
+          return failure();
+        step->args.push_back(*id);
+      }
+      ++counts.launches;
+    }
+    entry.steps.push_back(std::move(step));
+    if (auto event = kernel->getAttrOfType<IntegerAttr>(kRecordEventAttr))
+      addStep(StepKind_RecordEvent, stream, kernel.getSymName())->event =
+          event.getInt();
+  }
+  if (auto joins = function->getAttrOfType<DenseI64ArrayAttr>(kJoinEventsAttr))
+    for (int64_t event : joins.asArrayRef())
+      addStep(StepKind_WaitEvent, 0, "join")->event = event;
+  return success();
+}
+
+LogicalResult EntryPointBuilder::buildResultSteps() {
+  auto returnOp =
+      cast<func::ReturnOp>(function.getBody().front().getTerminator());
+  for (auto [index, value] : llvm::enumerate(returnOp.getOperands())) {
+    auto empty = getStorageRoot(value).getDefiningOp<EmptyOp>();
+    if (empty && getIntAttr(empty, kResultIndexAttr, -1) == int64_t(index))
+      continue; // A kernel wrote it in place.
+    FailureOr<uint32_t> source = bufferOf(value);
+    if (failed(source))
+      return failure();
+    std::string name = entry.outputs[index]->name;
+    std::unique_ptr<StepT> &copy = addStep(StepKind_Copy, 0, "copy:" + name);
+    copy->args = {*source, outputBuffers[index]};
+    ++counts.copies;
+  }
+  return success();
+}
+
+} // namespace
+
+LogicalResult buildEntryPoint(func::FuncOp function, const LaunchGraph &graph,
+                              const CUDAModule &cuda, WeightTable &weights,
+                              uint64_t gemmWorkspaceBytes, EntryPointT &entry,
+                              EntryPointCounts &counts) {
+  auto arena = function->getAttrOfType<IntegerAttr>(kActivationArenaBytesAttr);
+  if (!arena)
+    return function.emitError("packager: '")
+           << function.getSymName()
+           << "' has no activation arena; run kiln-plan-memory first";
+  entry.name = "main";
+  entry.num_streams = getIntAttr(function, kNumStreamsAttr, 1);
+  entry.num_events = getIntAttr(function, kNumEventsAttr, 0);
+  entry.activation_arena_bytes = arena.getInt();
+  EntryPointBuilder builder(function, cuda, weights, entry);
+  if (failed(builder.buildSignature()) ||
+      failed(builder.buildKernelSteps(graph)) ||
+      failed(builder.buildResultSteps()))
+    return failure();
+  counts = builder.counts;
+  entry.workspace_bytes = counts.gemms ? gemmWorkspaceBytes : 0;
+  return success();
+}
+
+} // namespace kiln::package

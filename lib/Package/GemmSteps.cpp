@@ -1,0 +1,160 @@
+// GEMM descriptors of `library` kernels: ONNX MatMul (NumPy batching with
+// broadcast batch dims) and Gemm (transposes, alpha, beta, C) as one
+// strided-batched, row-major cuBLASLt call.
+#include "PackageInternal.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+
+namespace kiln::package {
+
+using namespace kiln::artifact;
+
+namespace {
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t result = 1;
+  for (int64_t dim : dims)
+    result *= dim;
+  return result;
+}
+
+/// The batch stride of an operand with batch dims |dims| in a call over
+/// |batch| (the broadcast batch dims): a matrix per batch, or 0 when the
+/// operand is broadcast over all of them; nullopt for a partial broadcast.
+std::optional<int64_t> batchStride(ArrayRef<int64_t> dims,
+                                   ArrayRef<int64_t> batch,
+                                   int64_t matrixElements) {
+  if (product(dims) == 1)
+    return 0;
+  SmallVector<int64_t> padded(batch.size() - dims.size(), 1);
+  padded.append(dims.begin(), dims.end());
+  if (ArrayRef<int64_t>(padded) != batch)
+    return std::nullopt;
+  return matrixElements;
+}
+
+LogicalResult describeMatMul(KernelOp kernel, MatMulOp matmul,
+                             BodyBufferFn bufferOf, GemmT &gemm) {
+  auto lhsType = cast<RankedTensorType>(matmul.getLhs().getType());
+  auto rhsType = cast<RankedTensorType>(matmul.getRhs().getType());
+  ArrayRef<int64_t> lhs = lhsType.getShape(), rhs = rhsType.getShape();
+  if (lhs.empty() || rhs.empty())
+    return kernel.emitError("packager: kernel '")
+           << kernel.getSymName() << "': MatMul of a scalar";
+  // 1-D operands are promoted: lhs [K] -> [1, K], rhs [K] -> [K, 1].
+  int64_t m = lhs.size() >= 2 ? lhs[lhs.size() - 2] : 1;
+  int64_t k = lhs.back();
+  int64_t n = rhs.size() >= 2 ? rhs.back() : 1;
+  ArrayRef<int64_t> lhsBatch = lhs.drop_back(std::min<size_t>(lhs.size(), 2));
+  ArrayRef<int64_t> rhsBatch = rhs.drop_back(std::min<size_t>(rhs.size(), 2));
+  SmallVector<int64_t> batch(std::max(lhsBatch.size(), rhsBatch.size()), 1);
+  for (ArrayRef<int64_t> dims : {lhsBatch, rhsBatch})
+    for (auto [i, dim] : llvm::enumerate(llvm::reverse(dims)))
+      if (dim != 1)
+        batch[batch.size() - 1 - i] = dim;
+  std::optional<int64_t> strideA = batchStride(lhsBatch, batch, m * k);
+  std::optional<int64_t> strideB = batchStride(rhsBatch, batch, k * n);
+  if (!strideA || !strideB)
+    return kernel.emitError("packager: kernel '")
+           << kernel.getSymName()
+           << "': MatMul with partially broadcast batch dimensions (lhs "
+           << lhsType << ", rhs " << rhsType
+           << ") is not supported by the library call yet";
+
+  FailureOr<uint32_t> a = bufferOf(matmul.getLhs());
+  FailureOr<uint32_t> b = bufferOf(matmul.getRhs());
+  if (failed(a) || failed(b))
+    return failure();
+  gemm.a = *a;
+  gemm.b = *b;
+  gemm.m = m;
+  gemm.n = n;
+  gemm.k = k;
+  gemm.batch = product(batch);
+  gemm.stride_a = *strideA;
+  gemm.stride_b = *strideB;
+  gemm.stride_out = m * n;
+  // A batched lhs times one shared rhs is a single taller product.
+  if (gemm.batch > 1 && gemm.stride_b == 0 && gemm.stride_a == m * k) {
+    gemm.m = m * gemm.batch;
+    gemm.batch = 1;
+    gemm.stride_a = gemm.m * k;
+    gemm.stride_out = gemm.m * n;
+  }
+  return success();
+}
+
+LogicalResult describeGemmOp(KernelOp kernel, GemmOp op, BodyBufferFn bufferOf,
+                             GemmT &gemm) {
+  auto aType = cast<RankedTensorType>(op.getA().getType());
+  auto bType = cast<RankedTensorType>(op.getB().getType());
+  auto outType = cast<RankedTensorType>(op.getOutput().getType());
+  if (aType.getRank() != 2 || bType.getRank() != 2 || outType.getRank() != 2)
+    return kernel.emitError("packager: kernel '")
+           << kernel.getSymName() << "': Gemm needs 2-D operands";
+  FailureOr<uint32_t> a = bufferOf(op.getA());
+  FailureOr<uint32_t> b = bufferOf(op.getB());
+  if (failed(a) || failed(b))
+    return failure();
+  gemm.a = *a;
+  gemm.b = *b;
+  gemm.trans_a = op.getTransA();
+  gemm.trans_b = op.getTransB();
+  gemm.m = outType.getDimSize(0);
+  gemm.n = outType.getDimSize(1);
+  gemm.k = gemm.trans_a ? aType.getDimSize(0) : aType.getDimSize(1);
+  gemm.alpha = op.getAlpha().convertToFloat();
+  gemm.beta = 0.0f;
+  gemm.stride_a = gemm.m * gemm.k;
+  gemm.stride_b = gemm.k * gemm.n;
+  gemm.stride_out = gemm.m * gemm.n;
+  Value c = op.getC();
+  if (!c)
+    return success();
+  auto cType = cast<RankedTensorType>(c.getType());
+  FailureOr<uint32_t> cBuffer = bufferOf(c);
+  if (failed(cBuffer))
+    return failure();
+  float beta = op.getBeta().convertToFloat();
+  if (cType.getShape() == outType.getShape()) {
+    gemm.c = *cBuffer;
+    gemm.beta = beta;
+    gemm.stride_c = gemm.m * gemm.n;
+    return success();
+  }
+  // C of [n] or [1, n] with beta 1 is a bias row: cuBLASLt's bias epilogue.
+  bool row = cType.getNumElements() == gemm.n &&
+             (cType.getRank() == 1 ||
+              (cType.getRank() == 2 && cType.getDimSize(0) == 1));
+  if (row && beta == 1.0f) {
+    gemm.bias = *cBuffer;
+    gemm.epilogue = GemmEpilogue_Bias;
+    return success();
+  }
+  return kernel.emitError("packager: kernel '")
+         << kernel.getSymName() << "': Gemm's C of type " << cType << " (beta "
+         << beta << ") is broadcast to " << outType
+         << "; the library call supports C of the result's shape, or a row "
+            "of n with beta 1";
+}
+
+} // namespace
+
+LogicalResult describeGemm(KernelOp kernel, BodyBufferFn bufferOf,
+                           GemmT &gemm) {
+  YieldOp yield = kernel.getYield();
+  Operation *producer = yield.getNumOperands() == 1
+                            ? yield.getValues()[0].getDefiningOp()
+                            : nullptr;
+  if (auto matmul = dyn_cast_or_null<MatMulOp>(producer))
+    return describeMatMul(kernel, matmul, bufferOf, gemm);
+  if (auto op = dyn_cast_or_null<GemmOp>(producer))
+    return describeGemmOp(kernel, op, bufferOf, gemm);
+  return kernel.emitError("packager: library kernel '")
+         << kernel.getSymName()
+         << "' must yield the result of one kiln.matmul or kiln.gemm";
+}
+
+} // namespace kiln::package

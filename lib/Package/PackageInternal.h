@@ -1,0 +1,86 @@
+// Internal: the pieces of the packager (sections and file layout, weight
+// bytes, GEMM descriptors, the entry point's buffers and steps).
+#ifndef KILN_LIB_PACKAGE_PACKAGEINTERNAL_H
+#define KILN_LIB_PACKAGE_PACKAGEINTERNAL_H
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Target/CUDA/CUDAEmitter.h"
+#include "kiln/Transforms/Planning/LaunchGraph.h"
+
+#include "kiln_artifact_generated.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace kiln::package {
+
+/// The raw sections of an artifact, in file order. Bytes are borrowed (cubins,
+/// resource blobs the caller keeps alive) or owned (expanded constants).
+class SectionList {
+public:
+  /// Adds a section and returns its index.
+  uint32_t add(std::string name, llvm::ArrayRef<char> borrowed);
+  uint32_t addOwned(std::string name, std::vector<char> bytes);
+
+  size_t size() const { return names.size(); }
+  const std::string &getName(size_t index) const { return names[index]; }
+  llvm::ArrayRef<char> getBytes(size_t index) const { return bytes[index]; }
+
+private:
+  std::vector<std::string> names;
+  std::vector<llvm::ArrayRef<char>> bytes;
+  std::deque<std::vector<char>> owned;
+};
+
+/// Lays out header, manifest and sections (each 256-byte aligned), fills in
+/// |model|'s section table (offsets and FNV-1a hashes) and returns the file.
+std::string writeArtifactFile(artifact::ModelT &model,
+                              const SectionList &sections);
+
+/// The artifact dtype of |type|'s elements; a located error at |where| for
+/// element types the runtime has no dtype for.
+mlir::FailureOr<artifact::DType> getArtifactDType(mlir::Operation *where,
+                                                  mlir::Type type);
+
+/// The bytes of a constant in row-major order, as the runtime stores them
+/// (i1 as one byte per element): borrowed from a resource blob or raw dense
+/// data, or expanded into |owned| (splats, booleans).
+mlir::LogicalResult getConstantBytes(ConstantOp constant,
+                                     std::vector<char> &owned,
+                                     llvm::ArrayRef<char> &bytes);
+
+/// The buffer id of a value used inside a library kernel's body (its block
+/// arguments stand for the kernel's operands; constants are weights).
+using BodyBufferFn = llvm::function_ref<mlir::FailureOr<uint32_t>(mlir::Value)>;
+
+/// Describes the cuBLASLt call of a `library` kernel (one kiln.matmul or
+/// kiln.gemm whose result the kernel yields).
+mlir::LogicalResult describeGemm(KernelOp kernel, BodyBufferFn bufferOf,
+                                 artifact::GemmT &gemm);
+
+/// Model-level weights, shared by entry points: one weight buffer (and
+/// inline section) per weight-arena offset.
+struct WeightTable {
+  artifact::ModelT &model;
+  SectionList &sections;
+  llvm::DenseMap<int64_t, uint32_t> bufferAtOffset;
+};
+
+struct EntryPointCounts {
+  unsigned launches = 0, gemms = 0, copies = 0;
+};
+
+/// Builds the entry point of |function|: I/O signature, buffers and steps.
+mlir::LogicalResult
+buildEntryPoint(mlir::func::FuncOp function, const LaunchGraph &graph,
+                const CUDAModule &cuda, WeightTable &weights,
+                uint64_t gemmWorkspaceBytes, artifact::EntryPointT &entry,
+                EntryPointCounts &counts);
+
+} // namespace kiln::package
+
+#endif // KILN_LIB_PACKAGE_PACKAGEINTERNAL_H

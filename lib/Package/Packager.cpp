@@ -1,0 +1,116 @@
+// buildArtifact: the model-level manifest (versions, archs, kernels with
+// their cubin and PTX sections, weights) around the entry point, written as
+// one .kiln file.
+#include "kiln/Package/Packager.h"
+
+#include "PackageInternal.h"
+
+#include "kiln/artifact_format.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+using namespace kiln::artifact;
+
+std::string getCompilerVersion() { return KILN_COMPILER_VERSION; }
+
+namespace {
+
+/// One Kernel per unique CUDA kernel, with a cubin section per arch and the
+/// PTX section when the target kept PTX.
+LogicalResult addKernels(ModuleOp module, const CUDAModule &cuda,
+                         ArrayRef<CompiledKernel> compiled,
+                         const PackageOptions &options, ModelT &model,
+                         package::SectionList &sections) {
+  if (compiled.size() != cuda.kernels.size())
+    return module.emitError("packager: ")
+           << cuda.kernels.size() << " emitted kernels but " << compiled.size()
+           << " compiled ones";
+  for (auto [emitted, binary] : llvm::zip(cuda.kernels, compiled)) {
+    auto kernel = std::make_unique<KernelT>();
+    kernel->symbol = emitted.name;
+    for (const std::string &arch : options.archs) {
+      auto cubin = binary.cubins.find(arch);
+      if (cubin == binary.cubins.end() || cubin->second.empty())
+        return module.emitError("packager: kernel '")
+               << emitted.name << "' has no cubin for " << arch;
+      auto image = std::make_unique<KernelImageT>();
+      image->arch = arch;
+      image->section = sections.add(
+          "cubin:" + arch + ":" + emitted.name,
+          ArrayRef<char>(cubin->second.data(), cubin->second.size()));
+      kernel->images.push_back(std::move(image));
+    }
+    if (!binary.ptx.empty())
+      kernel->ptx_section =
+          sections.add("ptx:" + binary.ptxArch + ":" + emitted.name,
+                       ArrayRef<char>(binary.ptx.data(), binary.ptx.size()));
+    model.kernels.push_back(std::move(kernel));
+  }
+  return success();
+}
+
+} // namespace
+
+LogicalResult buildArtifact(ModuleOp module, const CUDAModule &cuda,
+                            ArrayRef<CompiledKernel> compiled,
+                            const PackageOptions &options,
+                            std::string &artifact, PackageSummary *summary) {
+  func::FuncOp function = getEntryFunction(module);
+  if (!function)
+    return module.emitError(
+        "packager: the module has no @main (or single) function");
+  auto weightArena =
+      function->getAttrOfType<IntegerAttr>(kWeightArenaBytesAttr);
+  if (!weightArena)
+    return function.emitError("packager: '")
+           << function.getSymName()
+           << "' has no weight arena; run kiln-plan-memory first";
+  FailureOr<LaunchGraph> graph = LaunchGraph::build(function);
+  if (failed(graph))
+    return failure();
+
+  ModelT model;
+  model.format_version = kFormatVersion;
+  model.compiler_version = options.compilerVersion.empty()
+                               ? getCompilerVersion()
+                               : options.compilerVersion;
+  model.cuda_version = options.cudaVersion;
+  model.archs = options.archs;
+  model.source_model = options.sourceModel;
+  model.weight_arena_bytes = weightArena.getInt();
+
+  package::SectionList sections;
+  if (failed(addKernels(module, cuda, compiled, options, model, sections)))
+    return failure();
+  package::WeightTable weights{model, sections,
+                               llvm::DenseMap<int64_t, uint32_t>()};
+  auto entry = std::make_unique<EntryPointT>();
+  package::EntryPointCounts counts;
+  if (failed(package::buildEntryPoint(function, *graph, cuda, weights,
+                                      options.gemmWorkspaceBytes, *entry,
+                                      counts)))
+    return failure();
+
+  if (summary) {
+    summary->kernels = model.kernels.size();
+    summary->launches = counts.launches;
+    summary->gemms = counts.gemms;
+    summary->copies = counts.copies;
+    summary->streams = entry->num_streams;
+    summary->events = entry->num_events;
+    summary->weights = model.weights.size();
+    summary->sections = sections.size();
+    summary->activationArenaBytes = entry->activation_arena_bytes;
+    summary->workspaceBytes = entry->workspace_bytes;
+    summary->weightArenaBytes = model.weight_arena_bytes;
+  }
+  model.entry_points.push_back(std::move(entry));
+  artifact = package::writeArtifactFile(model, sections);
+  if (summary)
+    summary->artifactBytes = artifact.size();
+  return success();
+}
+
+} // namespace kiln

@@ -1,0 +1,280 @@
+// ElementalEmitter: code buffer, scoped value cache, index arithmetic and
+// dtype conversions used by every CUDA kernel template.
+#include "kiln/Target/CUDA/ElementalEmitter.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+
+namespace kiln {
+
+ElementIndex ElementIndex::fromLinear(std::string linear) {
+  ElementIndex index;
+  index.linear = std::move(linear);
+  return index;
+}
+
+ElementIndex ElementIndex::fromDims(ArrayRef<std::string> dims) {
+  ElementIndex index;
+  index.hasDims = true;
+  index.dims.assign(dims.begin(), dims.end());
+  if (dims.empty())
+    index.linear = "0";
+  return index;
+}
+
+std::string ElementIndex::key() const {
+  if (!linear.empty())
+    return "L:" + linear;
+  return "D:" + llvm::join(dims, ",");
+}
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+Type elementTypeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getElementType();
+}
+
+int64_t elementCount(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t dim : shape)
+    count *= dim;
+  return count;
+}
+
+namespace {
+/// True for identifiers and numbers, which need no parentheses or variable.
+bool isAtom(StringRef text) {
+  if (text.empty())
+    return false;
+  // Numeric literals may hold an exponent sign: 9.99999975e-06f.
+  bool number = llvm::isDigit(text.front());
+  for (char c : text)
+    if (!llvm::isAlnum(c) && c != '_' && c != '.' &&
+        !(number && (c == '-' || c == '+')))
+      return false;
+  return true;
+}
+/// True when |text| is one parenthesised group: "(a + (b))".
+bool isParenthesised(StringRef text) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')')
+    return false;
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    depth += text[i] == '(' ? 1 : (text[i] == ')' ? -1 : 0);
+    if (depth == 0 && i + 1 < text.size())
+      return false;
+  }
+  return true;
+}
+std::string paren(const std::string &text) { return parenthesize(text); }
+} // namespace
+
+std::string parenthesize(const std::string &text) {
+  return isAtom(text) || isParenthesised(text) ? text : "(" + text + ")";
+}
+
+ElementalEmitter::ElementalEmitter(KernelOp kernel) : kernel(kernel) {
+  scopes.emplace_back();
+}
+
+void ElementalEmitter::line(const Twine &text) {
+  code.append(indent * 2, ' ');
+  code += text.str();
+  code += '\n';
+}
+
+void ElementalEmitter::open(const Twine &header) {
+  line(header + " {");
+  ++indent;
+  scopes.emplace_back();
+}
+
+void ElementalEmitter::close(StringRef trailer) {
+  --indent;
+  line("}" + trailer);
+  scopes.pop_back();
+}
+
+std::string ElementalEmitter::fresh(StringRef prefix) {
+  return (prefix + Twine(counter++)).str();
+}
+
+void ElementalEmitter::addGlobal(const Twine &text) {
+  globalDecls += text.str();
+  globalDecls += '\n';
+}
+
+std::string ElementalEmitter::cacheKey(Value value,
+                                       const ElementIndex &index) const {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << value.getAsOpaquePointer() << '@' << index.key();
+  return key;
+}
+
+void ElementalEmitter::bind(Value value, const ElementIndex &index,
+                            const std::string &expression) {
+  scopes.back().cache[cacheKey(value, index)] = expression;
+}
+
+std::string ElementalEmitter::materialize(Type elementType,
+                                          const std::string &expression,
+                                          StringRef prefix) {
+  if (isAtom(expression))
+    return expression;
+  std::string name = fresh(prefix);
+  line("const " + computeType(elementType) + " " + name + " = " + expression +
+       ";");
+  return name;
+}
+
+FailureOr<std::string> ElementalEmitter::emit(Value value,
+                                              const ElementIndex &index) {
+  if (valueOverride)
+    if (std::optional<std::string> expr = valueOverride(value, index))
+      return *expr;
+  std::string key = cacheKey(value, index);
+  for (auto scope = scopes.rbegin(); scope != scopes.rend(); ++scope) {
+    auto it = scope->cache.find(key);
+    if (it != scope->cache.end())
+      return it->second;
+  }
+
+  std::string expression;
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    if (argument.getOwner() != &kernel.getBody().front())
+      return error(nullptr) << "reads a block argument of another region";
+    unsigned number = argument.getArgNumber();
+    if (number >= getNumInputs())
+      return error(nullptr) << "reads its output argument " << number
+                            << "; outputs are write-only in generated code";
+    std::optional<std::string> storage;
+    if (loadOverride)
+      storage = loadOverride(number, index);
+    if (!storage) {
+      std::string linear = elementCount(shapeOf(value)) == 1
+                               ? "0"
+                               : linearOf(index, shapeOf(value));
+      storage = pointerName(number) + "[" + linear + "]";
+    }
+    expression =
+        materialize(elementTypeOf(value),
+                    loadConversion(elementTypeOf(value), *storage), "x");
+  } else {
+    Operation *op = value.getDefiningOp();
+    auto elemental = dyn_cast<ElementalOpInterface>(op);
+    if (!elemental)
+      return error(op) << "has no elemental CUDA implementation";
+    if (op->getNumResults() != 1)
+      return error(op) << "has " << op->getNumResults()
+                       << " results; elemental ops have one";
+    FailureOr<std::string> result = elemental.emitElement(*this, index);
+    if (failed(result))
+      return failure();
+    expression = materialize(elementTypeOf(value), *result);
+  }
+  scopes.back().cache[key] = expression;
+  return expression;
+}
+
+std::string ElementalEmitter::pointerName(unsigned number) const {
+  unsigned inputs = getNumInputs();
+  return number < inputs ? "in" + std::to_string(number)
+                         : "out" + std::to_string(number - inputs);
+}
+
+unsigned ElementalEmitter::getNumInputs() const {
+  return const_cast<KernelOp &>(kernel).getInputs().size();
+}
+
+InFlightDiagnostic ElementalEmitter::error(Operation *op) {
+  Operation *at = op ? op : kernel.getOperation();
+  InFlightDiagnostic diag = at->emitError();
+  if (op)
+    diag << "CUDA emitter: in kernel '" << kernel.getSymName() << "', '"
+         << op->getName() << "' ";
+  else
+    diag << "CUDA emitter: kernel '" << kernel.getSymName() << "' ";
+  return diag;
+}
+
+//===----------------------------------------------------------------------===//
+// Index arithmetic
+//===----------------------------------------------------------------------===//
+
+std::string ElementalEmitter::dimOf(const ElementIndex &index,
+                                    ArrayRef<int64_t> shape,
+                                    unsigned dim) const {
+  if (index.hasDims)
+    return index.dims[dim];
+  if (shape[dim] == 1)
+    return "0";
+  int64_t stride = 1;
+  for (size_t d = dim + 1; d < shape.size(); ++d)
+    stride *= shape[d];
+  std::string linear = paren(index.linear);
+  bool first = true;
+  for (unsigned d = 0; d < dim; ++d)
+    first &= shape[d] == 1;
+  std::string quotient =
+      stride == 1 ? linear
+                  : "(" + linear + " / " + std::to_string(stride) + ")";
+  if (first)
+    return quotient;
+  return "(" + quotient + " % " + std::to_string(shape[dim]) + ")";
+}
+
+SmallVector<std::string, 4>
+ElementalEmitter::dimsOf(const ElementIndex &index,
+                         ArrayRef<int64_t> shape) const {
+  SmallVector<std::string, 4> dims;
+  for (unsigned d = 0; d < shape.size(); ++d)
+    dims.push_back(dimOf(index, shape, d));
+  return dims;
+}
+
+std::string ElementalEmitter::linearOf(const ElementIndex &index,
+                                       ArrayRef<int64_t> shape) const {
+  if (!index.linear.empty())
+    return index.linear;
+  // Horner form; size-1 dims contribute nothing (their index is 0).
+  std::string result;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1)
+      continue;
+    const std::string &entry = index.dims[d];
+    if (result.empty()) {
+      if (entry != "0")
+        result = entry;
+      continue;
+    }
+    result = "(" + paren(result) + " * " + std::to_string(shape[d]) +
+             (entry == "0" ? "" : " + " + paren(entry)) + ")";
+  }
+  return result.empty() ? "0" : result;
+}
+
+ElementIndex
+ElementalEmitter::broadcastIndex(const ElementIndex &resultIndex,
+                                 ArrayRef<int64_t> resultShape,
+                                 ArrayRef<int64_t> operandShape) const {
+  if (resultShape == operandShape)
+    return resultIndex;
+  SmallVector<std::string, 4> dims;
+  size_t offset = resultShape.size() - operandShape.size();
+  for (size_t d = 0; d < operandShape.size(); ++d)
+    dims.push_back(operandShape[d] == 1 && resultShape[offset + d] != 1
+                       ? std::string("0")
+                       : dimOf(resultIndex, resultShape, offset + d));
+  return ElementIndex::fromDims(dims);
+}
+
+} // namespace kiln

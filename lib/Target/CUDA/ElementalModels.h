@@ -1,0 +1,43 @@
+// Internal: the per-family attach functions of the CUDA elemental models and
+// the helpers they share.
+#ifndef KILN_LIB_TARGET_CUDA_ELEMENTALMODELS_H
+#define KILN_LIB_TARGET_CUDA_ELEMENTALMODELS_H
+
+#include "kiln/Target/CUDA/ElementalEmitter.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+namespace kiln::cuda {
+
+void attachElementwiseModels(mlir::MLIRContext &context);
+void attachShapeModels(mlir::MLIRContext &context);
+void attachReductionModels(mlir::MLIRContext &context);
+
+/// The CUDA expression converting |value| (computation type of |from|) to
+/// the computation type of |to| with ONNX Cast semantics as the scalar table
+/// defines them (truncate + saturate float->int, NaN->0, RNE float->float,
+/// wrap int->int, x != 0 for bool).
+std::string castExpression(mlir::Type from, mlir::Type to,
+                           const std::string &value);
+
+/// Operand |operand| of |op| as constant integers, or a located error.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+constantIntegers(ElementalEmitter &emitter, mlir::Operation *op,
+                 unsigned operand, llvm::StringRef what);
+
+/// An ElementalOpInterface external model that forwards to |Emit|.
+template <typename OpT, mlir::FailureOr<std::string> (*Emit)(
+                            OpT, ElementalEmitter &, const ElementIndex &)>
+struct FunctionModel
+    : public ElementalOpInterface::ExternalModel<FunctionModel<OpT, Emit>,
+                                                 OpT> {
+  mlir::FailureOr<std::string> emitElement(mlir::Operation *op,
+                                           ElementalEmitter &emitter,
+                                           const ElementIndex &index) const {
+    return Emit(mlir::cast<OpT>(op), emitter, index);
+  }
+};
+
+} // namespace kiln::cuda
+
+#endif // KILN_LIB_TARGET_CUDA_ELEMENTALMODELS_H

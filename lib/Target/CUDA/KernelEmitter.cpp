@@ -1,0 +1,210 @@
+// emitCUDAModule: picks the template for each kiln.kernel, writes the kernel
+// signature around its body, hashes the source (with a placeholder name) to
+// deduplicate identical kernels and names them kiln_<kind>_<hash>.
+#include "kiln/Target/CUDA/CUDAEmitter.h"
+
+#include "ElementalModels.h"
+#include "KernelTemplates.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/xxhash.h"
+
+#include <set>
+
+using namespace mlir;
+
+namespace kiln {
+
+void registerCUDAElementalModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, KilnDialect *) {
+    cuda::attachElementwiseModels(*context);
+    cuda::attachShapeModels(*context);
+    cuda::attachReductionModels(*context);
+  });
+}
+
+namespace {
+
+constexpr const char *kNamePlaceholder = "KILN_KERNEL_NAME";
+
+void collectNodes(Location location,
+                  llvm::SetVector<std::string, std::vector<std::string>,
+                                  std::set<std::string>> &nodes,
+                  StringRef opType = "") {
+  if (auto fused = dyn_cast<FusedLoc>(location)) {
+    StringRef type = opType;
+    if (auto metadata = dyn_cast_or_null<StringAttr>(fused.getMetadata()))
+      type = metadata.getValue();
+    for (Location inner : fused.getLocations())
+      collectNodes(inner, nodes, type);
+  } else if (auto name = dyn_cast<NameLoc>(location)) {
+    nodes.insert(name.getName().str() +
+                 (opType.empty() ? "" : " (" + opType.str() + ")"));
+  } else if (auto callSite = dyn_cast<CallSiteLoc>(location)) {
+    collectNodes(callSite.getCallee(), nodes, opType);
+  }
+}
+
+/// The largest element count of any tensor the kernel touches.
+int64_t largestTensor(KernelOp kernel) {
+  int64_t largest = 0;
+  auto visit = [&](Value value) {
+    if (auto type = dyn_cast<RankedTensorType>(value.getType()))
+      if (type.hasStaticShape())
+        largest = std::max(largest, type.getNumElements());
+  };
+  for (Value operand : kernel->getOperands())
+    visit(operand);
+  kernel.getBody().walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      visit(result);
+  });
+  return largest;
+}
+
+LogicalResult checkStaticTypes(KernelOp kernel) {
+  WalkResult walk = kernel.getBody().walk([&](Operation *op) {
+    for (Value result : op->getResults()) {
+      auto type = dyn_cast<RankedTensorType>(result.getType());
+      if (!type || !type.hasStaticShape() ||
+          !ElementalEmitter::computeKind(type.getElementType())) {
+        op->emitError("CUDA emitter: result type ")
+            << result.getType()
+            << " is not a static tensor of a supported element type";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  for (Value operand : kernel->getOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type || !type.hasStaticShape() ||
+        ElementalEmitter::storageType(type.getElementType()).empty())
+      return kernel.emitError("CUDA emitter: operand type ")
+             << operand.getType()
+             << " is not a static tensor of a supported element type";
+  }
+  return failure(walk.wasInterrupted());
+}
+
+/// The kernel's source with the placeholder name, or failure.
+FailureOr<std::string> emitKernelSource(KernelOp kernel,
+                                        cuda::LaunchGeometry &launch) {
+  if (failed(checkStaticTypes(kernel)))
+    return failure();
+  for (StringRef name : {"block_size", "grid_size"})
+    if (!kernel->getAttrOfType<IntegerAttr>(name))
+      return kernel.emitError("CUDA emitter: kernel '")
+             << kernel.getSymName() << "' has no " << name
+             << " attribute; run kiln-tile-kernels first";
+  int64_t block = cuda::getIntAttr(kernel, "block_size", 0);
+  if (block > 1024)
+    return kernel.emitError("CUDA emitter: kernel '")
+           << kernel.getSymName() << "' has block_size " << block
+           << "; CUDA allows at most 1024 threads per block";
+
+  ElementalEmitter emitter(kernel);
+  StringRef kind = kernel.getKind();
+  LogicalResult emitted = failure();
+  if (kind == "pointwise" || kind == "data_movement")
+    emitted = cuda::emitLoopKernel(emitter, launch);
+  else if (kind == "row_reduce")
+    emitted = cuda::emitRowReduceKernel(emitter, launch);
+  else if (kind == "transpose")
+    emitted = cuda::emitTransposeKernel(emitter, launch);
+  else
+    return kernel.emitError("CUDA emitter: no template for kernel kind '")
+           << kind << "'";
+  if (failed(emitted))
+    return failure();
+
+  // The index type: 32-bit when every tensor (and a grid stride past it)
+  // stays below 2^31 elements.
+  bool narrow = largestTensor(kernel) < (int64_t(1) << 30);
+  std::string source = getCUDAPrelude();
+  source += "\ntypedef ";
+  source += narrow ? "int" : "long long";
+  source += " kiln_index_t;\n";
+  if (!emitter.globals().empty())
+    source += "\n" + emitter.globals();
+  SmallVector<std::string> parameters;
+  unsigned inputs = kernel.getInputs().size();
+  for (auto [number, operand] : llvm::enumerate(kernel->getOperands())) {
+    std::string type = ElementalEmitter::storageType(elementTypeOf(operand));
+    parameters.push_back((number < inputs ? "const " : "") + type +
+                         "* __restrict__ " + emitter.pointerName(number));
+  }
+  source += "\nextern \"C\" __global__ void __launch_bounds__(" +
+            std::to_string(block) + ") " + kNamePlaceholder + "(" +
+            llvm::join(parameters, ", ") + ") {\n";
+  source += emitter.body();
+  source += "}\n";
+  return source;
+}
+
+} // namespace
+
+std::string describeONNXNodes(Operation *op) {
+  llvm::SetVector<std::string, std::vector<std::string>, std::set<std::string>>
+      nodes;
+  collectNodes(op->getLoc(), nodes);
+  op->walk([&](Operation *inner) { collectNodes(inner->getLoc(), nodes); });
+  return llvm::join(nodes, ", ");
+}
+
+FailureOr<CUDAModule> emitCUDAModule(Operation *root) {
+  CUDAModule module;
+  llvm::StringMap<int> byName;
+  bool failedAny = false;
+  root->walk([&](KernelOp kernel) {
+    KernelLaunch launch;
+    launch.op = kernel;
+    if (kernel.getKind() == "library") {
+      module.launches.push_back(launch);
+      return;
+    }
+    cuda::LaunchGeometry geometry;
+    FailureOr<std::string> source = emitKernelSource(kernel, geometry);
+    if (failed(source)) {
+      failedAny = true;
+      return;
+    }
+    char hash[17];
+    snprintf(hash, sizeof(hash), "%016llx",
+             static_cast<unsigned long long>(llvm::xxh3_64bits(*source)));
+    std::string name = ("kiln_" + kernel.getKind() + "_" + hash).str();
+    auto [it, inserted] = byName.try_emplace(name, module.kernels.size());
+    if (inserted) {
+      EmittedKernel emitted;
+      emitted.name = name;
+      emitted.kind = kernel.getKind().str();
+      size_t at = source->find(kNamePlaceholder);
+      emitted.source = source->replace(at, strlen(kNamePlaceholder), name);
+      module.kernels.push_back(std::move(emitted));
+    }
+    std::string nodes = describeONNXNodes(kernel);
+    module.kernels[it->second].origins.push_back(
+        "kiln.kernel \"" + kernel.getSymName().str() + "\"" +
+        (nodes.empty() ? "" : " (ONNX nodes: " + nodes + ")"));
+    launch.kernel = it->second;
+    launch.grid = geometry.grid;
+    launch.block = geometry.block;
+    launch.dynamicSharedBytes = geometry.dynamicSharedBytes;
+    module.launches.push_back(launch);
+  });
+  if (failedAny)
+    return failure();
+  // The header comment names every kernel op a unique kernel implements; it
+  // is added after hashing so that it does not defeat deduplication.
+  for (EmittedKernel &kernel : module.kernels) {
+    std::string header = "// " + kernel.name + ": generated by kiln (" +
+                         kernel.kind + " template) for\n";
+    for (const std::string &origin : kernel.origins)
+      header += "//   " + origin + "\n";
+    kernel.source = header + kernel.source;
+  }
+  return module;
+}
+
+} // namespace kiln

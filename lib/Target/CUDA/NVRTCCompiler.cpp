@@ -1,0 +1,194 @@
+// NVRTC driver: a std::thread pool compiles each (kernel, arch) to a cubin
+// (and the newest arch to PTX when asked), collecting logs and timings.
+#include "kiln/Target/CUDA/NVRTCCompiler.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Regex.h"
+
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#ifndef KILN_CUDA_INCLUDE_DIR
+#define KILN_CUDA_INCLUDE_DIR "/usr/local/cuda/include"
+#endif
+
+namespace kiln {
+
+llvm::Expected<std::vector<std::string>>
+parseGPUArchList(llvm::StringRef list) {
+  std::vector<std::string> archs;
+  llvm::SmallVector<llvm::StringRef> entries;
+  list.split(entries, ',', -1, false);
+  llvm::Regex pattern("^sm_[0-9]+[a-z]?$");
+  for (llvm::StringRef entry : entries) {
+    entry = entry.trim();
+    if (!pattern.match(entry))
+      return llvm::createStringError("invalid GPU arch '" + entry.str() +
+                                     "' (expected e.g. sm_90)");
+    if (!llvm::is_contained(archs, entry.str()))
+      archs.push_back(entry.str());
+  }
+  if (archs.empty())
+    return llvm::createStringError("empty GPU arch list");
+  return archs;
+}
+
+std::string getCUDAIncludeDir(const NVRTCOptions &options) {
+  if (!options.cudaIncludeDir.empty())
+    return options.cudaIncludeDir;
+  if (const char *env = std::getenv("KILN_CUDA_INCLUDE_DIR"))
+    return env;
+  return KILN_CUDA_INCLUDE_DIR;
+}
+
+std::string getNVRTCVersion() {
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+namespace {
+
+struct Job {
+  size_t kernel;
+  std::string arch; // sm_XX for a cubin, compute_XX for PTX.
+};
+
+/// Compiles one source; fills |output| with the cubin or PTX, or |log|.
+bool compileOne(const std::string &source, const std::string &name,
+                const std::string &arch, const std::string &include,
+                std::string &output, std::string &log) {
+  nvrtcProgram program;
+  nvrtcResult status = nvrtcCreateProgram(
+      &program, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr);
+  if (status != NVRTC_SUCCESS) {
+    log = std::string("nvrtcCreateProgram: ") + nvrtcGetErrorString(status);
+    return false;
+  }
+  std::string archFlag = "--gpu-architecture=" + arch;
+  std::string includeFlag = "-I" + include;
+  const char *flags[] = {archFlag.c_str(), includeFlag.c_str(), "--std=c++17",
+                         "-default-device"};
+  status = nvrtcCompileProgram(program, 4, flags);
+  size_t logSize = 0;
+  nvrtcGetProgramLogSize(program, &logSize);
+  if (logSize > 1) {
+    log.resize(logSize);
+    nvrtcGetProgramLog(program, log.data());
+    log.resize(logSize - 1);
+  }
+  if (status != NVRTC_SUCCESS) {
+    log = std::string(nvrtcGetErrorString(status)) + "\n" + log;
+    nvrtcDestroyProgram(&program);
+    return false;
+  }
+  size_t size = 0;
+  bool ptx = llvm::StringRef(arch).starts_with("compute_");
+  status =
+      ptx ? nvrtcGetPTXSize(program, &size) : nvrtcGetCUBINSize(program, &size);
+  if (status == NVRTC_SUCCESS) {
+    output.resize(size);
+    status = ptx ? nvrtcGetPTX(program, output.data())
+                 : nvrtcGetCUBIN(program, output.data());
+  }
+  if (ptx && !output.empty() && output.back() == '\0')
+    output.pop_back();
+  nvrtcDestroyProgram(&program);
+  if (status != NVRTC_SUCCESS) {
+    log = std::string("reading the output: ") + nvrtcGetErrorString(status);
+    return false;
+  }
+  return true;
+}
+
+int archNumber(const std::string &arch) {
+  return std::atoi(arch.c_str() + arch.find('_') + 1);
+}
+
+} // namespace
+
+llvm::Expected<NVRTCResult>
+compileWithNVRTC(llvm::ArrayRef<EmittedKernel> kernels,
+                 const NVRTCOptions &options) {
+  NVRTCResult result;
+  result.kernels.resize(kernels.size());
+  std::vector<Job> jobs;
+  std::string ptxArch;
+  if (options.keepPTX && !options.archs.empty()) {
+    std::string newest =
+        *std::max_element(options.archs.begin(), options.archs.end(),
+                          [](const std::string &l, const std::string &r) {
+                            return archNumber(l) < archNumber(r);
+                          });
+    ptxArch = "compute_" + newest.substr(newest.find('_') + 1);
+  }
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    result.kernels[k].name = kernels[k].name;
+    for (const std::string &arch : options.archs)
+      jobs.push_back({k, arch});
+    if (!ptxArch.empty())
+      jobs.push_back({k, ptxArch});
+  }
+
+  std::string include = getCUDAIncludeDir(options);
+  std::atomic<size_t> next{0};
+  std::mutex mutex;
+  std::vector<std::string> errors;
+  auto worker = [&] {
+    for (size_t j = next++; j < jobs.size(); j = next++) {
+      const Job &job = jobs[j];
+      const EmittedKernel &kernel = kernels[job.kernel];
+      std::string source = kernel.source;
+      if (options.injectError)
+        source += "\nkiln_test_hook_invalid_line\n";
+      std::string output, log;
+      auto start = std::chrono::steady_clock::now();
+      bool ok = compileOne(source, kernel.name, job.arch, include, output, log);
+      double ms = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+      std::lock_guard<std::mutex> lock(mutex);
+      CompiledKernel &compiled = result.kernels[job.kernel];
+      compiled.milliseconds += ms;
+      if (!ok) {
+        std::string origins = llvm::join(kernel.origins, "; ");
+        errors.push_back("NVRTC failed to compile kernel " + kernel.name +
+                         " (" + origins + ") for " + job.arch + ": " + log);
+      } else if (job.arch == ptxArch) {
+        compiled.ptx = std::move(output);
+        compiled.ptxArch = ptxArch;
+      } else {
+        compiled.cubins[job.arch] = std::move(output);
+      }
+    }
+  };
+
+  unsigned threads = options.threads
+                         ? options.threads
+                         : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::max<unsigned>(1, std::min<size_t>(threads, jobs.size()));
+  result.threads = threads;
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back(worker);
+  worker();
+  for (std::thread &thread : pool)
+    thread.join();
+  result.wallMilliseconds = std::chrono::duration<double, std::milli>(
+                                std::chrono::steady_clock::now() - start)
+                                .count();
+  if (!errors.empty()) {
+    std::sort(errors.begin(), errors.end());
+    return llvm::createStringError(llvm::join(errors, "\n"));
+  }
+  return result;
+}
+
+} // namespace kiln

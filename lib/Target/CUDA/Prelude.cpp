@@ -1,0 +1,163 @@
+// The CUDA prelude included in every generated kernel: device functions that
+// reproduce the scalar-semantics table (ScalarSemantics.cpp) exactly, the
+// dtype conversions, vector types and warp/block reductions.
+#include "kiln/Target/CUDA/CUDAEmitter.h"
+
+namespace kiln {
+
+const char *getCUDAPrelude() {
+  return R"CUDA(#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+// ---- kiln prelude: the scalar-semantics table on the GPU ----
+#define KILN_DEVICE static __device__ __forceinline__
+// Float math: the float overloads serve f16/bf16/f32, the double ones f64.
+KILN_DEVICE float kiln_exp(float x) { return expf(x); }
+KILN_DEVICE double kiln_exp(double x) { return exp(x); }
+KILN_DEVICE float kiln_log(float x) { return logf(x); }
+KILN_DEVICE double kiln_log(double x) { return log(x); }
+KILN_DEVICE float kiln_sqrt(float x) { return sqrtf(x); }
+KILN_DEVICE double kiln_sqrt(double x) { return sqrt(x); }
+KILN_DEVICE float kiln_tanh(float x) { return tanhf(x); }
+KILN_DEVICE double kiln_tanh(double x) { return tanh(x); }
+KILN_DEVICE float kiln_erf(float x) { return erff(x); }
+KILN_DEVICE double kiln_erf(double x) { return erf(x); }
+KILN_DEVICE float kiln_abs(float x) { return fabsf(x); }
+KILN_DEVICE double kiln_abs(double x) { return fabs(x); }
+KILN_DEVICE float kiln_pow(float x, float y) { return powf(x, y); }
+KILN_DEVICE double kiln_pow(double x, double y) { return pow(x, y); }
+KILN_DEVICE float kiln_reciprocal(float x) { return 1.0f / x; }  // 1/0 = inf
+KILN_DEVICE double kiln_reciprocal(double x) { return 1.0 / x; }
+// relu(NaN) = NaN.
+KILN_DEVICE float kiln_relu(float x) { return x < 0.0f ? 0.0f : x; }
+KILN_DEVICE double kiln_relu(double x) { return x < 0.0 ? 0.0 : x; }
+// x >= 0: 1/(1+e^-x), else e^x/(1+e^x): no overflow.
+KILN_DEVICE float kiln_sigmoid(float x) {
+  if (x >= 0.0f) return 1.0f / (1.0f + expf(-x));
+  const float e = expf(x);
+  return e / (1.0f + e);
+}
+KILN_DEVICE double kiln_sigmoid(double x) {
+  if (x >= 0.0) return 1.0 / (1.0 + exp(-x));
+  const double e = exp(x);
+  return e / (1.0 + e);
+}
+// NaN if either operand is NaN (the combiner of ReduceMax).
+KILN_DEVICE float kiln_max(float a, float b) {
+  if (a != a || b != b) return __int_as_float(0x7fc00000);
+  return a < b ? b : a;
+}
+KILN_DEVICE double kiln_max(double a, double b) {
+  if (a != a || b != b) return __longlong_as_double(0x7ff8000000000000LL);
+  return a < b ? b : a;
+}
+// Integers are held as long long (u64 as its bit pattern); arithmetic wraps
+// through unsigned, |u| selects unsigned semantics.
+typedef unsigned long long kiln_u64;
+KILN_DEVICE long long kiln_iadd(long long a, long long b) { return (long long)((kiln_u64)a + (kiln_u64)b); }
+KILN_DEVICE long long kiln_isub(long long a, long long b) { return (long long)((kiln_u64)a - (kiln_u64)b); }
+KILN_DEVICE long long kiln_imul(long long a, long long b) { return (long long)((kiln_u64)a * (kiln_u64)b); }
+KILN_DEVICE long long kiln_ineg(long long a) { return (long long)(0ULL - (kiln_u64)a); }
+KILN_DEVICE long long kiln_iabs(long long a, bool u) { return (u || a >= 0) ? a : kiln_ineg(a); }
+KILN_DEVICE long long kiln_irelu(long long a, bool u) { return (u || a > 0) ? a : 0LL; }
+KILN_DEVICE long long kiln_imax(long long a, long long b, bool u) {
+  if (u) return (kiln_u64)a < (kiln_u64)b ? b : a;
+  return a < b ? b : a;
+}
+KILN_DEVICE bool kiln_iless(long long a, long long b, bool u) {
+  return u ? (kiln_u64)a < (kiln_u64)b : a < b;
+}
+// Truncates toward zero; INT_MIN / -1 wraps. Division by zero, an error in
+// the CPU evaluator, is defined as 0 on the GPU.
+KILN_DEVICE long long kiln_idiv(long long x, long long y, bool u) {
+  if (y == 0) return 0;
+  if (u) return (long long)((kiln_u64)x / (kiln_u64)y);
+  if (x == (-9223372036854775807LL - 1) && y == -1) return x;
+  return x / y;
+}
+// x^y wrapping; signed x^-n is trunc(1/x^n).
+KILN_DEVICE long long kiln_ipow(long long x, long long y, bool u) {
+  if (y < 0 && !u) {
+    if (x == 1) return 1;
+    if (x == -1) return (y & 1) ? -1 : 1;
+    return 0;
+  }
+  kiln_u64 base = (kiln_u64)x, result = 1, e = (kiln_u64)y;
+  while (e) {
+    if (e & 1) result *= base;
+    base *= base;
+    e >>= 1;
+  }
+  return (long long)result;
+}
+// Cast float -> integer: truncate, saturate to [lo, hi], NaN -> 0.
+KILN_DEVICE long long kiln_f2i(double v, double lo, double hi) {
+  if (v != v) return 0;
+  const double t = trunc(v);
+  if (t <= lo) return (long long)lo;
+  if (t >= hi) return (long long)hi;
+  return (long long)t;
+}
+KILN_DEVICE long long kiln_f2i64(double v) {
+  if (v != v) return 0;
+  const double t = trunc(v);
+  if (t <= -9223372036854775808.0) return (-9223372036854775807LL - 1);
+  if (t >= 9223372036854775808.0) return 9223372036854775807LL;
+  return (long long)t;
+}
+KILN_DEVICE long long kiln_f2u64(double v) {
+  if (v != v) return 0;
+  const double t = trunc(v);
+  if (t <= 0.0) return 0;
+  if (t >= 18446744073709551616.0) return (long long)~0ULL;
+  return (long long)(kiln_u64)t;
+}
+// Round to f16 / bf16 (nearest even, overflow -> inf), computed in float.
+KILN_DEVICE float kiln_round_f16(float x) { return __half2float(__float2half_rn(x)); }
+KILN_DEVICE float kiln_round_f16(double x) { return __half2float(__double2half(x)); }
+KILN_DEVICE float kiln_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
+KILN_DEVICE float kiln_round_bf16(double x) { return __bfloat162float(__double2bfloat16(x)); }
+// Gather: a negative index counts from the back; out-of-range indices are
+// clamped into [0, dim) (the CPU evaluator reports them as errors).
+KILN_DEVICE long long kiln_gather_index(long long i, long long dim) {
+  if (i < 0) i += dim;
+  return i < 0 ? 0 : (i >= dim ? dim - 1 : i);
+}
+// Aligned vectors for 16-byte loads and stores.
+template <typename T, int N> struct __align__(sizeof(T) * N) kiln_vec { T v[N]; };
+// Reductions.
+struct kiln_sum_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return a + b; }
+};
+struct kiln_max_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return kiln_max(a, b); }
+};
+struct kiln_isum_op {
+  __device__ long long operator()(long long a, long long b) const { return kiln_iadd(a, b); }
+};
+template <bool U> struct kiln_imax_op {
+  __device__ long long operator()(long long a, long long b) const { return kiln_imax(a, b, U); }
+};
+template <typename T, typename Op> KILN_DEVICE T kiln_warp_allreduce(T v, Op op) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1)
+    v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
+// Every thread of the block gets the result; |partials| holds >= 32 values.
+template <typename T, typename Op> KILN_DEVICE T kiln_block_allreduce(T v, Op op, T *partials) {
+  v = kiln_warp_allreduce(v, op);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int warps = (blockDim.x + 31) >> 5;
+  __syncthreads();  // |partials| may still be read by a previous call.
+  if (lane == 0) partials[warp] = v;
+  __syncthreads();
+  v = partials[0];
+  for (int w = 1; w < warps; ++w) v = op(v, partials[w]);
+  return v;
+}
+// ---- end of kiln prelude ----
+)CUDA";
+}
+
+} // namespace kiln

@@ -1,0 +1,286 @@
+// The row-reduce template: one anchor (reduce_sum/mean/max over trailing
+// axes, or softmax over the last axis) computed by one warp (`reduction =
+// warp`, `rows_per_block` warps per block) or one block (`reduction = block`)
+// per row, with the elementwise prologue evaluated per input element and the
+// epilogue per result element. Accumulation is in the computation type
+// (float for f16/bf16/f32, double for f64).
+#include "ElementalModels.h"
+#include "KernelTemplates.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace kiln::cuda {
+namespace {
+
+enum class AnchorKind { Sum, Mean, Max, Softmax };
+
+struct Anchor {
+  Operation *op = nullptr;
+  AnchorKind kind;
+  Value data;
+  int64_t rows = 1, length = 1;
+};
+
+/// Finds the one anchor of the body and the row/length split of its input.
+FailureOr<Anchor> findAnchor(ElementalEmitter &emitter) {
+  Anchor anchor;
+  unsigned found = 0;
+  for (Operation &op : emitter.getKernel().getBody().front()) {
+    std::optional<AnchorKind> kind =
+        llvm::TypeSwitch<Operation *, std::optional<AnchorKind>>(&op)
+            .Case([](ReduceSumOp) { return AnchorKind::Sum; })
+            .Case([](ReduceMeanOp) { return AnchorKind::Mean; })
+            .Case([](ReduceMaxOp) { return AnchorKind::Max; })
+            .Case([](SoftmaxOp) { return AnchorKind::Softmax; })
+            .Default([](Operation *) { return std::nullopt; });
+    if (!kind)
+      continue;
+    ++found;
+    anchor.op = &op;
+    anchor.kind = *kind;
+    anchor.data = op.getOperand(0);
+  }
+  if (found != 1)
+    return emitter.error(nullptr)
+           << "is a row_reduce kernel with " << found
+           << " reductions/softmaxes; the template needs exactly one anchor";
+  ArrayRef<int64_t> shape = shapeOf(anchor.data);
+  int64_t rank = shape.size();
+  int64_t firstReduced = rank - 1;
+  if (anchor.kind == AnchorKind::Softmax) {
+    auto softmax = cast<SoftmaxOp>(anchor.op);
+    if (normalizeAxis(softmax.getAxis(), rank) != rank - 1)
+      return emitter.error(anchor.op) << "is not over the last axis";
+  } else {
+    SmallVector<int64_t> axes;
+    if (anchor.op->getNumOperands() > 1) {
+      FailureOr<SmallVector<int64_t>> list =
+          constantIntegers(emitter, anchor.op, 1, "axes");
+      if (failed(list))
+        return failure();
+      axes = *list;
+    }
+    std::vector<bool> reduced(rank, axes.empty());
+    for (int64_t axis : axes)
+      if (std::optional<int64_t> a = normalizeAxis(axis, rank))
+        reduced[*a] = true;
+    firstReduced = rank;
+    while (firstReduced > 0 && reduced[firstReduced - 1])
+      --firstReduced;
+    for (int64_t d = 0; d < firstReduced; ++d)
+      if (reduced[d])
+        return emitter.error(anchor.op) << "does not reduce trailing axes only";
+    if (firstReduced == rank)
+      return emitter.error(anchor.op) << "reduces no axis";
+  }
+  for (int64_t d = 0; d < rank; ++d)
+    (d < firstReduced ? anchor.rows : anchor.length) *= shape[d];
+  return anchor;
+}
+
+std::string combineLine(Type type, AnchorKind kind, const std::string &acc,
+                        const std::string &value) {
+  bool isInt = type.isIntOrIndex();
+  std::string u = ElementalEmitter::isUnsignedInteger(type) ? "true" : "false";
+  if (kind == AnchorKind::Max || kind == AnchorKind::Softmax)
+    return acc + " = " +
+           (isInt ? "kiln_imax(" + acc + ", " + value + ", " + u + ")"
+                  : "kiln_max(" + acc + ", " + value + ")") +
+           ";";
+  return isInt ? acc + " = kiln_iadd(" + acc + ", " + value + ");"
+               : acc + " += " + value + ";";
+}
+
+std::string combinerFunctor(Type type, bool max) {
+  if (type.isIntOrIndex())
+    return max ? std::string("kiln_imax_op<") +
+                     (ElementalEmitter::isUnsignedInteger(type) ? "true"
+                                                                : "false") +
+                     ">()"
+               : "kiln_isum_op()";
+  return max ? "kiln_max_op()" : "kiln_sum_op()";
+}
+
+} // namespace
+
+LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
+                                  LaunchGeometry &launch) {
+  KernelOp kernel = emitter.getKernel();
+  FailureOr<Anchor> anchorOr = findAnchor(emitter);
+  if (failed(anchorOr))
+    return failure();
+  Anchor anchor = *anchorOr;
+  std::optional<StringRef> reduction = kernel.getReduction();
+  if (!reduction)
+    return emitter.error(nullptr) << "has no 'reduction' attribute (warp or "
+                                     "block); run kiln-tile-kernels";
+  bool warp = *reduction == "warp";
+  int64_t block = getIntAttr(kernel, "block_size", 0);
+  int64_t rowsPerBlock =
+      getIntAttr(kernel, "rows_per_block", warp ? block / 32 : 1);
+  if (block % 32 != 0)
+    return emitter.error(nullptr)
+           << "block_size " << block << " is not a multiple of 32";
+  if (warp && block != 32 * rowsPerBlock)
+    return emitter.error(nullptr) << "block_size " << block << " != 32 x "
+                                  << rowsPerBlock << " rows_per_block";
+  if (!warp && rowsPerBlock != 1)
+    return emitter.error(nullptr) << "block reduction needs rows_per_block = 1";
+
+  bool softmax = anchor.kind == AnchorKind::Softmax;
+  int64_t outputCount = softmax ? anchor.rows * anchor.length : anchor.rows;
+  for (Value output : kernel.getOutputs())
+    if (elementCount(shapeOf(output)) != outputCount)
+      return emitter.error(nullptr)
+             << "has an output of " << elementCount(shapeOf(output))
+             << " elements; the anchor gives " << outputCount;
+
+  Type type = elementTypeOf(anchor.data);
+  std::string accType = ElementalEmitter::computeType(type);
+  bool isInt = type.isIntOrIndex();
+  if (softmax && isInt)
+    return emitter.error(anchor.op) << "softmax needs a float type";
+  std::string rows = std::to_string(anchor.rows);
+  std::string length = std::to_string(anchor.length);
+  std::string lanes = warp ? "32" : "blockDim.x";
+  std::string laneId = warp ? "lane" : "threadIdx.x";
+  auto allReduce = [&](const std::string &value, bool max) {
+    std::string functor = combinerFunctor(type, max);
+    return warp ? "kiln_warp_allreduce(" + value + ", " + functor + ")"
+                : "kiln_block_allreduce(" + value + ", " + functor +
+                      ", kiln_partials)";
+  };
+
+  emitter.line(
+      "// " + rows + " rows of " + length + " elements; one " +
+      (warp ? "warp" : "block") + " per row" +
+      (warp ? ", " + std::to_string(rowsPerBlock) + " rows per block" : "") +
+      ".");
+  if (warp) {
+    emitter.line("const int lane = threadIdx.x & 31;");
+    emitter.open("for (kiln_index_t row = (kiln_index_t)blockIdx.x * " +
+                 std::to_string(rowsPerBlock) +
+                 " + (threadIdx.x >> 5); row < " + rows +
+                 "; row += (kiln_index_t)gridDim.x * " +
+                 std::to_string(rowsPerBlock) + ")");
+  } else {
+    emitter.line("__shared__ " + accType + " kiln_partials[32];");
+    emitter.open("for (kiln_index_t row = blockIdx.x; row < " + rows +
+                 "; row += gridDim.x)");
+  }
+
+  // One pass over the row: |visit| gets the prologue value at column `col`.
+  auto pass = [&](const std::string &header,
+                  llvm::function_ref<LogicalResult(const std::string &,
+                                                   const std::string &)>
+                      visit) -> LogicalResult {
+    emitter.line(header);
+    emitter.open("for (kiln_index_t col = " + laneId + "; col < " + length +
+                 "; col += " + lanes + ")");
+    std::string at = emitter.fresh("at");
+    emitter.line("const kiln_index_t " + at + " = row * " + length + " + col;");
+    FailureOr<std::string> x =
+        emitter.emit(anchor.data, ElementIndex::fromLinear(at));
+    if (failed(x) || failed(visit(*x, at)))
+      return failure();
+    emitter.close();
+    return success();
+  };
+  auto writeOutputs = [&](const std::string &linear) -> LogicalResult {
+    for (auto [k, value] : llvm::enumerate(kernel.getYield().getValues())) {
+      FailureOr<std::string> result =
+          emitter.emit(value, ElementIndex::fromLinear(linear));
+      if (failed(result))
+        return failure();
+      emitter.line(
+          "out" + std::to_string(k) + "[" + linear + "] = " +
+          ElementalEmitter::storeConversion(elementTypeOf(value), *result) +
+          ";");
+    }
+    return success();
+  };
+  Value anchorResult = anchor.op->getResult(0);
+  ArrayRef<int64_t> resultShape = shapeOf(anchorResult);
+
+  bool max = anchor.kind == AnchorKind::Max || softmax;
+  std::string init =
+      max ? (isInt ? (ElementalEmitter::isUnsignedInteger(type)
+                          ? std::string("0LL")
+                          : ElementalEmitter::intLiteral(
+                                -(int64_t(1)
+                                  << (type.getIntOrFloatBitWidth() - 1))))
+                   : ElementalEmitter::floatLiteral(type, -INFINITY))
+          : (isInt ? std::string("0LL")
+                   : ElementalEmitter::floatLiteral(type, 0.0));
+  if (failed(pass(accType + " acc = " + init + ";",
+                  [&](const std::string &x, const std::string &) {
+                    emitter.line(combineLine(type, anchor.kind, "acc", x));
+                    return success();
+                  })))
+    return failure();
+  emitter.line("acc = " + allReduce("acc", max) + ";");
+
+  if (!softmax) {
+    std::string reduced = "acc";
+    if (anchor.kind == AnchorKind::Mean) {
+      emitter.line(
+          "const " + accType + " mean = " +
+          (isInt ? "kiln_idiv(acc, " + length + "LL, " +
+                       (type.isUnsignedInteger(64) ? "true" : "false") + ")"
+                 : "acc / " + ElementalEmitter::floatLiteral(
+                                  type, double(anchor.length))) +
+          ";");
+      reduced = "mean";
+    }
+    reduced = ElementalEmitter::wrapInteger(type, reduced);
+    emitter.setValueOverride(
+        [&](Value value,
+            const ElementIndex &index) -> std::optional<std::string> {
+          if (value == anchorResult &&
+              emitter.linearOf(index, resultShape) == "row")
+            return reduced;
+          return std::nullopt;
+        });
+    emitter.open("if (" + laneId + " == 0)");
+    if (failed(writeOutputs("row")))
+      return failure();
+    emitter.close();
+  } else {
+    // Softmax: max pass (above), sum-of-exp pass, write pass.
+    if (failed(pass(accType + " sum = " +
+                        ElementalEmitter::floatLiteral(type, 0.0) + ";",
+                    [&](const std::string &x, const std::string &) {
+                      emitter.line("sum += kiln_exp(" + x + " - acc);");
+                      return success();
+                    })))
+      return failure();
+    emitter.line("sum = " + allReduce("sum", false) + ";");
+    std::string current;
+    emitter.setValueOverride([&](Value value, const ElementIndex &index)
+                                 -> std::optional<std::string> {
+      if (value == anchorResult && !current.empty() &&
+          emitter.linearOf(index, resultShape) == current)
+        return "kiln_exp(" + emitter.emit(anchor.data, index).value_or("0") +
+               " - acc) / sum";
+      return std::nullopt;
+    });
+    if (failed(pass("// Write pass.",
+                    [&](const std::string &, const std::string &at) {
+                      current = at;
+                      return writeOutputs(at);
+                    })))
+      return failure();
+  }
+  emitter.setValueOverride(nullptr);
+  emitter.close();
+
+  launch.block = block;
+  launch.grid = getIntAttr(kernel, "grid_size", 0);
+  return success();
+}
+
+} // namespace kiln::cuda

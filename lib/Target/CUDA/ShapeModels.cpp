@@ -1,0 +1,294 @@
+// Elemental CUDA models of views (reshape, flatten, squeeze, unsqueeze),
+// data movement (transpose, expand, slice, gather, concat) and constants.
+#include "ElementalModels.h"
+
+#include "kiln/Evaluator/Tensor.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+namespace kiln::cuda {
+
+FailureOr<SmallVector<int64_t>> constantIntegers(ElementalEmitter &emitter,
+                                                 Operation *op,
+                                                 unsigned operand,
+                                                 StringRef what) {
+  std::optional<SmallVector<int64_t>> values =
+      getConstantIntegers(op->getOperand(operand));
+  if (!values)
+    return emitter.error(op)
+           << "needs a constant '" << what
+           << "' operand inside the kernel (fusion clones small constants)";
+  return *values;
+}
+
+namespace {
+
+std::string addOffset(const std::string &index, int64_t offset) {
+  if (offset == 0)
+    return index;
+  return "(" + index + (offset > 0 ? " + " : " - ") +
+         std::to_string(offset > 0 ? offset : -offset) + ")";
+}
+
+/// Views keep the row-major order: the input's linear index is the output's.
+FailureOr<std::string> emitLinearView(Operation *op, ElementalEmitter &emitter,
+                                      const ElementIndex &index) {
+  Value input = op->getOperand(0);
+  ArrayRef<int64_t> outShape = shapeOf(op->getResult(0));
+  if (shapeOf(input) == outShape)
+    return emitter.emit(input, index);
+  return emitter.emit(
+      input, ElementIndex::fromLinear(emitter.linearOf(index, outShape)));
+}
+
+template <typename OpT>
+FailureOr<std::string> emitView(OpT op, ElementalEmitter &emitter,
+                                const ElementIndex &index) {
+  return emitLinearView(op, emitter, index);
+}
+
+/// Squeeze drops size-1 dims: with a per-dim index, insert 0 for them.
+FailureOr<std::string> emitSqueeze(SqueezeOp op, ElementalEmitter &emitter,
+                                   const ElementIndex &index) {
+  ArrayRef<int64_t> inShape = shapeOf(op.getData());
+  if (!index.linear.empty() || !index.hasDims)
+    return emitLinearView(op, emitter, index);
+  std::vector<bool> squeezed(inShape.size(), false);
+  if (op.getAxes()) {
+    std::optional<SmallVector<int64_t>> axes =
+        getConstantIntegers(op.getAxes());
+    if (!axes)
+      return emitLinearView(op, emitter, index);
+    for (int64_t axis : *axes)
+      if (std::optional<int64_t> a = normalizeAxis(axis, inShape.size()))
+        squeezed[*a] = true;
+  } else {
+    for (size_t d = 0; d < inShape.size(); ++d)
+      squeezed[d] = inShape[d] == 1;
+  }
+  SmallVector<std::string> dims;
+  size_t next = 0;
+  for (size_t d = 0; d < inShape.size(); ++d)
+    dims.push_back(squeezed[d] ? std::string("0") : index.dims[next++]);
+  if (next != index.dims.size())
+    return emitLinearView(op, emitter, index);
+  return emitter.emit(op.getData(), ElementIndex::fromDims(dims));
+}
+
+/// Unsqueeze inserts size-1 dims: with a per-dim index, drop their entries.
+FailureOr<std::string> emitUnsqueeze(UnsqueezeOp op, ElementalEmitter &emitter,
+                                     const ElementIndex &index) {
+  ArrayRef<int64_t> outShape = shapeOf(op.getOutput());
+  if (!index.linear.empty() || !index.hasDims)
+    return emitLinearView(op, emitter, index);
+  std::optional<SmallVector<int64_t>> axes = getConstantIntegers(op.getAxes());
+  if (!axes)
+    return emitLinearView(op, emitter, index);
+  std::vector<bool> inserted(outShape.size(), false);
+  for (int64_t axis : *axes)
+    if (std::optional<int64_t> a = normalizeAxis(axis, outShape.size()))
+      inserted[*a] = true;
+  SmallVector<std::string> dims;
+  for (size_t d = 0; d < outShape.size(); ++d)
+    if (!inserted[d])
+      dims.push_back(index.dims[d]);
+  return emitter.emit(op.getData(), ElementIndex::fromDims(dims));
+}
+
+FailureOr<std::string> emitExpand(ExpandOp op, ElementalEmitter &emitter,
+                                  const ElementIndex &index) {
+  return emitter.emit(op.getInput(),
+                      emitter.broadcastIndex(index, shapeOf(op.getOutput()),
+                                             shapeOf(op.getInput())));
+}
+
+FailureOr<std::string> emitTranspose(TransposeOp op, ElementalEmitter &emitter,
+                                     const ElementIndex &index) {
+  ArrayRef<int64_t> perm = op.getPerm();
+  ArrayRef<int64_t> outShape = shapeOf(op.getOutput());
+  SmallVector<std::string> dims(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    dims[perm[i]] = emitter.dimOf(index, outShape, i);
+  return emitter.emit(op.getData(), ElementIndex::fromDims(dims));
+}
+
+/// Slice with constant starts/ends/axes/steps, clamped as the evaluator does.
+FailureOr<std::string> emitSlice(SliceOp op, ElementalEmitter &emitter,
+                                 const ElementIndex &index) {
+  ArrayRef<int64_t> inShape = shapeOf(op.getData());
+  ArrayRef<int64_t> outShape = shapeOf(op.getOutput());
+  const char *names[] = {"starts", "ends", "axes", "steps"};
+  SmallVector<int64_t> lists[4];
+  for (unsigned i = 0; i < 4; ++i) {
+    FailureOr<SmallVector<int64_t>> list =
+        constantIntegers(emitter, op, i + 1, names[i]);
+    if (failed(list))
+      return failure();
+    lists[i] = *list;
+  }
+  SmallVector<int64_t> begin(inShape.size(), 0), step(inShape.size(), 1);
+  for (size_t i = 0;
+       i < lists[0].size() && i < lists[2].size() && i < lists[3].size(); ++i) {
+    std::optional<int64_t> axis = normalizeAxis(lists[2][i], inShape.size());
+    if (!axis || lists[3][i] == 0)
+      return emitter.error(op) << "has an invalid axis or a zero step";
+    int64_t dim = inShape[*axis], start = lists[0][i];
+    if (start < 0)
+      start += dim;
+    start = lists[3][i] > 0 ? std::clamp<int64_t>(start, 0, dim)
+                            : std::clamp<int64_t>(start, 0, dim - 1);
+    begin[*axis] = start;
+    step[*axis] = lists[3][i];
+  }
+  SmallVector<std::string> dims;
+  for (size_t d = 0; d < inShape.size(); ++d) {
+    std::string out = emitter.dimOf(index, outShape, d);
+    if (step[d] == 1 || outShape[d] == 1) {
+      dims.push_back(out == "0" ? std::to_string(begin[d])
+                                : addOffset(out, begin[d]));
+      continue;
+    }
+    int64_t magnitude = step[d] > 0 ? step[d] : -step[d];
+    dims.push_back("(" + std::to_string(begin[d]) +
+                   (step[d] > 0 ? " + " : " - ") + out + " * " +
+                   std::to_string(magnitude) + ")");
+  }
+  return emitter.emit(op.getData(), ElementIndex::fromDims(dims));
+}
+
+/// Gather: negative indices wrap once; indices still out of range are
+/// clamped to [0, dim) so that a bad index cannot read outside the buffer
+/// (the CPU evaluator reports them as an error instead).
+FailureOr<std::string> emitGather(GatherOp op, ElementalEmitter &emitter,
+                                  const ElementIndex &index) {
+  ArrayRef<int64_t> dataShape = shapeOf(op.getData());
+  ArrayRef<int64_t> indicesShape = shapeOf(op.getIndices());
+  ArrayRef<int64_t> outShape = shapeOf(op.getOutput());
+  std::optional<int64_t> axis = normalizeAxis(op.getAxis(), dataShape.size());
+  if (!axis)
+    return emitter.error(op) << "has axis " << op.getAxis() << " out of range";
+  SmallVector<std::string> out = emitter.dimsOf(index, outShape);
+  size_t q = indicesShape.size();
+  SmallVector<std::string> indexDims(out.begin() + *axis,
+                                     out.begin() + *axis + q);
+  FailureOr<std::string> position =
+      emitter.emit(op.getIndices(), ElementIndex::fromDims(indexDims));
+  if (failed(position))
+    return failure();
+  std::string clamped = emitter.fresh("g");
+  emitter.line("const kiln_index_t " + clamped +
+               " = (kiln_index_t)kiln_gather_index(" + *position + ", " +
+               std::to_string(dataShape[*axis]) + "LL);");
+  SmallVector<std::string> dims(out.begin(), out.begin() + *axis);
+  dims.push_back(clamped);
+  dims.append(out.begin() + *axis + q, out.end());
+  return emitter.emit(op.getData(), ElementIndex::fromDims(dims));
+}
+
+/// Concat: only the input that holds the element is read (if/else chain).
+FailureOr<std::string> emitConcat(ConcatOp op, ElementalEmitter &emitter,
+                                  const ElementIndex &index) {
+  ArrayRef<int64_t> outShape = shapeOf(op.getOutput());
+  std::optional<int64_t> axis = normalizeAxis(op.getAxis(), outShape.size());
+  if (!axis)
+    return emitter.error(op) << "has axis " << op.getAxis() << " out of range";
+  SmallVector<std::string> out = emitter.dimsOf(index, outShape);
+  std::string position = emitter.fresh("c");
+  emitter.line("const kiln_index_t " + position + " = " + out[*axis] + ";");
+  std::string result = emitter.fresh("v");
+  Type type = elementTypeOf(op.getOutput());
+  emitter.line(ElementalEmitter::computeType(type) + " " + result + ";");
+  int64_t offset = 0;
+  size_t count = op.getInputs().size();
+  for (auto [k, input] : llvm::enumerate(op.getInputs())) {
+    int64_t size = shapeOf(input)[*axis];
+    std::string header =
+        k + 1 == count
+            ? ""
+            : "if (" + position + " < " + std::to_string(offset + size) + ")";
+    if (k == 0)
+      emitter.open(header);
+    else
+      emitter.open(header.empty() ? "else" : "else " + header);
+    SmallVector<std::string> dims(out);
+    dims[*axis] = addOffset(position, -offset);
+    FailureOr<std::string> value =
+        emitter.emit(input, ElementIndex::fromDims(dims));
+    if (failed(value))
+      return failure();
+    emitter.line(result + " = " + *value + ";");
+    emitter.close();
+    offset += size;
+  }
+  return result;
+}
+
+/// Constants in a kernel: splats and single values become literals, small
+/// tables a file-scope __device__ array.
+FailureOr<std::string> emitConstant(ConstantOp op, ElementalEmitter &emitter,
+                                    const ElementIndex &index) {
+  llvm::Expected<eval::Tensor> tensor = eval::tensorFromAttr(op.getValue());
+  if (!tensor) {
+    std::string message = llvm::toString(tensor.takeError());
+    return emitter.error(op) << "cannot read its value: " << message;
+  }
+  Type type = elementTypeOf(op.getOutput());
+  auto literal = [&](int64_t i) -> std::string {
+    if (tensor->isFloat())
+      return ElementalEmitter::floatLiteral(type, tensor->getDouble(i));
+    if (type.isInteger(1))
+      return tensor->ints()[i] ? "true" : "false";
+    return ElementalEmitter::intLiteral(tensor->ints()[i]);
+  };
+  int64_t count = tensor->numElements();
+  if (count == 0)
+    return emitter.error(op) << "is empty";
+  bool splat = true;
+  for (int64_t i = 1; i < count && splat; ++i)
+    splat = tensor->isFloat()
+                ? tensor->floats()[i] == tensor->floats()[0] ||
+                      (tensor->floats()[i] != tensor->floats()[i] &&
+                       tensor->floats()[0] != tensor->floats()[0])
+                : tensor->ints()[i] == tensor->ints()[0];
+  if (splat)
+    return literal(0);
+  constexpr int64_t kMaxTableElements = 4096;
+  if (count > kMaxTableElements)
+    return emitter.error(op) << "has " << count << " elements; constants of "
+                             << "more than " << kMaxTableElements
+                             << " elements must be kernel inputs";
+  std::string name = emitter.fresh("kiln_table");
+  SmallVector<std::string> values;
+  for (int64_t i = 0; i < count; ++i)
+    values.push_back(literal(i));
+  emitter.addGlobal("static __device__ const " +
+                    ElementalEmitter::computeType(type) + " " + name + "[" +
+                    std::to_string(count) + "] = {" + llvm::join(values, ", ") +
+                    "};");
+  return name + "[" + emitter.linearOf(index, shapeOf(op.getOutput())) + "]";
+}
+
+} // namespace
+
+void attachShapeModels(MLIRContext &context) {
+  ReshapeOp::attachInterface<FunctionModel<ReshapeOp, emitView<ReshapeOp>>>(
+      context);
+  FlattenOp::attachInterface<FunctionModel<FlattenOp, emitView<FlattenOp>>>(
+      context);
+  SqueezeOp::attachInterface<FunctionModel<SqueezeOp, emitSqueeze>>(context);
+  UnsqueezeOp::attachInterface<FunctionModel<UnsqueezeOp, emitUnsqueeze>>(
+      context);
+  ExpandOp::attachInterface<FunctionModel<ExpandOp, emitExpand>>(context);
+  TransposeOp::attachInterface<FunctionModel<TransposeOp, emitTranspose>>(
+      context);
+  SliceOp::attachInterface<FunctionModel<SliceOp, emitSlice>>(context);
+  GatherOp::attachInterface<FunctionModel<GatherOp, emitGather>>(context);
+  ConcatOp::attachInterface<FunctionModel<ConcatOp, emitConcat>>(context);
+  ConstantOp::attachInterface<FunctionModel<ConstantOp, emitConstant>>(context);
+}
+
+} // namespace kiln::cuda

@@ -1,0 +1,221 @@
+// kiln-plan-memory: gives every activation buffer an offset in the
+// activation arena, by liveness on the scheduled launch DAG, and every
+// weight an offset in the weight arena.
+//
+// Algorithm:
+//  1. Build the launch DAG and the happens-before order of the recorded
+//     schedule (streams + events). Check that every dependency of the DAG is
+//     ordered by the schedule.
+//  2. Buffers are the kiln.empty ops. One whose value a function result
+//     returns (through views and kernels) becomes that result: kernels write
+//     the caller's output memory directly (`result_index`). The others are
+//     activations; each one's uses are the kernels that read or write it
+//     (through views and tied results).
+//  3. Two activations may share memory only when every use of one happens
+//     before every use of the other in the schedule (it suffices to compare
+//     the latest uses of one with the earliest uses of the other); kernels
+//     on concurrent streams are never ordered, so their buffers never
+//     overlap.
+//  4. Place activations largest first, at the lowest 256-byte-aligned offset
+//     that overlaps no conflicting buffer already placed; the arena size is
+//     the highest end.
+//  5. Weights: every kiln.constant whose memory a kernel (or a library
+//     call's operand inside a kernel) reads or a result returns is packed in
+//     program order into the weight arena, identical constants once.
+#include "kiln/Transforms/Passes.h"
+#include "kiln/Transforms/Planning/LaunchGraph.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNPLANMEMORY
+#include "kiln/Transforms/Passes.h.inc"
+
+namespace {
+
+struct Activation {
+  EmptyOp op;
+  int64_t bytes = 0;  // Aligned.
+  unsigned first = 0; // Program order of its first use, for stable ties.
+  SmallVector<unsigned, 2> earliestUses, latestUses;
+  int64_t offset = -1;
+};
+
+int64_t alignArena(int64_t value) {
+  return (value + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
+
+/// Step 1: each DAG edge must be ordered by the recorded schedule.
+LogicalResult checkScheduleOrdersDAG(const LaunchGraph &graph,
+                                     const ScheduledOrder &order) {
+  for (auto [index, producers] : llvm::enumerate(graph.producers))
+    for (unsigned producer : producers)
+      if (!order.happensBefore(producer, index)) {
+        KernelOp consumer = graph.kernels[index];
+        KernelOp source = graph.kernels[producer];
+        return consumer.emitError("kernel '")
+               << consumer.getSymName() << "' depends on kernel '"
+               << source.getSymName()
+               << "', but the schedule does not order them (no event from "
+                  "stream "
+               << order.getStream(producer) << " to stream "
+               << order.getStream(index) << ")";
+      }
+  return success();
+}
+
+/// The uses of |uses| that no other use happens before (|earliest|) or after.
+void extremes(ArrayRef<unsigned> uses, const ScheduledOrder &order,
+              bool earliest, SmallVectorImpl<unsigned> &result) {
+  for (unsigned use : uses)
+    if (llvm::none_of(uses, [&](unsigned other) {
+          return earliest ? order.happensBefore(other, use)
+                          : order.happensBefore(use, other);
+        }))
+      result.push_back(use);
+}
+
+/// Step 3: whether every use of |a| happens before every use of |b|.
+bool allUsesBefore(const Activation &a, const Activation &b,
+                   const ScheduledOrder &order) {
+  return llvm::all_of(a.latestUses, [&](unsigned late) {
+    return llvm::all_of(b.earliestUses, [&](unsigned early) {
+      return order.happensBefore(late, early);
+    });
+  });
+}
+
+/// Step 4: lowest fitting offset among the conflicting placed intervals.
+int64_t lowestFreeOffset(SmallVectorImpl<std::pair<int64_t, int64_t>> &taken,
+                         int64_t bytes) {
+  llvm::sort(taken);
+  int64_t offset = 0;
+  for (auto [start, end] : taken) {
+    if (start >= offset + bytes)
+      break;
+    offset = std::max(offset, end);
+  }
+  return offset;
+}
+
+struct PlanMemoryPass : impl::KilnPlanMemoryBase<PlanMemoryPass> {
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    Builder builder(function.getContext());
+    FailureOr<LaunchGraph> graph = LaunchGraph::build(function);
+    if (failed(graph))
+      return signalPassFailure();
+    FailureOr<ScheduledOrder> order = ScheduledOrder::compute(function, *graph);
+    if (failed(order) || failed(checkScheduleOrdersDAG(*graph, *order)))
+      return signalPassFailure();
+
+    // Step 2: results written in place, then the activations and their uses.
+    Block &body = function.getBody().front();
+    auto returnOp = cast<func::ReturnOp>(body.getTerminator());
+    DenseMap<Operation *, int64_t> resultIndexOf;
+    for (auto [index, value] : llvm::enumerate(returnOp.getOperands()))
+      if (auto empty = getStorageRoot(value).getDefiningOp<EmptyOp>())
+        resultIndexOf.try_emplace(empty, index);
+    DenseMap<Value, SmallVector<unsigned, 4>> usesOf;
+    for (auto [index, kernel] : llvm::enumerate(graph->kernels))
+      for (Value operand : kernel->getOperands()) {
+        SmallVector<unsigned, 4> &uses = usesOf[getStorageRoot(operand)];
+        if (uses.empty() || uses.back() != index)
+          uses.push_back(index);
+      }
+
+    std::vector<Activation> activations;
+    for (auto empty : body.getOps<EmptyOp>()) {
+      empty->removeAttr(kArenaOffsetAttr);
+      empty->removeAttr(kResultIndexAttr);
+      auto result = resultIndexOf.find(empty);
+      if (result != resultIndexOf.end()) {
+        empty->setAttr(kResultIndexAttr,
+                       builder.getI64IntegerAttr(result->second));
+        continue;
+      }
+      std::optional<int64_t> bytes = getTensorBytes(empty.getType());
+      if (!bytes) {
+        empty.emitError("kiln-plan-memory: no byte size for ")
+            << empty.getType();
+        return signalPassFailure();
+      }
+      Activation activation;
+      activation.op = empty;
+      activation.bytes = alignArena(std::max<int64_t>(*bytes, 1));
+      ArrayRef<unsigned> uses = usesOf.lookup(empty.getResult());
+      activation.first = uses.empty() ? 0 : uses.front();
+      extremes(uses, *order, /*earliest=*/true, activation.earliestUses);
+      extremes(uses, *order, /*earliest=*/false, activation.latestUses);
+      activations.push_back(std::move(activation));
+    }
+
+    // Steps 3 and 4.
+    SmallVector<Activation *> bySize;
+    for (Activation &activation : activations)
+      bySize.push_back(&activation);
+    llvm::stable_sort(bySize, [](Activation *a, Activation *b) {
+      return a->bytes != b->bytes ? a->bytes > b->bytes : a->first < b->first;
+    });
+    int64_t arenaBytes = 0;
+    for (auto [placedCount, activation] : llvm::enumerate(bySize)) {
+      SmallVector<std::pair<int64_t, int64_t>> taken;
+      for (Activation *placed : ArrayRef(bySize).take_front(placedCount))
+        if (!allUsesBefore(*placed, *activation, *order) &&
+            !allUsesBefore(*activation, *placed, *order))
+          taken.emplace_back(placed->offset, placed->offset + placed->bytes);
+      activation->offset = lowestFreeOffset(taken, activation->bytes);
+      arenaBytes = std::max(arenaBytes, activation->offset + activation->bytes);
+      activation->op->setAttr(kArenaOffsetAttr,
+                              builder.getI64IntegerAttr(activation->offset));
+    }
+
+    // Step 5: weights.
+    llvm::SetVector<ConstantOp> weights;
+    auto noteWeight = [&](Value value) {
+      if (auto constant = getStorageRoot(value).getDefiningOp<ConstantOp>())
+        weights.insert(constant);
+    };
+    for (KernelOp kernel : graph->kernels) {
+      for (Value input : kernel.getInputs())
+        noteWeight(input);
+      if (kernel.getKind() == "library")
+        kernel.getBody().walk([&](Operation *op) {
+          if (isa<MatMulOp, GemmOp>(op))
+            for (Value operand : op->getOperands())
+              noteWeight(operand);
+        });
+    }
+    for (Value value : returnOp.getOperands())
+      noteWeight(value);
+    function.walk(
+        [](ConstantOp constant) { constant->removeAttr(kWeightOffsetAttr); });
+    DenseMap<Attribute, int64_t> offsetOfValue;
+    int64_t weightBytes = 0;
+    for (ConstantOp constant : weights) {
+      std::optional<int64_t> bytes = getTensorBytes(constant.getType());
+      if (!bytes) {
+        constant.emitError("kiln-plan-memory: no byte size for weight of type ")
+            << constant.getType();
+        return signalPassFailure();
+      }
+      auto [slot, inserted] =
+          offsetOfValue.try_emplace(constant.getValue(), weightBytes);
+      if (inserted)
+        weightBytes += alignArena(std::max<int64_t>(*bytes, 1));
+      constant->setAttr(kWeightOffsetAttr,
+                        builder.getI64IntegerAttr(slot->second));
+    }
+
+    function->setAttr(kActivationArenaBytesAttr,
+                      builder.getI64IntegerAttr(arenaBytes));
+    function->setAttr(kWeightArenaBytesAttr,
+                      builder.getI64IntegerAttr(weightBytes));
+  }
+};
+
+} // namespace
+} // namespace kiln

@@ -1,0 +1,252 @@
+// The kiln runtime's C API: load a .kiln artifact, bind inputs and outputs, run
+// it on a CUDA stream.
+#ifndef KILN_RUNTIME_H
+#define KILN_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// ===--- Status ----------------------------------------------------------===//
+//
+// Every fallible call returns a kiln_status_t. NULL means success; anything
+// else is an error that the caller owns and frees with kiln_status_free.
+// Statuses are plain values: they may be passed between threads.
+
+typedef enum kiln_status_code_e {
+  KILN_STATUS_OK = 0,
+  KILN_STATUS_INVALID_ARGUMENT =
+      1, // A bad argument (NULL, unknown name, shape, alignment).
+  KILN_STATUS_NOT_FOUND = 2, // A file or named entity does not exist.
+  KILN_STATUS_DATA_LOSS =
+      3, // A truncated or corrupted artifact or weight file.
+  KILN_STATUS_INCOMPATIBLE = 4, // Format version, driver or GPU arch mismatch.
+  KILN_STATUS_UNAVAILABLE = 5,  // No CUDA device (or no usable driver).
+  KILN_STATUS_RESOURCE_EXHAUSTED = 6, // Out of device or host memory.
+  KILN_STATUS_FAILED_PRECONDITION =
+      7, // Wrong call order (e.g. an unbound input at run).
+  KILN_STATUS_CUDA_ERROR =
+      8, // A CUDA or cuBLAS call failed; the message names it.
+  KILN_STATUS_NUMERIC_ERROR =
+      9, // Debug mode found NaN or Inf in a step's output.
+  KILN_STATUS_INTERNAL = 10,
+} kiln_status_code_t;
+
+typedef struct kiln_status_s *kiln_status_t;
+
+// The code of |status|; KILN_STATUS_OK for NULL.
+kiln_status_code_t kiln_status_code(kiln_status_t status);
+// The message of |status| ("" for NULL). Owned by |status|: valid until it is
+// freed.
+const char *kiln_status_message(kiln_status_t status);
+// Frees |status|; NULL is allowed.
+void kiln_status_free(kiln_status_t status);
+// A short name for |code| ("DATA_LOSS"); a static string.
+const char *kiln_status_code_name(kiln_status_code_t code);
+
+// ===--- Tensors
+// -----------------------------------------------------------===//
+
+// Element types. 0 means "unspecified" (no check); the others are the
+// artifact schema's DType values plus one.
+typedef enum kiln_dtype_e {
+  KILN_DTYPE_UNSPECIFIED = 0,
+  KILN_DTYPE_BOOL,
+  KILN_DTYPE_I8,
+  KILN_DTYPE_I16,
+  KILN_DTYPE_I32,
+  KILN_DTYPE_I64,
+  KILN_DTYPE_U8,
+  KILN_DTYPE_U16,
+  KILN_DTYPE_U32,
+  KILN_DTYPE_U64,
+  KILN_DTYPE_F16,
+  KILN_DTYPE_BF16,
+  KILN_DTYPE_F32,
+  KILN_DTYPE_F64,
+} kiln_dtype_t;
+
+// Bytes per element of |dtype|; 0 for KILN_DTYPE_UNSPECIFIED.
+size_t kiln_dtype_size(kiln_dtype_t dtype);
+// "f32", "bf16", ...; a static string.
+const char *kiln_dtype_name(kiln_dtype_t dtype);
+
+// One input or output of an entry point, as the artifact declares it. The
+// pointers are owned by the model and stay valid until it is released.
+typedef struct kiln_tensor_info_s {
+  const char *name; // The ONNX input/output name.
+  kiln_dtype_t dtype;
+  size_t rank;
+  const int64_t *dims; // |rank| dims.
+  size_t bytes;        // The size a bound buffer must have.
+} kiln_tensor_info_t;
+
+typedef enum kiln_memory_e {
+  KILN_MEMORY_DEVICE = 0, // |data| is device memory of the session's device.
+  KILN_MEMORY_HOST = 1, // |data| is host memory, copied through pinned staging.
+} kiln_memory_t;
+
+// A caller's buffer to bind. |dims|/|rank| and |dtype| are optional
+// declarations: when given, they must equal the artifact's (the error names
+// the tensor and both shapes). Use kiln_device_tensor/kiln_host_tensor.
+typedef struct kiln_tensor_s {
+  void *data;
+  size_t bytes; // Must equal kiln_tensor_info_t.bytes.
+  kiln_memory_t memory;
+  kiln_dtype_t dtype;  // KILN_DTYPE_UNSPECIFIED: not checked.
+  const int64_t *dims; // NULL: not checked. Read during the bind call only.
+  size_t rank;
+} kiln_tensor_t;
+
+static inline kiln_tensor_t kiln_device_tensor(void *data, size_t bytes) {
+  kiln_tensor_t tensor = {
+      data, bytes, KILN_MEMORY_DEVICE, KILN_DTYPE_UNSPECIFIED, NULL, 0};
+  return tensor;
+}
+static inline kiln_tensor_t kiln_host_tensor(void *data, size_t bytes) {
+  kiln_tensor_t tensor = {data, bytes, KILN_MEMORY_HOST, KILN_DTYPE_UNSPECIFIED,
+                          NULL, 0};
+  return tensor;
+}
+
+// ===--- Model
+// -------------------------------------------------------------===//
+//
+// A loaded artifact: its manifest, kernels loaded into the CUDA context and
+// its weights in one device arena. A model is immutable after load: every
+// kiln_model_* query is thread-safe. It is reference-counted; sessions hold a
+// reference, so releasing the model while sessions live is allowed.
+
+typedef struct kiln_model_s kiln_model_t;
+
+typedef struct kiln_load_options_s {
+  int device_ordinal; // The CUDA device for the weight arena (default 0).
+  const char *external_data_dir; // Where external weight files are looked up;
+                                 // NULL: the artifact's directory.
+} kiln_load_options_t;
+
+// Defaults: device 0, external weights beside the artifact.
+void kiln_load_options_init(kiln_load_options_t *options);
+
+// Loads the artifact at |path|. The file is checked completely (header,
+// manifest, every section's bounds and hash, every index) before anything is
+// used; a damaged file is an error status, never a crash. Then the driver
+// version and GPU arch are checked, kernels loaded and weights uploaded.
+// |options| may be NULL. On success the caller owns |*out_model| and releases
+// it with kiln_model_release. Thread-safe. Synchronises the device.
+kiln_status_t kiln_model_load(const char *path,
+                              const kiln_load_options_t *options,
+                              kiln_model_t **out_model);
+
+// As kiln_model_load, from |size| bytes at |data|, which need only live
+// during the call. External weights need options->external_data_dir.
+kiln_status_t kiln_model_load_from_memory(const void *data, size_t size,
+                                          const kiln_load_options_t *options,
+                                          kiln_model_t **out_model);
+
+// Adds a reference to |model|, released by another kiln_model_release.
+// Thread-safe (atomic).
+void kiln_model_retain(kiln_model_t *model);
+
+// Drops the caller's reference; the model is freed with its last session.
+// NULL is allowed. Thread-safe (atomic), but the handle must not be used
+// by the caller afterwards.
+void kiln_model_release(kiln_model_t *model);
+
+// Entry points ("main", or shape buckets sharing the weights).
+size_t kiln_model_entry_point_count(const kiln_model_t *model);
+// The name of entry point |index|; NULL when out of range. Owned by the model.
+const char *kiln_model_entry_point_name(const kiln_model_t *model,
+                                        size_t index);
+
+// Signature of entry point |entry_point| (an index). Counts are 0 when the
+// entry point does not exist.
+size_t kiln_model_input_count(const kiln_model_t *model, size_t entry_point);
+size_t kiln_model_output_count(const kiln_model_t *model, size_t entry_point);
+kiln_status_t kiln_model_input_info(const kiln_model_t *model,
+                                    size_t entry_point, size_t index,
+                                    kiln_tensor_info_t *out_info);
+kiln_status_t kiln_model_output_info(const kiln_model_t *model,
+                                     size_t entry_point, size_t index,
+                                     kiln_tensor_info_t *out_info);
+// Metadata strings from the artifact (owned by the model).
+const char *kiln_model_source(const kiln_model_t *model); // The ONNX file.
+const char *kiln_model_cuda_version(const kiln_model_t *model); // e.g. "13.0".
+
+// ===--- Session
+// -----------------------------------------------------------===//
+//
+// One entry point of a model ready to run: its activation arena (with the
+// cuBLASLt workspace), streams, events, cuBLASLt algorithms and, after the
+// first run, a CUDA graph of its plan. A session is NOT thread-safe: use one
+// thread at a time (different sessions may run concurrently). Successive runs
+// of one session are ordered on the device even on different streams.
+
+typedef struct kiln_session_s kiln_session_t;
+
+typedef struct kiln_session_options_s {
+  const char *entry_point; // NULL: the first entry point.
+  int device_ordinal; // -1: the model's device (others are an error for now).
+  int debug;          // 1: no graph; synchronise after each step and name the
+                      // failing step. Also enabled by the env var KILN_DEBUG=1.
+  int check_nan_inf;  // Debug mode: fail on NaN/Inf in a floating step output.
+  int profile;        // Step-by-step with CUDA events around each step
+                      // (kiln_session_step_profile); no graph.
+} kiln_session_options_t;
+
+// Defaults: first entry point, model's device, no debug, no profile.
+void kiln_session_options_init(kiln_session_options_t *options);
+
+// Creates a session for |model| (which it retains). Allocates the arena once
+// and chooses cuBLASLt algorithms. |options| may be NULL. On success the
+// caller owns |*out_session| and releases it with kiln_session_release.
+kiln_status_t kiln_session_create(kiln_model_t *model,
+                                  const kiln_session_options_t *options,
+                                  kiln_session_t **out_session);
+
+// Synchronises with the session's last run, then frees it. NULL is allowed.
+void kiln_session_release(kiln_session_t *session);
+
+// Binds the caller's buffer to input or output |name|. Device pointers must
+// be 16-byte aligned and stay valid (and, for inputs, unchanged) until the
+// runs that use them complete. Host buffers are staged: inputs are read and
+// outputs written when the stream reaches the run, so synchronise the stream
+// before reading outputs or changing inputs. Binding another pointer makes
+// the next run update its CUDA graph. |tensor| is read during the call only.
+kiln_status_t kiln_session_bind_input(kiln_session_t *session, const char *name,
+                                      const kiln_tensor_t *tensor);
+kiln_status_t kiln_session_bind_output(kiln_session_t *session,
+                                       const char *name,
+                                       const kiln_tensor_t *tensor);
+
+// Enqueues one run on |stream| (0: the legacy default stream) and returns
+// without waiting: no host synchronisation, except in debug or profile mode
+// which synchronise after each step. Every input and output must be bound.
+kiln_status_t kiln_session_run(kiln_session_t *session, cudaStream_t stream);
+
+// Plan steps, for tools: their count, and for step |index| its kiln.kernel
+// name, kind ("launch", "gemm", ...) and ONNX nodes joined by ", " (owned by
+// the session; valid until it is released).
+size_t kiln_session_step_count(const kiln_session_t *session);
+typedef struct kiln_step_profile_s {
+  const char *name;
+  const char *kind;
+  const char *onnx_nodes;
+  float start_ms;    // From the start of the last run (profile mode only).
+  float duration_ms; // -1 when the session is not in profile mode.
+} kiln_step_profile_t;
+// Describes step |index| of the last run. In profile mode this waits for the
+// run to complete (it synchronises on its events).
+kiln_status_t kiln_session_step_profile(kiln_session_t *session, size_t index,
+                                        kiln_step_profile_t *out_profile);
+
+#ifdef __cplusplus
+} // extern "C"
+#endif
+
+#endif // KILN_RUNTIME_H

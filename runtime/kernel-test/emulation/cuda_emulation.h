@@ -1,0 +1,67 @@
+// Host emulation of the CUDA features generated kernels use (thread/block
+// indices, __syncthreads, warp shuffles, __shared__), so that kernel-test
+// cases can be checked on a machine without a GPU: each block runs with one
+// std::thread per CUDA thread. For testing the emitter's logic only; it says
+// nothing about performance or the GPU's floating-point library.
+#ifndef KILN_KERNEL_TEST_CUDA_EMULATION_H
+#define KILN_KERNEL_TEST_CUDA_EMULATION_H
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <barrier>
+#include <cmath>
+#include <cstring>
+#include <math.h>
+
+#undef __global__
+#define __global__
+#undef __device__
+#define __device__
+#undef __forceinline__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#undef __shared__
+#define __shared__ static
+#define __restrict__ __restrict
+#undef __align__
+#define __align__(n) alignas(n)
+
+struct kiln_emulated_dim3 {
+  unsigned x = 0, y = 0, z = 0;
+};
+inline thread_local kiln_emulated_dim3 threadIdx, blockIdx;
+inline kiln_emulated_dim3 blockDim, gridDim;
+
+struct kiln_emulated_warp {
+  std::barrier<> *barrier = nullptr;
+  unsigned long long slots[32];
+};
+inline thread_local std::barrier<> *kiln_block_barrier = nullptr;
+inline thread_local kiln_emulated_warp *kiln_warp = nullptr;
+
+inline void __syncthreads() { kiln_block_barrier->arrive_and_wait(); }
+
+template <typename T> T __shfl_xor_sync(unsigned, T value, int offset) {
+  static_assert(sizeof(T) <= sizeof(unsigned long long), "shuffle width");
+  unsigned lane = threadIdx.x & 31;
+  std::memcpy(&kiln_warp->slots[lane], &value, sizeof(T));
+  kiln_warp->barrier->arrive_and_wait();
+  T result;
+  std::memcpy(&result, &kiln_warp->slots[lane ^ offset], sizeof(T));
+  kiln_warp->barrier->arrive_and_wait();
+  return result;
+}
+
+inline float __int_as_float(int bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+inline double __longlong_as_double(long long bits) {
+  double value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+#endif // KILN_KERNEL_TEST_CUDA_EMULATION_H

@@ -1,0 +1,374 @@
+// Checks every index and size in a verified manifest, so that later code can
+// index without checks.
+#include "artifact_reader.h"
+#include "status.h"
+
+#include <set>
+
+namespace kiln::runtime {
+
+using namespace kiln::artifact;
+
+namespace {
+
+constexpr uint32_t kMaxStreams = 64;
+constexpr uint32_t kMaxEvents = 1u << 16;
+constexpr uint64_t kMaxGridDim = 1u << 31;
+
+template <typename T> uint32_t count(const flatbuffers::Vector<T> *vector) {
+  return vector ? vector->size() : 0;
+}
+
+/// |a + b <= limit| without overflow.
+bool fits(uint64_t offset, uint64_t bytes, uint64_t limit) {
+  return offset <= limit && bytes <= limit - offset;
+}
+
+/// Bytes of a dense tensor of |shape| and |dtype|; false on a negative dim,
+/// an invalid dtype or overflow.
+bool denseBytes(const flatbuffers::Vector<int64_t> *shape, DType dtype,
+                uint64_t *bytes) {
+  uint64_t total = dtypeSize(dtype);
+  if (total == 0)
+    return false;
+  for (uint32_t i = 0; i < count(shape); ++i) {
+    int64_t dim = shape->Get(i);
+    if (dim < 0 || (dim > 0 && total > UINT64_MAX / static_cast<uint64_t>(dim)))
+      return false;
+    total *= static_cast<uint64_t>(dim);
+  }
+  *bytes = total;
+  return true;
+}
+
+class EntryPointValidator {
+public:
+  EntryPointValidator(const Model &model, const EntryPoint &entry,
+                      uint32_t index)
+      : model(model), entry(entry), numBuffers(count(entry.buffers())) {
+    where = "entry point " + std::to_string(index) + " ('" + str(entry.name()) +
+            "')";
+  }
+
+  kiln_status_t validate() {
+    if (entry.num_streams() > kMaxStreams || entry.num_events() > kMaxEvents)
+      return Error(KILN_STATUS_DATA_LOSS)
+             << where << ": " << entry.num_streams() << " streams and "
+             << entry.num_events() << " events is beyond the runtime's limits";
+    for (uint32_t i = 0; i < numBuffers; ++i)
+      KILN_RETURN_IF_ERROR(validateBuffer(i));
+    KILN_RETURN_IF_ERROR(
+        validateSignature(entry.inputs(), BufferKind_Input, "input"));
+    KILN_RETURN_IF_ERROR(
+        validateSignature(entry.outputs(), BufferKind_Output, "output"));
+    for (uint32_t i = 0; i < count(entry.steps()); ++i)
+      KILN_RETURN_IF_ERROR(
+          annotate(validateStep(*entry.steps()->Get(i)),
+                   where + " step " + std::to_string(i) + " ('" +
+                       str(entry.steps()->Get(i)->name()) + "')"));
+    return nullptr;
+  }
+
+private:
+  kiln_status_t validateBuffer(uint32_t id) {
+    const Buffer &buffer = *entry.buffers()->Get(id);
+    std::string name = where + " buffer " + std::to_string(id);
+    if (dtypeSize(buffer.dtype()) == 0)
+      return Error(KILN_STATUS_DATA_LOSS)
+             << name << ": invalid dtype " << int(buffer.dtype());
+    switch (buffer.kind()) {
+    case BufferKind_Input:
+    case BufferKind_Output: {
+      uint32_t ios = buffer.kind() == BufferKind_Input ? count(entry.inputs())
+                                                       : count(entry.outputs());
+      if (buffer.io_index() >= ios)
+        return Error(KILN_STATUS_DATA_LOSS)
+               << name << ": io_index " << buffer.io_index()
+               << " but the signature has " << ios;
+      return nullptr;
+    }
+    case BufferKind_Weight:
+      if (!fits(buffer.offset(), buffer.bytes(), model.weight_arena_bytes()))
+        return Error(KILN_STATUS_DATA_LOSS)
+               << name << ": [" << buffer.offset() << ", +" << buffer.bytes()
+               << ") is outside the " << model.weight_arena_bytes()
+               << "-byte weight arena";
+      return nullptr;
+    case BufferKind_Activation:
+      if (!fits(buffer.offset(), buffer.bytes(),
+                entry.activation_arena_bytes()))
+        return Error(KILN_STATUS_DATA_LOSS)
+               << name << ": [" << buffer.offset() << ", +" << buffer.bytes()
+               << ") is outside the " << entry.activation_arena_bytes()
+               << "-byte activation arena";
+      return nullptr;
+    case BufferKind_Alias: {
+      // Follow the chain; it must end at a non-alias within numBuffers hops.
+      uint32_t target = id;
+      for (uint32_t hops = 0; hops <= numBuffers; ++hops) {
+        uint32_t next = entry.buffers()->Get(target)->alias_of();
+        if (next >= numBuffers)
+          return Error(KILN_STATUS_DATA_LOSS)
+                 << name << ": alias_of " << next
+                 << " is not a buffer (there are " << numBuffers << ")";
+        target = next;
+        if (entry.buffers()->Get(target)->kind() != BufferKind_Alias) {
+          if (buffer.bytes() > entry.buffers()->Get(target)->bytes())
+            return Error(KILN_STATUS_DATA_LOSS)
+                   << name << ": an alias of " << buffer.bytes()
+                   << " bytes views buffer " << target << " of "
+                   << entry.buffers()->Get(target)->bytes();
+          return nullptr;
+        }
+      }
+      return Error(KILN_STATUS_DATA_LOSS)
+             << name << ": its alias_of chain is a cycle";
+    }
+    }
+    return Error(KILN_STATUS_DATA_LOSS)
+           << name << ": invalid kind " << int(buffer.kind());
+  }
+
+  kiln_status_t validateSignature(
+      const flatbuffers::Vector<flatbuffers::Offset<TensorSignature>> *list,
+      BufferKind kind, const char *what) {
+    std::set<std::string> names;
+    for (uint32_t i = 0; i < count(list); ++i) {
+      const TensorSignature &tensor = *list->Get(i);
+      std::string name = where + " " + what + " " + std::to_string(i) + " ('" +
+                         str(tensor.name()) + "')";
+      if (!tensor.name() || tensor.name()->size() == 0 ||
+          !names.insert(str(tensor.name())).second)
+        return Error(KILN_STATUS_DATA_LOSS)
+               << name << ": missing or duplicate name";
+      uint64_t bytes = 0;
+      if (!denseBytes(tensor.shape(), tensor.dtype(), &bytes))
+        return Error(KILN_STATUS_DATA_LOSS)
+               << name << ": invalid dtype or shape";
+      if (tensor.buffer() >= numBuffers)
+        return Error(KILN_STATUS_DATA_LOSS)
+               << name << ": buffer " << tensor.buffer() << " but there are "
+               << numBuffers;
+      const Buffer &buffer = *entry.buffers()->Get(tensor.buffer());
+      if (buffer.kind() != kind || buffer.io_index() != i ||
+          buffer.dtype() != tensor.dtype() || buffer.bytes() != bytes)
+        return Error(KILN_STATUS_DATA_LOSS)
+               << name << ": buffer " << tensor.buffer()
+               << " does not match it (kind, io_index, dtype or " << bytes
+               << " bytes)";
+    }
+    return nullptr;
+  }
+
+  kiln_status_t checkBuffer(int64_t id, const char *role) {
+    if (id < 0 || id >= numBuffers)
+      return Error(KILN_STATUS_DATA_LOSS)
+             << role << " buffer " << id << " is not a buffer (there are "
+             << numBuffers << ")";
+    return nullptr;
+  }
+
+  const Buffer &resolved(uint32_t id) const {
+    const Buffer *buffer = entry.buffers()->Get(id);
+    while (buffer->kind() == BufferKind_Alias)
+      buffer = entry.buffers()->Get(buffer->alias_of());
+    return *buffer;
+  }
+
+  kiln_status_t checkWritable(uint32_t id, const char *role) {
+    BufferKind kind = resolved(id).kind();
+    if (kind == BufferKind_Input || kind == BufferKind_Weight)
+      return Error(KILN_STATUS_DATA_LOSS)
+             << role << " buffer " << id
+             << " is an input or weight, which are read-only";
+    return nullptr;
+  }
+
+  /// Checks that a matrix operand with |rows| x |cols| elements per batch
+  /// and |stride| between batches fits in its buffer.
+  kiln_status_t checkOperand(int64_t id, const char *role, const Gemm &gemm,
+                             int64_t rows, int64_t cols, int64_t stride) {
+    KILN_RETURN_IF_ERROR(checkBuffer(id, role));
+    const Buffer &buffer = *entry.buffers()->Get(static_cast<uint32_t>(id));
+    if (stride < 0)
+      return Error(KILN_STATUS_DATA_LOSS)
+             << role << ": negative batch stride " << stride;
+    // Sizes are below 2^31 and strides below 2^63: 128 bits cannot overflow.
+    unsigned __int128 elements =
+        static_cast<unsigned __int128>(rows) * cols +
+        static_cast<unsigned __int128>(gemm.batch() - 1) * stride;
+    if (elements > buffer.bytes() / dtypeSize(buffer.dtype()))
+      return Error(KILN_STATUS_DATA_LOSS)
+             << role << " buffer " << id << " holds " << buffer.bytes()
+             << " bytes, too few for its " << rows << "x" << cols
+             << " matrices";
+    return nullptr;
+  }
+
+  kiln_status_t validateGemm(const Gemm *gemm) {
+    if (!gemm)
+      return Error(KILN_STATUS_DATA_LOSS) << "a Gemm step without gemm";
+    const int64_t limit = int64_t(1) << 31;
+    if (gemm->m() <= 0 || gemm->n() <= 0 || gemm->k() <= 0 ||
+        gemm->batch() <= 0 || gemm->m() >= limit || gemm->n() >= limit ||
+        gemm->k() >= limit || gemm->batch() >= limit)
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "invalid gemm sizes m=" << gemm->m() << " n=" << gemm->n()
+             << " k=" << gemm->k() << " batch=" << gemm->batch();
+    if (gemm->epilogue() < GemmEpilogue_MIN ||
+        gemm->epilogue() > GemmEpilogue_MAX)
+      return Error(KILN_STATUS_DATA_LOSS) << "invalid gemm epilogue";
+    KILN_RETURN_IF_ERROR(checkOperand(gemm->a(), "gemm a", *gemm, gemm->m(),
+                                      gemm->k(), gemm->stride_a()));
+    KILN_RETURN_IF_ERROR(checkOperand(gemm->b(), "gemm b", *gemm, gemm->k(),
+                                      gemm->n(), gemm->stride_b()));
+    KILN_RETURN_IF_ERROR(checkOperand(gemm->out(), "gemm out", *gemm, gemm->m(),
+                                      gemm->n(), gemm->stride_out()));
+    KILN_RETURN_IF_ERROR(checkWritable(gemm->out(), "gemm out"));
+    if (gemm->c() >= 0)
+      KILN_RETURN_IF_ERROR(checkOperand(gemm->c(), "gemm c", *gemm, gemm->m(),
+                                        gemm->n(), gemm->stride_c()));
+    bool bias = gemm->epilogue() == GemmEpilogue_Bias ||
+                gemm->epilogue() == GemmEpilogue_BiasRelu;
+    if (bias) {
+      KILN_RETURN_IF_ERROR(checkBuffer(gemm->bias(), "gemm bias"));
+      const Buffer &buffer =
+          *entry.buffers()->Get(static_cast<uint32_t>(gemm->bias()));
+      if (buffer.bytes() <
+          static_cast<uint64_t>(gemm->n()) * dtypeSize(buffer.dtype()))
+        return Error(KILN_STATUS_DATA_LOSS)
+               << "gemm bias buffer is shorter than n";
+    }
+    DType type = entry.buffers()->Get(gemm->out())->dtype();
+    if (type != DType_F32 && type != DType_F16 && type != DType_BF16)
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "gemm dtype must be f32, f16 or bf16";
+    if (entry.buffers()->Get(gemm->a())->dtype() != type ||
+        entry.buffers()->Get(gemm->b())->dtype() != type ||
+        (gemm->c() >= 0 && entry.buffers()->Get(gemm->c())->dtype() != type))
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "gemm operands have different dtypes";
+    return nullptr;
+  }
+
+  static kiln_status_t checkDims(const flatbuffers::Vector<uint32_t> *dims,
+                                 const char *what) {
+    if (count(dims) == 0 || count(dims) > 3)
+      return Error(KILN_STATUS_DATA_LOSS) << what << " must have 1 to 3 dims";
+    for (uint32_t i = 0; i < dims->size(); ++i)
+      if (dims->Get(i) == 0 || dims->Get(i) >= kMaxGridDim)
+        return Error(KILN_STATUS_DATA_LOSS)
+               << what << "[" << i << "] = " << dims->Get(i);
+    return nullptr;
+  }
+
+  kiln_status_t validateStep(const Step &step) {
+    if (step.stream() >= std::max<uint32_t>(entry.num_streams(), 1))
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "stream " << step.stream() << " but there are "
+             << entry.num_streams();
+    for (uint32_t i = 0; i < count(step.args()); ++i)
+      KILN_RETURN_IF_ERROR(checkBuffer(step.args()->Get(i), "argument"));
+    switch (step.kind()) {
+    case StepKind_Launch:
+      if (step.kernel() >= count(model.kernels()))
+        return Error(KILN_STATUS_DATA_LOSS)
+               << "kernel " << step.kernel() << " but there are "
+               << count(model.kernels());
+      KILN_RETURN_IF_ERROR(checkDims(step.grid(), "grid"));
+      KILN_RETURN_IF_ERROR(checkDims(step.block(), "block"));
+      if (count(step.args()) > 256)
+        return Error(KILN_STATUS_DATA_LOSS)
+               << count(step.args()) << " kernel arguments";
+      return nullptr;
+    case StepKind_Gemm:
+      return validateGemm(step.gemm());
+    case StepKind_Copy:
+      if (count(step.args()) != 2)
+        return Error(KILN_STATUS_DATA_LOSS) << "a copy needs 2 arguments";
+      KILN_RETURN_IF_ERROR(
+          checkWritable(step.args()->Get(1), "copy destination"));
+      if (entry.buffers()->Get(step.args()->Get(0))->bytes() <
+          entry.buffers()->Get(step.args()->Get(1))->bytes())
+        return Error(KILN_STATUS_DATA_LOSS)
+               << "the copy source is smaller than its destination";
+      return nullptr;
+    case StepKind_RecordEvent:
+    case StepKind_WaitEvent:
+      if (step.event() >= entry.num_events())
+        return Error(KILN_STATUS_DATA_LOSS)
+               << "event " << step.event() << " but there are "
+               << entry.num_events();
+      return nullptr;
+    }
+    return Error(KILN_STATUS_DATA_LOSS)
+           << "invalid step kind " << int(step.kind());
+  }
+
+  const Model &model;
+  const EntryPoint &entry;
+  uint32_t numBuffers;
+  std::string where;
+};
+
+} // namespace
+
+kiln_status_t validateManifest(const Model &model) {
+  uint32_t sections = count(model.sections());
+  for (uint32_t i = 0; i < count(model.kernels()); ++i) {
+    const Kernel &kernel = *model.kernels()->Get(i);
+    std::string name =
+        "kernel " + std::to_string(i) + " ('" + str(kernel.symbol()) + "')";
+    if (!kernel.symbol() || kernel.symbol()->size() == 0)
+      return Error(KILN_STATUS_DATA_LOSS) << name << ": no symbol";
+    for (uint32_t j = 0; j < count(kernel.images()); ++j)
+      if (kernel.images()->Get(j)->section() >= sections)
+        return Error(KILN_STATUS_DATA_LOSS)
+               << name << ": image section "
+               << kernel.images()->Get(j)->section() << " but there are "
+               << sections;
+    if (kernel.ptx_section() < -1 || kernel.ptx_section() >= int64_t(sections))
+      return Error(KILN_STATUS_DATA_LOSS)
+             << name << ": ptx_section " << kernel.ptx_section()
+             << " but there are " << sections;
+    if (count(kernel.images()) == 0 && kernel.ptx_section() < 0)
+      return Error(KILN_STATUS_DATA_LOSS) << name << ": neither cubins nor PTX";
+  }
+  uint32_t weightBuffers = count(model.weight_buffers());
+  for (uint32_t i = 0; i < weightBuffers; ++i) {
+    const Buffer &buffer = *model.weight_buffers()->Get(i);
+    if (buffer.kind() != BufferKind_Weight ||
+        !fits(buffer.offset(), buffer.bytes(), model.weight_arena_bytes()))
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "weight buffer " << i << ": not a weight inside the "
+             << model.weight_arena_bytes() << "-byte weight arena";
+  }
+  for (uint32_t i = 0; i < count(model.weights()); ++i) {
+    const Weight &weight = *model.weights()->Get(i);
+    std::string name = "weight " + std::to_string(i);
+    if (weight.buffer() >= weightBuffers)
+      return Error(KILN_STATUS_DATA_LOSS)
+             << name << ": buffer " << weight.buffer() << " but there are "
+             << weightBuffers;
+    uint64_t bytes = model.weight_buffers()->Get(weight.buffer())->bytes();
+    if (weight.section() >= 0) {
+      if (weight.section() >= int64_t(sections) ||
+          model.sections()->Get(weight.section())->size() != bytes)
+        return Error(KILN_STATUS_DATA_LOSS)
+               << name << ": section " << weight.section()
+               << " is not a section of " << bytes << " bytes";
+    } else if (!weight.external_file() || weight.external_file()->size() == 0 ||
+               weight.external_length() != bytes || weight.section() != -1) {
+      return Error(KILN_STATUS_DATA_LOSS)
+             << name << ": neither an inline section nor an external range of "
+             << bytes << " bytes";
+    }
+  }
+  for (uint32_t i = 0; i < count(model.entry_points()); ++i) {
+    EntryPointValidator validator(model, *model.entry_points()->Get(i), i);
+    KILN_RETURN_IF_ERROR(validator.validate());
+  }
+  return nullptr;
+}
+
+} // namespace kiln::runtime

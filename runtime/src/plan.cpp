@@ -1,0 +1,315 @@
+// Preparing and enqueueing plan steps: kernel launches, cuBLASLt gemms, copies,
+// events, streams.
+#include "session.h"
+#include "status.h"
+
+#include <cmath>
+#include <cstring>
+#include <set>
+
+namespace kiln::runtime {
+
+using namespace kiln::artifact;
+
+std::string PreparedStep::describe(size_t index) const {
+  std::string text =
+      "step " + std::to_string(index) + " '" + name + "' (" + kindName;
+  if (!onnxNodes.empty())
+    text += "; ONNX nodes: " + onnxNodes;
+  return text + ")";
+}
+
+static const char *stepKindName(StepKind kind) {
+  switch (kind) {
+  case StepKind_Launch:
+    return "launch";
+  case StepKind_Gemm:
+    return "gemm";
+  case StepKind_Copy:
+    return "copy";
+  case StepKind_RecordEvent:
+    return "record_event";
+  case StepKind_WaitEvent:
+    return "wait_event";
+  }
+  return "unknown";
+}
+
+/// The buffer that |id| views (itself unless an alias).
+static const Buffer &resolvedBuffer(const EntryPoint &entry, uint32_t id) {
+  const Buffer *buffer = entry.buffers()->Get(id);
+  while (buffer->kind() == BufferKind_Alias)
+    buffer = entry.buffers()->Get(buffer->alias_of());
+  return *buffer;
+}
+
+void resolveAddresses(const kiln_session_s &session,
+                      std::vector<void *> *addresses) {
+  const EntryPoint &entry = *session.entry;
+  uint32_t count = entry.buffers() ? entry.buffers()->size() : 0;
+  addresses->assign(count, nullptr);
+  for (uint32_t id = 0; id < count; ++id) {
+    const Buffer &buffer = resolvedBuffer(entry, id);
+    void *address = nullptr;
+    switch (buffer.kind()) {
+    case BufferKind_Input:
+      address = session.inputs[buffer.io_index()].deviceAddress();
+      break;
+    case BufferKind_Output:
+      address = session.outputs[buffer.io_index()].deviceAddress();
+      break;
+    case BufferKind_Weight:
+      address =
+          static_cast<char *>(session.model->weightArena) + buffer.offset();
+      break;
+    case BufferKind_Activation:
+      address = static_cast<char *>(session.arena) + buffer.offset();
+      break;
+    default:
+      break;
+    }
+    (*addresses)[id] = address;
+  }
+}
+
+/// The alignment (bytes, at most 16) cuBLASLt may assume for a gemm operand:
+/// bound pointers are checked to 16 bytes, arena offsets and batch strides
+/// may lower it.
+static uint32_t operandAlignment(const EntryPoint &entry, uint32_t id,
+                                 int64_t stride, int64_t batch) {
+  const Buffer &buffer = resolvedBuffer(entry, id);
+  uint64_t bits = 16;
+  if (buffer.kind() == BufferKind_Weight ||
+      buffer.kind() == BufferKind_Activation)
+    bits |= buffer.offset();
+  if (batch > 1)
+    bits |= static_cast<uint64_t>(stride) * dtypeSize(buffer.dtype());
+  return static_cast<uint32_t>(bits & (~bits + 1)); // Lowest set bit.
+}
+
+static kiln_status_t prepareLaunch(kiln_session_s *session, const Step &step,
+                                   PreparedStep &prepared) {
+  kiln_model_s &model = *session->model;
+  uint32_t kernel = step.kernel();
+  const char *symbol = str(model.manifest().kernels()->Get(kernel)->symbol());
+  prepared.function = reinterpret_cast<const void *>(model.kernels[kernel]);
+  uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  for (uint32_t i = 0; i < step.grid()->size(); ++i)
+    grid[i] = step.grid()->Get(i);
+  for (uint32_t i = 0; i < step.block()->size(); ++i)
+    block[i] = step.block()->Get(i);
+  prepared.grid = dim3(grid[0], grid[1], grid[2]);
+  prepared.block = dim3(block[0], block[1], block[2]);
+  prepared.sharedBytes = step.shared_bytes();
+  uint64_t threads = uint64_t(block[0]) * block[1] * block[2];
+  if (threads > static_cast<uint64_t>(model.kernelMaxThreads[kernel]))
+    return Error(KILN_STATUS_INCOMPATIBLE)
+           << "a block of " << threads << " threads, but kernel '" << symbol
+           << "' allows at most " << model.kernelMaxThreads[kernel]
+           << " on this GPU";
+  if (static_cast<int>(prepared.args.size()) != model.kernelParamCounts[kernel])
+    return Error(KILN_STATUS_DATA_LOSS)
+           << "kernel '" << symbol << "' takes "
+           << model.kernelParamCounts[kernel] << " parameters, the step passes "
+           << prepared.args.size() << " buffers";
+  if (prepared.sharedBytes > 48 * 1024)
+    KILN_RETURN_IF_ERROR(cudaStatus(
+        cudaKernelSetAttributeForDevice(
+            model.kernels[kernel], cudaFuncAttributeMaxDynamicSharedMemorySize,
+            static_cast<int>(prepared.sharedBytes), model.device),
+        "allowing " + std::to_string(prepared.sharedBytes) +
+            " bytes of shared memory"));
+  return nullptr;
+}
+
+static kiln_status_t prepareGemm(kiln_session_s *session, const Step &step,
+                                 PreparedStep &prepared) {
+  const EntryPoint &entry = *session->entry;
+  const Gemm &gemm = *step.gemm();
+  prepared.gemmBuffers[0] = gemm.a();
+  prepared.gemmBuffers[1] = gemm.b();
+  prepared.gemmBuffers[4] = gemm.out();
+  prepared.gemmC = gemm.c();
+  prepared.gemmBias = gemm.bias();
+  int64_t batch = gemm.batch();
+  uint32_t alignments[4] = {
+      operandAlignment(entry, gemm.a(), gemm.stride_a(), batch),
+      operandAlignment(entry, gemm.b(), gemm.stride_b(), batch),
+      gemm.c() >= 0 ? operandAlignment(entry, static_cast<uint32_t>(gemm.c()),
+                                       gemm.stride_c(), batch)
+                    : 16u,
+      operandAlignment(entry, gemm.out(), gemm.stride_out(), batch)};
+  if (gemm.c() < 0)
+    alignments[2] = alignments[3];
+  DType dtype = entry.buffers()->Get(gemm.out())->dtype();
+  DType biasDType =
+      gemm.bias() >= 0
+          ? entry.buffers()->Get(static_cast<uint32_t>(gemm.bias()))->dtype()
+          : dtype;
+  prepared.gemm = std::make_unique<GemmPlan>();
+  return prepared.gemm->create(session->cublas, gemm, dtype, biasDType,
+                               alignments, session->workspaceBytes);
+}
+
+kiln_status_t prepareSteps(kiln_session_s *session) {
+  const EntryPoint &entry = *session->entry;
+  uint32_t count = entry.steps() ? entry.steps()->size() : 0;
+  session->steps.resize(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const Step &step = *entry.steps()->Get(i);
+    PreparedStep &prepared = session->steps[i];
+    prepared.kind = step.kind();
+    prepared.stream = step.stream();
+    prepared.name = str(step.name());
+    prepared.kindName = stepKindName(step.kind());
+    for (uint32_t n = 0; step.onnx_nodes() && n < step.onnx_nodes()->size();
+         ++n)
+      prepared.onnxNodes +=
+          (n ? ", " : "") + std::string(str(step.onnx_nodes()->Get(n)));
+    for (uint32_t a = 0; step.args() && a < step.args()->size(); ++a)
+      prepared.args.push_back(step.args()->Get(a));
+    prepared.event = step.event();
+    kiln_status_t status = nullptr;
+    if (step.kind() == StepKind_Launch)
+      status = prepareLaunch(session, step, prepared);
+    else if (step.kind() == StepKind_Gemm)
+      status = prepareGemm(session, step, prepared);
+    else if (step.kind() == StepKind_Copy)
+      prepared.copyBytes = entry.buffers()->Get(prepared.args[1])->bytes();
+    KILN_RETURN_IF_ERROR(annotate(status, prepared.describe(i)));
+  }
+  return nullptr;
+}
+
+kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
+                          const std::vector<void *> &addresses,
+                          cudaStream_t stream) {
+  const PreparedStep &step = session.steps[index];
+  cudaError_t error = cudaSuccess;
+  switch (step.kind) {
+  case StepKind_Launch: {
+    void *values[256];
+    void *parameters[256];
+    for (size_t i = 0; i < step.args.size(); ++i) {
+      values[i] = addresses[step.args[i]];
+      parameters[i] = &values[i];
+    }
+    error = cudaLaunchKernel(step.function, step.grid, step.block, parameters,
+                             step.sharedBytes, stream);
+    break;
+  }
+  case StepKind_Gemm: {
+    GemmPointers pointers;
+    pointers.a = addresses[step.gemmBuffers[0]];
+    pointers.b = addresses[step.gemmBuffers[1]];
+    pointers.c =
+        step.gemmC >= 0 ? addresses[static_cast<size_t>(step.gemmC)] : nullptr;
+    pointers.bias = step.gemmBias >= 0
+                        ? addresses[static_cast<size_t>(step.gemmBias)]
+                        : nullptr;
+    pointers.out = addresses[step.gemmBuffers[4]];
+    return annotate(step.gemm->enqueue(session.cublas, pointers,
+                                       session.workspace,
+                                       session.workspaceBytes, stream),
+                    step.describe(index));
+  }
+  case StepKind_Copy:
+    error = cudaMemcpyAsync(addresses[step.args[1]], addresses[step.args[0]],
+                            step.copyBytes, cudaMemcpyDeviceToDevice, stream);
+    break;
+  case StepKind_RecordEvent:
+    error = cudaEventRecord(session.planEvents[step.event], stream);
+    break;
+  case StepKind_WaitEvent:
+    error = cudaStreamWaitEvent(stream, session.planEvents[step.event], 0);
+    break;
+  }
+  return cudaStatus(error, step.describe(index));
+}
+
+kiln_status_t enqueuePlan(kiln_session_s *session,
+                          const std::vector<void *> &addresses,
+                          cudaStream_t origin) {
+  std::vector<cudaStream_t> streams = session->streams;
+  streams[0] = origin;
+  if (streams.size() > 1) {
+    KILN_RETURN_IF_ERROR(
+        cudaStatus(cudaEventRecord(session->forkEvent, origin), "fork"));
+    for (size_t i = 1; i < streams.size(); ++i)
+      KILN_RETURN_IF_ERROR(cudaStatus(
+          cudaStreamWaitEvent(streams[i], session->forkEvent, 0), "fork"));
+  }
+  for (size_t i = 0; i < session->steps.size(); ++i)
+    KILN_RETURN_IF_ERROR(
+        enqueueStep(*session, i, addresses, streams[session->steps[i].stream]));
+  for (size_t i = 1; i < streams.size(); ++i) {
+    KILN_RETURN_IF_ERROR(cudaStatus(
+        cudaEventRecord(session->joinEvents[i], streams[i]), "join"));
+    KILN_RETURN_IF_ERROR(cudaStatus(
+        cudaStreamWaitEvent(origin, session->joinEvents[i], 0), "join"));
+  }
+  return nullptr;
+}
+
+/// Index of the first non-finite element of |count| elements, or -1.
+static int64_t firstNonFinite(const std::vector<uint8_t> &bytes, DType dtype,
+                              size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    bool bad = false;
+    if (dtype == DType_F32) {
+      float value;
+      std::memcpy(&value, &bytes[i * 4], 4);
+      bad = !std::isfinite(value);
+    } else if (dtype == DType_F64) {
+      double value;
+      std::memcpy(&value, &bytes[i * 8], 8);
+      bad = !std::isfinite(value);
+    } else {
+      uint16_t bits;
+      std::memcpy(&bits, &bytes[i * 2], 2);
+      uint16_t mask =
+          dtype == DType_F16 ? 0x7C00 : 0x7F80; // Exponent all ones.
+      bad = (bits & mask) == mask;
+    }
+    if (bad)
+      return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
+kiln_status_t checkStepOutputs(const kiln_session_s &session, size_t index,
+                               const std::vector<void *> &addresses,
+                               cudaStream_t stream) {
+  const PreparedStep &step = session.steps[index];
+  const EntryPoint &entry = *session.entry;
+  std::set<uint32_t> written(step.args.begin(), step.args.end());
+  if (step.kind == StepKind_Gemm)
+    written = {step.gemmBuffers[4]};
+  if (step.kind == StepKind_Copy)
+    written = {step.args[1]};
+  for (uint32_t id : written) {
+    const Buffer &buffer = *entry.buffers()->Get(id);
+    BufferKind kind = resolvedBuffer(entry, id).kind();
+    DType dtype = buffer.dtype();
+    if ((kind != BufferKind_Activation && kind != BufferKind_Output) ||
+        (dtype != DType_F32 && dtype != DType_F64 && dtype != DType_F16 &&
+         dtype != DType_BF16))
+      continue;
+    std::vector<uint8_t> host(buffer.bytes());
+    KILN_RETURN_IF_ERROR(
+        cudaStatus(cudaMemcpyAsync(host.data(), addresses[id], host.size(),
+                                   cudaMemcpyDeviceToHost, stream),
+                   "NaN/Inf check of " + step.describe(index)));
+    KILN_RETURN_IF_ERROR(
+        cudaStatus(cudaStreamSynchronize(stream),
+                   "NaN/Inf check of " + step.describe(index)));
+    int64_t bad = firstNonFinite(host, dtype, host.size() / dtypeSize(dtype));
+    if (bad >= 0)
+      return Error(KILN_STATUS_NUMERIC_ERROR)
+             << step.describe(index) << ": buffer " << id
+             << " has a NaN or Inf at element " << bad;
+  }
+  return nullptr;
+}
+
+} // namespace kiln::runtime

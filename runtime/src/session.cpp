@@ -1,0 +1,315 @@
+// kiln_session_*: creating a session (arena, streams, events, gemm algorithms)
+// and binding I/O.
+#include "session.h"
+#include "status.h"
+
+#include "kiln/artifact_format.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace kiln::runtime;
+using namespace kiln::artifact;
+
+kiln_session_s::~kiln_session_s() {
+  DeviceGuard guard(model->device);
+  if (runDone)
+    cudaEventSynchronize(runDone);
+  if (graph)
+    cudaGraphExecDestroy(graph);
+  for (auto *list : {&planEvents, &joinEvents, &stepStart, &stepEnd})
+    for (cudaEvent_t event : *list)
+      if (event)
+        cudaEventDestroy(event);
+  for (cudaEvent_t event : {forkEvent, runDone, runStart})
+    if (event)
+      cudaEventDestroy(event);
+  for (cudaStream_t stream : streams)
+    if (stream)
+      cudaStreamDestroy(stream);
+  for (auto *list : {&inputs, &outputs})
+    for (Binding &binding : *list) {
+      if (binding.deviceStaging)
+        cudaFree(binding.deviceStaging);
+      if (binding.pinnedStaging)
+        cudaFreeHost(binding.pinnedStaging);
+    }
+  steps.clear(); // Gemm plans before the handle.
+  if (cublas)
+    cublasLtDestroy(cublas);
+  if (arena)
+    cudaFree(arena);
+  kiln_model_release(model);
+}
+
+namespace {
+
+kiln_status_t createEvents(std::vector<cudaEvent_t> *events, size_t count,
+                           unsigned flags) {
+  events->assign(count, nullptr);
+  for (cudaEvent_t &event : *events)
+    KILN_RETURN_IF_ERROR(
+        cudaStatus(cudaEventCreateWithFlags(&event, flags), "cudaEventCreate"));
+  return nullptr;
+}
+
+/// Everything a session allocates, once.
+kiln_status_t initialize(kiln_session_s *session) {
+  const EntryPoint &entry = *session->entry;
+  uint64_t activations =
+      alignUp(entry.activation_arena_bytes(), kSectionAlignment);
+  session->workspaceBytes = entry.workspace_bytes();
+  uint64_t total = activations + session->workspaceBytes;
+  if (total > 0) {
+    KILN_RETURN_IF_ERROR(cudaStatus(cudaMalloc(&session->arena, total),
+                                    "allocating the " + std::to_string(total) +
+                                        "-byte activation arena"));
+    session->workspace = session->workspaceBytes
+                             ? static_cast<char *>(session->arena) + activations
+                             : nullptr;
+  }
+  KILN_RETURN_IF_ERROR(
+      cublasStatus(cublasLtCreate(&session->cublas), "cublasLtCreate"));
+  size_t streams = std::max<uint32_t>(entry.num_streams(), 1);
+  session->streams.assign(streams, nullptr);
+  for (cudaStream_t &stream : session->streams)
+    KILN_RETURN_IF_ERROR(
+        cudaStatus(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
+                   "cudaStreamCreate"));
+  KILN_RETURN_IF_ERROR(createEvents(&session->planEvents, entry.num_events(),
+                                    cudaEventDisableTiming));
+  KILN_RETURN_IF_ERROR(
+      createEvents(&session->joinEvents, streams, cudaEventDisableTiming));
+  std::vector<cudaEvent_t> single;
+  KILN_RETURN_IF_ERROR(createEvents(&single, 2, cudaEventDisableTiming));
+  session->forkEvent = single[0];
+  session->runDone = single[1];
+  if (session->profile) {
+    KILN_RETURN_IF_ERROR(
+        createEvents(&session->stepStart, entry.steps()->size(), 0));
+    KILN_RETURN_IF_ERROR(
+        createEvents(&session->stepEnd, entry.steps()->size(), 0));
+    KILN_RETURN_IF_ERROR(
+        cudaStatus(cudaEventCreate(&session->runStart), "cudaEventCreate"));
+  }
+  session->inputs.resize(entry.inputs() ? entry.inputs()->size() : 0);
+  session->outputs.resize(entry.outputs() ? entry.outputs()->size() : 0);
+  return prepareSteps(session);
+}
+
+std::string shapeText(const int64_t *dims, size_t rank) {
+  std::string text = "[";
+  for (size_t i = 0; i < rank; ++i)
+    text += (i ? ", " : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
+kiln_status_t bind(kiln_session_t *session, const char *name,
+                   const kiln_tensor_t *tensor, bool input) {
+  const char *what = input ? "input" : "output";
+  if (!session || !name || !tensor)
+    return Error(KILN_STATUS_INVALID_ARGUMENT)
+           << "kiln_session_bind_" << what << ": NULL session, name or tensor";
+  const auto &infos =
+      input ? session->model->signatures[session->entryIndex].inputs
+            : session->model->signatures[session->entryIndex].outputs;
+  size_t index = 0;
+  while (index < infos.size() && std::strcmp(infos[index].name, name) != 0)
+    ++index;
+  if (index == infos.size())
+    return Error(KILN_STATUS_NOT_FOUND)
+           << "the entry point has no " << what << " named '" << name << "'";
+  const kiln_tensor_info_t &info = infos[index];
+  std::string prefix = std::string(what) + " '" + name + "': ";
+  if (!tensor->data)
+    return Error(KILN_STATUS_INVALID_ARGUMENT) << prefix << "NULL data";
+  if (tensor->dims &&
+      (tensor->rank != info.rank ||
+       std::memcmp(tensor->dims, info.dims, info.rank * sizeof(int64_t)) != 0))
+    return Error(KILN_STATUS_INVALID_ARGUMENT)
+           << prefix << "bound with shape "
+           << shapeText(tensor->dims, tensor->rank)
+           << " but the artifact's shape is "
+           << shapeText(info.dims, info.rank);
+  if (tensor->dtype != KILN_DTYPE_UNSPECIFIED && tensor->dtype != info.dtype)
+    return Error(KILN_STATUS_INVALID_ARGUMENT)
+           << prefix << "bound as " << kiln_dtype_name(tensor->dtype)
+           << " but the artifact's is " << kiln_dtype_name(info.dtype);
+  if (tensor->bytes != info.bytes)
+    return Error(KILN_STATUS_INVALID_ARGUMENT)
+           << prefix << "bound with " << tensor->bytes << " bytes but it needs "
+           << info.bytes << " (" << kiln_dtype_name(info.dtype) << " "
+           << shapeText(info.dims, info.rank) << ")";
+  Binding &binding = input ? session->inputs[index] : session->outputs[index];
+  DeviceGuard guard(session->model->device);
+  if (tensor->memory == KILN_MEMORY_DEVICE) {
+    if (reinterpret_cast<uintptr_t>(tensor->data) % 16 != 0)
+      return Error(KILN_STATUS_INVALID_ARGUMENT)
+             << prefix << "device pointer " << tensor->data
+             << " is not 16-byte aligned";
+    cudaPointerAttributes attributes;
+    KILN_RETURN_IF_ERROR(
+        cudaStatus(cudaPointerGetAttributes(&attributes, tensor->data),
+                   std::string(what) + " '" + name + "'"));
+    if (attributes.type != cudaMemoryTypeDevice &&
+        attributes.type != cudaMemoryTypeManaged)
+      return Error(KILN_STATUS_INVALID_ARGUMENT)
+             << prefix << "pointer " << tensor->data
+             << " is not device memory (bind host memory with "
+                "KILN_MEMORY_HOST)";
+    if (attributes.device != session->model->device)
+      return Error(KILN_STATUS_INVALID_ARGUMENT)
+             << prefix << "pointer is memory of device " << attributes.device
+             << ", the session runs on device " << session->model->device;
+  } else if (tensor->memory != KILN_MEMORY_HOST) {
+    return Error(KILN_STATUS_INVALID_ARGUMENT)
+           << prefix << "invalid memory kind " << int(tensor->memory);
+  }
+  // A previous run's host callbacks may still read this host binding.
+  if (session->hasRun &&
+      (tensor->memory == KILN_MEMORY_HOST ||
+       (binding.bound && binding.memory == KILN_MEMORY_HOST)))
+    KILN_RETURN_IF_ERROR(cudaStatus(cudaEventSynchronize(session->runDone),
+                                    "waiting for the previous run"));
+  if (tensor->memory == KILN_MEMORY_HOST) {
+    if (!binding.deviceStaging) {
+      KILN_RETURN_IF_ERROR(
+          cudaStatus(cudaMalloc(&binding.deviceStaging, info.bytes),
+                     std::string("staging ") + what + " '" + name + "'"));
+      KILN_RETURN_IF_ERROR(
+          cudaStatus(cudaMallocHost(&binding.pinnedStaging, info.bytes),
+                     std::string("staging ") + what + " '" + name + "'"));
+    }
+  }
+  binding.bound = true;
+  binding.memory = tensor->memory;
+  binding.user = tensor->data;
+  binding.bytes = tensor->bytes;
+  return nullptr;
+}
+
+} // namespace
+
+extern "C" {
+
+void kiln_session_options_init(kiln_session_options_t *options) {
+  if (!options)
+    return;
+  std::memset(options, 0, sizeof(*options));
+  options->device_ordinal = -1;
+}
+
+kiln_status_t kiln_session_create(kiln_model_t *model,
+                                  const kiln_session_options_t *options,
+                                  kiln_session_t **out_session) {
+  if (!out_session)
+    return Error(KILN_STATUS_INVALID_ARGUMENT)
+           << "kiln_session_create: out_session is NULL";
+  *out_session = nullptr;
+  if (!model)
+    return Error(KILN_STATUS_INVALID_ARGUMENT)
+           << "kiln_session_create: model is NULL";
+  kiln_session_options_t defaults;
+  kiln_session_options_init(&defaults);
+  if (!options)
+    options = &defaults;
+  if (options->device_ordinal >= 0 && options->device_ordinal != model->device)
+    return Error(KILN_STATUS_INVALID_ARGUMENT)
+           << "session on device " << options->device_ordinal
+           << " but the model's weights are "
+           << "on device " << model->device
+           << " (load the model on that device)";
+  size_t entryIndex = 0;
+  size_t entries = model->signatures.size();
+  if (options->entry_point) {
+    while (entryIndex < entries &&
+           std::strcmp(kiln_model_entry_point_name(model, entryIndex),
+                       options->entry_point) != 0)
+      ++entryIndex;
+  }
+  if (entryIndex >= entries)
+    return Error(KILN_STATUS_NOT_FOUND)
+           << "the model has no entry point "
+           << (options->entry_point
+                   ? std::string("'") + options->entry_point + "'"
+                   : "");
+  const char *environment = std::getenv("KILN_DEBUG");
+  DeviceGuard guard(model->device);
+  KILN_RETURN_IF_ERROR(cudaStatus(guard.error(), "cudaSetDevice"));
+  retainModel(model);
+  auto *session = new kiln_session_s();
+  session->model = model;
+  session->entryIndex = entryIndex;
+  session->entry =
+      model->manifest().entry_points()->Get(static_cast<uint32_t>(entryIndex));
+  session->debug =
+      options->debug || (environment && std::strcmp(environment, "0") != 0 &&
+                         environment[0] != '\0');
+  session->checkNanInf = options->check_nan_inf != 0;
+  session->profile = options->profile != 0;
+  kiln_status_t status = initialize(session);
+  if (status) {
+    delete session;
+    return status;
+  }
+  *out_session = session;
+  return nullptr;
+}
+
+void kiln_session_release(kiln_session_t *session) { delete session; }
+
+kiln_status_t kiln_session_bind_input(kiln_session_t *session, const char *name,
+                                      const kiln_tensor_t *tensor) {
+  return bind(session, name, tensor, true);
+}
+
+kiln_status_t kiln_session_bind_output(kiln_session_t *session,
+                                       const char *name,
+                                       const kiln_tensor_t *tensor) {
+  return bind(session, name, tensor, false);
+}
+
+kiln_status_t kiln_session_run(kiln_session_t *session, cudaStream_t stream) {
+  if (!session)
+    return Error(KILN_STATUS_INVALID_ARGUMENT)
+           << "kiln_session_run: session is NULL";
+  DeviceGuard guard(session->model->device);
+  return runSession(session, stream);
+}
+
+size_t kiln_session_step_count(const kiln_session_t *session) {
+  return session ? session->steps.size() : 0;
+}
+
+kiln_status_t kiln_session_step_profile(kiln_session_t *session, size_t index,
+                                        kiln_step_profile_t *out_profile) {
+  if (!session || !out_profile)
+    return Error(KILN_STATUS_INVALID_ARGUMENT)
+           << "kiln_session_step_profile: NULL argument";
+  std::memset(out_profile, 0, sizeof(*out_profile));
+  if (index >= session->steps.size())
+    return Error(KILN_STATUS_NOT_FOUND)
+           << "step " << index << " does not exist (there are "
+           << session->steps.size() << ")";
+  const PreparedStep &step = session->steps[index];
+  out_profile->name = step.name.c_str();
+  out_profile->kind = step.kindName.c_str();
+  out_profile->onnx_nodes = step.onnxNodes.c_str();
+  out_profile->start_ms = -1;
+  out_profile->duration_ms = -1;
+  if (!session->profile || !session->hasRun)
+    return nullptr;
+  DeviceGuard guard(session->model->device);
+  KILN_RETURN_IF_ERROR(cudaStatus(cudaEventSynchronize(session->stepEnd[index]),
+                                  "waiting for " + step.describe(index)));
+  KILN_RETURN_IF_ERROR(
+      cudaStatus(cudaEventElapsedTime(&out_profile->start_ms, session->runStart,
+                                      session->stepStart[index]),
+                 "timing " + step.describe(index)));
+  return cudaStatus(cudaEventElapsedTime(&out_profile->duration_ms,
+                                         session->stepStart[index],
+                                         session->stepEnd[index]),
+                    "timing " + step.describe(index));
+}
+
+} // extern "C"

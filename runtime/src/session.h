@@ -1,0 +1,108 @@
+// The internal representation of a session (kiln_session_t): arena, prepared
+// steps, bindings, graph.
+#ifndef KILN_RUNTIME_SESSION_H
+#define KILN_RUNTIME_SESSION_H
+
+#include "gemm.h"
+#include "model.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln::runtime {
+
+/// One plan step with everything resolved at session creation.
+struct PreparedStep {
+  kiln::artifact::StepKind kind = kiln::artifact::StepKind_Launch;
+  uint32_t stream = 0;
+  std::string name, kindName, onnxNodes;
+  std::vector<uint32_t> args;     // Buffer ids.
+  const void *function = nullptr; // Launch: the cudaKernel_t.
+  dim3 grid, block;
+  unsigned sharedBytes = 0;
+  std::unique_ptr<GemmPlan> gemm; // Gemm.
+  uint32_t gemmBuffers[5] = {
+      0, 0, 0, 0, 0}; // a, b, c, bias, out (c/bias valid if >= 0 below).
+  int64_t gemmC = -1, gemmBias = -1;
+  size_t copyBytes = 0; // Copy.
+  uint32_t event = 0;   // RecordEvent / WaitEvent.
+
+  /// "step 3 'kernel_1' (ONNX nodes: /a/MatMul, /a/Add)", for messages.
+  std::string describe(size_t index) const;
+};
+
+/// A caller's buffer bound to an input or output. Host buffers go through
+/// a device staging buffer and a pinned host buffer of the same size.
+struct Binding {
+  bool bound = false;
+  kiln_memory_t memory = KILN_MEMORY_DEVICE;
+  void *user = nullptr; // The caller's pointer.
+  size_t bytes = 0;
+  void *deviceStaging = nullptr;
+  void *pinnedStaging = nullptr;
+  /// The device address the plan uses.
+  void *deviceAddress() const {
+    return memory == KILN_MEMORY_DEVICE ? user : deviceStaging;
+  }
+};
+
+/// Counts for tests and tools: how the CUDA graph was (re)built.
+struct GraphStatistics {
+  int captures = 0, updates = 0, instantiations = 0, launches = 0;
+};
+
+/// Resolves every buffer id of the entry point to a device address.
+void resolveAddresses(const kiln_session_s &session,
+                      std::vector<void *> *addresses);
+/// Builds PreparedSteps (launch checks, cuBLASLt algorithms) for the session's
+/// entry point.
+kiln_status_t prepareSteps(kiln_session_s *session);
+/// Enqueues step |index| on |stream| with buffer |addresses|.
+kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
+                          const std::vector<void *> &addresses,
+                          cudaStream_t stream);
+/// Enqueues the whole plan with |origin| as stream 0, forking to the
+/// session's other streams and joining back (graph capture uses this too).
+kiln_status_t enqueuePlan(kiln_session_s *session,
+                          const std::vector<void *> &addresses,
+                          cudaStream_t origin);
+/// Debug mode: fails when a floating-point buffer written by step |index|
+/// holds NaN or Inf (synchronous; copies to the host).
+kiln_status_t checkStepOutputs(const kiln_session_s &session, size_t index,
+                               const std::vector<void *> &addresses,
+                               cudaStream_t stream);
+/// Enqueues one run in graph mode, debug mode or profile mode.
+kiln_status_t runSession(kiln_session_s *session, cudaStream_t stream);
+
+} // namespace kiln::runtime
+
+struct kiln_session_s {
+  kiln_model_s *model = nullptr; // Retained.
+  const kiln::artifact::EntryPoint *entry = nullptr;
+  size_t entryIndex = 0;
+  bool debug = false, checkNanInf = false, profile = false;
+  void *arena = nullptr; // Activations, then the cuBLASLt workspace.
+  void *workspace = nullptr;
+  size_t workspaceBytes = 0;
+  cublasLtHandle_t cublas = nullptr;
+  /// streams[0] is the session's own origin for graph capture; the others
+  /// run the plan's streams 1.. and are forked from / joined to the origin.
+  std::vector<cudaStream_t> streams;
+  std::vector<cudaEvent_t> planEvents, joinEvents;
+  cudaEvent_t forkEvent = nullptr, runDone = nullptr;
+  bool hasRun = false;
+  std::vector<kiln::runtime::PreparedStep> steps;
+  std::vector<kiln::runtime::Binding> inputs, outputs;
+  // Graph mode.
+  cudaGraphExec_t graph = nullptr;
+  std::vector<void *> capturedAddresses;
+  kiln::runtime::GraphStatistics graphStatistics;
+  // Profile mode: events around each step and at the start of the run.
+  std::vector<cudaEvent_t> stepStart, stepEnd;
+  cudaEvent_t runStart = nullptr;
+
+  ~kiln_session_s();
+};
+
+#endif // KILN_RUNTIME_SESSION_H

@@ -1,0 +1,166 @@
+// kiln_session_run's work: host staging, CUDA graph capture/update/replay, and
+// step-by-step debug and profile runs.
+#include "session.h"
+#include "status.h"
+
+#include <cstring>
+
+namespace kiln::runtime {
+
+using namespace kiln::artifact;
+
+namespace {
+
+/// Host callbacks (cudaLaunchHostFunc) that move host-bound data through
+/// the pinned staging buffers in stream order: no host synchronisation.
+void CUDART_CB copyInputToPinned(void *data) {
+  auto *binding = static_cast<Binding *>(data);
+  std::memcpy(binding->pinnedStaging, binding->user, binding->bytes);
+}
+void CUDART_CB copyPinnedToOutput(void *data) {
+  auto *binding = static_cast<Binding *>(data);
+  std::memcpy(binding->user, binding->pinnedStaging, binding->bytes);
+}
+
+kiln_status_t checkBound(const kiln_session_s &session) {
+  const EntryPointSignature &signature =
+      session.model->signatures[session.entryIndex];
+  for (size_t i = 0; i < session.inputs.size(); ++i)
+    if (!session.inputs[i].bound)
+      return Error(KILN_STATUS_FAILED_PRECONDITION)
+             << "input '" << signature.inputs[i].name << "' is not bound";
+  for (size_t i = 0; i < session.outputs.size(); ++i)
+    if (!session.outputs[i].bound)
+      return Error(KILN_STATUS_FAILED_PRECONDITION)
+             << "output '" << signature.outputs[i].name << "' is not bound";
+  return nullptr;
+}
+
+/// Captures the plan into a graph when the addresses changed since the last
+/// capture (updating the executable graph in place when CUDA allows it),
+/// then launches it on |stream|.
+kiln_status_t runGraph(kiln_session_s *session,
+                       const std::vector<void *> &addresses,
+                       cudaStream_t stream) {
+  GraphStatistics &statistics = session->graphStatistics;
+  if (!session->graph || addresses != session->capturedAddresses) {
+    cudaStream_t origin = session->streams[0];
+    KILN_RETURN_IF_ERROR(cudaStatus(
+        cudaStreamBeginCapture(origin, cudaStreamCaptureModeThreadLocal),
+        "capturing the plan"));
+    kiln_status_t status = enqueuePlan(session, addresses, origin);
+    cudaGraph_t graph = nullptr;
+    cudaError_t ended = cudaStreamEndCapture(origin, &graph);
+    if (!status)
+      status = cudaStatus(ended, "cudaStreamEndCapture");
+    if (status) {
+      if (graph)
+        cudaGraphDestroy(graph);
+      return annotate(
+          status,
+          "capturing the plan as a CUDA graph (set KILN_DEBUG=1 to run it "
+          "step by step)");
+    }
+    ++statistics.captures;
+    if (session->graph) {
+      cudaGraphExecUpdateResultInfo info;
+      if (cudaGraphExecUpdate(session->graph, graph, &info) == cudaSuccess) {
+        ++statistics.updates;
+      } else {
+        cudaGetLastError();
+        cudaGraphExecDestroy(session->graph);
+        session->graph = nullptr;
+      }
+    }
+    if (!session->graph) {
+      status = cudaStatus(cudaGraphInstantiate(&session->graph, graph, 0),
+                          "cudaGraphInstantiate");
+      if (status)
+        session->graph = nullptr;
+      else
+        ++statistics.instantiations;
+    }
+    cudaGraphDestroy(graph);
+    KILN_RETURN_IF_ERROR(status);
+    session->capturedAddresses = addresses;
+  }
+  ++statistics.launches;
+  return cudaStatus(
+      cudaGraphLaunch(session->graph, stream),
+      "cudaGraphLaunch (set KILN_DEBUG=1 to find the failing step)");
+}
+
+/// Debug and profile mode: every step in order on |stream|; debug mode
+/// synchronises after each and names the step that failed.
+kiln_status_t runStepByStep(kiln_session_s *session,
+                            const std::vector<void *> &addresses,
+                            cudaStream_t stream) {
+  if (session->profile)
+    KILN_RETURN_IF_ERROR(
+        cudaStatus(cudaEventRecord(session->runStart, stream), "profiling"));
+  for (size_t i = 0; i < session->steps.size(); ++i) {
+    const PreparedStep &step = session->steps[i];
+    if (session->profile)
+      KILN_RETURN_IF_ERROR(cudaStatus(
+          cudaEventRecord(session->stepStart[i], stream), "profiling"));
+    // On one stream the plan's order already implies its events.
+    if (step.kind != StepKind_RecordEvent && step.kind != StepKind_WaitEvent)
+      KILN_RETURN_IF_ERROR(enqueueStep(*session, i, addresses, stream));
+    if (session->profile)
+      KILN_RETURN_IF_ERROR(cudaStatus(
+          cudaEventRecord(session->stepEnd[i], stream), "profiling"));
+    if (!session->debug)
+      continue;
+    KILN_RETURN_IF_ERROR(
+        cudaStatus(cudaStreamSynchronize(stream), step.describe(i)));
+    KILN_RETURN_IF_ERROR(cudaStatus(cudaGetLastError(), step.describe(i)));
+    if (session->checkNanInf)
+      KILN_RETURN_IF_ERROR(checkStepOutputs(*session, i, addresses, stream));
+  }
+  return nullptr;
+}
+
+} // namespace
+
+kiln_status_t runSession(kiln_session_s *session, cudaStream_t stream) {
+  KILN_RETURN_IF_ERROR(checkBound(*session));
+  std::vector<void *> addresses;
+  resolveAddresses(*session, &addresses);
+  // Runs of one session share its arena: order this one after the last.
+  if (session->hasRun)
+    KILN_RETURN_IF_ERROR(
+        cudaStatus(cudaStreamWaitEvent(stream, session->runDone, 0),
+                   "ordering after the previous run"));
+  for (Binding &binding : session->inputs) {
+    if (binding.memory != KILN_MEMORY_HOST)
+      continue;
+    KILN_RETURN_IF_ERROR(
+        cudaStatus(cudaLaunchHostFunc(stream, copyInputToPinned, &binding),
+                   "staging a host input"));
+    KILN_RETURN_IF_ERROR(cudaStatus(
+        cudaMemcpyAsync(binding.deviceStaging, binding.pinnedStaging,
+                        binding.bytes, cudaMemcpyHostToDevice, stream),
+        "staging a host input"));
+  }
+  if (session->debug || session->profile)
+    KILN_RETURN_IF_ERROR(runStepByStep(session, addresses, stream));
+  else
+    KILN_RETURN_IF_ERROR(runGraph(session, addresses, stream));
+  for (Binding &binding : session->outputs) {
+    if (binding.memory != KILN_MEMORY_HOST)
+      continue;
+    KILN_RETURN_IF_ERROR(cudaStatus(
+        cudaMemcpyAsync(binding.pinnedStaging, binding.deviceStaging,
+                        binding.bytes, cudaMemcpyDeviceToHost, stream),
+        "staging a host output"));
+    KILN_RETURN_IF_ERROR(
+        cudaStatus(cudaLaunchHostFunc(stream, copyPinnedToOutput, &binding),
+                   "staging a host output"));
+  }
+  KILN_RETURN_IF_ERROR(cudaStatus(cudaEventRecord(session->runDone, stream),
+                                  "recording the run"));
+  session->hasRun = true;
+  return nullptr;
+}
+
+} // namespace kiln::runtime

@@ -1,0 +1,185 @@
+// GPU tests of Gemm steps through cuBLASLt: transposes, batches with strides,
+// beta*C, epilogues, f16/bf16.
+#include "artifact_builder.h"
+#include "tensor_files.h"
+#include "test_util.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace kiln::testing;
+using namespace kiln::artifact;
+
+namespace {
+
+struct GemmCase {
+  const char *name;
+  bool transA, transB;
+  int64_t batch, strideB; // strideB 0: b broadcast over the batch.
+  bool withC;
+  GemmEpilogue epilogue;
+  DType dtype;
+};
+
+constexpr int64_t M = 5, N = 12, K = 7; // Odd sizes: no alignment luck.
+
+kiln_dtype_t toApi(DType dtype);
+
+std::vector<uint8_t> encode(const std::vector<float> &values, DType dtype) {
+  kiln::run::HostTensor f32, out;
+  f32.dtype = KILN_DTYPE_F32;
+  f32.dims = {int64_t(values.size())};
+  f32.data.resize(values.size() * 4);
+  std::memcpy(f32.data.data(), values.data(), f32.data.size());
+  std::string error;
+  kiln::run::convertTensor(f32, toApi(dtype), &out, &error);
+  return out.data;
+}
+
+kiln_dtype_t toApi(DType dtype) {
+  return static_cast<kiln_dtype_t>(int(dtype) + 1);
+}
+
+class GemmTest : public ::testing::TestWithParam<GemmCase> {};
+
+TEST_P(GemmTest, MatchesTheCpu) {
+  if (!hasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  const GemmCase &c = GetParam();
+  int64_t sizeA = M * K, sizeB = K * N, sizeC = M * N;
+  int64_t countB = c.strideB ? c.batch : 1;
+  std::vector<float> a(c.batch * sizeA), b(countB * sizeB),
+      cIn(c.batch * sizeC), bias(N);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = std::round(8 * std::sin(0.3 * i + 1)) / 8;
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = std::round(8 * std::cos(0.7 * i)) / 8;
+  for (size_t i = 0; i < cIn.size(); ++i)
+    cIn[i] = 0.25f * float(i % 5) - 0.5f;
+  for (int64_t n = 0; n < N; ++n)
+    bias[n] = 0.5f - 0.125f * float(n);
+  // Reference (row-major; stored a is [K, M] when transposed, b [N, K]).
+  std::vector<float> expected(c.batch * sizeC);
+  for (int64_t p = 0; p < c.batch; ++p)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double sum = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          float av = a[p * sizeA + (c.transA ? k * M + m : m * K + k)];
+          float bv = b[(c.strideB ? p : 0) * sizeB +
+                       (c.transB ? n * K + k : k * N + n)];
+          sum += double(av) * bv;
+        }
+        sum *= 0.5; // alpha
+        if (c.withC)
+          sum += 2.0 * cIn[p * sizeC + m * N + n];
+        if (c.epilogue == GemmEpilogue_Bias ||
+            c.epilogue == GemmEpilogue_BiasRelu)
+          sum += bias[n];
+        if (c.epilogue == GemmEpilogue_Relu ||
+            c.epilogue == GemmEpilogue_BiasRelu)
+          sum = std::max(sum, 0.0);
+        expected[p * sizeC + m * N + n] = float(sum);
+      }
+
+  ArtifactBuilder builder;
+  ModelT &model = builder.model;
+  auto entry = std::make_unique<EntryPointT>();
+  entry->name = "main";
+  const char *names[] = {"a", "b", "c", "bias"};
+  std::vector<int64_t> lengths = {int64_t(a.size()), int64_t(b.size()),
+                                  int64_t(cIn.size()), N};
+  for (uint32_t i = 0; i < 4; ++i) {
+    auto buffer = makeBuffer(BufferKind_Input, {lengths[i]}, 0, i);
+    buffer->dtype = c.dtype;
+    buffer->bytes = uint64_t(lengths[i]) * kiln_dtype_size(toApi(c.dtype));
+    auto signature = std::make_unique<TensorSignatureT>();
+    signature->name = names[i];
+    signature->dtype = c.dtype;
+    signature->shape = {lengths[i]};
+    signature->buffer = i;
+    entry->inputs.push_back(std::move(signature));
+    entry->buffers.push_back(std::move(buffer));
+  }
+  auto out = makeBuffer(BufferKind_Output, {int64_t(expected.size())}, 0, 0);
+  out->dtype = c.dtype;
+  out->bytes = expected.size() * kiln_dtype_size(toApi(c.dtype));
+  entry->buffers.push_back(std::move(out));
+  auto signature = std::make_unique<TensorSignatureT>();
+  signature->name = "out";
+  signature->dtype = c.dtype;
+  signature->shape = {int64_t(expected.size())};
+  signature->buffer = 4;
+  entry->outputs.push_back(std::move(signature));
+  entry->num_streams = 1;
+  entry->workspace_bytes = 4 << 20;
+  auto step = std::make_unique<StepT>();
+  step->kind = StepKind_Gemm;
+  step->name = c.name;
+  step->gemm = std::make_unique<GemmT>();
+  GemmT &gemm = *step->gemm;
+  gemm.a = 0, gemm.b = 1, gemm.out = 4, gemm.c = c.withC ? 2 : -1,
+  gemm.bias = 3;
+  gemm.m = M, gemm.n = N, gemm.k = K, gemm.batch = c.batch;
+  gemm.stride_a = sizeA, gemm.stride_b = c.strideB, gemm.stride_c = sizeC,
+  gemm.stride_out = sizeC;
+  gemm.trans_a = c.transA, gemm.trans_b = c.transB;
+  gemm.alpha = 0.5f, gemm.beta = c.withC ? 2.0f : 0.0f;
+  gemm.epilogue = c.epilogue;
+  entry->steps.push_back(std::move(step));
+  model.entry_points.push_back(std::move(entry));
+  std::vector<uint8_t> bytes = builder.finish();
+
+  kiln_model_t *loaded = nullptr;
+  ASSERT_TRUE(isOk(kiln_model_load_from_memory(bytes.data(), bytes.size(),
+                                               nullptr, &loaded)));
+  kiln_session_t *session = nullptr;
+  ASSERT_TRUE(isOk(kiln_session_create(loaded, nullptr, &session)));
+  std::vector<std::vector<uint8_t>> inputs = {
+      encode(a, c.dtype), encode(b, c.dtype), encode(cIn, c.dtype),
+      encode(bias, c.dtype)};
+  for (int i = 0; i < 4; ++i) {
+    kiln_tensor_t tensor = kiln_host_tensor(inputs[i].data(), inputs[i].size());
+    ASSERT_TRUE(isOk(kiln_session_bind_input(session, names[i], &tensor)));
+  }
+  kiln::run::HostTensor result;
+  result.dtype = toApi(c.dtype);
+  result.dims = {int64_t(expected.size())};
+  result.data.assign(expected.size() * kiln_dtype_size(result.dtype), 0xff);
+  kiln_tensor_t tensor =
+      kiln_host_tensor(result.data.data(), result.data.size());
+  ASSERT_TRUE(isOk(kiln_session_bind_output(session, "out", &tensor)));
+  ASSERT_TRUE(isOk(kiln_session_run(session, nullptr)));
+  ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+  double tolerance = c.dtype == DType_F32 ? 1e-5 : 2e-2;
+  for (size_t i = 0; i < expected.size(); ++i)
+    ASSERT_NEAR(result.at(i), expected[i],
+                tolerance * (1 + std::fabs(expected[i])))
+        << "at " << i;
+  kiln_session_release(session);
+  kiln_model_release(loaded);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, GemmTest,
+    ::testing::Values(GemmCase{"plain", false, false, 1, K *N, false,
+                               GemmEpilogue_None, DType_F32},
+                      GemmCase{"trans_a", true, false, 1, K *N, false,
+                               GemmEpilogue_None, DType_F32},
+                      GemmCase{"trans_b", false, true, 1, K *N, false,
+                               GemmEpilogue_Bias, DType_F32},
+                      GemmCase{"trans_both", true, true, 1, K *N, true,
+                               GemmEpilogue_Relu, DType_F32},
+                      GemmCase{"batched", false, false, 3, K *N, true,
+                               GemmEpilogue_BiasRelu, DType_F32},
+                      GemmCase{"broadcast_b", true, false, 3, 0, false,
+                               GemmEpilogue_Bias, DType_F32},
+                      GemmCase{"f16", false, true, 2, K *N, true,
+                               GemmEpilogue_BiasRelu, DType_F16},
+                      GemmCase{"bf16", true, false, 2, K *N, false,
+                               GemmEpilogue_Bias, DType_BF16}),
+    [](const ::testing::TestParamInfo<GemmCase> &info) {
+      return std::string(info.param.name);
+    });
+
+} // namespace

@@ -1,0 +1,81 @@
+// GPU test helpers: NVRTC-compiled sample kernels and the sample's CPU
+// reference.
+#include "gpu_kernels.h"
+
+#include <cuda_runtime_api.h>
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace kiln::testing {
+
+static const char *kKernels = R"(
+extern "C" __global__ void scale_add(const float* __restrict__ h, float* __restrict__ y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 64) y[i] = h[i] * 2.0f + 1.0f;
+}
+extern "C" __global__ void make_nan(const float* __restrict__ h, float* __restrict__ y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 64) y[i] = sqrtf(-1.0f - h[i] * h[i]);
+}
+)";
+
+const CompiledKernels &compiledKernels() {
+  static CompiledKernels compiled = [] {
+    CompiledKernels result;
+    cudaDeviceProp properties;
+    if (cudaGetDeviceProperties(&properties, 0) != cudaSuccess) {
+      result.error = "no device";
+      return result;
+    }
+    result.arch =
+        "sm_" + std::to_string(properties.major * 10 + properties.minor);
+    nvrtcProgram program;
+    nvrtcCreateProgram(&program, kKernels, "kernels.cu", 0, nullptr, nullptr);
+    std::string option = "--gpu-architecture=" + result.arch;
+    const char *options[] = {option.c_str()};
+    if (nvrtcCompileProgram(program, 1, options) != NVRTC_SUCCESS) {
+      size_t size = 0;
+      nvrtcGetProgramLogSize(program, &size);
+      result.error.resize(size);
+      nvrtcGetProgramLog(program, result.error.data());
+    } else {
+      size_t size = 0;
+      nvrtcGetCUBINSize(program, &size);
+      result.cubin.resize(size);
+      nvrtcGetCUBIN(program, result.cubin.data());
+    }
+    nvrtcDestroyProgram(&program);
+    return result;
+  }();
+  return compiled;
+}
+
+SampleOptions deviceSample() {
+  SampleOptions options;
+  options.arch = compiledKernels().arch;
+  options.cubin = compiledKernels().cubin;
+  return options;
+}
+
+std::vector<float> reference(const std::vector<float> &x) {
+  std::vector<float> y(kOut);
+  for (int m = 0; m < kSampleM; ++m)
+    for (int n = 0; n < kSampleN; ++n) {
+      double sum = sampleBias(n);
+      for (int k = 0; k < kSampleK; ++k)
+        sum += double(x[m * kSampleK + k]) * sampleWeight(k, n);
+      y[m * kSampleN + n] = float(std::max(sum, 0.0)) * 2.0f + 1.0f;
+    }
+  return y;
+}
+
+std::vector<float> sampleInput(float seed) {
+  std::vector<float> x(kIn);
+  for (int i = 0; i < kIn; ++i)
+    x[i] = std::sin(seed + 0.37f * i) * 1.5f;
+  return x;
+}
+
+} // namespace kiln::testing

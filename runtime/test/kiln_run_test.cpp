@@ -1,0 +1,141 @@
+// Tests of the kiln-run tool end to end: exit codes, output checks, --bench,
+// --profile, no-device skip.
+#include "artifact_builder.h"
+#include "gpu_kernels.h"
+#include "tensor_files.h"
+#include "test_util.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace kiln::testing;
+
+namespace {
+
+/// kiln-run beside this binary: build/unittests/../bin/kiln-run.
+std::string kilnRunPath() {
+  char self[4096];
+  ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (length <= 0)
+    return "";
+  std::string path(self, static_cast<size_t>(length));
+  return path.substr(0, path.find_last_of('/')) + "/../bin/kiln-run";
+}
+
+/// Runs kiln-run with |arguments|; returns its exit code and output.
+int runTool(const std::string &arguments, std::string *output) {
+  std::string command = kilnRunPath() + " " + arguments + " 2>&1";
+  FILE *pipe = popen(command.c_str(), "r");
+  if (!pipe)
+    return -1;
+  char buffer[4096];
+  output->clear();
+  size_t got;
+  while ((got = fread(buffer, 1, sizeof(buffer), pipe)) > 0)
+    output->append(buffer, got);
+  int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void writeFloats(const std::string &path, const std::string &name,
+                 std::vector<int64_t> dims, const std::vector<float> &values) {
+  kiln::run::HostTensor tensor;
+  tensor.name = name;
+  tensor.dtype = KILN_DTYPE_F32;
+  tensor.dims = std::move(dims);
+  tensor.data.resize(values.size() * 4);
+  std::memcpy(tensor.data.data(), values.data(), tensor.data.size());
+  std::string error;
+  ASSERT_TRUE(kiln::run::writeNpy(path, tensor, &error)) << error;
+}
+
+class KilnRunTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (access(kilnRunPath().c_str(), X_OK) != 0)
+      GTEST_SKIP() << "kiln-run not found at " << kilnRunPath();
+    dir = ::testing::TempDir() + "kiln_run_test_" + std::to_string(getpid());
+    ASSERT_EQ(
+        system(("mkdir -p " + dir + "/in " + dir + "/good " + dir + "/bad")
+                   .c_str()),
+        0);
+  }
+  void TearDown() override {
+    if (!dir.empty())
+      system(("rm -rf " + dir).c_str());
+  }
+  void writeArtifact(const SampleOptions &options) {
+    std::vector<uint8_t> bytes = sampleArtifact(options);
+    std::ofstream(dir + "/model.kiln", std::ios::binary)
+        .write(reinterpret_cast<const char *>(bytes.data()),
+               long(bytes.size()));
+  }
+  std::string dir;
+};
+
+TEST_F(KilnRunTest, WithoutADeviceExitsThree) {
+  if (hasCudaDevice())
+    GTEST_SKIP() << "a CUDA device is present";
+  writeArtifact({});
+  writeFloats(dir + "/in/x.npy", "x", {kSampleM, kSampleK}, sampleInput(0));
+  std::string output;
+  EXPECT_EQ(runTool(dir + "/model.kiln --inputs " + dir + "/in", &output), 3)
+      << output;
+  EXPECT_NE(output.find("no CUDA device"), std::string::npos) << output;
+}
+
+TEST_F(KilnRunTest, UsageErrorsExitTwo) {
+  std::string output;
+  EXPECT_EQ(runTool("", &output), 2);
+  EXPECT_EQ(runTool("model.kiln --bogus", &output), 2);
+  EXPECT_NE(output.find("unknown option '--bogus'"), std::string::npos)
+      << output;
+}
+
+TEST_F(KilnRunTest, ChecksOutputsBenchmarksAndProfiles) {
+  if (!hasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  ASSERT_TRUE(compiledKernels().error.empty()) << compiledKernels().error;
+  writeArtifact(deviceSample());
+  std::vector<float> input = sampleInput(0.75f), expected = reference(input);
+  writeFloats(dir + "/in/x.npy", "x", {kSampleM, kSampleK}, input);
+  writeFloats(dir + "/good/y.npy", "y", {kSampleM, kSampleN}, expected);
+  expected[5] += 0.5f;
+  writeFloats(dir + "/bad/y.npy", "y", {kSampleM, kSampleN}, expected);
+  std::string model = dir + "/model.kiln", output;
+
+  EXPECT_EQ(runTool(model + " --inputs " + dir + "/in --expect " + dir +
+                        "/good --bench 20 " + "--profile " + dir +
+                        "/trace.json",
+                    &output),
+            0)
+      << output;
+  EXPECT_NE(output.find("y: max abs"), std::string::npos) << output;
+  EXPECT_NE(output.find("[ok]"), std::string::npos) << output;
+  EXPECT_NE(output.find("median"), std::string::npos) << output;
+  std::stringstream trace;
+  trace << std::ifstream(dir + "/trace.json").rdbuf();
+  EXPECT_NE(trace.str().find("\"name\": \"kernel_scale_add\""),
+            std::string::npos)
+      << trace.str();
+  EXPECT_NE(trace.str().find("/post/Mul, /post/Add"), std::string::npos)
+      << trace.str();
+
+  EXPECT_EQ(runTool(model + " --inputs " + dir + "/in/x.npy --expect " + dir +
+                        "/bad/y.npy",
+                    &output),
+            1)
+      << output;
+  EXPECT_NE(output.find("MISMATCH: 1 of 64 elements off"), std::string::npos)
+      << output;
+
+  EXPECT_EQ(runTool(model + " --debug --inputs " + dir + "/good", &output), 2)
+      << output;
+  EXPECT_NE(output.find("no file for input 'x'"), std::string::npos) << output;
+}
+
+} // namespace

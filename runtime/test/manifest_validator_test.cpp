@@ -1,0 +1,161 @@
+// Tests that every bad index or size in an otherwise valid manifest is an error
+// naming it.
+#include "artifact_builder.h"
+#include "artifact_reader.h"
+#include "test_util.h"
+
+#include <functional>
+
+using namespace kiln::testing;
+using namespace kiln::runtime;
+using namespace kiln::artifact;
+
+namespace {
+
+/// Builds the sample, lets |mutate| damage its manifest, and reads it.
+kiln_status_t readMutated(const std::function<void(ModelT &)> &mutate,
+                          const SampleOptions &options = {}) {
+  ArtifactBuilder builder;
+  buildSample(builder, options);
+  mutate(builder.model);
+  std::vector<uint8_t> bytes = builder.finish();
+  Artifact artifact;
+  return readArtifact(bytes.data(), bytes.size(), "test.kiln", &artifact);
+}
+
+EntryPointT &entry(ModelT &model) { return *model.entry_points[0]; }
+StepT &launch(ModelT &model) { return *entry(model).steps.back(); }
+GemmT &gemm(ModelT &model) { return *entry(model).steps[0]->gemm; }
+
+TEST(ManifestValidatorTest, SampleIsValid) {
+  EXPECT_TRUE(isOk(readMutated([](ModelT &) {})));
+  SampleOptions streams;
+  streams.twoStreams = true;
+  EXPECT_TRUE(isOk(readMutated([](ModelT &) {}, streams)));
+}
+
+TEST(ManifestValidatorTest, StepIndices) {
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) { launch(m).kernel = 5; }),
+                      KILN_STATUS_DATA_LOSS,
+                      "step 1 ('kernel_scale_add'): kernel 5"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) {
+                        launch(m).args = {3, 99};
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "argument buffer 99 is not a buffer"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) { launch(m).stream = 1; }),
+                      KILN_STATUS_DATA_LOSS, "stream 1"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) { launch(m).grid = {}; }),
+                      KILN_STATUS_DATA_LOSS, "grid must have 1 to 3 dims"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) {
+                        launch(m).block = {64, 0, 1};
+                      }),
+                      KILN_STATUS_DATA_LOSS, "block[1] = 0"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) {
+                        launch(m).kind = static_cast<StepKind>(42);
+                      }),
+                      KILN_STATUS_DATA_LOSS, "invalid step kind 42"));
+}
+
+TEST(ManifestValidatorTest, EventIndices) {
+  SampleOptions streams;
+  streams.twoStreams = true;
+  EXPECT_TRUE(isError(
+      readMutated([](ModelT &m) { entry(m).steps[1]->event = 3; }, streams),
+      KILN_STATUS_DATA_LOSS, "event 3 but there are 1"));
+  EXPECT_TRUE(isError(
+      readMutated([](ModelT &m) { entry(m).num_streams = 1000; }, streams),
+      KILN_STATUS_DATA_LOSS, "beyond the runtime's limits"));
+}
+
+TEST(ManifestValidatorTest, GemmOperands) {
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) { gemm(m).a = 17; }),
+                      KILN_STATUS_DATA_LOSS,
+                      "gemm a buffer 17 is not a buffer"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) { gemm(m).k = 9; }),
+                      KILN_STATUS_DATA_LOSS, "too few for its 4x9 matrices"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) {
+                        gemm(m).batch = 2;
+                        gemm(m).stride_a = 32;
+                      }),
+                      KILN_STATUS_DATA_LOSS, "gemm a buffer 0"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) { gemm(m).bias = -1; }),
+                      KILN_STATUS_DATA_LOSS, "gemm bias buffer -1"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) { gemm(m).out = 1; }),
+                      KILN_STATUS_DATA_LOSS, "read-only"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) { gemm(m).m = 0; }),
+                      KILN_STATUS_DATA_LOSS, "invalid gemm sizes"));
+  EXPECT_TRUE(
+      isError(readMutated([](ModelT &m) { entry(m).steps[0]->gemm.reset(); }),
+              KILN_STATUS_DATA_LOSS, "a Gemm step without gemm"));
+}
+
+TEST(ManifestValidatorTest, Buffers) {
+  EXPECT_TRUE(
+      isError(readMutated([](ModelT &m) { entry(m).buffers[3]->offset = 128; }),
+              KILN_STATUS_DATA_LOSS, "outside the 256-byte activation arena"));
+  EXPECT_TRUE(isError(
+      readMutated([](ModelT &m) { entry(m).buffers[1]->offset = 1 << 20; }),
+      KILN_STATUS_DATA_LOSS, "weight arena"));
+  EXPECT_TRUE(
+      isError(readMutated([](ModelT &m) { entry(m).buffers[0]->io_index = 4; }),
+              KILN_STATUS_DATA_LOSS, "io_index 4"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) {
+                        entry(m).buffers[3]->dtype = static_cast<DType>(200);
+                      }),
+                      KILN_STATUS_DATA_LOSS, "invalid dtype 200"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) {
+                        auto alias = makeBuffer(BufferKind_Alias, {4, 16});
+                        alias->alias_of = 5; // Itself.
+                        entry(m).buffers.push_back(std::move(alias));
+                      }),
+                      KILN_STATUS_DATA_LOSS, "cycle"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) {
+                        auto alias = makeBuffer(BufferKind_Alias, {64, 16});
+                        alias->alias_of = 3;
+                        entry(m).buffers.push_back(std::move(alias));
+                      }),
+                      KILN_STATUS_DATA_LOSS, "views buffer 3"));
+}
+
+TEST(ManifestValidatorTest, Signatures) {
+  EXPECT_TRUE(
+      isError(readMutated([](ModelT &m) { entry(m).inputs[0]->buffer = 40; }),
+              KILN_STATUS_DATA_LOSS, "input 0 ('x'): buffer 40"));
+  EXPECT_TRUE(isError(
+      readMutated([](ModelT &m) { entry(m).outputs[0]->buffer = 3; }),
+      KILN_STATUS_DATA_LOSS, "output 0 ('y'): buffer 3 does not match"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) {
+                        entry(m).inputs[0]->shape = {4, -8};
+                      }),
+                      KILN_STATUS_DATA_LOSS, "invalid dtype or shape"));
+  EXPECT_TRUE(
+      isError(readMutated([](ModelT &m) { entry(m).outputs[0]->name = ""; }),
+              KILN_STATUS_DATA_LOSS, "duplicate name"));
+}
+
+TEST(ManifestValidatorTest, KernelsAndWeights) {
+  EXPECT_TRUE(isError(
+      readMutated([](ModelT &m) { m.kernels[0]->images[0]->section = 9; }),
+      KILN_STATUS_DATA_LOSS, "kernel 0 ('scale_add'): image section 9"));
+  EXPECT_TRUE(
+      isError(readMutated([](ModelT &m) { m.kernels[0]->ptx_section = 3; }),
+              KILN_STATUS_DATA_LOSS, "ptx_section 3"));
+  EXPECT_TRUE(
+      isError(readMutated([](ModelT &m) { m.kernels[0]->images.clear(); }),
+              KILN_STATUS_DATA_LOSS, "neither cubins nor PTX"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) { m.weights[0]->buffer = 2; }),
+                      KILN_STATUS_DATA_LOSS, "weight 0: buffer 2"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) { m.weights[1]->section = 1; }),
+                      KILN_STATUS_DATA_LOSS,
+                      "weight 1: section 1 is not a section of 64 bytes"));
+  EXPECT_TRUE(
+      isError(readMutated([](ModelT &m) { m.weights[1]->section = -1; }),
+              KILN_STATUS_DATA_LOSS,
+              "neither an inline section nor an external range"));
+  EXPECT_TRUE(isError(
+      readMutated([](ModelT &m) { m.weight_buffers[1]->offset = 1000; }),
+      KILN_STATUS_DATA_LOSS, "weight buffer 1"));
+}
+
+} // namespace

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Build machine: writes the GPU bundle to OUTDIR: compiled .kiln artifacts of
+# the end-to-end test models with inputs and onnxruntime's expected outputs,
+# the kernel-template tests, kiln-run and the runtime's GoogleTest binaries,
+# and OUTDIR/run.sh (= scripts/gpu-test.sh) that runs it all on the GPU machine.
+# Usage: scripts/gpu-bundle.sh OUTDIR     (KILN_GPU_ARCH=sm_90 by default)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${KILN_BUILD_DIR:-$root/build}"
+out="${1:?usage: scripts/gpu-bundle.sh OUTDIR}"
+arch="${KILN_GPU_ARCH:-sm_90}"
+python="$root/.venv/bin/python"
+
+"$root/scripts/setup.sh"
+"$root/scripts/build.sh"
+rm -rf "$out"
+mkdir -p "$out/bin" "$out/unittests" "$out/models"
+
+# 1. Kernel-template tests (their own sub-bundle and runner).
+"$root/scripts/gpu-kernel-tests.sh" "$out/kernels" >/dev/null
+
+# 2. End-to-end models: generate, compile, keep artifacts and data only.
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+"$python" "$root/test/GPU/models/make_models.py" "$work" >/dev/null
+mkdir -p "$work/mlp"
+cp "$root/examples/mlp.onnx" "$work/mlp/model.onnx"
+(cd "$root/examples" && "$python" mlp.py --model "$work/mlp/regenerated.onnx" \
+  --data-dir "$work/mlp/data" --batch 8 >/dev/null)
+cmp -s "$work/mlp/regenerated.onnx" "$work/mlp/model.onnx" ||
+  { echo "error: examples/mlp.onnx differs from what mlp.py writes" >&2; exit 1; }
+echo "batch=8" >"$work/mlp/shape"
+for dir in "$work"/*/; do
+  name="$(basename "$dir")"
+  shape="$(cat "$dir/shape")"
+  mkdir -p "$out/models/$name"
+  args=()
+  [[ -n "$shape" ]] && args+=(--input-shape "$shape")
+  echo "== compile $name ${shape:+(--input-shape $shape)}"
+  "$build/bin/kiln-compile" "$dir/model.onnx" "${args[@]}" \
+    --gpu-arch "$arch" -o "$out/models/$name/model.kiln" 2>&1 | sed 's/^/   /'
+  cp -r "$dir/data" "$out/models/$name/data"
+done
+
+# 3. A wrong input shape must be rejected with an error naming the input:
+# the MLP's input 'x' is [8, 64]; this file holds [3, 64].
+mkdir -p "$out/models/mlp/wrong_shape"
+"$python" - "$out/models/mlp/wrong_shape/x.npy" <<'PY'
+import sys
+import numpy as np
+np.save(sys.argv[1], np.random.RandomState(5).uniform(0.1, 1, (3, 64)).astype(np.float32))
+PY
+
+# 4. Binaries: kiln-run and the runtime's tests (they need only the CUDA
+# runtime, cuBLASLt and NVRTC of the GPU machine's /usr/local/cuda).
+cp "$build/bin/kiln-run" "$out/bin/"
+for test in "$build"/unittests/KilnRuntime*; do
+  [[ -f "$test" && -x "$test" ]] && cp "$test" "$out/unittests/"
+done
+cp "$root/scripts/gpu-test.sh" "$out/run.sh"
+chmod +x "$out/run.sh"
+
+bytes=$(du -sb "$out" | cut -f1)
+limit=$((64 * 1024 * 1024))
+echo "bundle: $out ($((bytes / 1024)) KiB; $(ls "$out/models" | wc -l) models," \
+  "$(find "$out/kernels/cases" -name manifest.txt | wc -l) kernel cases, cubins for $arch)"
+if (( bytes >= limit )); then
+  echo "error: the bundle is $bytes bytes, over the 64 MiB limit" >&2
+  exit 1
+fi
+echo "on the GPU machine: $out/run.sh   (prints N passed, M failed; writes results.json)"

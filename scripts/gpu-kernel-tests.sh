@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Build machine: builds kiln-translate and kiln-kernel-test and writes the GPU
+# kernel-test bundle to OUTDIR (every case of test/GPU/kernels/*.mlir):
+#   OUTDIR/cases/<case>/   manifest.txt, *.cubin, *.cu, inputs, expected outputs
+#   OUTDIR/bin/kiln-kernel-test, OUTDIR/lib/libcudart.so.*  (the runner)
+#   OUTDIR/src/            the runner's source, rebuilt there if needed
+#   OUTDIR/run.sh          = scripts/gpu-kernel-run.sh, runs everything
+# Then runs the runner here (no GPU: every case must report as skipped) and
+# checks that the bundle stays under 64 MiB.
+# Usage: scripts/gpu-kernel-tests.sh OUTDIR   (KILN_GPU_ARCH=sm_90 by default)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${KILN_BUILD_DIR:-$root/build}"
+out="${1:?usage: scripts/gpu-kernel-tests.sh OUTDIR}"
+arch="${KILN_GPU_ARCH:-sm_90}"
+
+"$root/scripts/build.sh" kiln-translate kiln-kernel-test
+rm -rf "$out"
+mkdir -p "$out/cases" "$out/bin" "$out/lib" "$out/src"
+for case in "$root"/test/GPU/kernels/*.mlir; do
+  "$build/bin/kiln-translate" "$case" --kernel-test-bundle "$out/cases" \
+    --gpu-arch "$arch"
+done
+
+cp "$build/bin/kiln-kernel-test" "$out/bin/"
+cudart="$(ldd "$build/bin/kiln-kernel-test" | awk '/libcudart/ {print $3}')"
+[[ -n "$cudart" ]] && cp -L "$cudart" "$out/lib/"
+cp "$root"/runtime/kernel-test/*.cpp "$root"/runtime/kernel-test/*.h \
+   "$root"/runtime/kernel-test/CMakeLists.txt "$out/src/"
+cp "$root/scripts/gpu-kernel-run.sh" "$out/run.sh"
+chmod +x "$out/run.sh"
+
+cases=$(find "$out/cases" -name manifest.txt | wc -l)
+echo "--- local run of the runner (no GPU here: expect all skipped)"
+"$out/bin/kiln-kernel-test" "$out/cases" --json "$out/local-results.json" | tail -2
+
+bytes=$(du -sb "$out" | cut -f1)
+limit=$((64 * 1024 * 1024))
+echo "bundle: $out ($cases cases, $((bytes / 1024)) KiB, cubins for $arch)"
+if (( bytes >= limit )); then
+  echo "error: the bundle is $bytes bytes, over the 64 MiB limit" >&2
+  exit 1
+fi
+echo "on the GPU machine: $out/run.sh   (or scripts/gpu-kernel-run.sh $out)"

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# GPU machine: runs a bundle written by scripts/gpu-bundle.sh: the runtime's
+# GoogleTest binaries, the kernel-template tests, every model through
+# kiln-run against onnxruntime's outputs, the wrong-shape check and the MLP
+# benchmark. Prints a line per test, then `N passed, M failed, K skipped`, and
+# writes OUTDIR/results.json (or RESULTS).
+# Usage: OUTDIR/run.sh [RESULTS]   or   scripts/gpu-test.sh OUTDIR [RESULTS]
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+if [[ $# -ge 1 && -d "$1/models" ]]; then
+  out="$(cd "$1" && pwd)"; shift
+else
+  out="$here"
+fi
+results="${1:-$out/results.json}"
+passed=0 failed=0 skipped=0
+entries=()
+
+# note NAME STATUS DETAIL: one line and one JSON entry per test.
+note() {
+  case "$2" in
+    pass) passed=$((passed + 1)) ;;
+    skip) skipped=$((skipped + 1)) ;;
+    *) failed=$((failed + 1)) ;;
+  esac
+  printf '%-34s %-5s %s\n' "$1" "$2" "$3"
+  local detail="${3//\\/\\\\}"
+  entries+=("{\"name\": \"$1\", \"status\": \"$2\", \"detail\": \"${detail//\"/\\\"}\"}")
+}
+
+command -v nvidia-smi >/dev/null &&
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+kiln_run="$out/bin/kiln-run"
+
+# 1. Runtime unit tests (GoogleTest): one entry per binary.
+for test in "$out"/unittests/*; do
+  [[ -x "$test" ]] || continue
+  log="$(mktemp)"
+  "$test" --gtest_brief=1 >"$log" 2>&1
+  status=$?
+  n_pass=$(grep -oP '\[  PASSED  \] \K[0-9]+' "$log" | tail -1)
+  n_skip=$(grep -oP '\[  SKIPPED \] \K[0-9]+(?= test)' "$log" | tail -1)
+  detail="${n_pass:-0} passed, ${n_skip:-0} skipped"
+  if [[ $status -eq 0 ]]; then note "unit/$(basename "$test")" pass "$detail"
+  else note "unit/$(basename "$test")" FAIL "$(grep -E 'FAILED|Failure' "$log" | head -3 | tr '\n' ' ')"; fi
+  rm -f "$log"
+done
+
+# 2. Kernel-template tests: one entry for the sub-bundle, with its counts.
+if [[ -x "$out/kernels/run.sh" ]]; then
+  log="$(mktemp)"
+  "$out/kernels/run.sh" "$out/kernels" "$out/kernels/results.json" >"$log" 2>&1
+  status=$?
+  summary="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)"
+  grep -E 'FAIL' "$log" | head -5
+  if [[ $status -eq 0 ]]; then note "kernels" pass "$summary"
+  else note "kernels" FAIL "$summary"; fi
+  rm -f "$log"
+fi
+
+# 3. Models against onnxruntime (fp32, tf32 off: rel-L2 <= 1e-5 for the MLP,
+# elementwise rtol 1e-4 / atol 1e-5 for the others).
+for dir in "$out"/models/*/; do
+  name="$(basename "$dir")"
+  tolerance=(--rtol 1e-4 --atol 1e-5)
+  [[ "$name" == mlp ]] && tolerance=(--rel-l2 1e-5)
+  log="$(mktemp)"
+  "$kiln_run" "$dir/model.kiln" --inputs "$dir/data" --expect "$dir/data" \
+    "${tolerance[@]}" >"$log" 2>&1
+  status=$?
+  detail="$(grep -iE 'rel|error' "$log" | tr '\n' ';' | cut -c1-300)"
+  case $status in
+    0) note "model/$name" pass "$detail" ;;
+    3) note "model/$name" skip "no CUDA device" ;;
+    *) note "model/$name" FAIL "$(tr '\n' ';' <"$log" | cut -c1-400)" ;;
+  esac
+  rm -f "$log"
+done
+
+# 4. A wrong input shape gives an error naming the input.
+log="$(mktemp)"
+"$kiln_run" "$out/models/mlp/model.kiln" --inputs "$out/models/mlp/wrong_shape/x.npy" >"$log" 2>&1
+status=$?
+if [[ $status -eq 3 ]]; then note "wrong_input_shape" skip "no CUDA device"
+elif [[ $status -ne 0 ]] && grep -q "'x'" "$log"; then
+  note "wrong_input_shape" pass "$(head -1 "$log")"
+else note "wrong_input_shape" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-300)"; fi
+rm -f "$log"
+
+# 5. The MLP's latency (CUDA events, after warm-up).
+bench="$("$kiln_run" "$out/models/mlp/model.kiln" --inputs "$out/models/mlp/data" --bench 200 2>&1 | grep -iE 'median|p90' | tr '\n' ' ')"
+echo "mlp bench: $bench"
+
+{
+  echo "{"
+  echo "  \"machine\": \"$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)\","
+  echo "  \"mlp_bench\": \"$bench\","
+  echo "  \"passed\": $passed, \"failed\": $failed, \"skipped\": $skipped,"
+  echo "  \"tests\": ["
+  for i in "${!entries[@]}"; do
+    sep=","; [[ $i -eq $((${#entries[@]} - 1)) ]] && sep=""
+    echo "    ${entries[$i]}$sep"
+  done
+  echo "  ]"
+  echo "}"
+} >"$results"
+echo "results: $results"
+echo "$passed passed, $failed failed, $skipped skipped"
+[[ $failed -eq 0 ]]

@@ -1,0 +1,211 @@
+// kiln-inspect: checks a .kiln artifact's header, manifest and section
+// hashes, and prints the header, sections, kernels, weights and every entry
+// point's signature, buffers and steps. Uses only the artifact format header
+// and the generated FlatBuffers reader (no MLIR, no CUDA).
+#include "kiln/artifact_format.h"
+#include "kiln_artifact_generated.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+using namespace kiln::artifact;
+
+namespace {
+
+int fail(const std::string &message) {
+  std::fprintf(stderr, "kiln-inspect: error: %s\n", message.c_str());
+  return 1;
+}
+
+const char *str(const flatbuffers::String *text) {
+  return text ? text->c_str() : "";
+}
+
+template <typename T> uint32_t count(const flatbuffers::Vector<T> *vector) {
+  return vector ? vector->size() : 0;
+}
+
+std::string shapeText(DType dtype, const flatbuffers::Vector<int64_t> *shape) {
+  std::string text = EnumNameDType(dtype);
+  text += "[";
+  for (uint32_t i = 0; i < count(shape); ++i)
+    text += (i ? "x" : "") + std::to_string(shape->Get(i));
+  return text + "]";
+}
+
+template <typename T>
+std::string listText(const flatbuffers::Vector<T> *values) {
+  std::string text = "[";
+  for (uint32_t i = 0; i < count(values); ++i)
+    text += (i ? ", " : "") + std::to_string(values->Get(i));
+  return text + "]";
+}
+
+void printBuffer(uint32_t id, const Buffer &buffer) {
+  std::printf("  buffer %u: %s %s %" PRIu64 " bytes", id,
+              EnumNameBufferKind(buffer.kind()),
+              shapeText(buffer.dtype(), buffer.shape()).c_str(),
+              buffer.bytes());
+  switch (buffer.kind()) {
+  case BufferKind_Input:
+  case BufferKind_Output:
+    std::printf(" io %u\n", buffer.io_index());
+    break;
+  case BufferKind_Alias:
+    std::printf(" of %u\n", buffer.alias_of());
+    break;
+  default:
+    std::printf(" @%" PRIu64 "\n", buffer.offset());
+  }
+}
+
+void printStep(uint32_t index, const Step &step) {
+  std::printf("  step %u: %s stream %u '%s'", index,
+              EnumNameStepKind(step.kind()), step.stream(), str(step.name()));
+  switch (step.kind()) {
+  case StepKind_Launch:
+    std::printf(" kernel %u grid %s block %s shared %u args %s", step.kernel(),
+                listText(step.grid()).c_str(), listText(step.block()).c_str(),
+                step.shared_bytes(), listText(step.args()).c_str());
+    break;
+  case StepKind_Gemm:
+    if (const Gemm *gemm = step.gemm())
+      std::printf(" a %u b %u out %u c %d bias %d m %" PRId64 " n %" PRId64
+                  " k %" PRId64 " batch %" PRId64 " strides [%" PRId64
+                  ", %" PRId64 ", %" PRId64 ", %" PRId64
+                  "] trans %d %d alpha %g beta %g epilogue %s",
+                  gemm->a(), gemm->b(), gemm->out(), gemm->c(), gemm->bias(),
+                  gemm->m(), gemm->n(), gemm->k(), gemm->batch(),
+                  gemm->stride_a(), gemm->stride_b(), gemm->stride_c(),
+                  gemm->stride_out(), gemm->trans_a(), gemm->trans_b(),
+                  gemm->alpha(), gemm->beta(),
+                  EnumNameGemmEpilogue(gemm->epilogue()));
+    break;
+  case StepKind_Copy:
+    std::printf(" args %s", listText(step.args()).c_str());
+    break;
+  default:
+    std::printf(" event %u", step.event());
+  }
+  for (uint32_t i = 0; i < count(step.onnx_nodes()); ++i)
+    std::printf("%s%s", i ? ", " : " nodes ", str(step.onnx_nodes()->Get(i)));
+  std::printf("\n");
+}
+
+void printEntryPoint(const EntryPoint &entry) {
+  std::printf("entry '%s': %u buffers, %u steps, %u streams, %u events, "
+              "activation arena %" PRIu64 " bytes, workspace %" PRIu64
+              " bytes\n",
+              str(entry.name()), count(entry.buffers()), count(entry.steps()),
+              entry.num_streams(), entry.num_events(),
+              entry.activation_arena_bytes(), entry.workspace_bytes());
+  for (bool inputs : {true, false}) {
+    auto *list = inputs ? entry.inputs() : entry.outputs();
+    for (uint32_t i = 0; i < count(list); ++i) {
+      const TensorSignature &tensor = *list->Get(i);
+      std::printf("  %s %u '%s': %s buffer %u\n", inputs ? "input" : "output",
+                  i, str(tensor.name()),
+                  shapeText(tensor.dtype(), tensor.shape()).c_str(),
+                  tensor.buffer());
+    }
+  }
+  for (uint32_t i = 0; i < count(entry.buffers()); ++i)
+    printBuffer(i, *entry.buffers()->Get(i));
+  for (uint32_t i = 0; i < count(entry.steps()); ++i)
+    printStep(i, *entry.steps()->Get(i));
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 2)
+    return fail("usage: kiln-inspect <model.kiln>");
+  std::ifstream file(argv[1], std::ios::binary);
+  if (!file)
+    return fail(std::string("cannot open '") + argv[1] + "'");
+  std::vector<char> bytes((std::istreambuf_iterator<char>(file)),
+                          std::istreambuf_iterator<char>());
+
+  // Header.
+  ArtifactHeader header;
+  if (bytes.size() < sizeof(header))
+    return fail("file is truncated: " + std::to_string(bytes.size()) +
+                " bytes, shorter than the 64-byte header");
+  std::memcpy(&header, bytes.data(), sizeof(header));
+  if (std::memcmp(header.magic, kMagic, sizeof(kMagic)) != 0)
+    return fail("not a .kiln artifact (bad magic)");
+  if (header.formatVersion != kFormatVersion)
+    return fail("format version " + std::to_string(header.formatVersion) +
+                ", this tool reads " + std::to_string(kFormatVersion));
+  if (header.fileSize != bytes.size())
+    return fail("file is truncated or padded: " + std::to_string(bytes.size()) +
+                " bytes, the header says " + std::to_string(header.fileSize));
+  if (header.manifestOffset > bytes.size() ||
+      header.manifestSize > bytes.size() - header.manifestOffset)
+    return fail("the manifest lies outside the file");
+  const char *manifest = bytes.data() + header.manifestOffset;
+  uint64_t hash = fnv1a64(manifest, header.manifestSize);
+  if (hash != header.manifestHash)
+    return fail("manifest hash mismatch");
+  // FlatBuffers wants 8-byte-aligned data.
+  std::vector<uint64_t> aligned((header.manifestSize + 7) / 8);
+  std::memcpy(aligned.data(), manifest, header.manifestSize);
+  flatbuffers::Verifier verifier(
+      reinterpret_cast<const uint8_t *>(aligned.data()), header.manifestSize);
+  if (!VerifyModelBuffer(verifier))
+    return fail("the manifest is not a valid kiln FlatBuffer");
+  const Model &model = *GetModel(aligned.data());
+  std::printf("header: format %u, manifest %" PRIu64 " bytes at %" PRIu64
+              " (hash %016" PRIx64 "), file %" PRIu64 " bytes\n",
+              header.formatVersion, header.manifestSize, header.manifestOffset,
+              header.manifestHash, header.fileSize);
+  std::printf("model: compiler '%s', CUDA %s, archs",
+              str(model.compiler_version()), str(model.cuda_version()));
+  for (uint32_t i = 0; i < count(model.archs()); ++i)
+    std::printf(" %s", str(model.archs()->Get(i)));
+  std::printf(", source '%s', weight arena %" PRIu64 " bytes\n",
+              str(model.source_model()), model.weight_arena_bytes());
+
+  // Sections: bounds, alignment, hashes.
+  for (uint32_t i = 0; i < count(model.sections()); ++i) {
+    const Section &section = *model.sections()->Get(i);
+    if (section.offset() > bytes.size() ||
+        section.size() > bytes.size() - section.offset())
+      return fail("section " + std::to_string(i) + " lies outside the file");
+    if (section.offset() % kSectionAlignment != 0)
+      return fail("section " + std::to_string(i) + " is not aligned");
+    if (fnv1a64(bytes.data() + section.offset(), section.size()) !=
+        section.hash())
+      return fail("section " + std::to_string(i) + " ('" + str(section.name()) +
+                  "') hash mismatch");
+    std::printf("section %u: '%s' at %" PRIu64 ", %" PRIu64 " bytes, hash ok\n",
+                i, str(section.name()), section.offset(), section.size());
+  }
+  for (uint32_t i = 0; i < count(model.kernels()); ++i) {
+    const Kernel &kernel = *model.kernels()->Get(i);
+    std::printf("kernel %u: %s", i, str(kernel.symbol()));
+    for (uint32_t j = 0; j < count(kernel.images()); ++j)
+      std::printf(" %s(section %u)", str(kernel.images()->Get(j)->arch()),
+                  kernel.images()->Get(j)->section());
+    std::printf(" ptx(section %d)\n", kernel.ptx_section());
+  }
+  for (uint32_t i = 0; i < count(model.weights()); ++i) {
+    const Weight &weight = *model.weights()->Get(i);
+    const Buffer *buffer = weight.buffer() < count(model.weight_buffers())
+                               ? model.weight_buffers()->Get(weight.buffer())
+                               : nullptr;
+    if (!buffer)
+      return fail("weight " + std::to_string(i) + " has no buffer");
+    std::printf("weight %u: %s %" PRIu64 " bytes @%" PRIu64 " section %d\n", i,
+                shapeText(buffer->dtype(), buffer->shape()).c_str(),
+                buffer->bytes(), buffer->offset(), weight.section());
+  }
+  for (uint32_t i = 0; i < count(model.entry_points()); ++i)
+    printEntryPoint(*model.entry_points()->Get(i));
+  return 0;
+}

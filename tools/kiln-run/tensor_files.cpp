@@ -1,0 +1,229 @@
+// kiln-run's tensor files: .npy and TensorProto readers (no protobuf), .npy
+// writer, conversions.
+#include "tensor_files.h"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace kiln::run {
+
+namespace {
+
+float halfToFloat(uint16_t bits) {
+  uint32_t sign = (bits >> 15) & 1, exponent = (bits >> 10) & 0x1f,
+           mantissa = bits & 0x3ff;
+  float value;
+  if (exponent == 0)
+    value = std::ldexp(float(mantissa), -24);
+  else if (exponent == 31)
+    value = mantissa ? NAN : INFINITY;
+  else
+    value = std::ldexp(float(mantissa | 0x400), int(exponent) - 25);
+  return sign ? -value : value;
+}
+
+uint16_t floatToHalf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  uint16_t sign = uint16_t((bits >> 16) & 0x8000);
+  if (std::isnan(value))
+    return uint16_t(sign | 0x7e00);
+  float magnitude = std::fabs(value);
+  if (magnitude >= 65520.0f)
+    return uint16_t(sign | 0x7c00);
+  if (magnitude < 6.103515625e-05f) // Subnormal: round to a multiple of 2^-24.
+    return uint16_t(sign | uint16_t(std::nearbyint(magnitude * 16777216.0f)));
+  int exponent;
+  float fraction = std::frexp(magnitude, &exponent); // [0.5, 1)
+  uint32_t mantissa = uint32_t(std::nearbyint((fraction * 2 - 1) * 1024));
+  exponent += 14;
+  if (mantissa == 1024) {
+    mantissa = 0;
+    ++exponent;
+  }
+  return uint16_t(sign | (exponent << 10) | mantissa);
+}
+
+float bf16ToFloat(uint16_t bits) {
+  uint32_t wide = uint32_t(bits) << 16;
+  float value;
+  std::memcpy(&value, &wide, 4);
+  return value;
+}
+
+uint16_t floatToBf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  if (std::isnan(value))
+    return uint16_t((bits >> 16) | 0x40);
+  bits += 0x7fff + ((bits >> 16) & 1); // Round to nearest even.
+  return uint16_t(bits >> 16);
+}
+
+template <typename T> T load(const uint8_t *data) {
+  T value;
+  std::memcpy(&value, data, sizeof(T));
+  return value;
+}
+
+bool fail(std::string *error, const std::string &message) {
+  *error = message;
+  return false;
+}
+
+} // namespace
+
+size_t HostTensor::elementCount() const {
+  size_t count = 1;
+  for (int64_t dim : dims)
+    count *= static_cast<size_t>(dim);
+  return count;
+}
+
+double HostTensor::at(size_t i) const {
+  const uint8_t *p = data.data() + i * kiln_dtype_size(dtype);
+  switch (dtype) {
+  case KILN_DTYPE_BOOL:
+  case KILN_DTYPE_U8:
+    return *p;
+  case KILN_DTYPE_I8:
+    return static_cast<int8_t>(*p);
+  case KILN_DTYPE_I16:
+    return load<int16_t>(p);
+  case KILN_DTYPE_U16:
+    return load<uint16_t>(p);
+  case KILN_DTYPE_I32:
+    return load<int32_t>(p);
+  case KILN_DTYPE_U32:
+    return load<uint32_t>(p);
+  case KILN_DTYPE_I64:
+    return double(load<int64_t>(p));
+  case KILN_DTYPE_U64:
+    return double(load<uint64_t>(p));
+  case KILN_DTYPE_F16:
+    return halfToFloat(load<uint16_t>(p));
+  case KILN_DTYPE_BF16:
+    return bf16ToFloat(load<uint16_t>(p));
+  case KILN_DTYPE_F32:
+    return load<float>(p);
+  case KILN_DTYPE_F64:
+    return load<double>(p);
+  default:
+    return NAN;
+  }
+}
+
+std::string shapeText(const std::vector<int64_t> &dims) {
+  std::string text = "[";
+  for (size_t i = 0; i < dims.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
+bool readTensorFile(const std::string &path, HostTensor *out,
+                    std::string *error) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    return fail(error, "cannot open '" + path + "'");
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(file)),
+                             std::istreambuf_iterator<char>());
+  bool npy = path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
+  std::string message;
+  bool parsed =
+      npy ? parseNpy(bytes.data(), bytes.size(), out, &message)
+          : parseTensorProto(bytes.data(), bytes.size(), out, &message);
+  if (!parsed)
+    return fail(error, "'" + path + "': " + message);
+  if (out->name.empty()) {
+    size_t slash = path.find_last_of('/');
+    std::string stem = path.substr(slash == std::string::npos ? 0 : slash + 1);
+    out->name = stem.substr(0, stem.find_last_of('.'));
+  }
+  return true;
+}
+
+bool convertTensor(const HostTensor &tensor, kiln_dtype_t dtype,
+                   HostTensor *out, std::string *error) {
+  if (tensor.dtype == dtype) {
+    *out = tensor;
+    return true;
+  }
+  auto isFloat = [](kiln_dtype_t t) {
+    return t == KILN_DTYPE_F16 || t == KILN_DTYPE_BF16 || t == KILN_DTYPE_F32 ||
+           t == KILN_DTYPE_F64;
+  };
+  if (!isFloat(dtype) || !isFloat(tensor.dtype))
+    return fail(error, std::string("cannot convert ") +
+                           kiln_dtype_name(tensor.dtype) + " to " +
+                           kiln_dtype_name(dtype));
+  HostTensor converted;
+  converted.name = tensor.name;
+  converted.dtype = dtype;
+  converted.dims = tensor.dims;
+  size_t count = tensor.elementCount(), size = kiln_dtype_size(dtype);
+  converted.data.resize(count * size);
+  for (size_t i = 0; i < count; ++i) {
+    double value = tensor.at(i);
+    uint8_t *p = converted.data.data() + i * size;
+    if (dtype == KILN_DTYPE_F64) {
+      std::memcpy(p, &value, 8);
+    } else if (dtype == KILN_DTYPE_F32) {
+      float narrow = float(value);
+      std::memcpy(p, &narrow, 4);
+    } else {
+      uint16_t bits = dtype == KILN_DTYPE_F16 ? floatToHalf(float(value))
+                                              : floatToBf16(float(value));
+      std::memcpy(p, &bits, 2);
+    }
+  }
+  *out = std::move(converted);
+  return true;
+}
+
+Comparison compareTensors(const HostTensor &actual, const HostTensor &expected,
+                          double rtol, double atol) {
+  Comparison result;
+  if (actual.elementCount() != expected.elementCount()) {
+    result.shapeMatches = false;
+    result.mismatches =
+        std::max(actual.elementCount(), expected.elementCount());
+    return result;
+  }
+  double errorSquares = 0, expectedSquares = 0;
+  for (size_t i = 0; i < actual.elementCount(); ++i) {
+    double a = actual.at(i), e = expected.at(i);
+    bool bad;
+    if (!std::isfinite(a) || !std::isfinite(e)) {
+      // NaN never passes; an infinity passes only against the same infinity.
+      bad = std::isnan(a) || std::isnan(e) || a != e;
+      if (std::isfinite(e) && !std::isfinite(a))
+        ++result.nans;
+      if (bad) {
+        result.maxAbs = result.maxRel = INFINITY;
+        errorSquares = INFINITY;
+      }
+    } else {
+      double difference = std::fabs(a - e);
+      result.maxAbs = std::max(result.maxAbs, difference);
+      if (e != 0)
+        result.maxRel = std::max(result.maxRel, difference / std::fabs(e));
+      else if (difference != 0)
+        result.maxRel = INFINITY;
+      errorSquares += difference * difference;
+      expectedSquares += e * e;
+      bad = difference > atol + rtol * std::fabs(e);
+    }
+    if (bad) {
+      ++result.mismatches;
+      if (result.firstMismatch < 0)
+        result.firstMismatch = static_cast<int64_t>(i);
+    }
+  }
+  result.relL2 = expectedSquares > 0 ? std::sqrt(errorSquares / expectedSquares)
+                                     : (errorSquares > 0 ? INFINITY : 0.0);
+  return result;
+}
+
+} // namespace kiln::run
