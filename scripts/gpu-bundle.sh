@@ -54,7 +54,7 @@ PY
 # 4. Binaries: kiln-run and the runtime's tests (they need only the CUDA
 # runtime, cuBLASLt and NVRTC of the GPU machine's /usr/local/cuda).
 cp "$build/bin/kiln-run" "$out/bin/"
-for test in "$build"/unittests/KilnRuntime*; do
+for test in "$build"/unittests/KilnRuntime* "$build"/unittests/KilnRunFile*; do
   [[ -f "$test" && -x "$test" ]] && cp "$test" "$out/unittests/"
 done
 cp "$root/scripts/gpu-test.sh" "$out/run.sh"
