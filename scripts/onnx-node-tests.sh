@@ -6,8 +6,17 @@
 #   scripts/onnx-node-tests.sh --update-list         # accept what passes now
 #   scripts/onnx-node-tests.sh --filter '^test_add' --show-failures 20
 #   scripts/onnx-node-tests.sh --no-list             # every failure fails
+# The GPU half (docs/testing.md): on the build machine, --gpu-bundle OUTDIR
+# writes the node-test bundle (scripts/gpu-node-bundle.sh); on the GPU machine,
+# --gpu-run OUTDIR runs it (scripts/gpu-node-run.sh; OUTDIR/run.sh does the same).
+#   scripts/onnx-node-tests.sh --gpu-bundle /tmp/node-bundle [--cpu-json FILE]
+#   scripts/onnx-node-tests.sh --gpu-run /tmp/node-bundle [--update-list]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+case "${1:-}" in
+  --gpu-bundle) shift; exec "$root/scripts/gpu-node-bundle.sh" "$@" ;;
+  --gpu-run) shift; exec "$root/scripts/gpu-node-run.sh" "$@" ;;
+esac
 python="$root/.venv/bin/python"
 if [ ! -x "$python" ]; then
   echo "onnx-node-tests: no .venv; run scripts/setup.sh first" >&2

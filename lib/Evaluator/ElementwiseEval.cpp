@@ -43,7 +43,12 @@ llvm::Expected<Tensor> applyTableRow(mlir::Operation *op,
   BroadcastIterator it(*shape, shapes);
   const size_t arity = operands.size();
   if (isFloat(valueType)) {
-    double args[3];
+    // The op's attribute parameters (Elu's alpha...) follow the operands.
+    llvm::SmallVector<double, 2> parameters = getElementwiseParameters(op);
+    double args[5];
+    if (arity + parameters.size() > 5)
+      return opError(op, "has too many operands and parameters");
+    llvm::copy(parameters, args + arity);
     for (int64_t i = 0; i < result->numElements(); ++i, it.next()) {
       for (size_t k = 0; k < arity; ++k)
         args[k] = operands[k].getDouble(it.operandIndex(k));

@@ -73,11 +73,19 @@ evaluateElementwise(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
 llvm::Expected<std::vector<Tensor>>
 evaluateReduction(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
 llvm::Expected<std::vector<Tensor>>
+evaluateNormalization(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
+llvm::Expected<std::vector<Tensor>>
+evaluateConvolution(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
+llvm::Expected<std::vector<Tensor>>
+evaluateQuantization(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
+llvm::Expected<std::vector<Tensor>>
 evaluateContraction(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
 llvm::Expected<std::vector<Tensor>>
 evaluateShapeOp(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
 llvm::Expected<std::vector<Tensor>>
 evaluateDataMovement(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
+llvm::Expected<std::vector<Tensor>>
+evaluateMovement(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
 
 /// Which family evaluates |op| (nullptr when none does).
 using FamilyEvaluator = llvm::Expected<std::vector<Tensor>> (*)(

@@ -63,11 +63,25 @@ FamilyEvaluator getFamilyEvaluator(mlir::Operation *op) {
   return llvm::TypeSwitch<mlir::Operation *, FamilyEvaluator>(op)
       .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, SoftmaxOp>(
           [](auto) { return evaluateReduction; })
+      .Case<ReduceMinOp, ReduceProdOp, ReduceLogSumExpOp>(
+          [](auto) { return evaluateReduction; })
+      .Case<ArgMaxOp, ArgMinOp, LogSoftmaxOp, HardmaxOp, CumSumOp, LayerNormOp,
+            InstanceNormOp, BatchNormOp, LRNOp, NLLLossOp>(
+          [](auto) { return evaluateNormalization; })
       .Case<MatMulOp, GemmOp>([](auto) { return evaluateContraction; })
+      .Case<ConvOp, ConvTransposeOp, MaxPoolOp, MaxPoolIndicesOp,
+            AveragePoolOp>([](auto) { return evaluateConvolution; })
+      .Case<QuantizeLinearOp, DequantizeLinearOp>(
+          [](auto) { return evaluateQuantization; })
       .Case<ReshapeOp, UnsqueezeOp, SqueezeOp, FlattenOp, ExpandOp, ShapeOp,
             ConstantOp>([](auto) { return evaluateShapeOp; })
       .Case<TransposeOp, ConcatOp, SliceOp, GatherOp>(
           [](auto) { return evaluateDataMovement; })
+      .Case<RangeOp, ConstantOfShapeOp, EyeLikeOp, SizeOp, OneHotOp, PadOp,
+            TileOp, TriluOp, DepthToSpaceOp, SpaceToDepthOp, ReverseSequenceOp,
+            GatherElementsOp, GatherNDOp, ScatterElementsOp, ScatterNDOp,
+            TopKOp, ResizeOp, EinsumOp>(
+          [](auto) { return evaluateMovement; })
       .Case<EmptyOp>([](auto) -> FamilyEvaluator {
         return [](mlir::Operation *op,
                   llvm::ArrayRef<Tensor>) -> llvm::Expected<std::vector<Tensor>> {

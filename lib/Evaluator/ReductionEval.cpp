@@ -1,4 +1,4 @@
-// Evaluation of reductions (ReduceSum, ReduceMean, ReduceMax) and Softmax;
+// Evaluation of reductions (ReduceSum/Mean/Max/Min/Prod/LogSumExp) and Softmax;
 // float sums accumulate in double and round once to the dtype.
 #include "EvaluatorSupport.h"
 
@@ -13,7 +13,14 @@
 namespace kiln::eval {
 namespace {
 
-enum class Combiner { Sum, Mean, Max };
+enum class Combiner { Sum, Mean, Max, Min, Prod, LogSumExp };
+
+/// min with NaN winning, like nanPropagatingMax (ReduceMin follows NumPy).
+double minKeepingNaN(double lhs, double rhs) {
+  if (std::isnan(lhs) || std::isnan(rhs))
+    return std::numeric_limits<double>::quiet_NaN();
+  return rhs < lhs ? rhs : lhs;
+}
 
 /// The axes a reduction runs over (sorted flags per dim), or std::nullopt
 /// when it is a no-op (empty axes with noop_with_empty_axes).
@@ -101,17 +108,52 @@ llvm::Expected<Tensor> reduce(mlir::Operation *op, Combiner combiner,
   };
 
   if (data.isFloat()) {
-    double initial = combiner == Combiner::Max
-                         ? -std::numeric_limits<double>::infinity()
-                         : 0.0;
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    double initial = combiner == Combiner::Max   ? -inf
+                     : combiner == Combiner::Min ? inf
+                     : combiner == Combiner::Prod ? 1.0
+                                                  : 0.0;
     std::vector<double> accumulators(resultCount, initial);
+    // LogSumExp keeps a running maximum m and sum(e^(x - m)) (rescaled when
+    // m grows), so large inputs do not overflow.
+    std::vector<double> runningMax(
+        combiner == Combiner::LogSumExp ? resultCount : 0, -inf);
     forEachElement([&](int64_t i, int64_t target) {
       double value = data.floats()[i];
-      accumulators[target] =
-          combiner == Combiner::Max
-              ? nanPropagatingMax(accumulators[target], value)
-              : accumulators[target] + value;
+      double &acc = accumulators[target];
+      switch (combiner) {
+      case Combiner::Max:
+        acc = nanPropagatingMax(acc, value);
+        break;
+      case Combiner::Min:
+        acc = minKeepingNaN(acc, value);
+        break;
+      case Combiner::Prod:
+        acc *= value;
+        break;
+      case Combiner::LogSumExp: {
+        double &m = runningMax[target];
+        if (std::isnan(value) || std::isnan(acc)) {
+          acc = value + acc;
+        } else if (value == -inf) {
+          // e^-inf adds nothing.
+        } else if (value > m) {
+          acc = acc * std::exp(m - value) + 1.0;
+          m = value;
+        } else {
+          acc += std::exp(value - m);
+        }
+        break;
+      }
+      default:
+        acc += value;
+      }
     });
+    if (combiner == Combiner::LogSumExp)
+      for (int64_t i = 0; i < resultCount; ++i)
+        accumulators[i] = accumulators[i] == 0.0
+                              ? -inf
+                              : runningMax[i] + std::log(accumulators[i]);
     for (int64_t i = 0; i < resultCount; ++i)
       result->setDouble(i, combiner == Combiner::Mean
                                ? accumulators[i] / static_cast<double>(count)
@@ -121,16 +163,34 @@ llvm::Expected<Tensor> reduce(mlir::Operation *op, Combiner combiner,
 
   const ElementwiseSemantics &max =
       getElementwiseSemantics(ElementwiseKind::Max);
+  if (combiner == Combiner::LogSumExp)
+    return opError(op, "expects a float tensor, got " + data.describe());
+  bool isU64 = data.dtype() == DType::U64;
   int64_t initial = 0;
-  if (combiner == Combiner::Max && data.dtype() != DType::U64)
+  if (combiner == Combiner::Max && !isU64)
     initial = static_cast<int64_t>(intDTypeMin(data.dtype()));
+  if (combiner == Combiner::Min)
+    initial = isU64 ? -1
+              : data.dtype() == DType::I64
+                  ? std::numeric_limits<int64_t>::max()
+                  : static_cast<int64_t>(intDTypeMax(data.dtype()));
+  if (combiner == Combiner::Prod)
+    initial = 1;
   std::vector<int64_t> accumulators(resultCount, initial);
   forEachElement([&](int64_t i, int64_t target) {
     int64_t args[2] = {accumulators[target], data.ints()[i]};
-    accumulators[target] =
-        combiner == Combiner::Max
-            ? *max.cpuInt(args, data.dtype())
-            : static_cast<int64_t>(uint64_t(args[0]) + uint64_t(args[1]));
+    int64_t &acc = accumulators[target];
+    if (combiner == Combiner::Max)
+      acc = *max.cpuInt(args, data.dtype());
+    else if (combiner == Combiner::Min)
+      acc = (isU64 ? uint64_t(args[1]) < uint64_t(args[0])
+                   : args[1] < args[0])
+                ? args[1]
+                : args[0];
+    else if (combiner == Combiner::Prod)
+      acc = static_cast<int64_t>(uint64_t(args[0]) * uint64_t(args[1]));
+    else
+      acc = static_cast<int64_t>(uint64_t(args[0]) + uint64_t(args[1]));
   });
   for (int64_t i = 0; i < resultCount; ++i) {
     int64_t value = accumulators[i];
@@ -197,6 +257,15 @@ evaluateReduction(mlir::Operation *op, llvm::ArrayRef<Tensor> operands) {
           })
           .Case([&](ReduceMaxOp reduceOp) {
             return reduceWith(reduceOp, Combiner::Max);
+          })
+          .Case([&](ReduceMinOp reduceOp) {
+            return reduceWith(reduceOp, Combiner::Min);
+          })
+          .Case([&](ReduceProdOp reduceOp) {
+            return reduceWith(reduceOp, Combiner::Prod);
+          })
+          .Case([&](ReduceLogSumExpOp reduceOp) {
+            return reduceWith(reduceOp, Combiner::LogSumExp);
           })
           .Case([&](SoftmaxOp softmaxOp) {
             return softmax(softmaxOp, operands[0]);

@@ -1,6 +1,8 @@
 // The elementwise table: one row per op kind with its CPU reference semantics.
 #include "kiln/Evaluator/ScalarSemantics.h"
 
+#include "MathSemantics.h"
+
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -155,6 +157,105 @@ const ElementwiseSemantics kTable[] = {
     {K::Where, "where", 3, R::SameAsValues, whereF, whereI,
      "operand 0 is the bool condition",
      "($0 ? $1 : $2)", "($0 ? $1 : $2)"},
+    // Math and logic rows (functions in MathSemantics.cpp). Parameters
+    // (getElementwiseParameters) follow the operands.
+    {K::Min, "min", 2, R::SameAsFirstOperand, math::minF, math::minI,
+     "NaN if either operand is NaN",
+     "kiln_min($0, $1)", "kiln_imin($0, $1, $U)"},
+    {K::Acos, "acos", 1, R::SameAsFirstOperand, math::acosF, nullptr,
+     "NaN outside [-1, 1]", "kiln_acos($0)", nullptr},
+    {K::Acosh, "acosh", 1, R::SameAsFirstOperand, math::acoshF, nullptr,
+     "NaN below 1", "kiln_acosh($0)", nullptr},
+    {K::Asin, "asin", 1, R::SameAsFirstOperand, math::asinF, nullptr,
+     "NaN outside [-1, 1]", "kiln_asin($0)", nullptr},
+    {K::Asinh, "asinh", 1, R::SameAsFirstOperand, math::asinhF, nullptr, "",
+     "kiln_asinh($0)", nullptr},
+    {K::Atan, "atan", 1, R::SameAsFirstOperand, math::atanF, nullptr, "",
+     "kiln_atan($0)", nullptr},
+    {K::Atanh, "atanh", 1, R::SameAsFirstOperand, math::atanhF, nullptr,
+     "atanh(±1) = ±inf", "kiln_atanh($0)", nullptr},
+    {K::Cos, "cos", 1, R::SameAsFirstOperand, math::cosF, nullptr, "",
+     "kiln_cos($0)", nullptr},
+    {K::Cosh, "cosh", 1, R::SameAsFirstOperand, math::coshF, nullptr, "",
+     "kiln_cosh($0)", nullptr},
+    {K::Sin, "sin", 1, R::SameAsFirstOperand, math::sinF, nullptr, "",
+     "kiln_sin($0)", nullptr},
+    {K::Sinh, "sinh", 1, R::SameAsFirstOperand, math::sinhF, nullptr, "",
+     "kiln_sinh($0)", nullptr},
+    {K::Tan, "tan", 1, R::SameAsFirstOperand, math::tanF, nullptr, "",
+     "kiln_tan($0)", nullptr},
+    {K::Ceil, "ceil", 1, R::SameAsFirstOperand, math::ceilF, nullptr, "",
+     "kiln_ceil($0)", nullptr},
+    {K::Floor, "floor", 1, R::SameAsFirstOperand, math::floorF, nullptr, "",
+     "kiln_floor($0)", nullptr},
+    {K::Round, "round", 1, R::SameAsFirstOperand, math::roundF, nullptr,
+     "halfway cases round to even (2.5 -> 2, -0.5 -> -0)",
+     "kiln_round($0)", nullptr},
+    {K::Sign, "sign", 1, R::SameAsFirstOperand, math::signF, math::signI,
+     "sign(±0) = ±0, sign(NaN) = NaN; unsigned: 0 or 1",
+     "kiln_sign($0)", "kiln_isign($0, $U)"},
+    {K::IsNaN, "is_nan", 1, R::Bool, math::isNaNF, nullptr, "",
+     "($0 != $0)", nullptr},
+    {K::IsInf, "is_inf", 1, R::Bool, math::isInfF, nullptr,
+     "parameters detect_positive, detect_negative",
+     "kiln_isinf($0, $1, $2)", nullptr},
+    {K::Softplus, "softplus", 1, R::SameAsFirstOperand, math::softplusF,
+     nullptr, "x > 0: x + ln(1 + e^-x), else ln(1 + e^x) (no overflow)",
+     "kiln_softplus($0)", nullptr},
+    {K::Softsign, "softsign", 1, R::SameAsFirstOperand, math::softsignF,
+     nullptr, "", "kiln_softsign($0)", nullptr},
+    {K::HardSwish, "hard_swish", 1, R::SameAsFirstOperand, math::hardSwishF,
+     nullptr, "x * clamp(x / 6 + 0.5, 0, 1)", "kiln_hard_swish($0)", nullptr},
+    {K::Elu, "elu", 1, R::SameAsFirstOperand, math::eluF, nullptr,
+     "parameter alpha; alpha * expm1(x) for x < 0", "kiln_elu($0, $1)",
+     nullptr},
+    {K::Selu, "selu", 1, R::SameAsFirstOperand, math::seluF, nullptr,
+     "parameters alpha, gamma", "kiln_selu($0, $1, $2)", nullptr},
+    {K::Celu, "celu", 1, R::SameAsFirstOperand, math::celuF, nullptr,
+     "parameter alpha; NaN stays NaN", "kiln_celu($0, $1)", nullptr},
+    {K::LeakyRelu, "leaky_relu", 1, R::SameAsFirstOperand, math::leakyReluF,
+     nullptr, "parameter alpha", "kiln_leaky_relu($0, $1)", nullptr},
+    {K::HardSigmoid, "hard_sigmoid", 1, R::SameAsFirstOperand,
+     math::hardSigmoidF, nullptr, "parameters alpha, beta; NaN stays NaN",
+     "kiln_hard_sigmoid($0, $1, $2)", nullptr},
+    {K::ThresholdedRelu, "thresholded_relu", 1, R::SameAsFirstOperand,
+     math::thresholdedReluF, nullptr, "parameter alpha; NaN stays NaN",
+     "kiln_thresholded_relu($0, $1)", nullptr},
+    {K::Shrink, "shrink", 1, R::SameAsFirstOperand, math::shrinkF, nullptr,
+     "parameters bias, lambd; NaN stays NaN", "kiln_shrink($0, $1, $2)",
+     nullptr},
+    {K::GreaterOrEqual, "greater_or_equal", 2, R::Bool, math::greaterOrEqualF,
+     math::greaterOrEqualI, "false with NaN (not the negation of less)",
+     "($0 >= $1)", "(!kiln_iless($0, $1, $U))"},
+    {K::LessOrEqual, "less_or_equal", 2, R::Bool, math::lessOrEqualF,
+     math::lessOrEqualI, "false with NaN (not the negation of greater)",
+     "($0 <= $1)", "(!kiln_iless($1, $0, $U))"},
+    {K::And, "and", 2, R::SameAsFirstOperand, nullptr, math::andI,
+     "bool only", nullptr, "($0 && $1)"},
+    {K::Or, "or", 2, R::SameAsFirstOperand, nullptr, math::orI, "bool only",
+     nullptr, "($0 || $1)"},
+    {K::Xor, "xor", 2, R::SameAsFirstOperand, nullptr, math::xorI,
+     "bool only", nullptr, "($0 != $1)"},
+    {K::PRelu, "prelu", 2, R::SameAsFirstOperand, math::preluF, math::preluI,
+     "operand 1 is the slope; integers wrap",
+     "kiln_prelu($0, $1)", "kiln_iprelu($0, $1, $U)"},
+    {K::Mod, "mod", 2, R::SameAsFirstOperand, math::modF, math::modI,
+     "the sign of the divisor (Python %); integer x % 0 is an error "
+     "(0 on the GPU)",
+     "kiln_mod($0, $1)", "kiln_imod($0, $1, $U)"},
+    {K::FMod, "fmod", 2, R::SameAsFirstOperand, math::fmodF, math::fmodI,
+     "the sign of the dividend (C fmod); integer x % 0 is an error (0 on the "
+     "GPU); INT_MIN % -1 = 0",
+     "kiln_fmod($0, $1)", "kiln_ifmod($0, $1, $U)"},
+    {K::ShiftLeft, "shift_left", 2, R::SameAsFirstOperand, nullptr,
+     math::shiftLeftI, "unsigned; shifts of 64 or more give 0",
+     nullptr, "kiln_shl($0, $1)"},
+    {K::ShiftRight, "shift_right", 2, R::SameAsFirstOperand, nullptr,
+     math::shiftRightI, "unsigned (logical); shifts of 64 or more give 0",
+     nullptr, "kiln_shr($0, $1)"},
+    {K::Clip, "clip", 3, R::SameAsFirstOperand, math::clipF, math::clipI,
+     "min(max(x, lo), hi); NaN x stays NaN",
+     "kiln_clip($0, $1, $2)", "kiln_iclip($0, $1, $2, $U)"},
     {K::Cast, "cast", 1, R::CastTarget, nullptr, nullptr,
      "see castFloatToInt / castIntToFloat / roundToFloatDType",
      nullptr, nullptr},
@@ -245,7 +346,9 @@ std::optional<ElementwiseKind> getElementwiseKind(mlir::Operation *op) {
       .Case([](GreaterOp) { return K::Greater; })
       .Case([](WhereOp) { return K::Where; })
       .Case([](CastOp) { return K::Cast; })
-      .Default([](mlir::Operation *) { return std::nullopt; });
+      .Default([](mlir::Operation *other) {
+        return math::getMathElementwiseKind(other);
+      });
 }
 
 } // namespace kiln::eval

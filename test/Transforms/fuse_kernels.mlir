@@ -141,3 +141,47 @@ func.func @views(%x: tensor<32xf32>) -> tensor<8x4xf32> {
   %3 = kiln.reshape %2, %s2 : tensor<4x8xf32>, tensor<2xi64> -> tensor<8x4xf32>
   return %3 : tensor<8x4xf32>
 }
+
+// -----
+
+// A Gemm C that the library call cannot take (a column, or beta != 1) becomes
+// a separate scaled add after a C-less library Gemm.
+// CHECK-LABEL: func.func @gemm_column_bias
+// CHECK: %[[G:.+]] = kiln.kernel "gemm_0" library
+// CHECK: kiln.gemm %{{[a-z0-9]+}}, %{{[a-z0-9]+}} {beta = 5.000000e-01 : f32} : tensor<4x8xf32>, tensor<8x3xf32> -> tensor<4x3xf32>
+// CHECK: kiln.kernel "mul_add_1" pointwise ins(%arg2, %[[G]] : tensor<4x1xf32>, tensor<4x3xf32>)
+// CHECK: kiln.constant dense<5.000000e-01> : tensor<f32>
+func.func @gemm_column_bias(%a: tensor<4x8xf32>, %b: tensor<8x3xf32>, %c: tensor<4x1xf32>) -> tensor<4x3xf32> {
+  %0 = kiln.gemm %a, %b, %c {beta = 0.5 : f32} : tensor<4x8xf32>, tensor<8x3xf32>, tensor<4x1xf32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+// MatMul batch dims broadcast only in part ([2,1] and [3] against [2,3]) are
+// materialised by expands (data_movement kernels) so that a strided batched
+// library call runs them.
+// CHECK-LABEL: func.func @partial_batch
+// CHECK: %[[E:.+]] = kiln.kernel "expand_0" data_movement ins(%arg0 : tensor<2x1x4x8xf32>) outs(%{{.*}} : tensor<2x3x4x8xf32>)
+// CHECK: %[[F:.+]] = kiln.kernel "expand_1" data_movement ins(%arg1 : tensor<3x8x5xf32>) outs(%{{.*}} : tensor<2x3x8x5xf32>)
+// CHECK: kiln.kernel "matmul_2" library ins(%[[E]], %[[F]] : tensor<2x3x4x8xf32>, tensor<2x3x8x5xf32>)
+func.func @partial_batch(%a: tensor<2x1x4x8xf32>, %b: tensor<3x8x5xf32>) -> tensor<2x3x4x5xf32> {
+  %0 = kiln.matmul %a, %b : tensor<2x1x4x8xf32>, tensor<3x8x5xf32> -> tensor<2x3x4x5xf32>
+  return %0 : tensor<2x3x4x5xf32>
+}
+
+// -----
+
+// An output that is (a view of) a graph input is written by a copy kernel;
+// integer MatMul, which cuBLASLt cannot run, is an elemental kernel of its own.
+// CHECK-LABEL: func.func @copies_and_integer_matmul
+// CHECK: kiln.kernel "matmul_0" pointwise
+// CHECK: kiln.kernel "identity_1" pointwise ins(%arg0 : tensor<2x3xi32>) outs(%{{.*}} : tensor<6xi32>)
+// CHECK: kiln.reshape
+// CHECK: kiln.identity
+func.func @copies_and_integer_matmul(%x: tensor<2x3xi32>, %y: tensor<3x4xi32>) -> (tensor<2x4xi32>, tensor<6xi32>) {
+  %s = kiln.constant dense<6> : tensor<1xi64>
+  %0 = kiln.matmul %x, %y : tensor<2x3xi32>, tensor<3x4xi32> -> tensor<2x4xi32>
+  %1 = kiln.reshape %x, %s : tensor<2x3xi32>, tensor<1xi64> -> tensor<6xi32>
+  return %0, %1 : tensor<2x4xi32>, tensor<6xi32>
+}

@@ -1,7 +1,9 @@
 // kiln-compile: imports an ONNX model and runs kiln's phases up to the one
 // that --emit names, printing a timed progress line per phase; with
 // `-o model.kiln` (or --emit artifact) it runs the whole pipeline and writes
-// the artifact.
+// the artifact. --bind-input turns graph inputs that feed only shape
+// positions into constants.
+#include "BindInputs.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/Locations.h"
 #include "kiln/Import/ONNXImporter.h"
@@ -82,6 +84,21 @@ llvm::cl::list<std::string> inputShapes(
     llvm::cl::desc("Input or dimension sizes: name=8x128 or seq=128 "
                    "(repeatable, comma-separated)"),
     llvm::cl::CommaSeparated);
+llvm::cl::list<std::string> bindInputOptions(
+    "bind-input",
+    llvm::cl::desc(
+        "Bind graph input NAME to the constant in FILE (TensorProto .pb or "
+        ".npy), removing it from the signature (repeatable). Allowed only "
+        "for inputs that feed shape positions (Reshape/Expand shape, Slice "
+        "starts/ends/axes/steps, Squeeze/Unsqueeze/Reduce* axes, Tile "
+        "repeats, Pad pads/axes, Resize roi/scales/sizes, TopK/Trilu k, "
+        "Range, ConstantOfShape, OneHot depth, Split split); any other "
+        "input is an error and stays a runtime input"),
+    llvm::cl::value_desc("name=file.pb"));
+llvm::cl::opt<bool> printShapeInputs(
+    "print-shape-inputs",
+    llvm::cl::desc("Print the graph inputs that feed only shape positions "
+                   "(those --bind-input accepts), one per line, and exit"));
 llvm::cl::opt<bool> quiet("quiet", llvm::cl::desc("No progress lines"));
 llvm::cl::opt<int64_t> inlineElementLimit(
     "inline-element-limit",
@@ -111,6 +128,29 @@ bool runPhase(llvm::StringRef name, const std::function<bool()> &body) {
     llvm::errs() << llvm::formatv("kiln-compile: {0} {1:f1} ms\n", name,
                                   elapsed.count());
   return ok;
+}
+
+/// Applies --bind-input to the imported module's entry function.
+bool bindInputFiles(ModuleOp module) {
+  std::vector<kiln::InputBinding> bindings;
+  for (llvm::StringRef option : bindInputOptions) {
+    auto [name, path] = option.split('=');
+    if (name.empty() || path.empty()) {
+      reportError("--bind-input expects name=file.pb, got '" + option + "'");
+      return false;
+    }
+    bindings.push_back({name.str(), path.str()});
+  }
+  func::FuncOp function = kiln::getEntryFunction(module);
+  if (!function) {
+    reportError("the module has no entry function");
+    return false;
+  }
+  if (llvm::Error error = kiln::bindInputs(function, bindings)) {
+    reportError(llvm::toString(std::move(error)));
+    return false;
+  }
+  return true;
 }
 
 /// Runs the graph pipeline; |simplify| false only specialises and refines.
@@ -299,6 +339,14 @@ int main(int argc, char **argv) {
     module = std::move(*imported);
     return true;
   });
+  if (ok && printShapeInputs) {
+    if (func::FuncOp function = kiln::getEntryFunction(*module))
+      for (const std::string &name : kiln::listShapeInputs(function))
+        llvm::outs() << name << "\n";
+    return 0;
+  }
+  if (ok && !bindInputOptions.empty())
+    ok = runPhase("bind-input", [&] { return bindInputFiles(*module); });
   if (ok && emit == Phase::Import && !inputShapes.empty())
     ok = runPhase("specialize",
                   [&] { return runGraphPipeline(*module, false); });

@@ -8,6 +8,7 @@
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -83,6 +84,46 @@ enum class ElementwiseKind : uint8_t {
   Less,
   Greater,
   Where,
+  // Math and logic (KilnMathOps.td; CPU functions in MathSemantics.cpp).
+  Min, // NaN-propagating.
+  Acos,
+  Acosh,
+  Asin,
+  Asinh,
+  Atan,
+  Atanh,
+  Cos,
+  Cosh,
+  Sin,
+  Sinh,
+  Tan,
+  Ceil,
+  Floor,
+  Round,
+  Sign,
+  IsNaN,
+  IsInf,
+  Softplus,
+  Softsign,
+  HardSwish,
+  Elu,
+  Selu,
+  Celu,
+  LeakyRelu,
+  HardSigmoid,
+  ThresholdedRelu,
+  Shrink,
+  GreaterOrEqual,
+  LessOrEqual,
+  And,
+  Or,
+  Xor,
+  PRelu,
+  Mod,  // Sign of the divisor (Mod with fmod = 0).
+  FMod, // Sign of the dividend (Mod with fmod = 1).
+  ShiftLeft,
+  ShiftRight,
+  Clip,
   Cast,
 };
 constexpr unsigned kNumElementwiseKinds =
@@ -132,6 +173,12 @@ llvm::ArrayRef<ElementwiseSemantics> getElementwiseTable();
 const ElementwiseSemantics &getElementwiseSemantics(ElementwiseKind kind);
 /// The kind of an elementwise kiln op, or std::nullopt for other ops.
 std::optional<ElementwiseKind> getElementwiseKind(mlir::Operation *op);
+/// The attribute parameters of an elementwise op (Elu's alpha, Shrink's bias
+/// and lambd, IsInf's detect flags as 0/1...), empty for most ops. They follow
+/// the operands: in |args| of the CPU float function and as the next
+/// placeholders of the CUDA template (`$1`, `$2` for a unary op), where the
+/// emitter writes them as literals of the computation type.
+llvm::SmallVector<double, 2> getElementwiseParameters(mlir::Operation *op);
 
 /// Direct entry points used by reductions and unit tests.
 double nanPropagatingMax(double lhs, double rhs);

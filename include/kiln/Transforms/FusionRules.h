@@ -3,6 +3,7 @@
 #ifndef KILN_TRANSFORMS_FUSIONRULES_H
 #define KILN_TRANSFORMS_FUSIONRULES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -17,6 +18,9 @@ enum class FusionClass {
   Reduction,    // Reduce*, softmax: a row reduction anchors a row_reduce
                 // kernel; other axes become a serial loop in their own kernel.
   Library,      // MatMul, Gemm: cuBLASLt calls, never fused (yet).
+  Window,       // Conv, ConvTranspose, pools: a pointwise-kind kernel of
+                // their own that loops over the window per element; never
+                // absorbs producers nor is absorbed (no recomputation).
   Unsupported,  // Anything code generation cannot handle.
 };
 
@@ -25,6 +29,12 @@ FusionClass classifyForFusion(mlir::Operation *op);
 /// True for a reduction over the trailing axes of its input (reduce ops), or
 /// a softmax over the last axis: the anchor of a row_reduce kernel.
 bool isRowReduction(mlir::Operation *op);
+
+/// Rewrites run by kiln-fuse-kernels before grouping: a Gemm C the library
+/// call cannot take becomes a separate add, MatMul batch dims broadcast only
+/// in part are expanded, and outputs that are (views of) graph inputs get an
+/// identity so that a kernel writes every output that is not a constant.
+void prepareForFusion(mlir::func::FuncOp function);
 
 /// Constants with at most this many elements (or splats) are cloned into the
 /// kernels that use them instead of becoming kernel inputs.

@@ -213,6 +213,11 @@ const OpImporterRegistry &getDefaultOpImporterRegistry() {
     populateContractionImporters(all);
     populateShapeImporters(all);
     populateMiscImporters(all);
+    populateMovementImporters(all);
+    populateMathImporters(all);
+    populateConvImporters(all);
+    populateQuantizationImporters(all);
+    populateNormalizationImporters(all);
     return all;
   }();
   return registry;

@@ -170,6 +170,11 @@ void populateReductionImporters(OpImporterRegistry &registry);
 void populateContractionImporters(OpImporterRegistry &registry);
 void populateShapeImporters(OpImporterRegistry &registry);
 void populateMiscImporters(OpImporterRegistry &registry);
+void populateMovementImporters(OpImporterRegistry &registry);
+void populateMathImporters(OpImporterRegistry &registry);
+void populateConvImporters(OpImporterRegistry &registry);
+void populateQuantizationImporters(OpImporterRegistry &registry);
+void populateNormalizationImporters(OpImporterRegistry &registry);
 
 /// The registry with every family above.
 const OpImporterRegistry &getDefaultOpImporterRegistry();

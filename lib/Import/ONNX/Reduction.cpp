@@ -96,6 +96,9 @@ void populateReductionImporters(OpImporterRegistry &registry) {
   registry.add("ReduceSum", importReduce<ReduceSumOp, 13>);
   registry.add("ReduceMean", importReduce<ReduceMeanOp, 18>);
   registry.add("ReduceMax", importReduce<ReduceMaxOp, 18>);
+  registry.add("ReduceMin", importReduce<ReduceMinOp, 18>);
+  registry.add("ReduceProd", importReduce<ReduceProdOp, 18>);
+  registry.add("ReduceLogSumExp", importReduce<ReduceLogSumExpOp, 18>);
   registry.add("Softmax", importSoftmax);
 }
 

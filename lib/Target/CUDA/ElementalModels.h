@@ -12,6 +12,12 @@ namespace kiln::cuda {
 void attachElementwiseModels(mlir::MLIRContext &context);
 void attachShapeModels(mlir::MLIRContext &context);
 void attachReductionModels(mlir::MLIRContext &context);
+void attachMovementModels(mlir::MLIRContext &context);
+void attachNormModels(mlir::MLIRContext &context);
+void attachConvModels(mlir::MLIRContext &context);
+void attachQuantModels(mlir::MLIRContext &context);
+void attachMathModels(mlir::MLIRContext &context);
+void attachContractionModels(mlir::MLIRContext &context);
 
 /// The CUDA expression converting |value| (computation type of |from|) to
 /// the computation type of |to| with ONNX Cast semantics as the scalar table

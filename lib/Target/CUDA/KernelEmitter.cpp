@@ -21,6 +21,12 @@ void registerCUDAElementalModels(DialectRegistry &registry) {
     cuda::attachElementwiseModels(*context);
     cuda::attachShapeModels(*context);
     cuda::attachReductionModels(*context);
+    cuda::attachContractionModels(*context);
+    cuda::attachMovementModels(*context);
+    cuda::attachNormModels(*context);
+    cuda::attachConvModels(*context);
+    cuda::attachQuantModels(*context);
+    cuda::attachMathModels(*context);
   });
 }
 

@@ -123,6 +123,100 @@ KILN_DEVICE long long kiln_gather_index(long long i, long long dim) {
   if (i < 0) i += dim;
   return i < 0 ? 0 : (i >= dim ? dim - 1 : i);
 }
+// ---- math and logic rows (KilnMathOps.td; CPU side in MathSemantics.cpp) ----
+#define KILN_FLOAT_FN(name, f32, f64) \
+  KILN_DEVICE float kiln_##name(float x) { return f32(x); } \
+  KILN_DEVICE double kiln_##name(double x) { return f64(x); }
+KILN_FLOAT_FN(acos, acosf, acos)
+KILN_FLOAT_FN(acosh, acoshf, acosh)
+KILN_FLOAT_FN(asin, asinf, asin)
+KILN_FLOAT_FN(asinh, asinhf, asinh)
+KILN_FLOAT_FN(atan, atanf, atan)
+KILN_FLOAT_FN(atanh, atanhf, atanh)
+KILN_FLOAT_FN(cos, cosf, cos)
+KILN_FLOAT_FN(cosh, coshf, cosh)
+KILN_FLOAT_FN(sin, sinf, sin)
+KILN_FLOAT_FN(sinh, sinhf, sinh)
+KILN_FLOAT_FN(tan, tanf, tan)
+KILN_FLOAT_FN(ceil, ceilf, ceil)
+KILN_FLOAT_FN(floor, floorf, floor)
+KILN_FLOAT_FN(round, rintf, rint)  // Halfway cases to even.
+#undef KILN_FLOAT_FN
+// sign(±0) = ±0, sign(NaN) = NaN.
+template <typename T> KILN_DEVICE T kiln_sign(T x) { return x > T(0) ? T(1) : (x < T(0) ? T(-1) : x); }
+KILN_DEVICE long long kiln_isign(long long a, bool u) { return u ? (long long)(a != 0) : (long long)((a > 0) - (a < 0)); }
+template <typename T> KILN_DEVICE bool kiln_isinf(T x, T pos, T neg) {
+  return isinf(x) && (x > T(0) ? pos != T(0) : neg != T(0));
+}
+// x > 0: x + ln(1 + e^-x), else ln(1 + e^x): no overflow.
+KILN_DEVICE float kiln_softplus(float x) { return x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x)); }
+KILN_DEVICE double kiln_softplus(double x) { return x > 0.0 ? x + log1p(exp(-x)) : log1p(exp(x)); }
+template <typename T> KILN_DEVICE T kiln_softsign(T x) { return x / (T(1) + (x < T(0) ? -x : x)); }
+template <typename T> KILN_DEVICE T kiln_clamp01(T v) { return v < T(0) ? T(0) : (v > T(1) ? T(1) : v); }
+template <typename T> KILN_DEVICE T kiln_hard_swish(T x) { return x * kiln_clamp01(x / T(6) + T(0.5)); }
+template <typename T> KILN_DEVICE T kiln_hard_sigmoid(T x, T alpha, T beta) { return kiln_clamp01(alpha * x + beta); }
+KILN_DEVICE float kiln_expm1(float x) { return expm1f(x); }
+KILN_DEVICE double kiln_expm1(double x) { return expm1(x); }
+template <typename T> KILN_DEVICE T kiln_elu(T x, T alpha) { return x < T(0) ? alpha * kiln_expm1(x) : x; }
+template <typename T> KILN_DEVICE T kiln_selu(T x, T alpha, T gamma) {
+  return x <= T(0) ? gamma * (alpha * kiln_exp(x) - alpha) : gamma * x;
+}
+template <typename T> KILN_DEVICE T kiln_celu(T x, T alpha) {
+  if (x != x) return x;
+  const T neg = alpha * kiln_expm1(x / alpha);
+  return (x > T(0) ? x : T(0)) + (neg < T(0) ? neg : T(0));
+}
+template <typename T> KILN_DEVICE T kiln_leaky_relu(T x, T alpha) { return x < T(0) ? alpha * x : x; }
+template <typename T> KILN_DEVICE T kiln_thresholded_relu(T x, T alpha) { return x <= alpha ? T(0) : x; }
+template <typename T> KILN_DEVICE T kiln_shrink(T x, T bias, T lambd) {
+  if (x < -lambd) return x + bias;
+  if (x > lambd) return x - bias;
+  return x != x ? x : T(0);
+}
+template <typename T> KILN_DEVICE T kiln_prelu(T x, T slope) { return x < T(0) ? slope * x : x; }
+KILN_DEVICE long long kiln_iprelu(long long a, long long b, bool u) { return (u || a >= 0) ? a : kiln_imul(a, b); }
+// NaN if either operand is NaN.
+KILN_DEVICE float kiln_min(float a, float b) {
+  if (a != a || b != b) return __int_as_float(0x7fc00000);
+  return b < a ? b : a;
+}
+KILN_DEVICE double kiln_min(double a, double b) {
+  if (a != a || b != b) return __longlong_as_double(0x7ff8000000000000LL);
+  return b < a ? b : a;
+}
+KILN_DEVICE long long kiln_imin(long long a, long long b, bool u) { return kiln_iless(b, a, u) ? b : a; }
+// Mod: the sign of the divisor (Python %); FMod: the sign of the dividend.
+// Integer x % 0, an error in the CPU evaluator, is 0 on the GPU.
+KILN_DEVICE float kiln_fmod(float a, float b) { return fmodf(a, b); }
+KILN_DEVICE double kiln_fmod(double a, double b) { return fmod(a, b); }
+template <typename T> KILN_DEVICE T kiln_mod(T a, T b) {
+  T r = kiln_fmod(a, b);
+  if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
+  return r;
+}
+KILN_DEVICE long long kiln_ifmod(long long a, long long b, bool u) {
+  if (b == 0) return 0;
+  if (u) return (long long)((kiln_u64)a % (kiln_u64)b);
+  if (b == -1) return 0;
+  return a % b;
+}
+KILN_DEVICE long long kiln_imod(long long a, long long b, bool u) {
+  long long r = kiln_ifmod(a, b, u);
+  if (!u && r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+// Shifts of the bits of unsigned values; 64 or more give 0.
+KILN_DEVICE long long kiln_shl(long long a, long long b) { return (kiln_u64)b >= 64 ? 0 : (long long)((kiln_u64)a << b); }
+KILN_DEVICE long long kiln_shr(long long a, long long b) { return (kiln_u64)b >= 64 ? 0 : (long long)((kiln_u64)a >> b); }
+// min(max(x, lo), hi); NaN x stays NaN.
+template <typename T> KILN_DEVICE T kiln_clip(T x, T lo, T hi) {
+  const T v = x < lo ? lo : x;
+  return v > hi ? hi : v;
+}
+KILN_DEVICE long long kiln_iclip(long long x, long long lo, long long hi, bool u) {
+  const long long v = kiln_iless(x, lo, u) ? lo : x;
+  return kiln_iless(hi, v, u) ? hi : v;
+}
 // Aligned vectors for 16-byte loads and stores.
 template <typename T, int N> struct __align__(sizeof(T) * N) kiln_vec { T v[N]; };
 // Reductions.
@@ -137,6 +231,18 @@ struct kiln_isum_op {
 };
 template <bool U> struct kiln_imax_op {
   __device__ long long operator()(long long a, long long b) const { return kiln_imax(a, b, U); }
+};
+struct kiln_min_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return kiln_min(a, b); }
+};
+struct kiln_prod_op {
+  template <typename T> __device__ T operator()(T a, T b) const { return a * b; }
+};
+template <bool U> struct kiln_imin_op {
+  __device__ long long operator()(long long a, long long b) const { return kiln_imin(a, b, U); }
+};
+struct kiln_iprod_op {
+  __device__ long long operator()(long long a, long long b) const { return kiln_imul(a, b); }
 };
 template <typename T, typename Op> KILN_DEVICE T kiln_warp_allreduce(T v, Op op) {
 #pragma unroll

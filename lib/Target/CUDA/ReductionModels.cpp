@@ -14,7 +14,7 @@ namespace kiln::cuda {
 
 namespace {
 
-enum class Combiner { Sum, Mean, Max };
+enum class Combiner { Sum, Mean, Max, Min, Prod };
 
 /// Which input dims |op| reduces; std::nullopt for a no-op reduction.
 template <typename OpT>
@@ -46,6 +46,19 @@ reducedDims(OpT op, ElementalEmitter &emitter) {
 }
 
 std::string initialValue(Type type, Combiner combiner) {
+  if (combiner == Combiner::Prod)
+    return type.isF64() ? "1.0" : (type.isIntOrIndex() ? "1LL" : "1.0f");
+  if (combiner == Combiner::Min) {
+    if (!type.isIntOrIndex())
+      return ElementalEmitter::floatLiteral(type, INFINITY);
+    if (ElementalEmitter::isUnsignedInteger(type))
+      return type.getIntOrFloatBitWidth() == 64
+                 ? "(long long)~0ULL"
+                 : ElementalEmitter::intLiteral(
+                       int64_t((uint64_t(1) << type.getIntOrFloatBitWidth()) - 1));
+    return ElementalEmitter::intLiteral(
+        int64_t((uint64_t(1) << (type.getIntOrFloatBitWidth() - 1)) - 1));
+  }
   if (combiner != Combiner::Max)
     return type.isF64() ? "0.0" : (type.isIntOrIndex() ? "0LL" : "0.0f");
   if (!type.isIntOrIndex())
@@ -63,6 +76,11 @@ std::string combine(Type type, Combiner combiner, const std::string &acc,
   if (combiner == Combiner::Max)
     return isInt ? "kiln_imax(" + acc + ", " + value + ", " + u + ")"
                  : "kiln_max(" + acc + ", " + value + ")";
+  if (combiner == Combiner::Min)
+    return isInt ? "kiln_imin(" + acc + ", " + value + ", " + u + ")"
+                 : "kiln_min(" + acc + ", " + value + ")";
+  if (combiner == Combiner::Prod)
+    return isInt ? "kiln_imul(" + acc + ", " + value + ")" : acc + " * " + value;
   return isInt ? "kiln_iadd(" + acc + ", " + value + ")" : acc + " + " + value;
 }
 
@@ -133,6 +151,16 @@ FailureOr<std::string> emitReduceMax(ReduceMaxOp op, ElementalEmitter &emitter,
   return emitReduce(op, emitter, index, Combiner::Max);
 }
 
+FailureOr<std::string> emitReduceMin(ReduceMinOp op, ElementalEmitter &emitter,
+                                     const ElementIndex &index) {
+  return emitReduce(op, emitter, index, Combiner::Min);
+}
+FailureOr<std::string> emitReduceProd(ReduceProdOp op,
+                                      ElementalEmitter &emitter,
+                                      const ElementIndex &index) {
+  return emitReduce(op, emitter, index, Combiner::Prod);
+}
+
 /// Softmax at one element: max pass and sum-of-exp pass along the axis.
 FailureOr<std::string> emitSoftmax(SoftmaxOp op, ElementalEmitter &emitter,
                                    const ElementIndex &index) {
@@ -178,6 +206,10 @@ void attachReductionModels(MLIRContext &context) {
   ReduceMeanOp::attachInterface<FunctionModel<ReduceMeanOp, emitReduceMean>>(
       context);
   ReduceMaxOp::attachInterface<FunctionModel<ReduceMaxOp, emitReduceMax>>(
+      context);
+  ReduceMinOp::attachInterface<FunctionModel<ReduceMinOp, emitReduceMin>>(
+      context);
+  ReduceProdOp::attachInterface<FunctionModel<ReduceProdOp, emitReduceProd>>(
       context);
   SoftmaxOp::attachInterface<FunctionModel<SoftmaxOp, emitSoftmax>>(context);
 }

@@ -1,4 +1,4 @@
-// The row-reduce template: one anchor (reduce_sum/mean/max over trailing
+// The row-reduce template: one anchor (reduce_sum/mean/max/min/prod over trailing
 // axes, or softmax over the last axis) computed by one warp (`reduction =
 // warp`, `rows_per_block` warps per block) or one block (`reduction = block`)
 // per row, with the elementwise prologue evaluated per input element and the
@@ -16,7 +16,7 @@ using namespace mlir;
 namespace kiln::cuda {
 namespace {
 
-enum class AnchorKind { Sum, Mean, Max, Softmax };
+enum class AnchorKind { Sum, Mean, Max, Min, Prod, Softmax };
 
 struct Anchor {
   Operation *op = nullptr;
@@ -35,6 +35,8 @@ FailureOr<Anchor> findAnchor(ElementalEmitter &emitter) {
             .Case([](ReduceSumOp) { return AnchorKind::Sum; })
             .Case([](ReduceMeanOp) { return AnchorKind::Mean; })
             .Case([](ReduceMaxOp) { return AnchorKind::Max; })
+            .Case([](ReduceMinOp) { return AnchorKind::Min; })
+            .Case([](ReduceProdOp) { return AnchorKind::Prod; })
             .Case([](SoftmaxOp) { return AnchorKind::Softmax; })
             .Default([](Operation *) { return std::nullopt; });
     if (!kind)
@@ -91,18 +93,60 @@ std::string combineLine(Type type, AnchorKind kind, const std::string &acc,
            (isInt ? "kiln_imax(" + acc + ", " + value + ", " + u + ")"
                   : "kiln_max(" + acc + ", " + value + ")") +
            ";";
+  if (kind == AnchorKind::Min)
+    return acc + " = " +
+           (isInt ? "kiln_imin(" + acc + ", " + value + ", " + u + ")"
+                  : "kiln_min(" + acc + ", " + value + ")") +
+           ";";
+  if (kind == AnchorKind::Prod)
+    return isInt ? acc + " = kiln_imul(" + acc + ", " + value + ");"
+                 : acc + " *= " + value + ";";
   return isInt ? acc + " = kiln_iadd(" + acc + ", " + value + ");"
                : acc + " += " + value + ";";
 }
 
-std::string combinerFunctor(Type type, bool max) {
+std::string combinerFunctor(Type type, AnchorKind kind) {
+  bool max = kind == AnchorKind::Max || kind == AnchorKind::Softmax;
+  std::string u =
+      ElementalEmitter::isUnsignedInteger(type) ? "true" : "false";
   if (type.isIntOrIndex())
-    return max ? std::string("kiln_imax_op<") +
-                     (ElementalEmitter::isUnsignedInteger(type) ? "true"
-                                                                : "false") +
-                     ">()"
-               : "kiln_isum_op()";
-  return max ? "kiln_max_op()" : "kiln_sum_op()";
+    return max ? "kiln_imax_op<" + u + ">()"
+           : kind == AnchorKind::Min  ? "kiln_imin_op<" + u + ">()"
+           : kind == AnchorKind::Prod ? std::string("kiln_iprod_op()")
+                                      : std::string("kiln_isum_op()");
+  return max                          ? "kiln_max_op()"
+         : kind == AnchorKind::Min    ? "kiln_min_op()"
+         : kind == AnchorKind::Prod   ? "kiln_prod_op()"
+                                      : "kiln_sum_op()";
+}
+
+/// The identity of the anchor's combiner in the computation type.
+std::string initialValue(Type type, AnchorKind kind) {
+  bool isInt = type.isIntOrIndex();
+  unsigned bits = isInt ? type.getIntOrFloatBitWidth() : 0;
+  bool isUnsigned = ElementalEmitter::isUnsignedInteger(type);
+  switch (kind) {
+  case AnchorKind::Max:
+  case AnchorKind::Softmax:
+    if (!isInt)
+      return ElementalEmitter::floatLiteral(type, -INFINITY);
+    return isUnsigned ? std::string("0LL")
+                      : ElementalEmitter::intLiteral(
+                            -int64_t(uint64_t(1) << (bits - 1)));
+  case AnchorKind::Min:
+    if (!isInt)
+      return ElementalEmitter::floatLiteral(type, INFINITY);
+    if (isUnsigned)
+      return bits == 64 ? std::string("(long long)~0ULL")
+                        : ElementalEmitter::intLiteral(
+                              int64_t((uint64_t(1) << bits) - 1));
+    return ElementalEmitter::intLiteral(
+        int64_t((uint64_t(1) << (bits - 1)) - 1));
+  case AnchorKind::Prod:
+    return isInt ? std::string("1LL") : ElementalEmitter::floatLiteral(type, 1.0);
+  default:
+    return isInt ? std::string("0LL") : ElementalEmitter::floatLiteral(type, 0.0);
+  }
 }
 
 } // namespace
@@ -148,8 +192,8 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
   std::string length = std::to_string(anchor.length);
   std::string lanes = warp ? "32" : "blockDim.x";
   std::string laneId = warp ? "lane" : "threadIdx.x";
-  auto allReduce = [&](const std::string &value, bool max) {
-    std::string functor = combinerFunctor(type, max);
+  auto allReduce = [&](const std::string &value, AnchorKind kind) {
+    std::string functor = combinerFunctor(type, kind);
     return warp ? "kiln_warp_allreduce(" + value + ", " + functor + ")"
                 : "kiln_block_allreduce(" + value + ", " + functor +
                       ", kiln_partials)";
@@ -206,23 +250,14 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
   Value anchorResult = anchor.op->getResult(0);
   ArrayRef<int64_t> resultShape = shapeOf(anchorResult);
 
-  bool max = anchor.kind == AnchorKind::Max || softmax;
-  std::string init =
-      max ? (isInt ? (ElementalEmitter::isUnsignedInteger(type)
-                          ? std::string("0LL")
-                          : ElementalEmitter::intLiteral(
-                                -(int64_t(1)
-                                  << (type.getIntOrFloatBitWidth() - 1))))
-                   : ElementalEmitter::floatLiteral(type, -INFINITY))
-          : (isInt ? std::string("0LL")
-                   : ElementalEmitter::floatLiteral(type, 0.0));
+  std::string init = initialValue(type, anchor.kind);
   if (failed(pass(accType + " acc = " + init + ";",
                   [&](const std::string &x, const std::string &) {
                     emitter.line(combineLine(type, anchor.kind, "acc", x));
                     return success();
                   })))
     return failure();
-  emitter.line("acc = " + allReduce("acc", max) + ";");
+  emitter.line("acc = " + allReduce("acc", anchor.kind) + ";");
 
   if (!softmax) {
     std::string reduced = "acc";
@@ -258,7 +293,7 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
                       return success();
                     })))
       return failure();
-    emitter.line("sum = " + allReduce("sum", false) + ";");
+    emitter.line("sum = " + allReduce("sum", AnchorKind::Sum) + ";");
     std::string current;
     emitter.setValueOverride([&](Value value, const ElementIndex &index)
                                  -> std::optional<std::string> {

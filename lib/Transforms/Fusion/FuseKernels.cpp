@@ -188,6 +188,7 @@ void outline(Group &group, unsigned index) {
 struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
   void runOnOperation() override {
     func::FuncOp function = getOperation();
+    prepareForFusion(function);
     SmallVector<Operation *> ops;
     for (Operation &op : function.getBody().front().without_terminator())
       ops.push_back(&op);
@@ -214,6 +215,10 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
       SmallVector<Operation *> worklist{op};
       while (!worklist.empty()) {
         Operation *current = worklist.pop_back_val();
+        // A window op reads each input element many times: its producers
+        // stay in kernels of their own instead of being recomputed.
+        if (classifyForFusion(current) == FusionClass::Window)
+          continue;
         for (Value operand : current->getOperands()) {
           Operation *producer = operand.getDefiningOp();
           if (!producer || groupOf.count(producer) ||

@@ -16,13 +16,45 @@ FusionClass classifyForFusion(Operation *op) {
             SigmoidOp, TanhOp, ErfOp, NotOp, IdentityOp, AddOp, SubOp, MulOp,
             DivOp, PowOp, EqualOp, LessOp, GreaterOp, WhereOp, CastOp>(
           [](auto) { return FusionClass::Pointwise; })
+      // Math and logic ops (KilnMathOps.td).
+      .Case<AcosOp, AcoshOp, AsinOp, AsinhOp, AtanOp, AtanhOp, CosOp, CoshOp,
+            SinOp, SinhOp, TanOp, CeilOp, FloorOp, RoundOp, SignOp, IsNaNOp,
+            IsInfOp, SoftplusOp, SoftsignOp, HardSwishOp, EluOp, SeluOp,
+            CeluOp, LeakyReluOp, HardSigmoidOp, ThresholdedReluOp, ShrinkOp,
+            MaxOp, MinOp, GreaterOrEqualOp, LessOrEqualOp, AndOp, OrOp, XorOp,
+            PReluOp, ModOp, BitShiftOp, ClipOp>(
+          [](auto) { return FusionClass::Pointwise; })
       .Case<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(
           [](auto) { return FusionClass::View; })
       .Case<TransposeOp, ConcatOp, SliceOp, GatherOp, ExpandOp>(
           [](auto) { return FusionClass::DataMovement; })
+      // Movement ops (KilnMovementOps.td): elemental gathers, or serial
+      // loops per element (scatter, top_k, resize, einsum).
+      .Case<RangeOp, ConstantOfShapeOp, EyeLikeOp, SizeOp, OneHotOp, PadOp,
+            TileOp, TriluOp, DepthToSpaceOp, SpaceToDepthOp, ReverseSequenceOp,
+            GatherElementsOp, GatherNDOp, ScatterElementsOp, ScatterNDOp,
+            TopKOp, ResizeOp, EinsumOp>(
+          [](auto) { return FusionClass::DataMovement; })
       .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, SoftmaxOp>(
           [](auto) { return FusionClass::Reduction; })
-      .Case<MatMulOp, GemmOp>([](auto) { return FusionClass::Library; })
+      // Further reductions, normalisations and losses (KilnNormOps.td):
+      // serial loops per element unless isRowReduction.
+      .Case<ReduceMinOp, ReduceProdOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp,
+            LogSoftmaxOp, HardmaxOp, CumSumOp, LayerNormOp, InstanceNormOp,
+            LRNOp, NLLLossOp>([](auto) { return FusionClass::Reduction; })
+      .Case<BatchNormOp>([](auto) { return FusionClass::Pointwise; })
+      .Case<MatMulOp, GemmOp>([](Operation *contraction) {
+        // cuBLASLt runs f16/bf16/f32; other dtypes (integers, f64) get an
+        // elemental kernel of their own (a dot product per element).
+        Type element = getElementTypeOrSelf(contraction->getResult(0).getType());
+        return element.isF16() || element.isBF16() || element.isF32()
+                   ? FusionClass::Library
+                   : FusionClass::Window;
+      })
+      .Case<ConvOp, ConvTransposeOp, MaxPoolOp, MaxPoolIndicesOp,
+            AveragePoolOp>([](auto) { return FusionClass::Window; })
+      .Case<QuantizeLinearOp, DequantizeLinearOp>(
+          [](auto) { return FusionClass::Pointwise; })
       .Default([](auto) { return FusionClass::Unsupported; });
 }
 
@@ -76,7 +108,7 @@ template <typename ReduceOp> bool reducesTrailingAxes(ReduceOp op) {
 
 bool isRowReduction(Operation *op) {
   return llvm::TypeSwitch<Operation *, bool>(op)
-      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(
           [](auto reduce) { return reducesTrailingAxes(reduce); })
       .Case<SoftmaxOp>([](SoftmaxOp softmax) {
         auto type = dyn_cast<RankedTensorType>(softmax.getType());

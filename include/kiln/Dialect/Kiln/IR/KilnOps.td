@@ -480,6 +480,10 @@ def Kiln_ConstantOp : Kiln_Op<"constant", [ConstantLike, Pure]> {
   }]>];
 }
 
+include "kiln/Dialect/Kiln/IR/KilnNormOps.td"
+include "kiln/Dialect/Kiln/IR/KilnConvOps.td"
+include "kiln/Dialect/Kiln/IR/KilnMovementOps.td"
+include "kiln/Dialect/Kiln/IR/KilnMathOps.td"
 include "kiln/Dialect/Kiln/IR/KilnKernelOps.td"
 
 #endif // KILN_OPS_TD

@@ -1,0 +1,50 @@
+// GPU kernel tests of convolutions, pools and quantisation (unfused functions:
+// kiln-translate runs kiln-fuse-kernels and kiln-tile-kernels). The expected
+// outputs come from the CPU evaluator.
+// RUN: rm -rf %t && kiln-translate %s --kernel-test-bundle %t | FileCheck %s
+// CHECK: wrote case conv.conv2d_group_bias_relu
+// CHECK: wrote case conv.conv1d_dilated_i32
+// CHECK: wrote case conv.conv_transpose_2d
+// CHECK: wrote case conv.conv3d_same
+// CHECK: wrote case conv.pools_2d
+// CHECK: wrote case conv.quantize_roundtrip
+
+// Grouped strided conv with bias, relu in its own kernel (no epilogue fusion).
+func.func @conv2d_group_bias_relu(%x: tensor<2x4x17x15xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf32>) -> tensor<2x6x9x8xf32> {
+  %c = kiln.conv %x, %w, %b {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<2x4x17x15xf32>, tensor<6x2x3x3xf32>, tensor<6xf32> -> tensor<2x6x9x8xf32>
+  %r = kiln.relu %c : tensor<2x6x9x8xf32> -> tensor<2x6x9x8xf32>
+  return %r : tensor<2x6x9x8xf32>
+}
+
+// Integer conv with dilation and asymmetric padding (wrapping i32 sums).
+func.func @conv1d_dilated_i32(%x: tensor<3x2x50xi32> {kiln.test_range = [-20.0, 20.0]}, %w: tensor<5x2x4xi32> {kiln.test_range = [-5.0, 5.0]}) -> tensor<3x5x22xi32> {
+  %c = kiln.conv %x, %w {dilations = array<i64: 3>, pads = array<i64: 2, 1>, strides = array<i64: 2>} : tensor<3x2x50xi32>, tensor<5x2x4xi32> -> tensor<3x5x22xi32>
+  return %c : tensor<3x5x22xi32>
+}
+
+func.func @conv_transpose_2d(%x: tensor<1x4x5x6xf32>, %w: tensor<4x3x3x2xf32>, %b: tensor<6xf32>) -> tensor<1x6x11x12xf32> {
+  %c = kiln.conv_transpose %x, %w, %b {dilations = array<i64: 1, 2>, group = 2 : i64, output_padding = array<i64: 1, 0>, pads = array<i64: 0, 1, 1, 0>, strides = array<i64: 2, 2>} : tensor<1x4x5x6xf32>, tensor<4x3x3x2xf32>, tensor<6xf32> -> tensor<1x6x11x12xf32>
+  return %c : tensor<1x6x11x12xf32>
+}
+
+func.func @conv3d_same(%x: tensor<1x2x5x6x7xf32>, %w: tensor<3x2x3x3x3xf32>) -> tensor<1x3x5x6x7xf32> {
+  %c = kiln.conv %x, %w {dilations = array<i64: 1, 1, 1>, pads = array<i64: 1, 1, 1, 1, 1, 1>, strides = array<i64: 1, 1, 1>} : tensor<1x2x5x6x7xf32>, tensor<3x2x3x3x3xf32> -> tensor<1x3x5x6x7xf32>
+  return %c : tensor<1x3x5x6x7xf32>
+}
+
+// Max (ceil_mode), its indices (column-major) and average with padding.
+func.func @pools_2d(%x: tensor<2x3x33x31xf32>) -> (tensor<2x3x17x16xf32>, tensor<2x3x17x16xi64>, tensor<2x3x17x16xf32>) {
+  %m = kiln.max_pool %x {ceil_mode = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<2x3x33x31xf32> -> tensor<2x3x17x16xf32>
+  %i = kiln.max_pool_indices %x {ceil_mode = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, storage_order = 1 : i64, strides = array<i64: 2, 2>} : tensor<2x3x33x31xf32> -> tensor<2x3x17x16xi64>
+  %a = kiln.average_pool %x {ceil_mode = true, count_include_pad = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<2x3x33x31xf32> -> tensor<2x3x17x16xf32>
+  return %m, %i, %a : tensor<2x3x17x16xf32>, tensor<2x3x17x16xi64>, tensor<2x3x17x16xf32>
+}
+
+// Per-axis quantisation to int8 and back (saturating, half to even).
+func.func @quantize_roundtrip(%x: tensor<16x4x4097xf32> {kiln.test_range = [-40.0, 40.0]}) -> tensor<16x4x4097xf32> {
+  %s = kiln.constant dense<[0.1, 0.25, 0.5, 1.0]> : tensor<4xf32>
+  %z = kiln.constant dense<[0, -3, 7, 100]> : tensor<4xi8>
+  %q = kiln.quantize_linear %x, %s, %z : tensor<16x4x4097xf32>, tensor<4xf32>, tensor<4xi8> -> tensor<16x4x4097xi8>
+  %d = kiln.dequantize_linear %q, %s, %z : tensor<16x4x4097xi8>, tensor<4xf32>, tensor<4xi8> -> tensor<16x4x4097xf32>
+  return %d : tensor<16x4x4097xf32>
+}

@@ -1,0 +1,55 @@
+// GPU kernel tests: movement ops (pad, tile, top_k, scatter, einsum, resize)
+// through the loop template.
+// RUN: rm -rf %t && kiln-translate %s --kernel-test-bundle %t | FileCheck %s
+// CHECK: wrote case movement.pad_tile (1 kernels, 1 launches)
+// CHECK: wrote case movement.top_k (1 kernels, 1 launches)
+// CHECK: wrote case movement.scatter_einsum (1 kernels, 1 launches)
+// CHECK: wrote case movement.resize_cubic (1 kernels, 1 launches)
+
+func.func @pad_tile(%a: tensor<2x3xf32>) -> tensor<4x10xf32> {
+  %e = kiln.empty : tensor<4x10xf32>
+  %r = kiln.kernel "pad_tile" data_movement ins(%a : tensor<2x3xf32>) outs(%e : tensor<4x10xf32>) attributes {block_size = 64 : i64, grid_size = 1 : i64} {
+  ^bb0(%x: tensor<2x3xf32>, %o: tensor<4x10xf32>):
+    %pads = kiln.constant dense<[0, 1, 0, 1]> : tensor<4xi64>
+    %p = kiln.pad %x, %pads {mode = "reflect"} : tensor<2x3xf32>, tensor<4xi64> -> tensor<2x5xf32>
+    %reps = kiln.constant dense<[2, 2]> : tensor<2xi64>
+    %t = kiln.tile %p, %reps : tensor<2x5xf32>, tensor<2xi64> -> tensor<4x10xf32>
+    kiln.yield %t : tensor<4x10xf32>
+  } -> tensor<4x10xf32>
+  return %r : tensor<4x10xf32>
+}
+
+func.func @top_k(%a: tensor<3x7xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>) {
+  %e = kiln.empty : tensor<3x2xf32>
+  %e2 = kiln.empty : tensor<3x2xi64>
+  %r:2 = kiln.kernel "top_k" data_movement ins(%a : tensor<3x7xf32>) outs(%e, %e2 : tensor<3x2xf32>, tensor<3x2xi64>) attributes {block_size = 64 : i64, grid_size = 1 : i64} {
+  ^bb0(%x: tensor<3x7xf32>, %o: tensor<3x2xf32>, %o2: tensor<3x2xi64>):
+    %k = kiln.constant dense<2> : tensor<1xi64>
+    %i = kiln.top_k %x, %k {axis = 1 : i64, largest = false} : tensor<3x7xf32>, tensor<1xi64> -> tensor<3x2xi64>
+    %v = kiln.gather_elements %x, %i {axis = 1 : i64} : tensor<3x7xf32>, tensor<3x2xi64> -> tensor<3x2xf32>
+    kiln.yield %v, %i : tensor<3x2xf32>, tensor<3x2xi64>
+  } -> tensor<3x2xf32>, tensor<3x2xi64>
+  return %r#0, %r#1 : tensor<3x2xf32>, tensor<3x2xi64>
+}
+
+func.func @scatter_einsum(%d: tensor<3x3xf32>, %i: tensor<2x3xi64> {kiln.test_range = [-3, 2]}, %u: tensor<2x3xf32>) -> tensor<3xf32> {
+  %e = kiln.empty : tensor<3xf32>
+  %r = kiln.kernel "scatter_einsum" data_movement ins(%d, %i, %u : tensor<3x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) outs(%e : tensor<3xf32>) attributes {block_size = 32 : i64, grid_size = 1 : i64} {
+  ^bb0(%x: tensor<3x3xf32>, %y: tensor<2x3xi64>, %z: tensor<2x3xf32>, %o: tensor<3xf32>):
+    %s = kiln.scatter_elements %x, %y, %z {axis = 0 : i64, reduction = "add"} : tensor<3x3xf32>, tensor<2x3xi64>, tensor<2x3xf32> -> tensor<3x3xf32>
+    %t = kiln.einsum %s {equation = "ii->i"} : tensor<3x3xf32> -> tensor<3xf32>
+    kiln.yield %t : tensor<3xf32>
+  } -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+func.func @resize_cubic(%a: tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32> {
+  %e = kiln.empty : tensor<1x1x8x8xf32>
+  %r = kiln.kernel "resize_cubic" data_movement ins(%a : tensor<1x1x4x4xf32>) outs(%e : tensor<1x1x8x8xf32>) attributes {block_size = 64 : i64, grid_size = 1 : i64} {
+  ^bb0(%x: tensor<1x1x4x4xf32>, %o: tensor<1x1x8x8xf32>):
+    %s = kiln.constant dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>
+    %y = kiln.resize %x scales %s : tensor<4xf32> {mode = "cubic", exclude_outside = true} : tensor<1x1x4x4xf32> -> tensor<1x1x8x8xf32>
+    kiln.yield %y : tensor<1x1x8x8xf32>
+  } -> tensor<1x1x8x8xf32>
+  return %r : tensor<1x1x8x8xf32>
+}
