@@ -3,6 +3,8 @@
 #include "artifact_reader.h"
 #include "status.h"
 
+#include "kiln/artifact_format.h"
+
 #include <set>
 
 namespace kiln::runtime {
@@ -14,6 +16,29 @@ namespace {
 constexpr uint32_t kMaxStreams = 64;
 constexpr uint32_t kMaxEvents = 1u << 16;
 constexpr uint64_t kMaxGridDim = 1u << 31;
+/// Arenas and workspaces beyond 256 TiB are damage, not models; the cap also
+/// keeps every later align-up and per-stream multiple far from overflow.
+constexpr uint64_t kMaxArenaBytes = uint64_t(1) << 48;
+
+/// DATA_LOSS unless an arena or workspace size is within kMaxArenaBytes.
+kiln_status_t checkArenaSize(uint64_t bytes, const std::string &what) {
+  if (bytes > kMaxArenaBytes)
+    return Error(KILN_STATUS_DATA_LOSS)
+           << what << " of " << bytes
+           << " bytes is beyond the runtime's limit of " << kMaxArenaBytes
+           << " bytes";
+  return nullptr;
+}
+
+/// DATA_LOSS unless an arena offset is a multiple of kSectionAlignment (what
+/// the packager writes; kernels and cuBLASLt rely on it).
+kiln_status_t checkArenaOffset(uint64_t offset, const std::string &what) {
+  if (offset % kSectionAlignment != 0)
+    return Error(KILN_STATUS_DATA_LOSS)
+           << what << ": offset " << offset << " is not a multiple of "
+           << kSectionAlignment;
+  return nullptr;
+}
 
 template <typename T> uint32_t count(const flatbuffers::Vector<T> *vector) {
   return vector ? vector->size() : 0;
@@ -55,6 +80,10 @@ public:
       return Error(KILN_STATUS_DATA_LOSS)
              << where << ": " << entry.num_streams() << " streams and "
              << entry.num_events() << " events is beyond the runtime's limits";
+    KILN_RETURN_IF_ERROR(checkArenaSize(entry.activation_arena_bytes(),
+                                        where + ": an activation arena"));
+    KILN_RETURN_IF_ERROR(
+        checkArenaSize(entry.workspace_bytes(), where + ": a workspace"));
     for (uint32_t i = 0; i < numBuffers; ++i)
       KILN_RETURN_IF_ERROR(validateBuffer(i));
     KILN_RETURN_IF_ERROR(
@@ -88,6 +117,7 @@ private:
       return nullptr;
     }
     case BufferKind_Weight:
+      KILN_RETURN_IF_ERROR(checkArenaOffset(buffer.offset(), name));
       if (!fits(buffer.offset(), buffer.bytes(), model.weight_arena_bytes()))
         return Error(KILN_STATUS_DATA_LOSS)
                << name << ": [" << buffer.offset() << ", +" << buffer.bytes()
@@ -95,6 +125,7 @@ private:
                << "-byte weight arena";
       return nullptr;
     case BufferKind_Activation:
+      KILN_RETURN_IF_ERROR(checkArenaOffset(buffer.offset(), name));
       if (!fits(buffer.offset(), buffer.bytes(),
                 entry.activation_arena_bytes()))
         return Error(KILN_STATUS_DATA_LOSS)
@@ -334,9 +365,13 @@ kiln_status_t validateManifest(const Model &model) {
     if (count(kernel.images()) == 0 && kernel.ptx_section() < 0)
       return Error(KILN_STATUS_DATA_LOSS) << name << ": neither cubins nor PTX";
   }
+  KILN_RETURN_IF_ERROR(
+      checkArenaSize(model.weight_arena_bytes(), "a weight arena"));
   uint32_t weightBuffers = count(model.weight_buffers());
   for (uint32_t i = 0; i < weightBuffers; ++i) {
     const Buffer &buffer = *model.weight_buffers()->Get(i);
+    KILN_RETURN_IF_ERROR(checkArenaOffset(
+        buffer.offset(), "weight buffer " + std::to_string(i)));
     if (buffer.kind() != BufferKind_Weight ||
         !fits(buffer.offset(), buffer.bytes(), model.weight_arena_bytes()))
       return Error(KILN_STATUS_DATA_LOSS)

@@ -208,8 +208,10 @@ kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
                         ? addresses[static_cast<size_t>(step.gemmBias)]
                         : nullptr;
     pointers.out = addresses[step.gemmBuffers[4]];
+    // Each plan stream has its own workspace: GEMMs on concurrent streams
+    // must not share scratch memory.
     return annotate(step.gemm->enqueue(session.cublas, pointers,
-                                       session.workspace,
+                                       session.workspaces[step.stream],
                                        session.workspaceBytes, stream),
                     step.describe(index));
   }

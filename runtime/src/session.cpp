@@ -1,10 +1,14 @@
 // kiln_session_*: creating a session (arena, streams, events, gemm algorithms)
 // and binding I/O.
 #include "session.h"
+#include "arena_layout.h"
+#include "bindings.h"
 #include "status.h"
 
 #include "kiln/artifact_format.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -56,21 +60,28 @@ kiln_status_t createEvents(std::vector<cudaEvent_t> *events, size_t count,
 /// Everything a session allocates, once.
 kiln_status_t initialize(kiln_session_s *session) {
   const EntryPoint &entry = *session->entry;
-  uint64_t activations =
-      alignUp(entry.activation_arena_bytes(), kSectionAlignment);
-  session->workspaceBytes = entry.workspace_bytes();
-  uint64_t total = activations + session->workspaceBytes;
-  if (total > 0) {
-    KILN_RETURN_IF_ERROR(cudaStatus(cudaMalloc(&session->arena, total),
-                                    "allocating the " + std::to_string(total) +
-                                        "-byte activation arena"));
-    session->workspace = session->workspaceBytes
-                             ? static_cast<char *>(session->arena) + activations
-                             : nullptr;
+  uint32_t streams = std::max<uint32_t>(entry.num_streams(), 1);
+  ArenaLayout layout;
+  KILN_RETURN_IF_ERROR(computeArenaLayout(entry.activation_arena_bytes(),
+                                          entry.workspace_bytes(), streams,
+                                          &layout));
+  if (layout.totalBytes > SIZE_MAX)
+    return Error(KILN_STATUS_RESOURCE_EXHAUSTED)
+           << "a " << layout.totalBytes
+           << "-byte activation arena does not fit in memory";
+  session->workspaceBytes = layout.workspaceBytes;
+  session->workspaces.assign(streams, nullptr);
+  if (layout.totalBytes > 0) {
+    KILN_RETURN_IF_ERROR(
+        cudaStatus(cudaMalloc(&session->arena, layout.totalBytes),
+                   "allocating the " + std::to_string(layout.totalBytes) +
+                       "-byte activation arena"));
+    for (size_t stream = 0; stream < layout.workspaceOffsets.size(); ++stream)
+      session->workspaces[stream] =
+          static_cast<char *>(session->arena) + layout.workspaceOffsets[stream];
   }
   KILN_RETURN_IF_ERROR(
       cublasStatus(cublasLtCreate(&session->cublas), "cublasLtCreate"));
-  size_t streams = std::max<uint32_t>(entry.num_streams(), 1);
   session->streams.assign(streams, nullptr);
   for (cudaStream_t &stream : session->streams)
     KILN_RETURN_IF_ERROR(
@@ -85,10 +96,9 @@ kiln_status_t initialize(kiln_session_s *session) {
   session->forkEvent = single[0];
   session->runDone = single[1];
   if (session->profile) {
-    KILN_RETURN_IF_ERROR(
-        createEvents(&session->stepStart, entry.steps()->size(), 0));
-    KILN_RETURN_IF_ERROR(
-        createEvents(&session->stepEnd, entry.steps()->size(), 0));
+    size_t steps = entry.steps() ? entry.steps()->size() : 0;
+    KILN_RETURN_IF_ERROR(createEvents(&session->stepStart, steps, 0));
+    KILN_RETURN_IF_ERROR(createEvents(&session->stepEnd, steps, 0));
     KILN_RETURN_IF_ERROR(
         cudaStatus(cudaEventCreate(&session->runStart), "cudaEventCreate"));
   }
@@ -171,16 +181,10 @@ kiln_status_t bind(kiln_session_t *session, const char *name,
        (binding.bound && binding.memory == KILN_MEMORY_HOST)))
     KILN_RETURN_IF_ERROR(cudaStatus(cudaEventSynchronize(session->runDone),
                                     "waiting for the previous run"));
-  if (tensor->memory == KILN_MEMORY_HOST) {
-    if (!binding.deviceStaging) {
-      KILN_RETURN_IF_ERROR(
-          cudaStatus(cudaMalloc(&binding.deviceStaging, info.bytes),
-                     std::string("staging ") + what + " '" + name + "'"));
-      KILN_RETURN_IF_ERROR(
-          cudaStatus(cudaMallocHost(&binding.pinnedStaging, info.bytes),
-                     std::string("staging ") + what + " '" + name + "'"));
-    }
-  }
+  if (tensor->memory == KILN_MEMORY_HOST)
+    KILN_RETURN_IF_ERROR(ensureStaging(&binding, info.bytes,
+                                       std::string(what) + " '" + name + "'",
+                                       cudaStagingAllocator()));
   binding.bound = true;
   binding.memory = tensor->memory;
   binding.user = tensor->data;

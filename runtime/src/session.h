@@ -82,8 +82,10 @@ struct kiln_session_s {
   const kiln::artifact::EntryPoint *entry = nullptr;
   size_t entryIndex = 0;
   bool debug = false, checkNanInf = false, profile = false;
-  void *arena = nullptr; // Activations, then the cuBLASLt workspace.
-  void *workspace = nullptr;
+  void *arena = nullptr; // Activations, then one cuBLASLt workspace a stream.
+  /// workspaces[s]: the workspace of plan stream s (NULL without GEMMs);
+  /// each is |workspaceBytes| long.
+  std::vector<void *> workspaces;
   size_t workspaceBytes = 0;
   cublasLtHandle_t cublas = nullptr;
   /// streams[0] is the session's own origin for graph capture; the others

@@ -1,5 +1,6 @@
 // kiln_session_run's work: host staging, CUDA graph capture/update/replay, and
 // step-by-step debug and profile runs.
+#include "bindings.h"
 #include "session.h"
 #include "status.h"
 
@@ -120,28 +121,25 @@ kiln_status_t runStepByStep(kiln_session_s *session,
   return nullptr;
 }
 
-} // namespace
-
-kiln_status_t runSession(kiln_session_s *session, cudaStream_t stream) {
-  KILN_RETURN_IF_ERROR(checkBound(*session));
-  std::vector<void *> addresses;
-  resolveAddresses(*session, &addresses);
-  // Runs of one session share its arena: order this one after the last.
-  if (session->hasRun)
-    KILN_RETURN_IF_ERROR(
-        cudaStatus(cudaStreamWaitEvent(stream, session->runDone, 0),
-                   "ordering after the previous run"));
+/// Enqueues host input staging, the plan and host output staging on
+/// |stream|. Sets |*enqueued| once anything may have been enqueued, so that
+/// the caller records runDone even when a later part fails.
+kiln_status_t enqueueRun(kiln_session_s *session,
+                         const std::vector<void *> &addresses,
+                         cudaStream_t stream, bool *enqueued) {
   for (Binding &binding : session->inputs) {
     if (binding.memory != KILN_MEMORY_HOST)
       continue;
     KILN_RETURN_IF_ERROR(
         cudaStatus(cudaLaunchHostFunc(stream, copyInputToPinned, &binding),
                    "staging a host input"));
+    *enqueued = true;
     KILN_RETURN_IF_ERROR(cudaStatus(
         cudaMemcpyAsync(binding.deviceStaging, binding.pinnedStaging,
                         binding.bytes, cudaMemcpyHostToDevice, stream),
         "staging a host input"));
   }
+  *enqueued = true; // Step by step or a graph launch: possibly partial.
   if (session->debug || session->profile)
     KILN_RETURN_IF_ERROR(runStepByStep(session, addresses, stream));
   else
@@ -157,10 +155,42 @@ kiln_status_t runSession(kiln_session_s *session, cudaStream_t stream) {
         cudaStatus(cudaLaunchHostFunc(stream, copyPinnedToOutput, &binding),
                    "staging a host output"));
   }
-  KILN_RETURN_IF_ERROR(cudaStatus(cudaEventRecord(session->runDone, stream),
-                                  "recording the run"));
-  session->hasRun = true;
   return nullptr;
+}
+
+} // namespace
+
+kiln_status_t runSession(kiln_session_s *session, cudaStream_t stream) {
+  KILN_RETURN_IF_ERROR(checkBound(*session));
+  const EntryPointSignature &signature =
+      session->model->signatures[session->entryIndex];
+  KILN_RETURN_IF_ERROR(checkDisjointBindings(
+      session->inputs, session->outputs, signature.inputs, signature.outputs));
+  std::vector<void *> addresses;
+  resolveAddresses(*session, &addresses);
+  // Runs of one session share its arena: order this one after the last.
+  if (session->hasRun)
+    KILN_RETURN_IF_ERROR(
+        cudaStatus(cudaStreamWaitEvent(stream, session->runDone, 0),
+                   "ordering after the previous run"));
+  bool enqueued = false;
+  kiln_status_t status = enqueueRun(session, addresses, stream, &enqueued);
+  // The one cleanup path: whatever was enqueued (host callbacks that read or
+  // write the caller's buffers included) is covered by runDone, which the
+  // next bind, run and release wait for, even when the run failed.
+  if (enqueued) {
+    kiln_status_t recorded = cudaStatus(
+        cudaEventRecord(session->runDone, stream), "recording the run");
+    if (!recorded)
+      session->hasRun = true;
+    else
+      cudaStreamSynchronize(stream); // No event: wait here instead.
+    if (!status)
+      status = recorded;
+    else
+      kiln_status_free(recorded);
+  }
+  return status;
 }
 
 } // namespace kiln::runtime

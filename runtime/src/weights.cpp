@@ -6,6 +6,7 @@
 #include "kiln/artifact_format.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fcntl.h>
 #include <memory>
@@ -103,7 +104,13 @@ kiln_status_t uploadExternal(const std::string &path, uint64_t offset,
 kiln_status_t uploadWeights(kiln_model_s *model,
                             const std::string &externalDir) {
   const Model &manifest = model->manifest();
-  uint64_t bytes = alignUp(manifest.weight_arena_bytes(), kSectionAlignment);
+  uint64_t bytes = 0;
+  if (!checkedAlignUp(manifest.weight_arena_bytes(), kSectionAlignment,
+                      &bytes) ||
+      bytes > SIZE_MAX)
+    return Error(KILN_STATUS_DATA_LOSS)
+           << "a weight arena of " << manifest.weight_arena_bytes()
+           << " bytes is beyond the runtime's limits";
   if (bytes == 0)
     return nullptr;
   KILN_RETURN_IF_ERROR(cudaStatus(cudaMalloc(&model->weightArena, bytes),

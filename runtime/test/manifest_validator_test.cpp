@@ -92,7 +92,7 @@ TEST(ManifestValidatorTest, GemmOperands) {
 
 TEST(ManifestValidatorTest, Buffers) {
   EXPECT_TRUE(
-      isError(readMutated([](ModelT &m) { entry(m).buffers[3]->offset = 128; }),
+      isError(readMutated([](ModelT &m) { entry(m).buffers[3]->offset = 256; }),
               KILN_STATUS_DATA_LOSS, "outside the 256-byte activation arena"));
   EXPECT_TRUE(isError(
       readMutated([](ModelT &m) { entry(m).buffers[1]->offset = 1 << 20; }),
@@ -154,8 +154,47 @@ TEST(ManifestValidatorTest, KernelsAndWeights) {
               KILN_STATUS_DATA_LOSS,
               "neither an inline section nor an external range"));
   EXPECT_TRUE(isError(
-      readMutated([](ModelT &m) { m.weight_buffers[1]->offset = 1000; }),
-      KILN_STATUS_DATA_LOSS, "weight buffer 1"));
+      readMutated([](ModelT &m) { m.weight_buffers[1]->offset = 1024; }),
+      KILN_STATUS_DATA_LOSS, "weight buffer 1: not a weight inside"));
+}
+
+TEST(ManifestValidatorTest, ArenaSizesAreCapped) {
+  // Sizes near 2^64 would wrap when rounded up or multiplied per stream.
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) {
+                        entry(m).activation_arena_bytes = UINT64_MAX;
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "('main'): an activation arena of 18446744073709551615 "
+                      "bytes is beyond the runtime's limit"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) {
+                        entry(m).workspace_bytes = UINT64_MAX - 100;
+                      }),
+                      KILN_STATUS_DATA_LOSS, "a workspace of"));
+  EXPECT_TRUE(
+      isError(readMutated([](ModelT &m) { m.weight_arena_bytes = UINT64_MAX; }),
+              KILN_STATUS_DATA_LOSS, "a weight arena of"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) {
+                        m.weight_arena_bytes = (uint64_t(1) << 48) + 256;
+                      }),
+                      KILN_STATUS_DATA_LOSS, "beyond the runtime's limit"));
+  EXPECT_TRUE(isOk(readMutated(
+      [](ModelT &m) { entry(m).workspace_bytes = uint64_t(1) << 48; })));
+}
+
+TEST(ManifestValidatorTest, ArenaOffsetsAre256ByteAligned) {
+  EXPECT_TRUE(isError(
+      readMutated([](ModelT &m) { entry(m).buffers[3]->offset = 16; }),
+      KILN_STATUS_DATA_LOSS, "buffer 3: offset 16 is not a multiple of 256"));
+  EXPECT_TRUE(isError(
+      readMutated([](ModelT &m) { entry(m).buffers[2]->offset = 772; }),
+      KILN_STATUS_DATA_LOSS, "buffer 2: offset 772 is not a multiple of 256"));
+  EXPECT_TRUE(
+      isError(readMutated([](ModelT &m) { m.weight_buffers[1]->offset = 772; }),
+              KILN_STATUS_DATA_LOSS,
+              "weight buffer 1: offset 772 is not a multiple of 256"));
+  // Offsets of inputs and outputs are unused, so not checked.
+  EXPECT_TRUE(
+      isOk(readMutated([](ModelT &m) { entry(m).buffers[0]->offset = 4; })));
 }
 
 } // namespace

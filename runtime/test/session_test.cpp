@@ -153,6 +153,96 @@ TEST_F(SessionTest, TwoStreamsWithEvents) {
   kiln_model_release(model);
 }
 
+TEST_F(SessionTest, EachStreamHasItsOwnWorkspace) {
+  SampleOptions options = deviceSample();
+  options.twoStreams = true;
+  kiln_model_t *model = nullptr;
+  ASSERT_TRUE(isOk(load(options, &model)));
+  kiln_session_t *session = nullptr;
+  ASSERT_TRUE(isOk(kiln_session_create(model, nullptr, &session)));
+  ASSERT_EQ(session->workspaces.size(), 2u);
+  EXPECT_EQ(session->workspaceBytes, size_t(1) << 20);
+  auto address = [&](size_t stream) {
+    return reinterpret_cast<uintptr_t>(session->workspaces[stream]);
+  };
+  ASSERT_NE(session->workspaces[0], nullptr);
+  ASSERT_NE(session->workspaces[1], nullptr);
+  EXPECT_EQ(address(0) % 256, 0u);
+  EXPECT_EQ(address(1) % 256, 0u);
+  EXPECT_GE(address(1) - address(0), session->workspaceBytes)
+      << "the streams' workspaces overlap";
+  kiln_session_release(session);
+  kiln_model_release(model);
+}
+
+TEST_F(SessionTest, ProfileModeWithoutSteps) {
+  ArtifactBuilder builder;
+  buildSample(builder, deviceSample());
+  builder.model.entry_points[0]->steps.clear(); // Written as a NULL vector.
+  std::vector<uint8_t> bytes = builder.finish();
+  kiln_model_t *model = nullptr;
+  ASSERT_TRUE(isOk(kiln_model_load_from_memory(bytes.data(), bytes.size(),
+                                               nullptr, &model)));
+  kiln_session_options_t sessionOptions;
+  kiln_session_options_init(&sessionOptions);
+  sessionOptions.profile = 1;
+  kiln_session_t *session = nullptr;
+  ASSERT_TRUE(isOk(kiln_session_create(model, &sessionOptions, &session)));
+  EXPECT_EQ(kiln_session_step_count(session), 0u);
+  bindDevice(session, y);
+  EXPECT_TRUE(isOk(kiln_session_run(session, stream)));
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  kiln_session_release(session);
+  kiln_model_release(model);
+}
+
+TEST_F(SessionTest, AFailedRunStillCoversItsHostCallbacks) {
+  SampleOptions options = deviceSample();
+  options.gridY = 70000; // The launch fails after host staging was enqueued.
+  kiln_model_t *model = nullptr;
+  ASSERT_TRUE(isOk(load(options, &model)));
+  kiln_session_options_t sessionOptions;
+  kiln_session_options_init(&sessionOptions);
+  sessionOptions.debug = 1;
+  kiln_session_t *session = nullptr;
+  ASSERT_TRUE(isOk(kiln_session_create(model, &sessionOptions, &session)));
+  std::vector<float> input = sampleInput(1), output(kOut, NAN);
+  kiln_tensor_t in = kiln_host_tensor(input.data(), kIn * 4);
+  kiln_tensor_t out = kiln_host_tensor(output.data(), kOut * 4);
+  ASSERT_TRUE(isOk(kiln_session_bind_input(session, "x", &in)));
+  ASSERT_TRUE(isOk(kiln_session_bind_output(session, "y", &out)));
+  EXPECT_TRUE(isError(kiln_session_run(session, stream), KILN_STATUS_CUDA_ERROR,
+                      "kernel_scale_add"));
+  // runDone covers the input callback, so a rebind waits for it.
+  EXPECT_TRUE(session->hasRun);
+  ASSERT_EQ(cudaEventSynchronize(session->runDone), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  std::vector<float> other(kIn, 0.0f);
+  in = kiln_host_tensor(other.data(), kIn * 4);
+  EXPECT_TRUE(isOk(kiln_session_bind_input(session, "x", &in)));
+  kiln_session_release(session);
+  kiln_model_release(model);
+}
+
+TEST_F(SessionTest, OverlappingBindingsAreRejectedAtRun) {
+  kiln_model_t *model = nullptr;
+  ASSERT_TRUE(isOk(load(deviceSample(), &model)));
+  kiln_session_t *session = nullptr;
+  ASSERT_TRUE(isOk(kiln_session_create(model, nullptr, &session)));
+  kiln_tensor_t in = kiln_device_tensor(y + 16, kIn * 4),
+                out = kiln_device_tensor(y, kOut * 4);
+  ASSERT_TRUE(isOk(kiln_session_bind_input(session, "x", &in)));
+  ASSERT_TRUE(isOk(kiln_session_bind_output(session, "y", &out)));
+  EXPECT_TRUE(isError(kiln_session_run(session, stream),
+                      KILN_STATUS_INVALID_ARGUMENT,
+                      "input 'x' and output 'y' are bound to overlapping"));
+  bindDevice(session, y);
+  EXPECT_TRUE(isOk(kiln_session_run(session, stream)));
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  kiln_session_release(session);
+  kiln_model_release(model);
+}
+
 TEST_F(SessionTest, HostBuffersGoThroughPinnedStaging) {
   kiln_model_t *model = nullptr;
   ASSERT_TRUE(isOk(load(deviceSample(), &model)));

@@ -45,6 +45,21 @@ inline uint64_t alignUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
+/// |value| rounded up to a multiple of |alignment| in |*out|; false (and
+/// |*out| untouched) when the result does not fit in 64 bits.
+inline bool checkedAlignUp(uint64_t value, uint64_t alignment, uint64_t *out) {
+  uint64_t remainder = value % alignment;
+  if (remainder == 0) {
+    *out = value;
+    return true;
+  }
+  uint64_t padding = alignment - remainder;
+  if (value > UINT64_MAX - padding)
+    return false;
+  *out = value + padding;
+  return true;
+}
+
 } // namespace kiln::artifact
 
 #endif // KILN_ARTIFACT_FORMAT_H

@@ -134,9 +134,13 @@ typedef struct kiln_load_options_s {
 void kiln_load_options_init(kiln_load_options_t *options);
 
 // Loads the artifact at |path|. The file is checked completely (header,
-// manifest, every section's bounds and hash, every index) before anything is
-// used; a damaged file is an error status, never a crash. Then the driver
-// version and GPU arch are checked, kernels loaded and weights uploaded.
+// manifest, every section's bounds and hash, every index, arena sizes and
+// offsets) before anything is used: a corrupted or truncated file, or a
+// manifest whose indices and sizes are inconsistent, is an error status.
+// The hashes detect damage, not tampering: a hand-crafted artifact with
+// re-computed hashes can still make a kernel read or write out of bounds, so
+// load only artifacts you trust. Then the driver version and GPU arch are
+// checked, kernels loaded and weights uploaded.
 // |options| may be NULL. On success the caller owns |*out_model| and releases
 // it with kiln_model_release. Thread-safe. Synchronises the device.
 kiln_status_t kiln_model_load(const char *path,
@@ -181,8 +185,9 @@ const char *kiln_model_cuda_version(const kiln_model_t *model); // e.g. "13.0".
 // ===--- Session
 // -----------------------------------------------------------===//
 //
-// One entry point of a model ready to run: its activation arena (with the
-// cuBLASLt workspace), streams, events, cuBLASLt algorithms and, after the
+// One entry point of a model ready to run: its activation arena (with one
+// cuBLASLt workspace per stream), streams, events, cuBLASLt algorithms and,
+// after the
 // first run, a CUDA graph of its plan. A session is NOT thread-safe: use one
 // thread at a time (different sessions may run concurrently). Successive runs
 // of one session are ordered on the device even on different streams.
@@ -218,6 +223,16 @@ void kiln_session_release(kiln_session_t *session);
 // outputs written when the stream reaches the run, so synchronise the stream
 // before reading outputs or changing inputs. Binding another pointer makes
 // the next run update its CUDA graph. |tensor| is read during the call only.
+//
+// Bound device memory of an output must not overlap any input's or another
+// output's (kernels take their pointers as __restrict__); inputs may share
+// memory. kiln_session_run rejects overlapping device ranges with a status
+// naming both bindings.
+//
+// Blocking: when the new or the previously bound buffer of |name| is host
+// memory, this waits for the session's previous run to complete (its host
+// callbacks may still read or write that buffer). Binding device memory in
+// place of device memory never waits.
 kiln_status_t kiln_session_bind_input(kiln_session_t *session, const char *name,
                                       const kiln_tensor_t *tensor);
 kiln_status_t kiln_session_bind_output(kiln_session_t *session,
@@ -226,7 +241,10 @@ kiln_status_t kiln_session_bind_output(kiln_session_t *session,
 
 // Enqueues one run on |stream| (0: the legacy default stream) and returns
 // without waiting: no host synchronisation, except in debug or profile mode
-// which synchronise after each step. Every input and output must be bound.
+// which synchronise after each step. Every input and output must be bound,
+// and bound device outputs must not overlap inputs or each other
+// (INVALID_ARGUMENT). A run that fails after enqueueing work still orders
+// the session's next run, bind and release after that work.
 kiln_status_t kiln_session_run(kiln_session_t *session, cudaStream_t stream);
 
 // Plan steps, for tools: their count, and for step |index| its kiln.kernel

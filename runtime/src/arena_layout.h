@@ -1,0 +1,30 @@
+// Where a session's activations and per-stream cuBLASLt workspaces lie in its
+// one device allocation.
+#ifndef KILN_RUNTIME_ARENA_LAYOUT_H
+#define KILN_RUNTIME_ARENA_LAYOUT_H
+
+#include "kiln/runtime.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace kiln::runtime {
+
+/// The session arena: activations at offset 0, then one workspace slice per
+/// stream, each 256-byte aligned, so that GEMMs on concurrent streams never
+/// share scratch memory.
+struct ArenaLayout {
+  uint64_t totalBytes = 0;                // 0: nothing to allocate.
+  uint64_t workspaceBytes = 0;            // Per stream; 0: no workspace.
+  std::vector<uint64_t> workspaceOffsets; // One per stream when non-zero.
+};
+
+/// Lays out |activationBytes| of activations and |streams| workspaces of
+/// |workspaceBytes| each. DATA_LOSS when the sizes overflow 64 bits.
+kiln_status_t computeArenaLayout(uint64_t activationBytes,
+                                 uint64_t workspaceBytes, uint32_t streams,
+                                 ArenaLayout *layout);
+
+} // namespace kiln::runtime
+
+#endif // KILN_RUNTIME_ARENA_LAYOUT_H

@@ -1,0 +1,66 @@
+// Tests of the session arena layout: one 256-byte-aligned cuBLASLt workspace
+// per stream after the activations, and overflow-checked rounding.
+#include "arena_layout.h"
+#include "test_util.h"
+
+#include "kiln/artifact_format.h"
+
+using namespace kiln::testing;
+using namespace kiln::runtime;
+
+namespace {
+
+TEST(ArenaLayoutTest, OneWorkspaceSlicePerStream) {
+  ArenaLayout layout;
+  ASSERT_TRUE(isOk(computeArenaLayout(300, 1000, 3, &layout)));
+  EXPECT_EQ(layout.workspaceBytes, 1000u);
+  ASSERT_EQ(layout.workspaceOffsets.size(), 3u);
+  // Activations round up to 512; each 1000-byte slice takes 1024.
+  EXPECT_EQ(layout.workspaceOffsets[0], 512u);
+  EXPECT_EQ(layout.workspaceOffsets[1], 1536u);
+  EXPECT_EQ(layout.workspaceOffsets[2], 2560u);
+  EXPECT_EQ(layout.totalBytes, 3584u);
+  for (size_t i = 0; i < layout.workspaceOffsets.size(); ++i) {
+    EXPECT_EQ(layout.workspaceOffsets[i] % 256, 0u) << "slice " << i;
+    if (i > 0) {
+      EXPECT_GE(layout.workspaceOffsets[i] - layout.workspaceOffsets[i - 1],
+                layout.workspaceBytes)
+          << "slices " << i - 1 << " and " << i << " overlap";
+    }
+  }
+}
+
+TEST(ArenaLayoutTest, NoWorkspaceWithoutGemms) {
+  ArenaLayout layout;
+  ASSERT_TRUE(isOk(computeArenaLayout(256, 0, 4, &layout)));
+  EXPECT_TRUE(layout.workspaceOffsets.empty());
+  EXPECT_EQ(layout.totalBytes, 256u);
+  ASSERT_TRUE(isOk(computeArenaLayout(0, 0, 1, &layout)));
+  EXPECT_EQ(layout.totalBytes, 0u);
+}
+
+TEST(ArenaLayoutTest, OverflowIsAnError) {
+  ArenaLayout layout;
+  EXPECT_TRUE(isError(computeArenaLayout(UINT64_MAX, 0, 1, &layout),
+                      KILN_STATUS_DATA_LOSS, "do not fit in 64 bits"));
+  EXPECT_TRUE(isError(computeArenaLayout(256, UINT64_MAX - 10, 1, &layout),
+                      KILN_STATUS_DATA_LOSS, "do not fit in 64 bits"));
+  EXPECT_TRUE(isError(computeArenaLayout(256, uint64_t(1) << 62, 8, &layout),
+                      KILN_STATUS_DATA_LOSS, "do not fit in 64 bits"));
+}
+
+TEST(ArenaLayoutTest, CheckedAlignUp) {
+  using kiln::artifact::checkedAlignUp;
+  uint64_t value = 7;
+  EXPECT_TRUE(checkedAlignUp(0, 256, &value));
+  EXPECT_EQ(value, 0u);
+  EXPECT_TRUE(checkedAlignUp(257, 256, &value));
+  EXPECT_EQ(value, 512u);
+  EXPECT_TRUE(checkedAlignUp(UINT64_MAX - 255, 256, &value));
+  EXPECT_EQ(value, UINT64_MAX - 255);
+  value = 7;
+  EXPECT_FALSE(checkedAlignUp(UINT64_MAX - 254, 256, &value));
+  EXPECT_EQ(value, 7u) << "a failed align-up must not write its result";
+}
+
+} // namespace
