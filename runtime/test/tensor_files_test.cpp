@@ -167,6 +167,20 @@ TEST(TensorFilesTest, ConvertsBetweenFloatTypes) {
   EXPECT_FALSE(convertTensor(tensor, KILN_DTYPE_F32, &back, &error));
 }
 
+// ONNX's test data stores bfloat16 tensors as uint16 bit patterns.
+TEST(TensorFilesTest, TakesUint16BitsAsBFloat16) {
+  HostTensor bits, bf16;
+  bits.dtype = KILN_DTYPE_U16;
+  bits.dims = {2};
+  bits.data = {0x80, 0x3f, 0x00, 0xc0}; // 1.0 and -2.0 in bfloat16
+  std::string error;
+  ASSERT_TRUE(convertTensor(bits, KILN_DTYPE_BF16, &bf16, &error)) << error;
+  EXPECT_EQ(bf16.dtype, KILN_DTYPE_BF16);
+  EXPECT_EQ(bf16.at(0), 1.0);
+  EXPECT_EQ(bf16.at(1), -2.0);
+  EXPECT_FALSE(convertTensor(bits, KILN_DTYPE_F16, &bf16, &error));
+}
+
 TEST(TensorFilesTest, ComparisonNeverPassesNaN) {
   HostTensor expected, actual;
   expected.dtype = actual.dtype = KILN_DTYPE_F32;

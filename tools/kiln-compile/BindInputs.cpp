@@ -43,6 +43,7 @@ const llvm::StringMap<std::vector<unsigned>> &shapeOperandTable() {
       {"onehot", {1}},            // depth
       {"split", {1}},             // split
       {"trilu", {1}},             // k (the diagonal, an index like Slice's)
+      {"cumsum", {1}},            // axis
       {"center_crop_pad", {1}},   // shape
       {"col2im", {1, 2}},         // image_shape, block_shape
   };

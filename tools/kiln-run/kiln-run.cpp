@@ -114,9 +114,20 @@ bool findTensor(const std::vector<std::string> &paths, const std::string &name,
   if (paths.size() == 1 && isDirectory(paths[0])) {
     std::string dir = paths[0] + "/";
     std::string position = std::string(role) + "_" + std::to_string(index);
-    for (const std::string &candidate :
-         {dir + name + ".npy", dir + name + ".pb", dir + position + ".pb",
-          dir + position + ".npy"})
+    // A tensor named like a positional file ("output_1") of another position
+    // must not take that file: in ONNX's test layout output_1.pb is the
+    // second output whatever the outputs are called. Such names look up the
+    // positional file first.
+    std::string prefix = std::string(role) + "_";
+    bool positionalName =
+        name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
+        name.find_first_not_of("0123456789", prefix.size()) == std::string::npos;
+    std::vector<std::string> candidates = {dir + name + ".npy", dir + name + ".pb",
+                                           dir + position + ".pb",
+                                           dir + position + ".npy"};
+    if (positionalName)
+      std::rotate(candidates.begin(), candidates.begin() + 2, candidates.end());
+    for (const std::string &candidate : candidates)
       if (exists(candidate))
         return readTensorFile(candidate, out, error);
     *error = "no file for " + std::string(role) + " '" + name + "' in " +
