@@ -218,6 +218,7 @@ const OpImporterRegistry &getDefaultOpImporterRegistry() {
     populateConvImporters(all);
     populateQuantizationImporters(all);
     populateNormalizationImporters(all);
+    populateRecurrentImporters(all);
     return all;
   }();
   return registry;

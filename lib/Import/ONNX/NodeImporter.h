@@ -175,6 +175,7 @@ void populateMathImporters(OpImporterRegistry &registry);
 void populateConvImporters(OpImporterRegistry &registry);
 void populateQuantizationImporters(OpImporterRegistry &registry);
 void populateNormalizationImporters(OpImporterRegistry &registry);
+void populateRecurrentImporters(OpImporterRegistry &registry);
 
 /// The registry with every family above.
 const OpImporterRegistry &getDefaultOpImporterRegistry();

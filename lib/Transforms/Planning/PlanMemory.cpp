@@ -146,7 +146,8 @@ struct PlanMemoryPass : impl::KilnPlanMemoryBase<PlanMemoryPass> {
       Activation activation;
       activation.op = empty;
       activation.bytes = alignArena(std::max<int64_t>(*bytes, 1));
-      ArrayRef<unsigned> uses = usesOf.lookup(empty.getResult());
+      // lookup() returns a copy: keep it alive (an ArrayRef would dangle).
+      SmallVector<unsigned, 4> uses = usesOf.lookup(empty.getResult());
       activation.first = uses.empty() ? 0 : uses.front();
       extremes(uses, *order, /*earliest=*/true, activation.earliestUses);
       extremes(uses, *order, /*earliest=*/false, activation.latestUses);

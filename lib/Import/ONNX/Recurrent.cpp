@@ -1,0 +1,503 @@
+// Imports ONNX RNN, GRU and LSTM by unrolling them over their static sequence
+// length into kiln matmul/gemm, elementwise and movement ops.
+//
+// The decomposition, per direction d:
+//   1. XW = matmul(X, W[d]^T) + Wb (+ Rb where the cell allows), for all steps
+//      at once: (seq, batch, gates * hidden).
+//   2. For each step t (reversed for the backward direction), slice XW[t],
+//      add gemm(H, R[d], Rb, trans_b) and apply the cell's gate activations.
+//   3. Y stacks every step's H along (seq, num_directions); Y_h and Y_c are
+//      the last states. layout = 1 transposes X, initial states and outputs.
+#include "NodeImporter.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+
+namespace kiln::onnx_import {
+namespace {
+
+enum class CellKind { RNN, GRU, LSTM };
+
+/// One activation of the `activations` attribute with its parameters.
+struct Activation {
+  std::string name; // lower case
+  float alpha = 0.0f;
+  float beta = 0.0f;
+};
+
+/// Builds the unrolled ops. The first failure is kept and every later call
+/// returns a null value, so the sequence of calls reads like the formula.
+class RecurrentEmitter {
+public:
+  RecurrentEmitter(NodeImporter &node, Type element)
+      : node(node), b(node.getBuilder()), element(element) {}
+
+  bool failed() const { return firstError.has_value(); }
+  llvm::Error takeError() {
+    return firstError ? node.error(*firstError) : llvm::Error::success();
+  }
+  void fail(llvm::Error error) {
+    std::string message = llvm::toString(std::move(error));
+    if (!firstError)
+      firstError = message;
+  }
+
+  template <typename OpTy, typename... Args> Value make(Args &&...args) {
+    if (failed())
+      return {};
+    llvm::Expected<Value> value =
+        node.create<OpTy>(std::forward<Args>(args)...);
+    if (!value) {
+      fail(value.takeError());
+      return {};
+    }
+    return *value;
+  }
+
+  /// A float constant of the node's element type with |shape|.
+  Value splat(ArrayRef<int64_t> shape, double value) {
+    auto type = RankedTensorType::get(shape, element);
+    auto attribute =
+        DenseElementsAttr::get(type, FloatAttr::get(element, value));
+    return b.create<ConstantOp>(node.getLoc(), cast<ElementsAttr>(attribute));
+  }
+  Value scalar(double value) { return splat({}, value); }
+
+  /// data[start:end] along |axis|.
+  Value slice(Value data, int64_t axis, int64_t start, int64_t end) {
+    return make<SliceOp>(data, node.createIntegerConstant({start}),
+                         node.createIntegerConstant({end}),
+                         node.createIntegerConstant({axis}),
+                         node.createIntegerConstant({1}));
+  }
+  /// data[index] along |axis|, with that axis removed.
+  Value select(Value data, int64_t axis, int64_t index) {
+    return squeeze(slice(data, axis, index, index + 1), axis);
+  }
+  Value squeeze(Value data, int64_t axis) {
+    if (failed())
+      return {};
+    return make<SqueezeOp>(data, node.createIntegerConstant({axis}));
+  }
+  Value unsqueeze(Value data, ArrayRef<int64_t> axes) {
+    if (failed())
+      return {};
+    return make<UnsqueezeOp>(data, node.createIntegerConstant(axes));
+  }
+  Value transpose(Value data, ArrayRef<int64_t> permutation) {
+    return make<TransposeOp>(data, b.getDenseI64ArrayAttr(permutation));
+  }
+  Value concat(ValueRange values, int64_t axis) {
+    if (values.size() == 1)
+      return values.front();
+    return make<ConcatOp>(values, b.getI64IntegerAttr(axis));
+  }
+  Value add(Value lhs, Value rhs) {
+    if (!lhs || !rhs)
+      return lhs ? lhs : rhs;
+    return make<AddOp>(lhs, rhs);
+  }
+  Value mul(Value lhs, Value rhs) { return make<MulOp>(lhs, rhs); }
+  Value sub(Value lhs, Value rhs) { return make<SubOp>(lhs, rhs); }
+  /// a @ w^T (+ c): w is (out, in) as ONNX stores the gate weights.
+  Value linear(Value a, Value w, Value c) {
+    return make<GemmOp>(a, w, c, b.getF32FloatAttr(1.0f),
+                        b.getF32FloatAttr(1.0f), b.getBoolAttr(false),
+                        b.getBoolAttr(true));
+  }
+
+  /// f(x) for one entry of `activations` (after the optional clip).
+  Value activate(const Activation &f, Value x) {
+    if (failed())
+      return {};
+    const std::string &name = f.name;
+    if (name == "sigmoid")
+      return make<SigmoidOp>(x);
+    if (name == "tanh")
+      return make<TanhOp>(x);
+    if (name == "relu")
+      return make<ReluOp>(x);
+    if (name == "softsign")
+      return make<SoftsignOp>(x);
+    if (name == "softplus")
+      return make<SoftplusOp>(x);
+    if (name == "affine")
+      return add(mul(x, scalar(f.alpha)), scalar(f.beta));
+    if (name == "scaledtanh")
+      return mul(make<TanhOp>(mul(x, scalar(f.beta))), scalar(f.alpha));
+    if (name == "leakyrelu")
+      return make<LeakyReluOp>(x, b.getF32FloatAttr(f.alpha));
+    if (name == "thresholdedrelu")
+      return make<ThresholdedReluOp>(x, b.getF32FloatAttr(f.alpha));
+    if (name == "elu")
+      return make<EluOp>(x, b.getF32FloatAttr(f.alpha));
+    if (name == "hardsigmoid")
+      return make<HardSigmoidOp>(x, b.getF32FloatAttr(f.alpha),
+                                 b.getF32FloatAttr(f.beta));
+    fail(node.error("activation '" + name + "' is not supported"));
+    return {};
+  }
+
+  NodeImporter &node;
+  OpBuilder &b;
+  Type element;
+
+private:
+  std::optional<std::string> firstError;
+};
+
+/// ONNX's defaults for the parameters of each activation; {alpha, beta}
+/// entries are consumed only by the activations that take them.
+struct ActivationInfo {
+  const char *name;
+  int parameterCount;
+  float alpha, beta;
+};
+constexpr ActivationInfo kActivations[] = {
+    {"relu", 0, 0, 0},
+    {"tanh", 0, 0, 0},
+    {"sigmoid", 0, 0, 0},
+    {"softsign", 0, 0, 0},
+    {"softplus", 0, 0, 0},
+    {"affine", 2, 1.0f, 0.0f},
+    {"scaledtanh", 2, 1.0f, 1.0f},
+    {"hardsigmoid", 2, 0.2f, 0.5f},
+    {"leakyrelu", 1, 0.01f, 0},
+    {"thresholdedrelu", 1, 1.0f, 0},
+    {"elu", 1, 1.0f, 0},
+};
+
+/// The activations of every direction (|perDirection| each), from the
+/// `activations`/`activation_alpha`/`activation_beta` attributes or the
+/// cell's defaults.
+llvm::Expected<SmallVector<Activation>>
+getActivations(NodeImporter &node, ArrayRef<const char *> defaults,
+               int64_t directions) {
+  SmallVector<std::string> names;
+  if (const onnx::AttributeProto *attribute =
+          node.findAttribute("activations")) {
+    for (const std::string &name : attribute->strings())
+      names.push_back(llvm::StringRef(name).lower());
+  } else {
+    for (int64_t d = 0; d < directions; ++d)
+      for (const char *name : defaults)
+        names.push_back(name);
+  }
+  size_t expected = defaults.size() * directions;
+  if (names.size() == defaults.size() && directions == 2)
+    names.append(SmallVector<std::string>(names));
+  if (names.size() != expected)
+    return node.error("expected " + std::to_string(expected) +
+                      " activations, got " + std::to_string(names.size()));
+  SmallVector<float> alphas, betas;
+  if (node.hasAttribute("activation_alpha")) {
+    auto values = node.getFloats("activation_alpha");
+    if (!values)
+      return values.takeError();
+    alphas = *values;
+  }
+  if (node.hasAttribute("activation_beta")) {
+    auto values = node.getFloats("activation_beta");
+    if (!values)
+      return values.takeError();
+    betas = *values;
+  }
+  SmallVector<Activation> result;
+  size_t nextAlpha = 0, nextBeta = 0;
+  for (const std::string &name : names) {
+    const ActivationInfo *info = nullptr;
+    for (const ActivationInfo &candidate : kActivations)
+      if (name == candidate.name)
+        info = &candidate;
+    if (!info)
+      return node.error("activation '" + name +
+                        "' is not supported (kiln has Relu, Tanh, Sigmoid, "
+                        "Affine, LeakyRelu, ThresholdedRelu, ScaledTanh, "
+                        "HardSigmoid, Elu, Softsign and Softplus)");
+    Activation activation{name, info->alpha, info->beta};
+    if (info->parameterCount >= 1 && nextAlpha < alphas.size())
+      activation.alpha = alphas[nextAlpha++];
+    if (info->parameterCount >= 2 && nextBeta < betas.size())
+      activation.beta = betas[nextBeta++];
+    result.push_back(activation);
+  }
+  return result;
+}
+
+/// The values of a constant integer tensor, or std::nullopt when |value| is
+/// computed at run time.
+std::optional<SmallVector<int64_t>> getConstantIntegers(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  auto elements = dyn_cast<DenseIntElementsAttr>(constant.getValue());
+  if (!elements)
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (const APInt &v : elements.getValues<APInt>())
+    values.push_back(v.getSExtValue());
+  return values;
+}
+
+/// The recurrent state of one direction.
+struct State {
+  Value hidden, cell;
+};
+
+template <CellKind kind> llvm::Error importRecurrent(NodeImporter &node) {
+  constexpr int64_t gateCount = kind == CellKind::RNN   ? 1
+                                : kind == CellKind::GRU ? 3
+                                                        : 4;
+  if (llvm::Error error =
+          node.checkInputCount(3, kind == CellKind::LSTM ? 8 : 6))
+    return error;
+  auto hiddenOr = node.getInt("hidden_size");
+  auto layoutOr = node.getInt("layout", 0);
+  auto linearBeforeResetOr = node.getInt("linear_before_reset", 0);
+  auto inputForgetOr = node.getInt("input_forget", 0);
+  if (!hiddenOr)
+    return hiddenOr.takeError();
+  if (!layoutOr)
+    return layoutOr.takeError();
+  if (!linearBeforeResetOr)
+    return linearBeforeResetOr.takeError();
+  if (!inputForgetOr)
+    return inputForgetOr.takeError();
+  int64_t hidden = *hiddenOr, layout = *layoutOr;
+  if (hidden <= 0)
+    return node.error("hidden_size must be positive, got " +
+                      std::to_string(hidden));
+  if (layout != 0 && layout != 1)
+    return node.error("layout must be 0 or 1, got " + std::to_string(layout));
+  if (*inputForgetOr != 0)
+    return node.error("input_forget = 1 is not supported");
+
+  std::string direction = "forward";
+  if (const onnx::AttributeProto *attribute = node.findAttribute("direction"))
+    direction = attribute->s();
+  if (direction != "forward" && direction != "reverse" &&
+      direction != "bidirectional")
+    return node.error("direction must be forward, reverse or bidirectional, "
+                      "got '" +
+                      direction + "'");
+  int64_t directions = direction == "bidirectional" ? 2 : 1;
+
+  SmallVector<const char *, 3> defaults;
+  if (kind == CellKind::RNN)
+    defaults = {"tanh"};
+  else if (kind == CellKind::GRU)
+    defaults = {"sigmoid", "tanh"};
+  else
+    defaults = {"sigmoid", "tanh", "tanh"};
+  auto activations = getActivations(node, defaults, directions);
+  if (!activations)
+    return activations.takeError();
+
+  Value x = node.getInput(0);
+  auto xType = dyn_cast<RankedTensorType>(x.getType());
+  if (!xType || xType.getRank() != 3)
+    return node.error("X must be a rank-3 tensor");
+  int64_t seqLength = xType.getDimSize(layout == 0 ? 0 : 1);
+  if (ShapedType::isDynamic(seqLength))
+    return node.error("the sequence length (dimension " +
+                      std::to_string(layout == 0 ? 0 : 1) +
+                      " of X) must be static to unroll the recurrence");
+  if (seqLength == 0)
+    return node.error("the sequence length must be at least 1");
+  int64_t batch = xType.getDimSize(layout == 0 ? 1 : 0);
+  if (!isa<FloatType>(xType.getElementType()))
+    return node.error("X must be a float tensor");
+
+  RecurrentEmitter e(node, xType.getElementType());
+  Value w = node.getInput(1), r = node.getInput(2), bias = node.getInput(3);
+  Value initialH = node.getInput(5);
+  Value initialC = kind == CellKind::LSTM ? node.getInput(6) : Value();
+  Value peephole = kind == CellKind::LSTM ? node.getInput(7) : Value();
+
+  // sequence_lens: a constant must equal the sequence length everywhere; a
+  // run-time one masks the steps past each batch entry's length (forward).
+  Value sequenceLengths = node.getInput(4);
+  if (sequenceLengths) {
+    if (auto values = getConstantIntegers(sequenceLengths)) {
+      for (int64_t length : *values)
+        if (length != seqLength)
+          return node.error("sequence_lens must all equal the sequence "
+                            "length " +
+                            std::to_string(seqLength) + ", got " +
+                            std::to_string(length));
+      sequenceLengths = {};
+    } else if (direction != "forward") {
+      return node.error("a sequence_lens computed at run time is only "
+                        "supported for the forward direction");
+    }
+  }
+
+  std::optional<float> clip;
+  if (node.hasAttribute("clip")) {
+    auto value = node.getFloat("clip", 0.0f);
+    if (!value)
+      return value.takeError();
+    clip = *value;
+  }
+  Value clipLow = clip ? e.scalar(-*clip) : Value();
+  Value clipHigh = clip ? e.scalar(*clip) : Value();
+  // f(clip(x)) for activation |index| of direction |d|.
+  auto gate = [&](int64_t d, size_t index, Value preActivation) {
+    if (clip && !e.failed())
+      preActivation = e.make<ClipOp>(preActivation, clipLow, clipHigh);
+    return e.activate((*activations)[d * defaults.size() + index],
+                      preActivation);
+  };
+
+  // 1. Time-major X and the step mask, if any.
+  if (layout == 1)
+    x = e.transpose(x, {1, 0, 2});
+  int64_t stateAxis = layout == 0 ? 0 : 1;
+  Value zeroState =
+      e.splat({ShapedType::isDynamic(batch) ? 1 : batch, hidden}, 0.0);
+
+  SmallVector<SmallVector<Value>> stepOutputs(seqLength);
+  SmallVector<State> finalStates;
+  for (int64_t d = 0; d < directions; ++d) {
+    bool reverse = direction == "reverse" || d == 1;
+    Value wd = e.select(w, 0, d), rd = e.select(r, 0, d);
+    Value wb, rb;
+    if (bias) {
+      Value bd = e.select(bias, 0, d);
+      wb = e.slice(bd, 0, 0, gateCount * hidden);
+      rb = e.slice(bd, 0, gateCount * hidden, 2 * gateCount * hidden);
+    }
+    // 2. Input projections for every step: (seq, batch, gates * hidden);
+    // RNN and LSTM fold Rb in here too, GRU needs it beside R.
+    Value inputBias = kind == CellKind::GRU ? wb : e.add(wb, rb);
+    Value projected = e.make<MatMulOp>(x, e.transpose(wd, {1, 0}));
+    projected = e.add(projected, inputBias);
+
+    State state{zeroState, zeroState};
+    if (initialH)
+      state.hidden = e.select(initialH, stateAxis, d);
+    if (initialC)
+      state.cell = e.select(initialC, stateAxis, d);
+    Value peepholeInput, peepholeOutput, peepholeForget;
+    if (peephole) {
+      Value pd = e.select(peephole, 0, d);
+      peepholeInput = e.slice(pd, 0, 0, hidden);
+      peepholeOutput = e.slice(pd, 0, hidden, 2 * hidden);
+      peepholeForget = e.slice(pd, 0, 2 * hidden, 3 * hidden);
+    }
+    // GRU splits R (and Rb) into the update/reset part and the hidden part.
+    Value rUpdateReset, rHidden, rbUpdateReset, rbHidden;
+    if (kind == CellKind::GRU) {
+      rUpdateReset = e.slice(rd, 0, 0, 2 * hidden);
+      rHidden = e.slice(rd, 0, 2 * hidden, 3 * hidden);
+      if (rb) {
+        rbUpdateReset = e.slice(rb, 0, 0, 2 * hidden);
+        rbHidden = e.slice(rb, 0, 2 * hidden, 3 * hidden);
+      }
+    }
+
+    for (int64_t step = 0; step < seqLength && !e.failed(); ++step) {
+      int64_t t = reverse ? seqLength - 1 - step : step;
+      Value xt = e.select(projected, 0, t);
+      auto part = [&](Value v, int64_t index) {
+        return e.slice(v, 1, index * hidden, (index + 1) * hidden);
+      };
+      State next;
+      if (kind == CellKind::RNN) {
+        next.hidden = gate(d, 0, e.add(xt, e.linear(state.hidden, rd, {})));
+      } else if (kind == CellKind::GRU) {
+        // Gates z, r, h: z and r from one gemm; h by linear_before_reset.
+        Value zr = e.add(e.slice(xt, 1, 0, 2 * hidden),
+                         e.linear(state.hidden, rUpdateReset, rbUpdateReset));
+        Value z = gate(d, 0, part(zr, 0));
+        Value reset = gate(d, 0, part(zr, 1));
+        Value recurrent =
+            *linearBeforeResetOr
+                ? e.mul(reset, e.linear(state.hidden, rHidden, rbHidden))
+                : e.linear(e.mul(reset, state.hidden), rHidden, rbHidden);
+        Value candidate = gate(d, 1, e.add(part(xt, 2), recurrent));
+        // H = (1 - z) * h + z * H_prev = h + z * (H_prev - h)
+        next.hidden =
+            e.add(candidate, e.mul(z, e.sub(state.hidden, candidate)));
+      } else {
+        // Gates i, o, f, c; the peepholes feed C_prev to i, f and C to o.
+        Value gates = e.add(xt, e.linear(state.hidden, rd, {}));
+        Value input = part(gates, 0), output = part(gates, 1),
+              forget = part(gates, 2);
+        if (peephole) {
+          input = e.add(input, e.mul(peepholeInput, state.cell));
+          forget = e.add(forget, e.mul(peepholeForget, state.cell));
+        }
+        Value i = gate(d, 0, input), f = gate(d, 0, forget);
+        Value c = gate(d, 1, part(gates, 3));
+        next.cell = e.add(e.mul(f, state.cell), e.mul(i, c));
+        if (peephole)
+          output = e.add(output, e.mul(peepholeOutput, next.cell));
+        Value o = gate(d, 0, output);
+        next.hidden = e.mul(o, gate(d, 2, next.cell));
+      }
+      Value stepOutput = next.hidden;
+      if (sequenceLengths && !e.failed()) {
+        // Steps past a batch entry's length keep its state and output 0.
+        Type lengthType = getElementTypeOrSelf(sequenceLengths.getType());
+        Value index = node.createIntegerConstant({t}, lengthType);
+        Value active = e.unsqueeze(e.make<LessOp>(index, sequenceLengths), {1});
+        next.hidden = e.make<WhereOp>(active, next.hidden, state.hidden);
+        if (next.cell)
+          next.cell = e.make<WhereOp>(active, next.cell, state.cell);
+        stepOutput = e.make<WhereOp>(active, stepOutput, e.scalar(0.0));
+      }
+      state = next;
+      stepOutputs[t].push_back(stepOutput);
+    }
+    finalStates.push_back(state);
+  }
+  if (e.failed())
+    return e.takeError();
+
+  // 3. Outputs: Y (seq, dirs, batch, hidden), Y_h/Y_c (dirs, batch, hidden);
+  // layout 1 puts batch first.
+  if (node.isOutputUsed(0)) {
+    SmallVector<Value> steps;
+    for (ArrayRef<Value> outputs : stepOutputs) {
+      SmallVector<Value> perDirection;
+      for (Value output : outputs)
+        perDirection.push_back(e.unsqueeze(output, {0, 1}));
+      steps.push_back(e.concat(perDirection, 1));
+    }
+    Value y = e.concat(steps, 0);
+    if (layout == 1)
+      y = e.transpose(y, {2, 0, 1, 3});
+    node.setOutput(0, y);
+  }
+  auto stackStates = [&](size_t output, Value State::*member) {
+    if (!node.isOutputUsed(output))
+      return;
+    SmallVector<Value> perDirection;
+    for (State &state : finalStates)
+      perDirection.push_back(e.unsqueeze(state.*member, {0}));
+    Value stacked = e.concat(perDirection, 0);
+    if (layout == 1)
+      stacked = e.transpose(stacked, {1, 0, 2});
+    node.setOutput(output, stacked);
+  };
+  stackStates(1, &State::hidden);
+  if (kind == CellKind::LSTM)
+    stackStates(2, &State::cell);
+  return e.takeError();
+}
+
+} // namespace
+
+void populateRecurrentImporters(OpImporterRegistry &registry) {
+  registry.add("RNN", importRecurrent<CellKind::RNN>);
+  registry.add("GRU", importRecurrent<CellKind::GRU>);
+  registry.add("LSTM", importRecurrent<CellKind::LSTM>);
+}
+
+} // namespace kiln::onnx_import
