@@ -203,6 +203,12 @@ TEST(TensorFilesTest, ComparisonNeverPassesNaN) {
   EXPECT_EQ(withNaN.mismatches, 1u);
   EXPECT_EQ(withNaN.nans, 1u);
   EXPECT_TRUE(std::isinf(withNaN.relL2));
+  // A NaN the reference expects is a match; a number where NaN is expected
+  // is not.
+  HostTensor expectedNaN = expected;
+  std::memcpy(&expectedNaN.data[0], &nan, 4);
+  EXPECT_EQ(compareTensors(actual, expectedNaN, 1.0, 1.0).mismatches, 0u);
+  EXPECT_EQ(compareTensors(expected, expectedNaN, 1.0, 1.0).mismatches, 1u);
 }
 
 } // namespace

@@ -30,7 +30,7 @@ const char *kUsage =
     "Tolerance: every\n"
     "  element within atol + rtol*|expected| (defaults 1e-4, 1e-5), or with "
     "--rel-l2 the\n"
-    "  relative L2 error at most L; NaN never passes.\n"
+    "  relative L2 error at most L; NaN passes only where the reference is NaN.\n"
     "  Exit: 0 pass, 1 mismatch or runtime error, 2 usage or file error, 3 no "
     "CUDA device.\n";
 
