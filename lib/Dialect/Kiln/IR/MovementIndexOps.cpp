@@ -13,13 +13,6 @@ using namespace kiln;
 namespace {
 TensorType tensorOf(Value value) { return cast<TensorType>(value.getType()); }
 
-Type dynamicTensor(std::optional<int64_t> rank, Type element) {
-  if (!rank)
-    return UnrankedTensorType::get(element);
-  return RankedTensorType::get(SmallVector<int64_t>(*rank, ShapedType::kDynamic),
-                               element);
-}
-
 LogicalResult checkReduction(std::optional<Location> location,
                              StringRef reduction) {
   if (reduction == "none" || reduction == "add" || reduction == "mul" ||

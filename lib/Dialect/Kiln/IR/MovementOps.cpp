@@ -13,20 +13,6 @@ namespace {
 TensorType tensorOf(Value value) { return cast<TensorType>(value.getType()); }
 Type elementOf(Value value) { return getElementTypeOrSelf(value.getType()); }
 
-Type dynamicTensor(std::optional<int64_t> rank, Type element) {
-  if (!rank)
-    return UnrankedTensorType::get(element);
-  return RankedTensorType::get(SmallVector<int64_t>(*rank, ShapedType::kDynamic),
-                               element);
-}
-
-std::optional<int64_t> staticLength(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || type.getRank() != 1 || type.isDynamicDim(0))
-    return std::nullopt;
-  return type.getDimSize(0);
-}
-
 /// The values of a constant operand as doubles (floats or integers).
 std::optional<SmallVector<double>> getConstantDoubles(Value value) {
   if (!value)

@@ -12,21 +12,6 @@ Type elementOf(Value value) { return getElementTypeOrSelf(value.getType()); }
 
 TensorType tensorOf(Value value) { return cast<TensorType>(value.getType()); }
 
-/// A rank-|rank| tensor of dynamic dims, or unranked when |rank| is unknown.
-Type dynamicTensor(std::optional<int64_t> rank, Type element) {
-  if (!rank)
-    return UnrankedTensorType::get(element);
-  return RankedTensorType::get(SmallVector<int64_t>(*rank, ShapedType::kDynamic),
-                               element);
-}
-
-/// Length of a 1-D operand whose size is static, e.g. a shape or axes list.
-std::optional<int64_t> staticLength(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || type.getRank() != 1 || type.isDynamicDim(0))
-    return std::nullopt;
-  return type.getDimSize(0);
-}
 } // namespace
 
 //===----------------------------------------------------------------------===//

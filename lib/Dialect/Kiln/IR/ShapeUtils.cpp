@@ -190,6 +190,20 @@ std::optional<SmallVector<int64_t>> getPartialIntegers(Value value) {
   return SmallVector<int64_t>(type.getNumElements(), ShapedType::kDynamic);
 }
 
+Type dynamicTensor(std::optional<int64_t> rank, Type element) {
+  if (!rank)
+    return UnrankedTensorType::get(element);
+  return RankedTensorType::get(SmallVector<int64_t>(*rank, ShapedType::kDynamic),
+                               element);
+}
+
+std::optional<int64_t> staticLength(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getRank() != 1 || type.isDynamicDim(0))
+    return std::nullopt;
+  return type.getDimSize(0);
+}
+
 std::optional<int64_t> getStaticElementCount(ArrayRef<int64_t> shape) {
   int64_t count = 1;
   for (int64_t dim : shape) {

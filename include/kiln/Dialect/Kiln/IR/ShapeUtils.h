@@ -44,6 +44,13 @@ getIntegerElements(mlir::ElementsAttr attr);
 /// attribute; empty for splats and unavailable blobs.
 llvm::ArrayRef<char> getRawElementBytes(mlir::ElementsAttr attr);
 
+/// A rank-|rank| tensor type of dynamic dims, or unranked when |rank| is
+/// unknown: the result type of an op whose shape operand is not known yet.
+mlir::Type dynamicTensor(std::optional<int64_t> rank, mlir::Type element);
+
+/// Length of a 1-D value whose size is static (a shape or axes list).
+std::optional<int64_t> staticLength(mlir::Value value);
+
 /// Product of the dims, or std::nullopt if any is dynamic.
 std::optional<int64_t> getStaticElementCount(llvm::ArrayRef<int64_t> shape);
 
