@@ -31,9 +31,12 @@ Type withElementType(Type input, Type elementType) {
   return cast<TensorType>(input).clone(elementType);
 }
 
-LogicalResult inferSameElementBroadcast(std::optional<Location> location,
-                                        ValueRange operands, Type resultElement,
-                                        SmallVectorImpl<Type> &inferred) {
+} // namespace
+
+LogicalResult kiln::inferSameElementBroadcast(std::optional<Location> location,
+                                              ValueRange operands,
+                                              Type resultElement,
+                                              SmallVectorImpl<Type> &inferred) {
   Type first = getElementTypeOrSelf(operands.front().getType());
   for (Value operand : operands.drop_front())
     if (getElementTypeOrSelf(operand.getType()) != first)
@@ -49,7 +52,6 @@ LogicalResult inferSameElementBroadcast(std::optional<Location> location,
   return success();
 }
 
-} // namespace
 
 // Unary ops keep the input's type.
 #define KILN_SAME_TYPE_INFERENCE(OP)                                           \

@@ -4,42 +4,6 @@
 using namespace mlir;
 using namespace kiln;
 
-namespace {
-
-/// The NumPy broadcast of the operand shapes with |elementType|, after
-/// checking that the operands share one element type.
-LogicalResult inferBroadcast(std::optional<Location> location,
-                             ValueRange operands, Type elementType,
-                             SmallVectorImpl<Type> &inferred) {
-  Type first = getElementTypeOrSelf(operands.front().getType());
-  for (Value operand : operands.drop_front())
-    if (getElementTypeOrSelf(operand.getType()) != first)
-      return emitOptionalError(
-          location, "operands must have the same element type, got ",
-          operands.front().getType(), " and ", operand.getType());
-  Type element = elementType ? elementType : first;
-  std::optional<SmallVector<int64_t>> shape = SmallVector<int64_t>{};
-  for (Value operand : operands) {
-    auto type = cast<TensorType>(operand.getType());
-    if (!type.hasRank()) {
-      inferred.push_back(UnrankedTensorType::get(element));
-      return success();
-    }
-    shape = broadcastShapes(*shape, type.getShape());
-    if (!shape) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      llvm::interleave(operands.getTypes(), os, ", ");
-      return emitOptionalError(location,
-                               "operand shapes do not broadcast: ", os.str());
-    }
-  }
-  inferred.push_back(RankedTensorType::get(*shape, element));
-  return success();
-}
-
-} // namespace
-
 // Unary ops and activations keep the input's type.
 #define KILN_SAME_TYPE_INFERENCE(OP)                                           \
   LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location>,   \
@@ -94,7 +58,7 @@ KILN_PREDICATE_INFERENCE(IsInfOp)
       MLIRContext *context, std::optional<Location> location, Adaptor adaptor, \
       SmallVectorImpl<Type> &inferred) {                                       \
     (void)context;                                                             \
-    return inferBroadcast(location, adaptor.getOperands(), RESULT_ELEMENT,     \
+    return inferSameElementBroadcast(location, adaptor.getOperands(), RESULT_ELEMENT,     \
                           inferred);                                           \
   }
 KILN_BROADCAST_INFERENCE(MaxOp, Type())
@@ -118,5 +82,5 @@ LogicalResult BitShiftOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(location,
                              "direction must be \"left\" or \"right\", got \"",
                              direction, "\"");
-  return inferBroadcast(location, adaptor.getOperands(), Type(), inferred);
+  return inferSameElementBroadcast(location, adaptor.getOperands(), Type(), inferred);
 }

@@ -5,7 +5,9 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Value.h"
+#include "mlir/IR/ValueRange.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -21,6 +23,15 @@ bool areCompatibleTensorTypes(mlir::TypeRange lhs, mlir::TypeRange rhs);
 /// neither is 1.
 std::optional<llvm::SmallVector<int64_t>>
 broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
+
+/// Result type of an elementwise op with NumPy broadcasting: checks that all
+/// |operands| share one element type and pushes the broadcast shape with
+/// |resultElement| (or that element type when null); an error at |location|
+/// when the shapes do not broadcast.
+mlir::LogicalResult
+inferSameElementBroadcast(std::optional<mlir::Location> location,
+                          mlir::ValueRange operands, mlir::Type resultElement,
+                          llvm::SmallVectorImpl<mlir::Type> &inferred);
 
 /// Maps a possibly negative axis into [0, rank); std::nullopt if out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
