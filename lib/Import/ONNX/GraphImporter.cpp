@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -19,6 +20,24 @@ namespace {
 
 bool isDefaultDomain(llvm::StringRef domain) {
   return domain.empty() || domain == "ai.onnx";
+}
+
+/// Adds every name that |graph| and its nested subgraphs read to |usedNames|,
+/// so that an outer node output read only inside a subgraph counts as used.
+void collectUsedNames(const onnx::GraphProto &graph,
+                      llvm::StringSet<> &usedNames) {
+  for (const onnx::NodeProto &node : graph.node()) {
+    for (const std::string &input : node.input())
+      usedNames.insert(input);
+    for (const onnx::AttributeProto &attribute : node.attribute()) {
+      if (attribute.has_g())
+        collectUsedNames(attribute.g(), usedNames);
+      for (const onnx::GraphProto &subgraph : attribute.graphs())
+        collectUsedNames(subgraph, usedNames);
+    }
+  }
+  for (const onnx::ValueInfoProto &output : graph.output())
+    usedNames.insert(output.name());
 }
 
 class GraphImporter {
@@ -43,6 +62,11 @@ private:
   /// (made a constant on first use).
   llvm::Expected<Value> lookupValue(llvm::StringRef name);
   llvm::Error importNode(const onnx::NodeProto &node, size_t index);
+  /// Imports |subgraph| inline for the node called |nodeName|; see
+  /// SubgraphImportFunction. The enclosing scope is restored afterwards.
+  llvm::Expected<llvm::SmallVector<Value>>
+  importSubgraph(const onnx::GraphProto &subgraph, llvm::StringRef nodeName,
+                 llvm::StringRef scope, llvm::ArrayRef<Value> inputs);
   llvm::Error createReturn();
 
   const onnx::ModelProto &model;
@@ -63,6 +87,8 @@ private:
   llvm::StringMap<size_t> producers;
   llvm::StringSet<> usedNames;
   int64_t defaultOpset = -1;
+  /// Prefixes node names inside a subgraph: "outer/scope/".
+  std::string namePrefix;
   /// Diagnostics captured while creating ops, consumed by NodeImporter.
   std::string diagnostics;
 };
@@ -164,9 +190,10 @@ llvm::Expected<Value> GraphImporter::lookupValue(llvm::StringRef name) {
 
 llvm::Error GraphImporter::importNode(const onnx::NodeProto &node,
                                       size_t index) {
-  std::string name = node.name().empty()
-                         ? node.op_type() + "_" + std::to_string(index)
-                         : node.name();
+  std::string name =
+      namePrefix + (node.name().empty()
+                        ? node.op_type() + "_" + std::to_string(index)
+                        : node.name());
   bool defaultDomain = isDefaultDomain(node.domain());
   int64_t opset = defaultOpset;
   if (!defaultDomain) {
@@ -213,6 +240,11 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node,
   builder.setInsertionPointToEnd(&function.getBody().front());
   NodeImporter importer(node, opset, inputs, outputIsUsed, builder, loc,
                         tensors, diagnostics);
+  auto subgraphImporter = [&](const onnx::GraphProto &subgraph,
+                              llvm::StringRef scope, ArrayRef<Value> values) {
+    return importSubgraph(subgraph, name, scope, values);
+  };
+  importer.setSubgraphImporter(subgraphImporter);
   if (llvm::Error error = importFunction(importer))
     return fail(std::move(error));
   for (auto [outputIndex, outputName] : llvm::enumerate(node.output())) {
@@ -226,6 +258,56 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node,
                                      outputName + "') is not supported");
   }
   return llvm::Error::success();
+}
+
+llvm::Expected<llvm::SmallVector<Value>>
+GraphImporter::importSubgraph(const onnx::GraphProto &subgraph,
+                              llvm::StringRef nodeName, llvm::StringRef scope,
+                              ArrayRef<Value> inputs) {
+  if (subgraph.input_size() != int64_t(inputs.size()))
+    return llvm::createStringError("subgraph '" + subgraph.name() + "' has " +
+                                   llvm::Twine(subgraph.input_size()) +
+                                   " inputs, expected " +
+                                   llvm::Twine(inputs.size()));
+  if (subgraph.sparse_initializer_size())
+    return llvm::createStringError(
+        "sparse initializer '" +
+        subgraph.sparse_initializer(0).values().name() + "' is not supported");
+  // The subgraph's names shadow the enclosing ones until it is imported.
+  auto savedValues = values;
+  auto savedInitializers = initializers;
+  auto savedProducers = producers;
+  std::string savedPrefix = namePrefix;
+  auto restoreScope = llvm::make_scope_exit([&] {
+    values = std::move(savedValues);
+    initializers = std::move(savedInitializers);
+    producers = std::move(savedProducers);
+    namePrefix = std::move(savedPrefix);
+  });
+  for (const onnx::TensorProto &tensor : subgraph.initializer()) {
+    initializers[tensor.name()] = &tensor;
+    values.erase(tensor.name());
+  }
+  for (auto [input, value] : llvm::zip(subgraph.input(), inputs)) {
+    values[input.name()] = value;
+    initializers.erase(input.name());
+  }
+  for (auto [index, node] : llvm::enumerate(subgraph.node()))
+    for (const std::string &output : node.output())
+      producers[output] = index;
+  namePrefix = (nodeName + "/" + (scope.empty() ? "" : scope + "/")).str();
+  for (auto [index, node] : llvm::enumerate(subgraph.node()))
+    if (llvm::Error error = importNode(node, index))
+      return std::move(error);
+  llvm::SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &output : subgraph.output()) {
+    llvm::Expected<Value> value = lookupValue(output.name());
+    if (!value)
+      return llvm::createStringError("subgraph output '" + output.name() +
+                                     "': " + llvm::toString(value.takeError()));
+    results.push_back(*value);
+  }
+  return results;
 }
 
 llvm::Error GraphImporter::createReturn() {
@@ -266,14 +348,10 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
     return llvm::createStringError("sparse initializer '" +
                                    graph.sparse_initializer(0).values().name() +
                                    "' is not supported");
-  for (auto [index, node] : llvm::enumerate(graph.node())) {
-    for (const std::string &input : node.input())
-      usedNames.insert(input);
+  collectUsedNames(graph, usedNames);
+  for (auto [index, node] : llvm::enumerate(graph.node()))
     for (const std::string &output : node.output())
       producers.try_emplace(output, index);
-  }
-  for (const onnx::ValueInfoProto &output : graph.output())
-    usedNames.insert(output.name());
 
   module = ModuleOp::create(FileLineColLoc::get(
       builder.getStringAttr(sourceName), /*line=*/0, /*column=*/0));

@@ -219,6 +219,7 @@ const OpImporterRegistry &getDefaultOpImporterRegistry() {
     populateQuantizationImporters(all);
     populateNormalizationImporters(all);
     populateRecurrentImporters(all);
+    populateControlFlowImporters(all);
     return all;
   }();
   return registry;

@@ -7,6 +7,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
@@ -16,6 +17,15 @@
 #include <string>
 
 namespace kiln::onnx_import {
+
+/// Imports a GRAPH attribute inline at the current insertion point: its inputs
+/// are bound to the given values, names of enclosing scopes resolve to their
+/// values, and its outputs are returned. |scope| extends the node's name in
+/// the locations of the subgraph's nodes.
+using SubgraphImportFunction =
+    llvm::function_ref<llvm::Expected<llvm::SmallVector<mlir::Value>>(
+        const onnx::GraphProto &graph, llvm::StringRef scope,
+        llvm::ArrayRef<mlir::Value> inputs)>;
 
 /// Everything an import function may read or produce for one ONNX node. Input
 /// values are resolved before the function runs; it must set every output
@@ -98,6 +108,21 @@ public:
     return llvm::Error::success();
   }
 
+  //===--- Subgraphs ----------------------------------------------------===//
+
+  void setSubgraphImporter(SubgraphImportFunction function) {
+    subgraphImporter = function;
+  }
+  /// Imports |graph| (a GRAPH attribute of this node) inline; see
+  /// SubgraphImportFunction.
+  llvm::Expected<llvm::SmallVector<mlir::Value>>
+  importSubgraph(const onnx::GraphProto &graph, llvm::StringRef scope,
+                 llvm::ArrayRef<mlir::Value> inputs) {
+    if (!subgraphImporter)
+      return error("subgraphs cannot be imported here");
+    return subgraphImporter(graph, scope, inputs);
+  }
+
   //===--- Creating ops ---------------------------------------------------===//
 
   /// A 1-D integer `kiln.constant` of |elementType| (i64 when null).
@@ -145,6 +170,7 @@ private:
   mlir::Location location;
   TensorImporter &tensors;
   std::string &diagnostics;
+  SubgraphImportFunction subgraphImporter;
 };
 
 /// Imports one node; returns an error for anything the model got wrong.
@@ -176,6 +202,7 @@ void populateConvImporters(OpImporterRegistry &registry);
 void populateQuantizationImporters(OpImporterRegistry &registry);
 void populateNormalizationImporters(OpImporterRegistry &registry);
 void populateRecurrentImporters(OpImporterRegistry &registry);
+void populateControlFlowImporters(OpImporterRegistry &registry);
 
 /// The registry with every family above.
 const OpImporterRegistry &getDefaultOpImporterRegistry();
