@@ -1,6 +1,7 @@
 // Imports ONNX's derived reductions (ReduceL1/L2/SumSquare/LogSum, decomposed
 // exactly into kiln.reduce_sum), ArgMax/ArgMin, LogSoftmax, Hardmax, CumSum,
 // the normalisations and the two losses.
+#include "AlongAxis.h"
 #include "NodeImporter.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -102,52 +103,6 @@ template <typename OpTy> llvm::Error importArgReduce(NodeImporter &node) {
       b.getBoolAttr(*keepDims != 0), b.getBoolAttr(*last != 0)));
 }
 
-/// LogSoftmax and Hardmax: opset 13 normalises along `axis` (default -1);
-/// before, the input is flattened to 2-D at `axis` (default 1), normalised
-/// along its rows and reshaped back (the same as axis -1 when `axis` is the
-/// last dim).
-template <typename OpTy> llvm::Error importAlongAxis(NodeImporter &node) {
-  if (llvm::Error error = node.checkInputCount(1, 1))
-    return error;
-  OpBuilder &b = node.getBuilder();
-  Value input = node.getInput(0);
-  if (node.getOpset() >= 13) {
-    llvm::Expected<int64_t> axis = node.getInt("axis", -1);
-    if (!axis)
-      return axis.takeError();
-    return node.setResult(node.create<OpTy>(input, b.getI64IntegerAttr(*axis)));
-  }
-  auto type = dyn_cast<RankedTensorType>(input.getType());
-  if (!type)
-    return node.error("opsets before 13 need an input of known rank");
-  int64_t rank = type.getRank();
-  llvm::Expected<int64_t> axis =
-      node.getAxis("axis", 1, std::max<int64_t>(rank, 1));
-  if (!axis)
-    return axis.takeError();
-  if (*axis == rank - 1 || rank == 0)
-    return node.setResult(node.create<OpTy>(input, b.getI64IntegerAttr(-1)));
-  llvm::Expected<Value> flat =
-      node.create<FlattenOp>(input, b.getI64IntegerAttr(*axis));
-  if (!flat)
-    return flat.takeError();
-  llvm::Expected<Value> normalized =
-      node.create<OpTy>(*flat, b.getI64IntegerAttr(-1));
-  if (!normalized)
-    return normalized.takeError();
-  Value shape;
-  if (type.hasStaticShape()) {
-    shape = node.createIntegerConstant(type.getShape());
-  } else {
-    llvm::Expected<Value> dynamicShape =
-        node.create<ShapeOp>(input, b.getI64IntegerAttr(0), IntegerAttr());
-    if (!dynamicShape)
-      return dynamicShape.takeError();
-    shape = *dynamicShape;
-  }
-  return node.setResult(
-      node.create<ReshapeOp>(*normalized, shape, b.getBoolAttr(false)));
-}
 
 llvm::Error importCumSum(NodeImporter &node) {
   if (llvm::Error error = node.checkInputCount(2, 2))

@@ -1,5 +1,6 @@
 // Imports ONNX's reductions (ReduceSum, ReduceMean, ReduceMax) and Softmax,
 // normalising the attribute forms of older opsets into the newest form.
+#include "AlongAxis.h"
 #include "NodeImporter.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -41,54 +42,6 @@ llvm::Error importReduce(NodeImporter &node) {
                         b.getBoolAttr(noopWithEmptyAxes != 0)));
 }
 
-/// Softmax before opset 13 flattens the input to 2-D at `axis` (default 1)
-/// and normalises each row: flatten -> softmax(-1) -> reshape back. When
-/// `axis` is the last dimension that is the same as softmax(-1).
-llvm::Error importSoftmax(NodeImporter &node) {
-  if (llvm::Error error = node.checkInputCount(1, 1))
-    return error;
-  OpBuilder &b = node.getBuilder();
-  Value input = node.getInput(0);
-  if (node.getOpset() >= 13) {
-    llvm::Expected<int64_t> axis = node.getInt("axis", -1);
-    if (!axis)
-      return axis.takeError();
-    return node.setResult(
-        node.create<SoftmaxOp>(input, b.getI64IntegerAttr(*axis)));
-  }
-  auto type = dyn_cast<RankedTensorType>(input.getType());
-  if (!type)
-    return node.error("Softmax before opset 13 needs an input of known rank");
-  int64_t rank = type.getRank();
-  llvm::Expected<int64_t> axis =
-      node.getAxis("axis", 1, std::max<int64_t>(rank, 1));
-  if (!axis)
-    return axis.takeError();
-  if (*axis == rank - 1 || rank == 0)
-    return node.setResult(
-        node.create<SoftmaxOp>(input, b.getI64IntegerAttr(-1)));
-
-  llvm::Expected<Value> flat =
-      node.create<FlattenOp>(input, b.getI64IntegerAttr(*axis));
-  if (!flat)
-    return flat.takeError();
-  llvm::Expected<Value> normalized =
-      node.create<SoftmaxOp>(*flat, b.getI64IntegerAttr(-1));
-  if (!normalized)
-    return normalized.takeError();
-  Value shape;
-  if (type.hasStaticShape()) {
-    shape = node.createIntegerConstant(type.getShape());
-  } else {
-    llvm::Expected<Value> dynamicShape =
-        node.create<ShapeOp>(input, b.getI64IntegerAttr(0), IntegerAttr());
-    if (!dynamicShape)
-      return dynamicShape.takeError();
-    shape = *dynamicShape;
-  }
-  return node.setResult(
-      node.create<ReshapeOp>(*normalized, shape, b.getBoolAttr(false)));
-}
 
 } // namespace
 
@@ -99,7 +52,7 @@ void populateReductionImporters(OpImporterRegistry &registry) {
   registry.add("ReduceMin", importReduce<ReduceMinOp, 18>);
   registry.add("ReduceProd", importReduce<ReduceProdOp, 18>);
   registry.add("ReduceLogSumExp", importReduce<ReduceLogSumExpOp, 18>);
-  registry.add("Softmax", importSoftmax);
+  registry.add("Softmax", importAlongAxis<SoftmaxOp>);
 }
 
 } // namespace kiln::onnx_import
