@@ -1,37 +1,12 @@
 // Imports ONNX's elementwise ops: unary math, broadcasting binary arithmetic
 // and comparisons, Pow and Where.
+#include "ElementwiseImport.h"
 #include "NodeImporter.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 namespace kiln::onnx_import {
 namespace {
-
-/// Unary ops; opsets < 6 carry a `consumed_inputs` attribute that is ignored.
-template <typename OpTy> llvm::Error importUnary(NodeImporter &node) {
-  if (llvm::Error error = node.checkInputCount(1, 1))
-    return error;
-  return node.setResult(node.create<OpTy>(node.getInput(0)));
-}
-
-/// Before opset 7, binary ops broadcast only with `broadcast = 1`, aligning
-/// the right operand at `axis`; without `axis` that matches NumPy's rules,
-/// which every later opset uses.
-llvm::Error checkLegacyBroadcast(NodeImporter &node) {
-  if (node.getOpset() >= 7 || !node.hasAttribute("axis"))
-    return llvm::Error::success();
-  return node.error("legacy broadcasting with an 'axis' attribute "
-                    "(opset < 7) is not supported");
-}
-
-/// Binary ops with NumPy broadcasting.
-template <typename OpTy> llvm::Error importBinary(NodeImporter &node) {
-  if (llvm::Error error = node.checkInputCount(2, 2))
-    return error;
-  if (llvm::Error error = checkLegacyBroadcast(node))
-    return error;
-  return node.setResult(node.create<OpTy>(node.getInput(0), node.getInput(1)));
-}
 
 llvm::Error importWhere(NodeImporter &node) {
   if (llvm::Error error = node.checkInputCount(3, 3))

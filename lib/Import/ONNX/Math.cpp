@@ -1,6 +1,7 @@
 // Imports ONNX's elementwise math and logic ops: trigonometry, rounding,
 // activations with attributes, Mod, logic, BitShift, variadic Max/Min/Sum/Mean
 // (as chains of binary ops), Clip (attribute and input forms) and CastLike.
+#include "ElementwiseImport.h"
 #include "NodeImporter.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -11,30 +12,6 @@ using namespace mlir;
 
 namespace kiln::onnx_import {
 namespace {
-
-/// Unary ops; opsets < 6 carry a `consumed_inputs` attribute that is ignored.
-template <typename OpTy> llvm::Error importUnary(NodeImporter &node) {
-  if (llvm::Error error = node.checkInputCount(1, 1))
-    return error;
-  return node.setResult(node.create<OpTy>(node.getInput(0)));
-}
-
-/// Before opset 7, binary ops broadcast only with `broadcast = 1`, aligning
-/// the right operand at `axis`; without `axis` that matches NumPy's rules.
-llvm::Error checkLegacyBroadcast(NodeImporter &node) {
-  if (node.getOpset() >= 7 || !node.hasAttribute("axis"))
-    return llvm::Error::success();
-  return node.error("legacy broadcasting with an 'axis' attribute "
-                    "(opset < 7) is not supported");
-}
-
-template <typename OpTy> llvm::Error importBinary(NodeImporter &node) {
-  if (llvm::Error error = node.checkInputCount(2, 2))
-    return error;
-  if (llvm::Error error = checkLegacyBroadcast(node))
-    return error;
-  return node.setResult(node.create<OpTy>(node.getInput(0), node.getInput(1)));
-}
 
 /// Activations whose float attributes map one-to-one onto the op's
 /// attributes, given as (ONNX name, default) pairs in the op's order.

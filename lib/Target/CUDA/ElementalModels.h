@@ -26,6 +26,18 @@ void attachContractionModels(mlir::MLIRContext &context);
 std::string castExpression(mlir::Type from, mlir::Type to,
                            const std::string &value);
 
+/// A scalar-table CUDA template with $0..$9 replaced by |values| (operands,
+/// then parameters) and $U by whether the operands are unsigned.
+std::string instantiateTemplate(llvm::StringRef pattern,
+                                llvm::ArrayRef<std::string> values,
+                                bool isUnsigned);
+
+/// Every operand of |op| at the index that broadcasting to the result at
+/// |index| reads.
+mlir::FailureOr<llvm::SmallVector<std::string>>
+emitBroadcastOperands(mlir::Operation *op, ElementalEmitter &emitter,
+                      const ElementIndex &index);
+
 /// Operand |operand| of |op| as constant integers, or a located error.
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 constantIntegers(ElementalEmitter &emitter, mlir::Operation *op,

@@ -9,19 +9,16 @@
 using namespace mlir;
 
 namespace kiln::cuda {
-namespace {
 
-using eval::ElementwiseKind;
-
-/// Replaces $0..$2 and $U in a table template.
-std::string instantiate(StringRef pattern, ArrayRef<std::string> operands,
-                        bool isUnsigned) {
+/// Replaces $0..$9 (operands, then parameters) and $U in a table template.
+std::string instantiateTemplate(StringRef pattern, ArrayRef<std::string> values,
+                                bool isUnsigned) {
   std::string out;
   for (size_t i = 0; i < pattern.size(); ++i) {
     if (pattern[i] == '$' && i + 1 < pattern.size()) {
       char next = pattern[i + 1];
-      if (next >= '0' && next <= '2') {
-        out += operands[next - '0'];
+      if (next >= '0' && next <= '9' && size_t(next - '0') < values.size()) {
+        out += values[next - '0'];
         ++i;
         continue;
       }
@@ -37,7 +34,7 @@ std::string instantiate(StringRef pattern, ArrayRef<std::string> operands,
 }
 
 /// The operands of |op| at the indices that broadcasting to the result reads.
-FailureOr<SmallVector<std::string>> emitOperands(Operation *op,
+FailureOr<SmallVector<std::string>> emitBroadcastOperands(Operation *op,
                                                  ElementalEmitter &emitter,
                                                  const ElementIndex &index) {
   SmallVector<std::string> values;
@@ -51,6 +48,10 @@ FailureOr<SmallVector<std::string>> emitOperands(Operation *op,
   }
   return values;
 }
+
+namespace {
+
+using eval::ElementwiseKind;
 
 /// Any op whose row in the table has a CUDA template.
 FailureOr<std::string> emitTableOp(Operation *op, ElementalEmitter &emitter,
@@ -69,10 +70,10 @@ FailureOr<std::string> emitTableOp(Operation *op, ElementalEmitter &emitter,
     return emitter.error(op)
            << "is not defined on " << valueType << " operands";
   FailureOr<SmallVector<std::string>> operands =
-      emitOperands(op, emitter, index);
+      emitBroadcastOperands(op, emitter, index);
   if (failed(operands))
     return failure();
-  std::string expression = instantiate(
+  std::string expression = instantiateTemplate(
       pattern, *operands, ElementalEmitter::isUnsignedInteger(valueType));
   Type resultType = elementTypeOf(op->getResult(0));
   if (*ElementalEmitter::computeKind(resultType) == ComputeKind::Int)
@@ -107,7 +108,7 @@ FailureOr<std::string> emitCast(CastOp op, ElementalEmitter &emitter,
 FailureOr<std::string> emitPow(PowOp op, ElementalEmitter &emitter,
                                const ElementIndex &index) {
   FailureOr<SmallVector<std::string>> operands =
-      emitOperands(op, emitter, index);
+      emitBroadcastOperands(op, emitter, index);
   if (failed(operands))
     return failure();
   Type baseType = elementTypeOf(op.getBase());

@@ -9,29 +9,6 @@ using namespace mlir;
 namespace kiln::cuda {
 namespace {
 
-/// Replaces $0..$9 (operands, then parameters) and $U in a table template.
-std::string instantiateTemplate(StringRef pattern, ArrayRef<std::string> values,
-                                bool isUnsigned) {
-  std::string out;
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] == '$' && i + 1 < pattern.size()) {
-      char next = pattern[i + 1];
-      if (next >= '0' && next <= '9' && size_t(next - '0') < values.size()) {
-        out += values[next - '0'];
-        ++i;
-        continue;
-      }
-      if (next == 'U') {
-        out += isUnsigned ? "true" : "false";
-        ++i;
-        continue;
-      }
-    }
-    out += pattern[i];
-  }
-  return out;
-}
-
 /// The row's template on the operands (broadcast to the result's index) and
 /// the op's parameters as literals of the operands' computation type.
 FailureOr<std::string> emitMathOp(Operation *op, ElementalEmitter &emitter,
@@ -50,15 +27,11 @@ FailureOr<std::string> emitMathOp(Operation *op, ElementalEmitter &emitter,
   if (!pattern)
     return emitter.error(op)
            << "is not defined on " << valueType << " operands";
-  SmallVector<std::string> values;
-  ArrayRef<int64_t> resultShape = shapeOf(op->getResult(0));
-  for (Value operand : op->getOperands()) {
-    FailureOr<std::string> value = emitter.emit(
-        operand, emitter.broadcastIndex(index, resultShape, shapeOf(operand)));
-    if (failed(value))
-      return failure();
-    values.push_back(*value);
-  }
+  FailureOr<SmallVector<std::string>> operands =
+      emitBroadcastOperands(op, emitter, index);
+  if (failed(operands))
+    return failure();
+  SmallVector<std::string> values = std::move(*operands);
   for (double parameter : eval::getElementwiseParameters(op))
     values.push_back(ElementalEmitter::floatLiteral(valueType, parameter));
   std::string expression = instantiateTemplate(

@@ -117,57 +117,9 @@ template <typename ReduceAdaptor>
 LogicalResult inferReduceType(std::optional<Location> location,
                               ReduceAdaptor adaptor,
                               SmallVectorImpl<Type> &inferred) {
-  auto type = cast<TensorType>(adaptor.getData().getType());
-  Type element = type.getElementType();
-  bool keepDims = adaptor.getKeepdims();
-  if (!type.hasRank()) {
-    inferred.push_back(UnrankedTensorType::get(element));
-    return success();
-  }
-  int64_t rank = type.getRank();
-  SmallVector<bool> reduced(rank, false);
-  if (Value axesValue = adaptor.getAxes()) {
-    std::optional<SmallVector<int64_t>> axes = getConstantIntegers(axesValue);
-    if (!axes) {
-      // Unknown axes: with keepdims the rank survives but any dim may be 1.
-      auto axesType = cast<TensorType>(axesValue.getType());
-      if (keepDims) {
-        inferred.push_back(RankedTensorType::get(
-            SmallVector<int64_t>(rank, ShapedType::kDynamic), element));
-      } else if (axesType.hasStaticShape() && axesType.getRank() == 1 &&
-                 axesType.getDimSize(0) <= rank) {
-        inferred.push_back(RankedTensorType::get(
-            SmallVector<int64_t>(rank - axesType.getDimSize(0),
-                                 ShapedType::kDynamic),
-            element));
-      } else {
-        inferred.push_back(UnrankedTensorType::get(element));
-      }
-      return success();
-    }
-    if (axes->empty() && !adaptor.getNoopWithEmptyAxes())
-      reduced.assign(rank, true);
-    for (int64_t axis : *axes) {
-      std::optional<int64_t> normalized = normalizeAxis(axis, rank);
-      if (!normalized)
-        return emitOptionalError(location, "axis ", axis,
-                                 " is out of range for rank ", rank);
-      if (reduced[*normalized] && !axes->empty())
-        return emitOptionalError(location, "axis ", axis, " is repeated");
-      reduced[*normalized] = true;
-    }
-  } else if (!adaptor.getNoopWithEmptyAxes()) {
-    reduced.assign(rank, true);
-  }
-  SmallVector<int64_t> shape;
-  for (int64_t i = 0; i < rank; ++i) {
-    if (!reduced[i])
-      shape.push_back(type.getDimSize(i));
-    else if (keepDims)
-      shape.push_back(1);
-  }
-  inferred.push_back(RankedTensorType::get(shape, element));
-  return success();
+  return inferReductionType(location, adaptor.getData(), adaptor.getAxes(),
+                            adaptor.getKeepdims(),
+                            adaptor.getNoopWithEmptyAxes(), inferred);
 }
 } // namespace
 

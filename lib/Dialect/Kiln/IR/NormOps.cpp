@@ -11,62 +11,6 @@ bool dimsConflict(int64_t a, int64_t b) {
   return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
 }
 
-/// The result type of a reduction of |data| over the constant or unknown
-/// |axes| operand (opset-18 semantics).
-LogicalResult inferReductionType(std::optional<Location> location, Value data,
-                                 Value axesValue, bool keepDims,
-                                 bool noopWithEmptyAxes,
-                                 SmallVectorImpl<Type> &inferred) {
-  auto type = cast<TensorType>(data.getType());
-  Type element = type.getElementType();
-  if (!type.hasRank()) {
-    inferred.push_back(UnrankedTensorType::get(element));
-    return success();
-  }
-  int64_t rank = type.getRank();
-  SmallVector<bool> reduced(rank, false);
-  if (axesValue) {
-    std::optional<SmallVector<int64_t>> axes = getConstantIntegers(axesValue);
-    if (!axes) {
-      auto axesType = cast<TensorType>(axesValue.getType());
-      if (keepDims)
-        inferred.push_back(RankedTensorType::get(
-            SmallVector<int64_t>(rank, ShapedType::kDynamic), element));
-      else if (axesType.hasStaticShape() && axesType.getRank() == 1 &&
-               axesType.getDimSize(0) <= rank && axesType.getDimSize(0) > 0)
-        inferred.push_back(RankedTensorType::get(
-            SmallVector<int64_t>(rank - axesType.getDimSize(0),
-                                 ShapedType::kDynamic),
-            element));
-      else
-        inferred.push_back(UnrankedTensorType::get(element));
-      return success();
-    }
-    if (axes->empty() && !noopWithEmptyAxes)
-      reduced.assign(rank, true);
-    for (int64_t axis : *axes) {
-      std::optional<int64_t> normalized = normalizeAxis(axis, rank);
-      if (!normalized)
-        return emitOptionalError(location, "axis ", axis,
-                                 " is out of range for rank ", rank);
-      if (reduced[*normalized])
-        return emitOptionalError(location, "axis ", axis, " is repeated");
-      reduced[*normalized] = true;
-    }
-  } else if (!noopWithEmptyAxes) {
-    reduced.assign(rank, true);
-  }
-  SmallVector<int64_t> shape;
-  for (int64_t i = 0; i < rank; ++i) {
-    if (!reduced[i])
-      shape.push_back(type.getDimSize(i));
-    else if (keepDims)
-      shape.push_back(1);
-  }
-  inferred.push_back(RankedTensorType::get(shape, element));
-  return success();
-}
-
 /// Same type as |input| after checking that |axis| is in range.
 LogicalResult inferAlongAxis(std::optional<Location> location, Value input,
                              int64_t axis, SmallVectorImpl<Type> &inferred) {

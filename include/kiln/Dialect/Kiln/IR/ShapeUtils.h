@@ -33,6 +33,15 @@ inferSameElementBroadcast(std::optional<mlir::Location> location,
                           mlir::ValueRange operands, mlir::Type resultElement,
                           llvm::SmallVectorImpl<mlir::Type> &inferred);
 
+/// Result type of a reduction of |data| over the 1-D |axes| operand (null:
+/// every axis, or none with |noopWithEmptyAxes|), with ONNX opset-18
+/// semantics; dims are dynamic where the axes are not constant. An error at
+/// |location| for an axis out of range or repeated.
+mlir::LogicalResult inferReductionType(std::optional<mlir::Location> location,
+                                       mlir::Value data, mlir::Value axes,
+                                       bool keepDims, bool noopWithEmptyAxes,
+                                       llvm::SmallVectorImpl<mlir::Type> &inferred);
+
 /// Maps a possibly negative axis into [0, rank); std::nullopt if out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 
