@@ -13,8 +13,10 @@ and independent of the numpy version and the machine:
   - rank 0/1 tensors (biases, norm scales): uniform in [0.5, 1.5), positive, so
     BatchNormalization variances (reached also through Identity chains) and
     LayerNorm scales are valid.
-Initializers that already hold data are left alone. With --external the
-weights go to OUT.onnx.data (ONNX external data) instead of inside the file.
+Initializers that already hold data are left alone. With --external every
+initializer of 1 KiB or more goes to OUT.onnx.data (ONNX external data, in
+graph order at 64-byte offsets, the same bytes on every machine) instead of
+inside the file; its sha256 is printed too.
 """
 import argparse
 import hashlib
@@ -85,13 +87,47 @@ def main():
         digest.update(values.tobytes())
         filled += 1
     if args.external:
-        location = os.path.basename(args.out) + ".data"
-        onnx.save_model(model, args.out, save_as_external_data=True,
-                        all_tensors_to_one_file=True, location=location,
-                        size_threshold=1024)
+        data_digest = write_external(model, args.out)
+        onnx.save_model(model, args.out)
+        print(f"{args.out}.data: sha256 {data_digest}")
     else:
         onnx.save_model(model, args.out)
     print(f"{args.out}: filled {filled} initializers; sha256 {digest.hexdigest()}")
+
+
+def write_external(model, out, threshold=1024, align=64):
+    """Moves every initializer of at least |threshold| bytes to OUT.data, in
+    graph order at |align|-byte offsets. The layout is written here rather
+    than by onnx.save_model, whose alignment differs between onnx versions,
+    so that both machines write the same file (kiln artifacts reference it by
+    offset and hash). Returns the file's sha256."""
+    location = os.path.basename(out) + ".data"
+    digest = hashlib.sha256()
+    offset = 0
+    with open(out + ".data", "wb") as data:
+        for tensor in model.graph.initializer:
+            if tensor.data_location == onnx.TensorProto.EXTERNAL:
+                continue
+            raw = numpy_helper.to_array(tensor).tobytes()
+            if len(raw) < threshold:
+                continue
+            padding = (-offset) % align
+            data.write(b"\0" * padding)
+            digest.update(b"\0" * padding)
+            offset += padding
+            data.write(raw)
+            digest.update(raw)
+            name, dims, dtype = tensor.name, list(tensor.dims), tensor.data_type
+            tensor.Clear()
+            tensor.name, tensor.data_type = name, dtype
+            tensor.dims.extend(dims)
+            tensor.data_location = onnx.TensorProto.EXTERNAL
+            for key, value in (("location", location), ("offset", str(offset)),
+                               ("length", str(len(raw)))):
+                entry = tensor.external_data.add()
+                entry.key, entry.value = key, value
+            offset += len(raw)
+    return digest.hexdigest()
 
 
 if __name__ == "__main__":

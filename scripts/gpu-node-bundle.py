@@ -42,7 +42,8 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_DATA_DIR = "/usr/share/libonnx-testdata/data/node"
 SIZE_LIMIT = 64 * 1024 * 1024
 # Compile errors after which binding shape-like inputs may help.
-SHAPE_ERROR = re.compile(r"not static|dynamic dim|static shape|require-static|unknown|needs a constant",
+SHAPE_ERROR = re.compile(r"not static|dynamic dim|static shape|require-static|unknown|needs a constant|"
+                         r"not known at compile time",
                          re.IGNORECASE)
 
 

@@ -81,6 +81,8 @@ evaluateQuantization(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
 llvm::Expected<std::vector<Tensor>>
 evaluateContraction(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
 llvm::Expected<std::vector<Tensor>>
+evaluateAttention(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
+llvm::Expected<std::vector<Tensor>>
 evaluateShapeOp(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
 llvm::Expected<std::vector<Tensor>>
 evaluateDataMovement(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);

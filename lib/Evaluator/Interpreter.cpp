@@ -69,6 +69,7 @@ FamilyEvaluator getFamilyEvaluator(mlir::Operation *op) {
             InstanceNormOp, BatchNormOp, LRNOp, NLLLossOp>(
           [](auto) { return evaluateNormalization; })
       .Case<MatMulOp, GemmOp>([](auto) { return evaluateContraction; })
+      .Case<AttentionOp>([](auto) { return evaluateAttention; })
       .Case<ConvOp, ConvTransposeOp, MaxPoolOp, MaxPoolIndicesOp,
             AveragePoolOp>([](auto) { return evaluateConvolution; })
       .Case<QuantizeLinearOp, DequantizeLinearOp>(
@@ -126,16 +127,163 @@ evaluateOp(mlir::Operation *op, llvm::ArrayRef<Tensor> operands) {
   return results;
 }
 
+llvm::Expected<std::vector<Tensor>>
+runBlock(mlir::Block &body, llvm::DenseMap<mlir::Value, Tensor> values);
+
+namespace {
+/// Iterations after which a loop without a trip count is reported as not
+/// terminating.
+constexpr int64_t kMaxLoopIterations = int64_t(1) << 24;
+
+/// |values| (one per iteration, of one shape) stacked along a new axis 0;
+/// with no iteration, an empty tensor of the static |type|.
+llvm::Expected<Tensor> stackIterations(LoopOp loop, unsigned index,
+                                       llvm::ArrayRef<Tensor> values,
+                                       mlir::RankedTensorType type) {
+  if (values.empty()) {
+    std::optional<DType> dtype = dtypeFromMlir(type.getElementType());
+    if (!dtype || !type.hasStaticShape())
+      return opError(loop, "ran no iteration, so the shape of scan output " +
+                               std::to_string(index) + " (" +
+                               typeToString(type) + ") is unknown");
+    return Tensor(*dtype, std::vector<int64_t>(type.getShape()));
+  }
+  std::vector<int64_t> shape = {int64_t(values.size())};
+  llvm::append_range(shape, values.front().shape());
+  Tensor stacked(values.front().dtype(), shape);
+  int64_t offset = 0;
+  for (const Tensor &value : values) {
+    if (value.shape() != values.front().shape())
+      return opError(loop, "scan output " + std::to_string(index) +
+                               " changes shape across iterations: " +
+                               values.front().describe() + " and " +
+                               value.describe());
+    for (int64_t element = 0; element < value.numElements(); ++element)
+      if (value.isFloat())
+        stacked.floats()[offset + element] = value.floats()[element];
+      else
+        stacked.ints()[offset + element] = value.ints()[element];
+    offset += value.numElements();
+  }
+  return stacked;
+}
+
+/// Runs a kiln.loop: the body once per iteration while i < trip_count and
+/// the condition holds, reading enclosing values from |values|.
+llvm::Expected<std::vector<Tensor>>
+runLoop(LoopOp loop, const llvm::DenseMap<mlir::Value, Tensor> &values) {
+  auto read = [&](mlir::Value value) -> const Tensor * {
+    auto it = values.find(value);
+    return it == values.end() ? nullptr : &it->second;
+  };
+  int64_t tripCount = kMaxLoopIterations;
+  bool bounded = false;
+  if (mlir::Value operand = loop.getTripCount()) {
+    const Tensor *tensor = read(operand);
+    if (!tensor || tensor->numElements() != 1)
+      return opError(loop, "needs a one-element trip count");
+    tripCount = tensor->getInt(0);
+    bounded = true;
+  }
+  bool condition = true;
+  if (mlir::Value operand = loop.getCondition()) {
+    const Tensor *tensor = read(operand);
+    if (!tensor || tensor->numElements() != 1)
+      return opError(loop, "needs a one-element condition");
+    condition = tensor->getInt(0) != 0;
+  }
+  std::vector<Tensor> carried;
+  for (mlir::Value operand : loop.getInitialValues()) {
+    const Tensor *tensor = read(operand);
+    if (!tensor)
+      return opError(loop, "reads an initial value that was not computed");
+    carried.push_back(*tensor);
+  }
+  // Values of the enclosing scope that the body reads.
+  llvm::DenseMap<mlir::Value, Tensor> captured;
+  mlir::Region &region = loop.getBody();
+  mlir::WalkResult walk = region.walk([&](mlir::Operation *nested) {
+    for (mlir::Value operand : nested->getOperands())
+      if (!region.isAncestor(operand.getParentRegion())) {
+        const Tensor *tensor = read(operand);
+        if (!tensor)
+          return mlir::WalkResult::interrupt();
+        captured[operand] = *tensor;
+      }
+    return mlir::WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return opError(loop, "reads an enclosing value that was not computed");
+
+  mlir::Block &body = region.front();
+  unsigned carriedCount = loop.getNumCarried();
+  unsigned scanCount = loop.getNumResults() - carriedCount;
+  std::vector<std::vector<Tensor>> scans(scanCount);
+  int64_t iteration = 0;
+  for (; iteration < tripCount && condition; ++iteration) {
+    llvm::DenseMap<mlir::Value, Tensor> arguments = captured;
+    arguments[body.getArgument(0)] =
+        Tensor::fromInts(DType::I64, {}, {iteration});
+    arguments[body.getArgument(1)] =
+        Tensor::fromInts(DType::Bool, {}, {int64_t(condition)});
+    for (auto [index, value] : llvm::enumerate(carried))
+      arguments[body.getArgument(2 + index)] = std::move(value);
+    llvm::Expected<std::vector<Tensor>> outputs =
+        runBlock(body, std::move(arguments));
+    if (!outputs)
+      return outputs.takeError();
+    if ((*outputs)[0].numElements() != 1)
+      return opError(loop,
+                     "the body's condition has " + (*outputs)[0].describe());
+    condition = (*outputs)[0].getInt(0) != 0;
+    for (unsigned index = 0; index < carriedCount; ++index) {
+      Tensor &value = (*outputs)[1 + index];
+      if (!fitsType(value, body.getArgument(2 + index).getType()))
+        return opError(
+            loop, "carried value " + std::to_string(index) + " changed to " +
+                      value.describe() + "; it must keep its type " +
+                      typeToString(body.getArgument(2 + index).getType()));
+      carried[index] = std::move(value);
+    }
+    for (unsigned index = 0; index < scanCount; ++index)
+      scans[index].push_back(std::move((*outputs)[1 + carriedCount + index]));
+  }
+  if (!bounded && condition)
+    return opError(loop, "did not stop after " +
+                             std::to_string(kMaxLoopIterations) +
+                             " iterations");
+  std::vector<Tensor> results = std::move(carried);
+  for (unsigned index = 0; index < scanCount; ++index) {
+    llvm::Expected<Tensor> stacked =
+        stackIterations(loop, index, scans[index],
+                        mlir::cast<mlir::RankedTensorType>(
+                            loop.getResult(carriedCount + index).getType()));
+    if (!stacked)
+      return stacked.takeError();
+    results.push_back(std::move(*stacked));
+  }
+  for (auto [tensor, result] : llvm::zip(results, loop.getResults()))
+    if (!fitsType(tensor, result.getType()))
+      return opError(loop, "computed " + tensor.describe() +
+                               " but the result type is " +
+                               typeToString(result.getType()));
+  return results;
+}
+} // namespace
+
 /// Runs the ops of |body| given its argument values and returns the operands
 /// of its terminator (func.return or kiln.yield).
 llvm::Expected<std::vector<Tensor>>
 runBlock(mlir::Block &body, llvm::DenseMap<mlir::Value, Tensor> values) {
   // The last op that reads each value, so tensors can be released (or moved
-  // into their final reader instead of copied).
+  // into their final reader instead of copied); a value read inside an op's
+  // region (a loop body reading the enclosing scope) counts as read by it.
   llvm::DenseMap<mlir::Value, mlir::Operation *> lastReader;
   for (mlir::Operation &op : body)
-    for (mlir::Value operand : op.getOperands())
-      lastReader[operand] = &op;
+    op.walk([&](mlir::Operation *nested) {
+      for (mlir::Value operand : nested->getOperands())
+        lastReader[operand] = &op;
+    });
 
   for (mlir::Operation &op : body) {
     if (op.hasTrait<mlir::OpTrait::IsTerminator>()) {
@@ -170,6 +318,14 @@ runBlock(mlir::Block &body, llvm::DenseMap<mlir::Value, Tensor> values) {
         values[result] = std::move(tensor);
       continue;
     }
+    if (auto loop = mlir::dyn_cast<LoopOp>(op)) {
+      llvm::Expected<std::vector<Tensor>> results = runLoop(loop, values);
+      if (!results)
+        return results.takeError();
+      for (auto [result, tensor] : llvm::zip(op.getResults(), *results))
+        values[result] = std::move(tensor);
+      continue;
+    }
     if (op.getNumRegions() != 0)
       return opError(&op, "has regions, which the CPU evaluator cannot run");
 
@@ -197,7 +353,6 @@ runBlock(mlir::Block &body, llvm::DenseMap<mlir::Value, Tensor> values) {
   }
   return llvm::createStringError("block does not end in a terminator");
 }
-
 
 llvm::Expected<std::vector<Tensor>>
 interpretFunction(mlir::func::FuncOp function, llvm::ArrayRef<Tensor> inputs) {

@@ -33,6 +33,14 @@ double sigmoidF(const double *a) { return stableSigmoid(a[0]); }
 double tanhF(const double *a) { return std::tanh(a[0]); }
 double erfF(const double *a) { return std::erf(a[0]); }
 double identityF(const double *a) { return a[0]; }
+double geluF(const double *a) {
+  return 0.5 * a[0] * (1.0 + std::erf(a[0] * 0.70710678118654752440));
+}
+double geluTanhF(const double *a) {
+  const double x = a[0];
+  return 0.5 * x *
+         (1.0 + std::tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
+}
 double addF(const double *a) { return a[0] + a[1]; }
 double subF(const double *a) { return a[0] - a[1]; }
 double mulF(const double *a) { return a[0] * a[1]; }
@@ -256,6 +264,11 @@ const ElementwiseSemantics kTable[] = {
     {K::Clip, "clip", 3, R::SameAsFirstOperand, math::clipF, math::clipI,
      "min(max(x, lo), hi); NaN x stays NaN",
      "kiln_clip($0, $1, $2)", "kiln_iclip($0, $1, $2, $U)"},
+    {K::Gelu, "gelu", 1, R::SameAsFirstOperand, geluF, nullptr,
+     "0.5 * x * (1 + erf(x / sqrt(2)))", "kiln_gelu($0)", nullptr},
+    {K::GeluTanh, "gelu_tanh", 1, R::SameAsFirstOperand, geluTanhF, nullptr,
+     "0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))",
+     "kiln_gelu_tanh($0)", nullptr},
     {K::Cast, "cast", 1, R::CastTarget, nullptr, nullptr,
      "see castFloatToInt / castIntToFloat / roundToFloatDType",
      nullptr, nullptr},
@@ -346,6 +359,9 @@ std::optional<ElementwiseKind> getElementwiseKind(mlir::Operation *op) {
       .Case([](GreaterOp) { return K::Greater; })
       .Case([](WhereOp) { return K::Where; })
       .Case([](CastOp) { return K::Cast; })
+      .Case([](GeluOp gelu) {
+        return gelu.getApproximate() == "tanh" ? K::GeluTanh : K::Gelu;
+      })
       .Default([](mlir::Operation *other) {
         return math::getMathElementwiseKind(other);
       });

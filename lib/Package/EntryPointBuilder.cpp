@@ -15,6 +15,7 @@
 //     twice).
 #include "PackageInternal.h"
 
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/Locations.h"
 #include "kiln/artifact_format.h"
 
@@ -114,34 +115,51 @@ FailureOr<uint32_t> EntryPointBuilder::weightBuffer(ConstantOp constant) {
   auto [slot, inserted] =
       weights.bufferAtOffset.try_emplace(offset.getInt(), 0);
   if (inserted) {
-    // A model-level weight buffer and its inline section.
-    std::vector<char> owned;
-    ArrayRef<char> bytes;
+    // A model-level weight buffer and its contents: none for the init
+    // program's results (kiln_init writes them at load), a range of the
+    // external-data file, or an inline section.
     FailureOr<DType> dtype = getArtifactDType(constant, constant.getType());
-    if (failed(dtype) || failed(getConstantBytes(constant, owned, bytes)))
+    std::optional<int64_t> size = getTensorBytes(constant.getType());
+    if (failed(dtype))
       return failure();
+    if (!size)
+      return constant.emitError("packager: weight of type ")
+             << constant.getType() << " has no fixed size";
     auto type = cast<RankedTensorType>(constant.getType());
     auto buffer = std::make_unique<BufferT>();
     buffer->kind = BufferKind_Weight;
     buffer->dtype = *dtype;
     buffer->shape.assign(type.getShape().begin(), type.getShape().end());
-    buffer->bytes = bytes.size();
+    buffer->bytes = *size;
     buffer->offset = offset.getInt();
     slot->second = weights.model.weight_buffers.size();
     weights.model.weight_buffers.push_back(std::move(buffer));
-    std::string name = "weights:";
-    if (auto resource =
-            dyn_cast<DenseResourceElementsAttr>(constant.getValue()))
-      name += resource.getRawHandle().getKey().str();
-    else
-      name += "w" + std::to_string(slot->second);
-    auto weight = std::make_unique<WeightT>();
-    weight->buffer = slot->second;
-    weight->hash = artifact::fnv1a64(bytes.data(), bytes.size());
-    weight->section = owned.empty()
-                          ? weights.sections.add(name, bytes)
+    if (!constant->hasAttr(kInitResultAttr)) {
+      std::vector<char> owned;
+      ArrayRef<char> bytes;
+      if (failed(getConstantBytes(constant, owned, bytes)))
+        return failure();
+      auto weight = std::make_unique<WeightT>();
+      weight->buffer = slot->second;
+      weight->hash = artifact::fnv1a64(bytes.data(), bytes.size());
+      auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue());
+      std::string key =
+          resource ? resource.getRawHandle().getKey().str() : std::string();
+      auto origin = weights.external.find(key);
+      if (resource && origin != weights.external.end()) {
+        weight->external_file = origin->second.file;
+        weight->external_offset = origin->second.offset;
+        weight->external_length = bytes.size();
+      } else {
+        std::string name =
+            "weights:" +
+            (resource ? key : "w" + std::to_string(slot->second));
+        weight->section =
+            owned.empty() ? weights.sections.add(name, bytes)
                           : weights.sections.addOwned(name, std::move(owned));
-    weights.model.weights.push_back(std::move(weight));
+      }
+      weights.model.weights.push_back(std::move(weight));
+    }
   }
   FailureOr<uint32_t> id =
       addBuffer(constant, BufferKind_Weight, constant.getType());
@@ -239,7 +257,23 @@ LogicalResult EntryPointBuilder::buildSignature() {
       return failure();
     cache[argument] = *id;
   }
+  bool isInit = function.getSymName() == kInitFunctionName;
   for (auto [index, type] : llvm::enumerate(function.getResultTypes())) {
+    if (isInit) {
+      // The init program writes its results into the weight arena.
+      auto offset = function.getResultAttrOfType<IntegerAttr>(
+          index, kInitWeightOffsetAttr);
+      if (!offset)
+        return function.emitError("packager: result ")
+               << index << " of @" << kInitFunctionName
+               << " has no weight offset; run kiln-plan-memory first";
+      FailureOr<uint32_t> id = addBuffer(function, BufferKind_Weight, type);
+      if (failed(id))
+        return failure();
+      entry.buffers[*id]->offset = offset.getInt();
+      outputBuffers.push_back(*id);
+      continue;
+    }
     StringAttr name;
     if (outputNames && index < outputNames.size())
       name = dyn_cast<StringAttr>(outputNames[index]);
@@ -333,7 +367,9 @@ LogicalResult EntryPointBuilder::buildResultSteps() {
     FailureOr<uint32_t> source = bufferOf(value);
     if (failed(source))
       return failure();
-    std::string name = entry.outputs[index]->name;
+    std::string name = index < entry.outputs.size()
+                           ? entry.outputs[index]->name
+                           : "result" + std::to_string(index);
     std::unique_ptr<StepT> &copy = addStep(StepKind_Copy, 0, "copy:" + name);
     copy->args = {*source, outputBuffers[index]};
     ++counts.copies;
@@ -352,7 +388,9 @@ LogicalResult buildEntryPoint(func::FuncOp function, const LaunchGraph &graph,
     return function.emitError("packager: '")
            << function.getSymName()
            << "' has no activation arena; run kiln-plan-memory first";
-  entry.name = "main";
+  entry.name = function.getSymName() == kInitFunctionName
+                   ? kInitFunctionName
+                   : "main";
   entry.num_streams = getIntAttr(function, kNumStreamsAttr, 1);
   entry.num_events = getIntAttr(function, kNumEventsAttr, 0);
   entry.activation_arena_bytes = arena.getInt();

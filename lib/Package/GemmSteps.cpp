@@ -3,6 +3,8 @@
 // strided-batched, row-major cuBLASLt call.
 #include "PackageInternal.h"
 
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -148,6 +150,10 @@ LogicalResult describeGemm(KernelOp kernel, BodyBufferFn bufferOf,
   Operation *producer = yield.getNumOperands() == 1
                             ? yield.getValues()[0].getDefiningOp()
                             : nullptr;
+  auto module = kernel->getParentOfType<ModuleOp>();
+  auto precision =
+      module ? module->getAttrOfType<StringAttr>(kPrecisionAttr) : nullptr;
+  gemm.allow_tf32 = precision && precision.getValue() == "tf32";
   if (auto matmul = dyn_cast_or_null<MatMulOp>(producer))
     return describeMatMul(kernel, matmul, bufferOf, gemm);
   if (auto op = dyn_cast_or_null<GemmOp>(producer))

@@ -13,6 +13,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <deque>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -64,10 +65,17 @@ mlir::LogicalResult describeGemm(KernelOp kernel, BodyBufferFn bufferOf,
 
 /// Model-level weights, shared by entry points: one weight buffer (and
 /// inline section) per weight-arena offset.
+struct ExternalRange {
+  std::string file;
+  uint64_t offset = 0;
+};
+
 struct WeightTable {
   artifact::ModelT &model;
   SectionList &sections;
   llvm::DenseMap<int64_t, uint32_t> bufferAtOffset;
+  /// Resource keys of the weights that stay in an external-data file.
+  std::map<std::string, ExternalRange> external;
 };
 
 struct EntryPointCounts {

@@ -5,6 +5,8 @@
 
 #include "PackageInternal.h"
 
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+
 #include "kiln/artifact_format.h"
 
 using namespace mlir;
@@ -85,13 +87,39 @@ LogicalResult buildArtifact(ModuleOp module, const CUDAModule &cuda,
   if (failed(addKernels(module, cuda, compiled, options, model, sections)))
     return failure();
   package::WeightTable weights{model, sections,
-                               llvm::DenseMap<int64_t, uint32_t>()};
+                               llvm::DenseMap<int64_t, uint32_t>(), {}};
+  if (options.externalWeights)
+    if (auto origins = module->getAttrOfType<DictionaryAttr>(kExternalDataAttr))
+      for (NamedAttribute origin : origins) {
+        auto range = dyn_cast<ArrayAttr>(origin.getValue());
+        if (!range || range.size() != 3 || !isa<StringAttr>(range[0]) ||
+            !isa<IntegerAttr>(range[1]))
+          return module.emitError("packager: malformed ")
+                 << kExternalDataAttr << " entry '" << origin.getName()
+                 << "'";
+        weights.external[origin.getName().str()] = {
+            cast<StringAttr>(range[0]).str(),
+            uint64_t(cast<IntegerAttr>(range[1]).getInt())};
+      }
   auto entry = std::make_unique<EntryPointT>();
   package::EntryPointCounts counts;
   if (failed(package::buildEntryPoint(function, *graph, cuda, weights,
                                       options.gemmWorkspaceBytes, *entry,
                                       counts)))
     return failure();
+  // The init program, after the entry point so that "main" stays the first.
+  std::unique_ptr<EntryPointT> initEntry;
+  if (auto init = module.lookupSymbol<func::FuncOp>(kInitFunctionName)) {
+    FailureOr<LaunchGraph> initGraph = LaunchGraph::build(init);
+    if (failed(initGraph))
+      return failure();
+    initEntry = std::make_unique<EntryPointT>();
+    package::EntryPointCounts initCounts;
+    if (failed(package::buildEntryPoint(init, *initGraph, cuda, weights,
+                                        options.gemmWorkspaceBytes,
+                                        *initEntry, initCounts)))
+      return failure();
+  }
 
   if (summary) {
     summary->kernels = model.kernels.size();
@@ -101,12 +129,17 @@ LogicalResult buildArtifact(ModuleOp module, const CUDAModule &cuda,
     summary->streams = entry->num_streams;
     summary->events = entry->num_events;
     summary->weights = model.weights.size();
+    summary->externalWeights = llvm::count_if(
+        model.weights, [](const auto &weight) { return weight->section < 0; });
+    summary->initSteps = initEntry ? initEntry->steps.size() : 0;
     summary->sections = sections.size();
     summary->activationArenaBytes = entry->activation_arena_bytes;
     summary->workspaceBytes = entry->workspace_bytes;
     summary->weightArenaBytes = model.weight_arena_bytes;
   }
   model.entry_points.push_back(std::move(entry));
+  if (initEntry)
+    model.entry_points.push_back(std::move(initEntry));
   artifact = package::writeArtifactFile(model, sections);
   if (summary)
     summary->artifactBytes = artifact.size();

@@ -17,6 +17,18 @@ void buildGraphPipeline(mlir::OpPassManager &pm,
     KilnSimplifyGraphOptions simplify;
     simplify.maxBytes = options.maxFoldBytes;
     pm.addPass(createKilnSimplifyGraph(simplify));
+    // After folding, so that the recognisers see constant values.
+    pm.addNestedPass<mlir::func::FuncOp>(createKilnRecognizePatterns());
+  }
+  if (options.precision != "fp32") {
+    KilnConvertPrecisionOptions precision;
+    precision.precision = options.precision;
+    pm.addPass(createKilnConvertPrecision(precision));
+    if (options.simplify) {
+      KilnSimplifyGraphOptions simplify;
+      simplify.maxBytes = options.maxFoldBytes;
+      pm.addPass(createKilnSimplifyGraph(simplify));
+    }
   }
 }
 

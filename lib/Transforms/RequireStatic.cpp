@@ -1,4 +1,5 @@
 // kiln-require-static: names every dynamic dim left before code generation.
+#include "kiln/Transforms/LoopUnrolling.h"
 #include "kiln/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -26,6 +27,13 @@ struct RequireStaticPass : impl::KilnRequireStaticBase<RequireStaticPass> {
   void runOnOperation() override {
     func::FuncOp function = getOperation();
     bool failedCheck = false;
+    // A loop left by kiln-simplify-graph could not be unrolled.
+    function.walk([&](LoopOp loop) {
+      if (loop->getParentOfType<LoopOp>())
+        return;
+      loop.emitError() << describeLoopBlocker(loop);
+      failedCheck = true;
+    });
     for (unsigned i = 0; i < function.getNumArguments(); ++i) {
       auto type = dyn_cast<ShapedType>(function.getArgument(i).getType());
       if (!type || type.hasStaticShape())

@@ -1,6 +1,7 @@
 // kiln-simplify-graph: canonicalise, fold constants and refine types to a
 // fixed point.
 #include "kiln/Transforms/ConstantFolding.h"
+#include "kiln/Transforms/LoopUnrolling.h"
 #include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/TypeRefinement.h"
 
@@ -43,7 +44,8 @@ struct SimplifyGraphPass : impl::KilnSimplifyGraphBase<SimplifyGraphPass> {
   ///  2. apply the canonicalisation and shape-arithmetic patterns with
   ///     folding (this also erases dead ops);
   ///  3. fold all-constant ops through the CPU evaluator;
-  ///  4. repeat from 1 until a round changes nothing.
+  ///  4. unroll loops whose trip count and conditions are now constants;
+  ///  5. repeat from 1 until a round changes nothing.
   LogicalResult simplify(func::FuncOp function) {
     for (int round = 0; round < kMaxRounds; ++round) {
       bool changed = false;
@@ -56,6 +58,7 @@ struct SimplifyGraphPass : impl::KilnSimplifyGraphBase<SimplifyGraphPass> {
                                          &patternsChanged);
       changed |= patternsChanged;
       changed |= foldConstantOps(function, maxBytes);
+      changed |= unrollConstantLoops(function);
       if (!changed)
         return success();
     }

@@ -59,7 +59,11 @@ kiln_status_t GemmPlan::create(cublasLtHandle_t handle, const Gemm &gemm,
   beta = gemm.beta();
   hasC = gemm.c() >= 0;
   KILN_RETURN_IF_ERROR(cublasStatus(
-      cublasLtMatmulDescCreate(&operation, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+      cublasLtMatmulDescCreate(&operation,
+                               gemm.allow_tf32() && dtype == DType_F32
+                                   ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                   : CUBLAS_COMPUTE_32F,
+                               CUDA_R_32F),
       "cublasLtMatmulDescCreate"));
   // Column-major view: cuBLASLt's A is our b, its B our a (see the header).
   cublasOperation_t transA = gemm.trans_b() ? CUBLAS_OP_T : CUBLAS_OP_N;

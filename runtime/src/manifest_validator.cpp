@@ -208,7 +208,9 @@ private:
 
   kiln_status_t checkWritable(uint32_t id, const char *role) {
     BufferKind kind = resolved(id).kind();
-    if (kind == BufferKind_Input || kind == BufferKind_Weight)
+    // The init program writes the derived weights.
+    bool isInit = entry.name() && entry.name()->str() == kInitEntryPoint;
+    if (kind == BufferKind_Input || (kind == BufferKind_Weight && !isInit))
       return Error(KILN_STATUS_DATA_LOSS)
              << role << " buffer " << id
              << " is an input or weight, which are read-only";

@@ -4,6 +4,8 @@
 
 #include "status.h"
 
+#include "kiln/artifact_format.h"
+
 #include <cstdio>
 #include <cstring>
 
@@ -109,6 +111,36 @@ static void fillSignatures(kiln_model_s *model) {
   }
 }
 
+/// Runs the entry point "kiln_init", when the artifact has one, once: it
+/// writes the derived weights (casts, transposes, folds) into the weight
+/// arena. Debug mode, so that a failure names its step.
+static kiln_status_t runInitProgram(kiln_model_s *model) {
+  size_t count = kiln_model_entry_point_count(model);
+  bool found = false;
+  for (size_t i = 0; i < count && !found; ++i)
+    found = std::strcmp(kiln_model_entry_point_name(model, i),
+                        artifact::kInitEntryPoint) == 0;
+  if (!found)
+    return nullptr;
+  kiln_session_options_t options;
+  kiln_session_options_init(&options);
+  options.entry_point = artifact::kInitEntryPoint;
+  options.debug = 1;
+  kiln_session_t *session = nullptr;
+  KILN_RETURN_IF_ERROR(kiln_session_create(model, &options, &session));
+  kiln_status_t status = kiln_session_run(session, nullptr);
+  if (!status)
+    status = cudaStatus(cudaDeviceSynchronize(), "running the init program");
+  kiln_session_release(session);
+  if (!status)
+    return nullptr;
+  kiln_status_t wrapped = Error(kiln_status_code(status))
+                          << "the init program (weight transforms): "
+                          << kiln_status_message(status);
+  kiln_status_free(status);
+  return wrapped;
+}
+
 /// Everything after the bytes are mapped: check, then build the model.
 static kiln_status_t loadModel(const FileBytes &bytes,
                                const std::string &describe,
@@ -137,6 +169,8 @@ static kiln_status_t loadModel(const FileBytes &bytes,
                       describe);
   if (!status)
     fillSignatures(model);
+  if (!status)
+    status = annotate(runInitProgram(model), describe);
   // The file's bytes are released by the caller; keep only the manifest.
   model->artifact.fileData = nullptr;
   model->artifact.fileSize = 0;

@@ -122,6 +122,8 @@ def main():
     parser.add_argument("--graph-outputs")
     parser.add_argument("--size-mb", type=float, default=1.0,
                         help="size of the 'large' model's initializer")
+    parser.add_argument("--layers", type=int, default=2,
+                        help="layer-chain: number of layers")
     parser.add_argument("--variant", default="",
                         help="model-specific variant (see onnx_models.py)")
     args = parser.parse_args()

@@ -197,3 +197,80 @@ def large(args):
     # onnx.save runs the checker on nothing here; write the bytes directly.
     with open(args.output, "wb") as f:
         f.write(m.SerializeToString())
+
+
+def _write_external(m, output, names):
+    """Moves the initializers |names| to OUT.data, 64-byte aligned."""
+    location = os.path.basename(output) + ".data"
+    path = os.path.join(os.path.dirname(os.path.abspath(output)), location)
+    offset = 0
+    with open(path, "wb") as f:
+        for tensor in m.graph.initializer:
+            if tensor.name not in names:
+                continue
+            raw = tensor.raw_data
+            padding = (-offset) % 64
+            f.write(b"\0" * padding)
+            offset += padding
+            f.write(raw)
+            external_data_helper.set_external_data(tensor, location,
+                                                   offset=offset,
+                                                   length=len(raw))
+            tensor.ClearField("raw_data")
+            tensor.data_location = TensorProto.EXTERNAL
+            offset += len(raw)
+
+
+@model
+def weight_transforms(args):
+    """y = relu(x @ transpose(w1) + b1) @ (w2 * 0.5), x: [batch, 128]; w1
+    [256, 128] and w2 [256, 96] are larger than constant folding's 64 KiB
+    cap, so the transpose and the scaling are weight transforms for the init
+    program. --variant external keeps w1 and w2 in 'OUT.data'."""
+    w1 = numpy_helper.from_array(
+        ((np.arange(256 * 128) % 17 - 8) / 64.0).astype(np.float32)
+        .reshape(256, 128), "w1")
+    b1 = numpy_helper.from_array(
+        (np.arange(256) % 5 / 8.0).astype(np.float32), "b1")
+    w2 = numpy_helper.from_array(
+        ((np.arange(256 * 96) % 13 - 6) / 32.0).astype(np.float32)
+        .reshape(256, 96), "w2")
+    half = numpy_helper.from_array(np.array(0.5, dtype=np.float32), "half")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 128])
+    nodes = [
+        helper.make_node("Transpose", ["w1"], ["w1t"], name="w1_t",
+                         perm=[1, 0]),
+        helper.make_node("MatMul", ["x", "w1t"], ["h"], name="fc1"),
+        helper.make_node("Add", ["h", "b1"], ["hb"], name="bias1"),
+        helper.make_node("Relu", ["hb"], ["r"], name="relu1"),
+        helper.make_node("Mul", ["w2", "half"], ["w2s"], name="scale_w2"),
+        helper.make_node("MatMul", ["r", "w2s"], ["y"], name="fc2"),
+    ]
+    m = _model(nodes, [x], ["y"], [w1, b1, w2, half])
+    if args.variant == "external":
+        _write_external(m, args.output, {"w1", "w2"})
+    return m
+
+
+@model
+def layer_chain(args):
+    """--layers N identical layers y = relu(y @ w_i + b_i) over x: [8, 256],
+    for the test that the activation arena does not grow with N."""
+    layers = int(args.layers)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 256])
+    nodes, inits, value = [], [], "x"
+    for i in range(layers):
+        inits.append(numpy_helper.from_array(
+            ((np.arange(256 * 256) % 7 - 3) / 256.0).astype(np.float32)
+            .reshape(256, 256), f"w{i}"))
+        inits.append(numpy_helper.from_array(
+            np.full(256, 0.01 * (i + 1), dtype=np.float32), f"b{i}"))
+        nodes += [
+            helper.make_node("MatMul", [value, f"w{i}"], [f"m{i}"],
+                             name=f"fc{i}"),
+            helper.make_node("Add", [f"m{i}", f"b{i}"], [f"a{i}"],
+                             name=f"bias{i}"),
+            helper.make_node("Relu", [f"a{i}"], [f"y{i}"], name=f"relu{i}"),
+        ]
+        value = f"y{i}"
+    return _model(nodes, [x], [value], inits)

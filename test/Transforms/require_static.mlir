@@ -21,3 +21,28 @@ func.func @static(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = kiln.relu %x : tensor<4xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A loop left by kiln-simplify-graph: the message names the input to bind.
+func.func @loop_trip_count(%m: tensor<i64> {kiln.name = "M"}, %y: tensor<f32> {kiln.name = "y"}) -> tensor<f32> {
+  // expected-error @+1 {{Loop trip count is not known at compile time; bind input 'M' with --bind-input M=FILE.pb}}
+  %0 = kiln.loop trip_count(%m : tensor<i64>) carried(%y : tensor<f32>) {
+  ^bb0(%i: tensor<i64>, %c: tensor<i1>, %v: tensor<f32>):
+    kiln.yield %c, %v : tensor<i1>, tensor<f32>
+  } : tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @loop_condition(%y: tensor<f32> {kiln.name = "y"}) -> tensor<f32> {
+  %m = kiln.constant dense<3> : tensor<i64>
+  // expected-error @+1 {{Loop condition computed by the body depends on data (or it runs more than 4096 iterations); kiln unrolls loops and cannot run one on the GPU}}
+  %0 = kiln.loop trip_count(%m : tensor<i64>) carried(%y : tensor<f32>) {
+  ^bb0(%i: tensor<i64>, %c: tensor<i1>, %v: tensor<f32>):
+    %1 = kiln.less %v, %y : tensor<f32>, tensor<f32> -> tensor<i1>
+    kiln.yield %1, %v : tensor<i1>, tensor<f32>
+  } : tensor<f32>
+  return %0 : tensor<f32>
+}

@@ -46,6 +46,7 @@ const llvm::StringMap<std::vector<unsigned>> &shapeOperandTable() {
       {"cumsum", {1}},            // axis
       {"center_crop_pad", {1}},   // shape
       {"col2im", {1, 2}},         // image_shape, block_shape
+      {"loop", {0, 1}},           // trip count, initial condition
   };
   return table;
 }

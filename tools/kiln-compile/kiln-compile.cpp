@@ -92,7 +92,8 @@ llvm::cl::list<std::string> bindInputOptions(
         "for inputs that feed shape positions (Reshape/Expand shape, Slice "
         "starts/ends/axes/steps, Squeeze/Unsqueeze/Reduce* axes, Tile "
         "repeats, Pad pads/axes, Resize roi/scales/sizes, TopK/Trilu k, "
-        "Range, ConstantOfShape, OneHot depth, Split split); any other "
+        "Range, ConstantOfShape, OneHot depth, Split split, Loop trip "
+        "count and cond); any other "
         "input is an error and stays a runtime input"),
     llvm::cl::value_desc("name=file.pb"));
 llvm::cl::opt<bool> printShapeInputs(
@@ -108,6 +109,27 @@ llvm::cl::opt<int64_t> printElementLimit(
     "print-element-limit",
     llvm::cl::desc("Elements attributes with more elements print elided"),
     llvm::cl::init(256));
+
+llvm::cl::opt<std::string> precision(
+    "precision",
+    llvm::cl::desc("Compute precision: fp32 (default; GEMMs without TF32), "
+                   "tf32 (fp32 GEMMs may use TF32), fp16 or bf16 (fp32 "
+                   "accumulation, softmax and norm statistics in fp32)"),
+    llvm::cl::init("fp32"));
+llvm::cl::opt<bool> externalWeights(
+    "external-weights",
+    llvm::cl::desc("Leave weights that come from the model's ONNX external "
+                   "data in that file; the artifact references them by file, "
+                   "offset, length and hash (default: when they exceed "
+                   "--external-weights-threshold)"));
+llvm::cl::opt<bool> inlineWeights(
+    "inline-weights",
+    llvm::cl::desc("Copy every weight into the artifact"));
+llvm::cl::opt<uint64_t> externalWeightsThreshold(
+    "external-weights-threshold",
+    llvm::cl::desc("Bytes of external-data weights above which they stay "
+                   "external without --external-weights"),
+    llvm::cl::init(64ull << 20));
 
 llvm::cl::opt<bool> printWeights(
     "print-weights",
@@ -161,6 +183,8 @@ bool runGraphPipeline(ModuleOp module, bool simplify) {
   kiln::GraphPipelineOptions options;
   options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
   options.simplify = simplify;
+  if (simplify)
+    options.precision = precision;
   kiln::buildGraphPipeline(pm, options);
   return succeeded(pm.run(module));
 }
@@ -175,6 +199,22 @@ bool runFunctionPasses(
   for (const auto &create : passes)
     pm.addNestedPass<func::FuncOp>(create());
   return succeeded(pm.run(module));
+}
+
+/// Whether the packager leaves external-data weights in their file.
+bool keepWeightsExternal(ModuleOp module) {
+  if (inlineWeights)
+    return false;
+  auto origins = module->getAttrOfType<DictionaryAttr>(kiln::kExternalDataAttr);
+  if (!origins)
+    return false;
+  uint64_t bytes = 0;
+  for (NamedAttribute origin : origins)
+    if (auto range = dyn_cast<ArrayAttr>(origin.getValue());
+        range && range.size() == 3)
+      if (auto length = dyn_cast<IntegerAttr>(range[2]))
+        bytes += length.getInt();
+  return externalWeights || bytes > externalWeightsThreshold;
 }
 
 /// Prints the arena sizes the memory plan recorded on the entry function.
@@ -274,6 +314,7 @@ bool compileToCUDA(ModuleOp module, const std::vector<std::string> &archs) {
       options.cudaVersion = kiln::getNVRTCVersion();
       options.sourceModel = llvm::sys::path::filename(inputFile).str();
       options.gemmWorkspaceBytes = gemmWorkspaceBytes;
+      options.externalWeights = keepWeightsExternal(module);
       return succeeded(kiln::buildArtifact(module, cuda, compiled.kernels,
                                            options, artifact, &summary));
     });
@@ -283,11 +324,13 @@ bool compileToCUDA(ModuleOp module, const std::vector<std::string> &archs) {
     llvm::errs() << llvm::formatv(
         "kiln-compile: {0} kernels ({1} launches), {2} library calls, {3} "
         "copies, {4} streams, {5} events; activation arena {6} bytes (+{7} "
-        "workspace), weight arena {8} bytes; artifact {9} bytes for {10}\n",
+        "workspace), weight arena {8} bytes ({11} of {12} weights external, "
+        "{13} init steps); artifact {9} bytes for {10}\n",
         summary.kernels, summary.launches, summary.gemms, summary.copies,
         summary.streams, summary.events, summary.activationArenaBytes,
         summary.workspaceBytes, summary.weightArenaBytes,
-        summary.artifactBytes, llvm::join(archs, ","));
+        summary.artifactBytes, llvm::join(archs, ","),
+        summary.externalWeights, summary.weights, summary.initSteps);
   return ok;
 }
 
@@ -354,8 +397,13 @@ int main(int argc, char **argv) {
     ok = runPhase("graph", [&] { return runGraphPipeline(*module, true); });
   if (ok && emit >= Phase::Fused)
     ok = runPhase("fuse", [&] {
-      return runFunctionPasses(*module, {kiln::createKilnRequireStatic,
-                                         kiln::createKilnFuseKernels});
+      PassManager pm(module->getContext(), ModuleOp::getOperationName());
+      if (failed(applyPassManagerCLOptions(pm)))
+        return false;
+      pm.addPass(kiln::createKilnOutlineInit());
+      pm.addNestedPass<func::FuncOp>(kiln::createKilnRequireStatic());
+      pm.addNestedPass<func::FuncOp>(kiln::createKilnFuseKernels());
+      return succeeded(pm.run(*module));
     });
   if (ok && emit >= Phase::Tiled)
     ok = runPhase("tile", [&] {
@@ -373,9 +421,11 @@ int main(int argc, char **argv) {
     });
     if (ok)
       ok = runPhase("plan-memory", [&] {
-        return runFunctionPasses(*module, {[] {
-                                   return kiln::createKilnPlanMemory();
-                                 }});
+        PassManager pm(module->getContext(), ModuleOp::getOperationName());
+        if (failed(applyPassManagerCLOptions(pm)))
+          return false;
+        pm.addPass(kiln::createKilnPlanMemory());
+        return succeeded(pm.run(*module));
       });
     if (ok)
       printArenaSizes(*module);

@@ -85,6 +85,8 @@ void printStep(uint32_t index, const Step &step) {
                   gemm->stride_out(), gemm->trans_a(), gemm->trans_b(),
                   gemm->alpha(), gemm->beta(),
                   EnumNameGemmEpilogue(gemm->epilogue()));
+    if (const Gemm *gemm = step.gemm(); gemm && gemm->allow_tf32())
+      std::printf(" tf32");
     break;
   case StepKind_Copy:
     std::printf(" args %s", listText(step.args()).c_str());
@@ -201,9 +203,15 @@ int main(int argc, char **argv) {
                                : nullptr;
     if (!buffer)
       return fail("weight " + std::to_string(i) + " has no buffer");
-    std::printf("weight %u: %s %" PRIu64 " bytes @%" PRIu64 " section %d\n", i,
+    std::printf("weight %u: %s %" PRIu64 " bytes @%" PRIu64, i,
                 shapeText(buffer->dtype(), buffer->shape()).c_str(),
-                buffer->bytes(), buffer->offset(), weight.section());
+                buffer->bytes(), buffer->offset());
+    if (weight.section() >= 0)
+      std::printf(" section %d\n", weight.section());
+    else
+      std::printf(" external '%s' offset %" PRIu64 " length %" PRIu64 "\n",
+                  str(weight.external_file()), weight.external_offset(),
+                  weight.external_length());
   }
   for (uint32_t i = 0; i < count(model.entry_points()); ++i)
     printEntryPoint(*model.entry_points()->Get(i));

@@ -5,6 +5,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Target/CUDA/CUDAEmitter.h"
 #include "kiln/Target/CUDA/NVRTCCompiler.h"
+#include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -35,7 +36,8 @@ cl::opt<std::string> bundleDir(
     cl::desc("Write GPU kernel-test cases (cubins, inputs, expected outputs, "
              "manifest) under DIR"));
 cl::opt<bool> prepare("prepare",
-                      cl::desc("Run the kernel pipeline (fuse + tile) first"));
+                      cl::desc("Run pattern recognition and the kernel "
+                               "pipeline (fuse + tile) first"));
 cl::opt<std::string>
     gpuArch("gpu-arch", cl::init("sm_90"),
             cl::desc("Comma-separated archs, e.g. sm_90,sm_80"));
@@ -57,11 +59,14 @@ int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// Fusion + tiling, when this build has them.
+/// Pattern recognition (so that decomposed GELU and attention test the
+/// kernels of kiln.gelu and kiln.attention against the decomposed graph),
+/// fusion and tiling, when this build has them.
 std::function<mlir::LogicalResult(mlir::ModuleOp)> kernelPipeline() {
 #ifdef KILN_HAVE_KERNEL_PIPELINE
   return [](mlir::ModuleOp module) {
     mlir::PassManager pm(module.getContext());
+    pm.addNestedPass<mlir::func::FuncOp>(createKilnRecognizePatterns());
     buildKernelPipeline(pm);
     return pm.run(module);
   };

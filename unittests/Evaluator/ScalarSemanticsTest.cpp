@@ -220,6 +220,11 @@ TEST(ElementwiseTable, FloatFunctions) {
               1e-15);
   double select[3] = {0.0, 5.0, 6.0};
   EXPECT_EQ(row(ElementwiseKind::Where).cpuFloat(select), 6.0);
+  // GELU: x * Phi(x) exactly, and its tanh approximation.
+  EXPECT_NEAR(row(ElementwiseKind::Gelu).cpuFloat(one), 0.8413447460685429,
+              1e-15);
+  EXPECT_NEAR(row(ElementwiseKind::GeluTanh).cpuFloat(one),
+              0.8411919906082768, 1e-15);
 }
 
 TEST(ElementwiseTable, IntegerFunctions) {

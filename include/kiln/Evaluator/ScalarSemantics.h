@@ -124,6 +124,8 @@ enum class ElementwiseKind : uint8_t {
   ShiftLeft,
   ShiftRight,
   Clip,
+  Gelu,     // Exact: 0.5 x (1 + erf(x / sqrt 2)).
+  GeluTanh, // kiln.gelu with approximate = "tanh".
   Cast,
 };
 constexpr unsigned kNumElementwiseKinds =

@@ -28,6 +28,9 @@ struct PackageOptions {
   /// cuBLASLt workspace reserved after the activation arena when the entry
   /// point has GEMM steps.
   uint64_t gemmWorkspaceBytes = 32ull << 20;
+  /// Leave the weights that came from ONNX external data in that file: the
+  /// manifest references them by file, offset, length and hash.
+  bool externalWeights = false;
 };
 
 /// What an artifact holds, for kiln-compile's summary.
@@ -39,6 +42,8 @@ struct PackageSummary {
   unsigned streams = 1;
   unsigned events = 0;
   unsigned weights = 0;
+  unsigned externalWeights = 0; // Of |weights|, those in external files.
+  unsigned initSteps = 0;       // Steps of the kiln_init entry point.
   unsigned sections = 0;
   uint64_t activationArenaBytes = 0;
   uint64_t weightArenaBytes = 0;
@@ -49,7 +54,8 @@ struct PackageSummary {
 /// "kiln 0.1.0 (<git revision>)".
 std::string getCompilerVersion();
 
-/// Builds the artifact bytes for |module|'s entry function (@main). |cuda|
+/// Builds the artifact bytes for |module|'s entry function (@main) and, when
+/// the module has one, the init program @kiln_init (entry point "kiln_init"). |cuda|
 /// and |compiled| are the CUDA target's results for the same module (the
 /// compiled kernels in the order of cuda.kernels). Errors are emitted at the
 /// op that causes them (or the module).

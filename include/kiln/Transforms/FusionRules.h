@@ -18,6 +18,8 @@ enum class FusionClass {
   Reduction,    // Reduce*, softmax: a row reduction anchors a row_reduce
                 // kernel; other axes become a serial loop in their own kernel.
   Library,      // MatMul, Gemm: cuBLASLt calls, never fused (yet).
+  Attention,    // kiln.attention: an `attention` kernel of its own; absorbs
+                // no producers and is not absorbed.
   Window,       // Conv, ConvTranspose, pools: a pointwise-kind kernel of
                 // their own that loops over the window per element; never
                 // absorbs producers nor is absorbed (no recomputation).

@@ -84,6 +84,40 @@ def KilnFoldConstants : Pass<"kiln-fold-constants", "mlir::func::FuncOp"> {
   let dependentDialects = ["kiln::KilnDialect"];
 }
 
+def KilnUnrollLoops : Pass<"kiln-unroll-loops", "mlir::func::FuncOp"> {
+  let summary = "Unrolls each kiln.loop whose trip count and conditions are constants.";
+  let description = [{
+    A `kiln.loop` (ONNX Loop) is replaced by one copy of its body per
+    iteration, with the iteration number a constant, once its trip count, its
+    initial condition and the condition each copy computes evaluate to
+    constants (through evaluable ops on constants). Scan outputs become a
+    concat of the iterations' values along a new axis 0. A loop that cannot be
+    unrolled yet is left unchanged; `kiln-simplify-graph` runs this in each
+    round, so a trip count that only folds after shape specialisation (Range's
+    `ceil((limit - start) / delta)`) still unrolls, and `kiln-require-static`
+    reports a loop that is left.
+
+    Before:
+
+    ```mlir
+    %m = kiln.constant dense<2> : tensor<i64>
+    %r = kiln.loop trip_count(%m : tensor<i64>) carried(%x : tensor<f32>) {
+    ^bb0(%i: tensor<i64>, %c: tensor<i1>, %v: tensor<f32>):
+      %w = kiln.add %v, %d : tensor<f32>, tensor<f32> -> tensor<f32>
+      kiln.yield %c, %w : tensor<i1>, tensor<f32>
+    } : tensor<f32>
+    ```
+
+    After:
+
+    ```mlir
+    %w0 = kiln.add %x, %d : tensor<f32>, tensor<f32> -> tensor<f32>
+    %w1 = kiln.add %w0, %d : tensor<f32>, tensor<f32> -> tensor<f32>
+    ```
+  }];
+  let dependentDialects = ["kiln::KilnDialect"];
+}
+
 def KilnSimplifyGraph : Pass<"kiln-simplify-graph", "mlir::ModuleOp"> {
   let summary = "Canonicalises, folds constants and refines types until nothing changes.";
   let description = [{
@@ -111,6 +145,96 @@ def KilnSimplifyGraph : Pass<"kiln-simplify-graph", "mlir::ModuleOp"> {
            "Largest result, in bytes, that is folded into a constant">
   ];
   let dependentDialects = ["kiln::KilnDialect"];
+}
+
+def KilnRecognizePatterns : Pass<"kiln-recognize-patterns", "mlir::func::FuncOp"> {
+  let summary = "Replaces decomposed GELU and attention subgraphs by kiln.gelu and kiln.attention.";
+  let description = [{
+    Recognises what PyTorch exporters write for GELU and scaled-dot-product
+    attention, after constants are folded so that their values are visible:
+
+    - erf GELU: a product of `x`, `0.5` and `1 + erf(x / sqrt(2))` (or
+      `x * 0.70710678`) in any association and operand order;
+    - tanh GELU: a product of `x`, `0.5` and `1 + tanh(0.79788456 * (x +
+      0.044715 * x^3))`, with `x^3` as `pow(x, 3)` or `x * x * x`;
+    - attention: `matmul(softmax(scale * matmul(q, kT) + mask), v)` with the
+      softmax over the last axis, a scalar scale (mul, div or none) and an
+      optional additive mask; `k` is `kT` with its last two dims swapped,
+      composed into the transpose that makes `kT` when there is one.
+
+    Constants are compared with a relative tolerance of 1e-6 (or the
+    element type's precision). Only subgraphs whose intermediates have no
+    other users are replaced.
+
+    Before:
+
+    ```mlir
+    %s = kiln.matmul %q, %kt : tensor<2x8x64xf32>, tensor<2x64x8xf32> -> tensor<2x8x8xf32>
+    %t = kiln.mul %s, %c : tensor<2x8x8xf32>, tensor<f32> -> tensor<2x8x8xf32>
+    %p = kiln.softmax %t : tensor<2x8x8xf32> -> tensor<2x8x8xf32>
+    %o = kiln.matmul %p, %v : tensor<2x8x8xf32>, tensor<2x8x64xf32> -> tensor<2x8x64xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %k = kiln.transpose %kt {perm = array<i64: 0, 2, 1>} : tensor<2x64x8xf32> -> tensor<2x8x64xf32>
+    %o = kiln.attention %q, %k, %v {scale = 1.250000e-01 : f32}
+        : tensor<2x8x64xf32>, tensor<2x8x64xf32>, tensor<2x8x64xf32> -> tensor<2x8x64xf32>
+    ```
+  }];
+  let dependentDialects = ["kiln::KilnDialect"];
+}
+
+def KilnConvertPrecision : Pass<"kiln-convert-precision", "mlir::ModuleOp"> {
+  let summary = "Computes the entry function's floating-point tensors in fp16 or bf16.";
+  let description = [{
+    With `precision=fp16` (or `bf16`), every f32 tensor of the entry function
+    becomes f16 (bf16): f32 inputs are cast on entry, results cast back to
+    f32 before they are returned, and f32 constants are cast (small ones fold
+    at compile time, weights become part of the init program). Templates
+    keep accumulating in fp32: GEMMs run with fp32 compute, and softmax,
+    normalisation statistics and reductions accumulate in float. Constants
+    outside the target's range saturate to its largest finite value (so a
+    mask value of -3.4e38 becomes -65504 in fp16, not -inf). `tf32` changes no
+    types: it marks the module so that fp32 GEMMs may use TF32 tensor cores.
+    The precision is recorded as `kiln.precision` on the module.
+
+    ```mlir
+    // precision=fp16
+    func.func @main(%x: tensor<8x768xf32>) -> tensor<8x768xf32> {
+      %0 = kiln.cast %x {to = f16} : tensor<8x768xf32> -> tensor<8x768xf16>
+      %1 = kiln.relu %0 : tensor<8x768xf16> -> tensor<8x768xf16>
+      %2 = kiln.cast %1 {to = f32} : tensor<8x768xf16> -> tensor<8x768xf32>
+      return %2 : tensor<8x768xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", "\"fp32\"",
+           "fp32 | tf32 | fp16 | bf16">,
+  ];
+}
+
+def KilnOutlineInit : Pass<"kiln-outline-init", "mlir::ModuleOp"> {
+  let summary = "Moves weight transforms into @kiln_init, which runs once at load.";
+  let description = [{
+    Runs after the graph pipeline. Ops of the entry function whose operands
+    are all weights (constants, or results of other such ops) and that
+    constant folding left alone because their results are large (weight
+    transposes, casts to fp16, BatchNorm folds, concatenated projections)
+    move into a private function `@kiln_init`, compiled like the entry
+    function. Its results replace them as data-less weights:
+
+    ```mlir
+    %w = kiln.constant {kiln.init_result = 0 : i64}
+           dense_resource<kiln_init.0> : tensor<768x768xf16>
+    ```
+
+    The packager makes `@kiln_init` an entry point "kiln_init" whose steps
+    write those weights; the runtime runs it once after uploading the
+    weights. Pure view chains of constants stay in the entry function.
+  }];
 }
 
 def KilnRequireStatic : Pass<"kiln-require-static", "mlir::func::FuncOp"> {
@@ -209,7 +333,7 @@ def KilnSchedule : Pass<"kiln-schedule", "mlir::func::FuncOp"> {
   ];
 }
 
-def KilnPlanMemory : Pass<"kiln-plan-memory", "mlir::func::FuncOp"> {
+def KilnPlanMemory : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
   let summary = "Gives activations arena offsets by liveness on the scheduled DAG, and weights weight-arena offsets.";
   let description = [{
     Runs after kiln-schedule. Each `kiln.empty` either becomes a function
@@ -218,8 +342,12 @@ def KilnPlanMemory : Pass<"kiln-plan-memory", "mlir::func::FuncOp"> {
     schedule (streams and events) orders every use of one before every use
     of the other, so buffers of concurrent streams never overlap. Views alias
     their source. Weights (`kiln.constant` read by kernels or returned) get a
-    `weight_offset` in a separate arena. The peak sizes are recorded as
-    `kiln.activation_arena_bytes` and `kiln.weight_arena_bytes`.
+    `weight_offset` in a separate arena, shared by every function of the
+    module (identical constants once). The results of `@kiln_init` get the
+    weight offset of the `kiln.init_result` constant they become, as the
+    result attribute `kiln.weight_offset`. The peak sizes are recorded on
+    each function as `kiln.activation_arena_bytes` and
+    `kiln.weight_arena_bytes`.
 
     ```mlir
     func.func @f(...) attributes {kiln.activation_arena_bytes = 8192 : i64,

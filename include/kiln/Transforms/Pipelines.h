@@ -17,11 +17,14 @@ struct GraphPipelineOptions {
   bool simplify = true;
   /// Largest constant-folded result in bytes.
   int64_t maxFoldBytes = 64 * 1024;
+  /// kiln-convert-precision's precision: fp32 (no pass), tf32, fp16, bf16.
+  std::string precision = "fp32";
 };
 
 /// Adds: specialise input shapes (when given), refine types and, with
 /// |simplify|, kiln-simplify-graph (canonicalise + fold + refine to a fixed
-/// point).
+/// point) and kiln-recognize-patterns (GELU, attention); then, for a precision other than fp32, kiln-convert-precision and
+/// another simplification (which folds the casts of small constants).
 void buildGraphPipeline(mlir::OpPassManager &pm,
                         const GraphPipelineOptions &options);
 

@@ -1,5 +1,6 @@
 // Imports ONNX If and Scan without runtime control flow: their subgraphs are
-// imported inline into the enclosing function.
+// imported inline into the enclosing function. (Loop, which keeps its body
+// as a kiln.loop region until it can be unrolled, is in Loop.cpp.)
 //
 //   If:   both branches are imported and each output becomes
 //         where(cond, then, else), which is exact because ONNX subgraphs have
@@ -26,18 +27,6 @@ using namespace mlir;
 namespace kiln::onnx_import {
 namespace {
 
-/// The GRAPH attribute |name| of the node.
-llvm::Expected<const onnx::GraphProto *> getGraph(NodeImporter &node,
-                                                  llvm::StringRef name) {
-  const onnx::AttributeProto *attribute = node.findAttribute(name);
-  if (!attribute)
-    return node.error("missing required attribute '" + name + "'");
-  if (!attribute->has_g())
-    return node.error("attribute '" + name + "' must be GRAPH, got " +
-                      node.getAttributeKindName(name));
-  return &attribute->g();
-}
-
 /// The value of |value| when it is a one-element boolean constant.
 std::optional<bool> getConstantCondition(Value value) {
   auto constant = value.getDefiningOp<ConstantOp>();
@@ -62,11 +51,11 @@ llvm::Error importIf(NodeImporter &node) {
   if (llvm::Error error = node.checkInputCount(1, 1))
     return error;
   llvm::Expected<const onnx::GraphProto *> thenBranch =
-      getGraph(node, "then_branch");
+      node.getGraph("then_branch");
   if (!thenBranch)
     return thenBranch.takeError();
   llvm::Expected<const onnx::GraphProto *> elseBranch =
-      getGraph(node, "else_branch");
+      node.getGraph("else_branch");
   if (!elseBranch)
     return elseBranch.takeError();
   for (const onnx::GraphProto *branch : {*thenBranch, *elseBranch})
@@ -273,7 +262,7 @@ llvm::Expected<llvm::SmallVector<int64_t>> getPerInput(NodeImporter &node,
 }
 
 llvm::Error importScan(NodeImporter &node) {
-  llvm::Expected<const onnx::GraphProto *> body = getGraph(node, "body");
+  llvm::Expected<const onnx::GraphProto *> body = node.getGraph("body");
   if (!body)
     return body.takeError();
   llvm::Expected<int64_t> scanInputCount = node.getInt("num_scan_inputs");

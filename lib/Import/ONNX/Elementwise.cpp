@@ -1,5 +1,5 @@
 // Imports ONNX's elementwise ops: unary math, broadcasting binary arithmetic
-// and comparisons, Pow and Where.
+// and comparisons, Pow, Where and Gelu.
 #include "ElementwiseImport.h"
 #include "NodeImporter.h"
 
@@ -15,12 +15,31 @@ llvm::Error importWhere(NodeImporter &node) {
                                              node.getInput(2)));
 }
 
+/// Gelu (opset 20): `approximate` is "none" (erf) or "tanh".
+llvm::Error importGelu(NodeImporter &node) {
+  if (llvm::Error error = node.checkInputCount(1, 1))
+    return error;
+  std::string approximate = "none";
+  if (const onnx::AttributeProto *attribute =
+          node.findAttribute("approximate")) {
+    if (!attribute->has_s())
+      return node.error("attribute 'approximate' must be a string");
+    approximate = attribute->s();
+  }
+  if (approximate != "none" && approximate != "tanh")
+    return node.error("attribute 'approximate' must be 'none' or 'tanh', got '" +
+                      approximate + "'");
+  return node.setResult(node.create<GeluOp>(
+      node.getInput(0), node.getBuilder().getStringAttr(approximate)));
+}
+
 } // namespace
 
 void populateElementwiseImporters(OpImporterRegistry &registry) {
   registry.add("Abs", importUnary<AbsOp>);
   registry.add("Erf", importUnary<ErfOp>);
   registry.add("Exp", importUnary<ExpOp>);
+  registry.add("Gelu", importGelu);
   registry.add("Log", importUnary<LogOp>);
   registry.add("Neg", importUnary<NegOp>);
   registry.add("Not", importUnary<NotOp>);

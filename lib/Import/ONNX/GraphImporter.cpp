@@ -89,6 +89,9 @@ private:
   int64_t defaultOpset = -1;
   /// Prefixes node names inside a subgraph: "outer/scope/".
   std::string namePrefix;
+  /// Where nodes are imported: the function body, or the block that was the
+  /// insertion point when a subgraph import began (a kiln.loop body).
+  Block *currentBlock = nullptr;
   /// Diagnostics captured while creating ops, consumed by NodeImporter.
   std::string diagnostics;
 };
@@ -237,7 +240,8 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node,
   Location loc =
       FusedLoc::get(&context, {NameLoc::get(builder.getStringAttr(name))},
                     builder.getStringAttr(node.op_type()));
-  builder.setInsertionPointToEnd(&function.getBody().front());
+  builder.setInsertionPointToEnd(currentBlock ? currentBlock
+                                              : &function.getBody().front());
   NodeImporter importer(node, opset, inputs, outputIsUsed, builder, loc,
                         tensors, diagnostics);
   auto subgraphImporter = [&](const onnx::GraphProto &subgraph,
@@ -278,12 +282,15 @@ GraphImporter::importSubgraph(const onnx::GraphProto &subgraph,
   auto savedInitializers = initializers;
   auto savedProducers = producers;
   std::string savedPrefix = namePrefix;
+  Block *savedBlock = currentBlock;
   auto restoreScope = llvm::make_scope_exit([&] {
     values = std::move(savedValues);
     initializers = std::move(savedInitializers);
     producers = std::move(savedProducers);
     namePrefix = std::move(savedPrefix);
+    currentBlock = savedBlock;
   });
+  currentBlock = builder.getInsertionBlock();
   for (const onnx::TensorProto &tensor : subgraph.initializer()) {
     initializers[tensor.name()] = &tensor;
     values.erase(tensor.name());
@@ -362,6 +369,8 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
       return std::move(error);
   if (llvm::Error error = createReturn())
     return std::move(error);
+  if (DictionaryAttr origins = tensors.getExternalOrigins(); !origins.empty())
+    (*module)->setAttr(kExternalDataAttr, origins);
   diagnostics.clear();
   if (failed(mlir::verify(*module)))
     return llvm::createStringError("the imported module does not verify: " +

@@ -190,13 +190,32 @@ NodeImporter::createConstant(const onnx::TensorProto &tensor) {
   return builder.create<ConstantOp>(location, *value).getResult();
 }
 
-llvm::Expected<Value> NodeImporter::finishCreate(OperationState &state) {
+llvm::Expected<Operation *>
+NodeImporter::createOperation(OperationState &state) {
   Operation *op = builder.create(state);
   if (failed(mlir::verify(op))) {
     op->erase();
     return takeDiagnosticError("the created op does not verify");
   }
-  return op->getResult(0);
+  return op;
+}
+
+llvm::Expected<Value> NodeImporter::finishCreate(OperationState &state) {
+  llvm::Expected<Operation *> op = createOperation(state);
+  if (!op)
+    return op.takeError();
+  return (*op)->getResult(0);
+}
+
+llvm::Expected<const onnx::GraphProto *>
+NodeImporter::getGraph(llvm::StringRef name) const {
+  const onnx::AttributeProto *attribute = findAttribute(name);
+  if (!attribute)
+    return error("missing required attribute '" + name + "'");
+  if (!attribute->has_g())
+    return error("attribute '" + name + "' must be GRAPH, got " +
+                 getAttributeKindName(name));
+  return &attribute->g();
 }
 
 llvm::Error NodeImporter::takeDiagnosticError(llvm::StringRef fallback) {
@@ -220,6 +239,7 @@ const OpImporterRegistry &getDefaultOpImporterRegistry() {
     populateNormalizationImporters(all);
     populateRecurrentImporters(all);
     populateControlFlowImporters(all);
+    populateLoopImporters(all);
     return all;
   }();
   return registry;

@@ -86,6 +86,8 @@ public:
   getTensor(llvm::StringRef name) const;
   /// The kind of attribute |name| ("INT", "TENSOR", ...) for messages.
   std::string getAttributeKindName(llvm::StringRef name) const;
+  /// A GRAPH attribute (required): If's branches, Loop's and Scan's body.
+  llvm::Expected<const onnx::GraphProto *> getGraph(llvm::StringRef name) const;
   /// An INT attribute that is an axis of a rank-|rank| tensor, normalised to
   /// [0, rank).
   llvm::Expected<int64_t> getAxis(llvm::StringRef name, int64_t defaultValue,
@@ -150,6 +152,11 @@ public:
     return finishCreate(state);
   }
 
+  /// Creates the op of |state| (result types set) and verifies it; for ops
+  /// with regions or several results, which create<> does not build.
+  llvm::Expected<mlir::Operation *>
+  createOperation(mlir::OperationState &state);
+
   /// An error with |message|; the graph importer prefixes the node.
   llvm::Error error(const llvm::Twine &message) const {
     return llvm::createStringError(message.str());
@@ -203,6 +210,7 @@ void populateQuantizationImporters(OpImporterRegistry &registry);
 void populateNormalizationImporters(OpImporterRegistry &registry);
 void populateRecurrentImporters(OpImporterRegistry &registry);
 void populateControlFlowImporters(OpImporterRegistry &registry);
+void populateLoopImporters(OpImporterRegistry &registry);
 
 /// The registry with every family above.
 const OpImporterRegistry &getDefaultOpImporterRegistry();

@@ -271,8 +271,32 @@ TensorImporter::convert(const onnx::TensorProto &tensor,
   if (blobName.empty())
     blobName = tensor.name().empty() ? llvm::StringRef("constant")
                                      : llvm::StringRef(tensor.name());
-  return cast<ElementsAttr>(
-      DenseResourceElementsAttr::get(type, blobName, std::move(blob)));
+  auto resource =
+      DenseResourceElementsAttr::get(type, blobName, std::move(blob));
+  if (external) {
+    // The key may differ from |blobName| when the name was taken.
+    ExternalOrigin &origin =
+        externalOrigins[resource.getRawHandle().getKey()];
+    for (const onnx::StringStringEntryProto &entry : tensor.external_data())
+      if (entry.key() == "location")
+        origin.location = entry.value();
+      else if (entry.key() == "offset")
+        llvm::StringRef(entry.value()).getAsInteger(10, origin.offset);
+    origin.length = expectedBytes;
+  }
+  return cast<ElementsAttr>(resource);
+}
+
+DictionaryAttr TensorImporter::getExternalOrigins() const {
+  Builder b(&context);
+  SmallVector<NamedAttribute> entries;
+  for (const auto &entry : externalOrigins)
+    entries.push_back(b.getNamedAttr(
+        entry.getKey(),
+        b.getArrayAttr({b.getStringAttr(entry.getValue().location),
+                        b.getI64IntegerAttr(entry.getValue().offset),
+                        b.getI64IntegerAttr(entry.getValue().length)})));
+  return b.getDictionaryAttr(entries);
 }
 
 } // namespace kiln::onnx_import

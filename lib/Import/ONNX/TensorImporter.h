@@ -4,7 +4,9 @@
 #define KILN_LIB_IMPORT_ONNX_TENSORIMPORTER_H
 
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -42,15 +44,26 @@ public:
                                              llvm::StringRef description,
                                              llvm::StringRef blobName = "");
 
+  /// Where the resource blobs that came from ONNX external data live: blob
+  /// key -> [location (as the model names it), offset, length]. kiln-compile
+  /// --external-weights keeps such weights in that file.
+  mlir::DictionaryAttr getExternalOrigins() const;
+
 private:
   /// Reads the |expectedBytes| bytes of the tensor's external data.
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
   readExternalData(const onnx::TensorProto &tensor, uint64_t expectedBytes,
                    llvm::StringRef description);
 
+  struct ExternalOrigin {
+    std::string location;
+    uint64_t offset = 0, length = 0;
+  };
+
   mlir::MLIRContext &context;
   std::string modelDirectory;
   int64_t inlineElementLimit;
+  llvm::StringMap<ExternalOrigin> externalOrigins;
 };
 
 } // namespace kiln::onnx_import

@@ -197,7 +197,7 @@ std::string castExpression(Type from, Type to, const std::string &input) {
 void attachElementwiseModels(MLIRContext &context) {
   attachTable<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, ReciprocalOp, ReluOp,
               SigmoidOp, TanhOp, ErfOp, NotOp, IdentityOp, AddOp, SubOp, MulOp,
-              DivOp, EqualOp, LessOp, GreaterOp, WhereOp>(context);
+              DivOp, EqualOp, LessOp, GreaterOp, WhereOp, GeluOp>(context);
   CastOp::attachInterface<FunctionModel<CastOp, emitCast>>(context);
   PowOp::attachInterface<FunctionModel<PowOp, emitPow>>(context);
 }

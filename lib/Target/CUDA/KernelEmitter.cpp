@@ -119,6 +119,8 @@ FailureOr<std::string> emitKernelSource(KernelOp kernel,
     emitted = cuda::emitRowReduceKernel(emitter, launch);
   else if (kind == "transpose")
     emitted = cuda::emitTransposeKernel(emitter, launch);
+  else if (kind == "attention")
+    emitted = cuda::emitAttentionKernel(emitter, launch);
   else
     return kernel.emitError("CUDA emitter: no template for kernel kind '")
            << kind << "'";

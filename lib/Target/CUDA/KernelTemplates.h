@@ -26,6 +26,11 @@ mlir::LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
 mlir::LogicalResult emitTransposeKernel(ElementalEmitter &emitter,
                                         LaunchGeometry &launch);
 
+/// attention: one block per (batch, query row) of a kiln.attention, scores
+/// in shared memory, online softmax over chunks of keys.
+mlir::LogicalResult emitAttentionKernel(ElementalEmitter &emitter,
+                                        LaunchGeometry &launch);
+
 } // namespace kiln::cuda
 
 #endif // KILN_LIB_TARGET_CUDA_KERNELTEMPLATES_H

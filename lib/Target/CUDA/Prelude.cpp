@@ -22,6 +22,15 @@ KILN_DEVICE float kiln_tanh(float x) { return tanhf(x); }
 KILN_DEVICE double kiln_tanh(double x) { return tanh(x); }
 KILN_DEVICE float kiln_erf(float x) { return erff(x); }
 KILN_DEVICE double kiln_erf(double x) { return erf(x); }
+// GELU, exact and tanh forms (kiln.gelu); the float overloads serve f16/bf16.
+KILN_DEVICE float kiln_gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
+KILN_DEVICE double kiln_gelu(double x) { return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440)); }
+KILN_DEVICE float kiln_gelu_tanh(float x) {
+  return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+}
+KILN_DEVICE double kiln_gelu_tanh(double x) {
+  return 0.5 * x * (1.0 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
+}
 KILN_DEVICE float kiln_abs(float x) { return fabsf(x); }
 KILN_DEVICE double kiln_abs(double x) { return fabs(x); }
 KILN_DEVICE float kiln_pow(float x, float y) { return powf(x, y); }

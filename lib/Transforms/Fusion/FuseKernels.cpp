@@ -4,7 +4,7 @@
 //  1. Visit ops from the end of the function backwards. Each op that is not
 //     yet in a group, and is neither a constant nor a view, roots a group;
 //     its class gives the group's kind (pointwise, row_reduce, transpose,
-//     data_movement, library).
+//     data_movement, library, attention).
 //  2. Grow the group over producers: a producer joins when every one of its
 //     users is already in the group (so nothing is computed twice) and the
 //     kind can compute it elementally (FusionRules: pointwise ops, views,
@@ -15,6 +15,7 @@
 //     is the destination of the root's result, and the root's uses read the
 //     kernel's result. Views left outside kernels stay as aliases.
 #include "kiln/Transforms/FusionRules.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Transforms/Passes.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -42,6 +43,8 @@ StringRef initialKind(Operation *root) {
   switch (classifyForFusion(root)) {
   case FusionClass::Library:
     return "library";
+  case FusionClass::Attention:
+    return "attention";
   case FusionClass::Reduction:
     return isRowReduction(root) ? "row_reduce" : "pointwise";
   case FusionClass::DataMovement:
@@ -60,7 +63,8 @@ Type resultType(Operation *op) { return op->getResult(0).getType(); }
 
 /// Whether |group| can compute |producer| elementally (step 2).
 bool canAbsorb(Group &group, Operation *producer) {
-  if (group.kind == "library" || producer->getNumResults() != 1)
+  if (group.kind == "library" || group.kind == "attention" ||
+      producer->getNumResults() != 1)
     return false;
   switch (classifyForFusion(producer)) {
   case FusionClass::Pointwise:
@@ -119,8 +123,8 @@ std::string kernelName(ArrayRef<Operation *> ops, unsigned index) {
 
 bool isClonedConstant(Value value) {
   auto constant = value.getDefiningOp<ConstantOp>();
-  if (!constant)
-    return false;
+  if (!constant || constant->hasAttr(kInitResultAttr))
+    return false; // The init program's results have no data to clone.
   auto type = cast<ShapedType>(constant.getType());
   if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
     if (dense.isSplat())

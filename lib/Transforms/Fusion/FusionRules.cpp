@@ -14,7 +14,8 @@ FusionClass classifyForFusion(Operation *op) {
       .Case<ConstantOp>([](auto) { return FusionClass::Constant; })
       .Case<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, ReciprocalOp, ReluOp,
             SigmoidOp, TanhOp, ErfOp, NotOp, IdentityOp, AddOp, SubOp, MulOp,
-            DivOp, PowOp, EqualOp, LessOp, GreaterOp, WhereOp, CastOp>(
+            DivOp, PowOp, EqualOp, LessOp, GreaterOp, WhereOp, CastOp,
+            GeluOp>(
           [](auto) { return FusionClass::Pointwise; })
       // Math and logic ops (KilnMathOps.td).
       .Case<AcosOp, AcoshOp, AsinOp, AsinhOp, AtanOp, AtanhOp, CosOp, CoshOp,
@@ -51,6 +52,7 @@ FusionClass classifyForFusion(Operation *op) {
                    ? FusionClass::Library
                    : FusionClass::Window;
       })
+      .Case<AttentionOp>([](auto) { return FusionClass::Attention; })
       .Case<ConvOp, ConvTransposeOp, MaxPoolOp, MaxPoolIndicesOp,
             AveragePoolOp>([](auto) { return FusionClass::Window; })
       .Case<QuantizeLinearOp, DequantizeLinearOp>(

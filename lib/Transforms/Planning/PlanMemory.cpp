@@ -21,7 +21,10 @@
 //     the highest end.
 //  5. Weights: every kiln.constant whose memory a kernel (or a library
 //     call's operand inside a kernel) reads or a result returns is packed in
-//     program order into the weight arena, identical constants once.
+//     program order into one weight arena for the module (@kiln_init's
+//     functions first), identical constants once. Each result of @kiln_init
+//     gets the offset of the `kiln.init_result` weight it becomes.
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/Planning/LaunchGraph.h"
 
@@ -101,16 +104,16 @@ int64_t lowestFreeOffset(SmallVectorImpl<std::pair<int64_t, int64_t>> &taken,
   return offset;
 }
 
-struct PlanMemoryPass : impl::KilnPlanMemoryBase<PlanMemoryPass> {
-  void runOnOperation() override {
-    func::FuncOp function = getOperation();
+/// Steps 1-4 for one function; notes the weights it reads in |weights|.
+LogicalResult planActivations(func::FuncOp function,
+                              llvm::SetVector<ConstantOp> &weights) {
     Builder builder(function.getContext());
     FailureOr<LaunchGraph> graph = LaunchGraph::build(function);
     if (failed(graph))
-      return signalPassFailure();
+      return failure();
     FailureOr<ScheduledOrder> order = ScheduledOrder::compute(function, *graph);
     if (failed(order) || failed(checkScheduleOrdersDAG(*graph, *order)))
-      return signalPassFailure();
+      return failure();
 
     // Step 2: results written in place, then the activations and their uses.
     Block &body = function.getBody().front();
@@ -139,9 +142,8 @@ struct PlanMemoryPass : impl::KilnPlanMemoryBase<PlanMemoryPass> {
       }
       std::optional<int64_t> bytes = getTensorBytes(empty.getType());
       if (!bytes) {
-        empty.emitError("kiln-plan-memory: no byte size for ")
-            << empty.getType();
-        return signalPassFailure();
+        return empty.emitError("kiln-plan-memory: no byte size for ")
+               << empty.getType();
       }
       Activation activation;
       activation.op = empty;
@@ -174,8 +176,7 @@ struct PlanMemoryPass : impl::KilnPlanMemoryBase<PlanMemoryPass> {
                               builder.getI64IntegerAttr(activation->offset));
     }
 
-    // Step 5: weights.
-    llvm::SetVector<ConstantOp> weights;
+    // Step 5 (the weights it reads).
     auto noteWeight = [&](Value value) {
       if (auto constant = getStorageRoot(value).getDefiningOp<ConstantOp>())
         weights.insert(constant);
@@ -192,9 +193,32 @@ struct PlanMemoryPass : impl::KilnPlanMemoryBase<PlanMemoryPass> {
     }
     for (Value value : returnOp.getOperands())
       noteWeight(value);
-    function.walk(
+    function->setAttr(kActivationArenaBytesAttr,
+                      builder.getI64IntegerAttr(arenaBytes));
+    return success();
+}
+
+struct PlanMemoryPass : impl::KilnPlanMemoryBase<PlanMemoryPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    Builder builder(module.getContext());
+    // @kiln_init first: its weights are the raw ones the entry reads too.
+    SmallVector<func::FuncOp> functions;
+    if (auto init = module.lookupSymbol<func::FuncOp>(kInitFunctionName))
+      functions.push_back(init);
+    for (auto function : module.getOps<func::FuncOp>())
+      if (function.getSymName() != kInitFunctionName)
+        functions.push_back(function);
+    llvm::SetVector<ConstantOp> weights;
+    for (func::FuncOp function : functions)
+      if (failed(planActivations(function, weights)))
+        return signalPassFailure();
+
+    // Step 5: weights, one arena for the module.
+    module.walk(
         [](ConstantOp constant) { constant->removeAttr(kWeightOffsetAttr); });
     DenseMap<Attribute, int64_t> offsetOfValue;
+    DenseMap<int64_t, int64_t> offsetOfInitResult;
     int64_t weightBytes = 0;
     for (ConstantOp constant : weights) {
       std::optional<int64_t> bytes = getTensorBytes(constant.getType());
@@ -209,12 +233,23 @@ struct PlanMemoryPass : impl::KilnPlanMemoryBase<PlanMemoryPass> {
         weightBytes += alignArena(std::max<int64_t>(*bytes, 1));
       constant->setAttr(kWeightOffsetAttr,
                         builder.getI64IntegerAttr(slot->second));
+      if (auto index = constant->getAttrOfType<IntegerAttr>(kInitResultAttr))
+        offsetOfInitResult[index.getInt()] = slot->second;
     }
-
-    function->setAttr(kActivationArenaBytesAttr,
-                      builder.getI64IntegerAttr(arenaBytes));
-    function->setAttr(kWeightArenaBytesAttr,
-                      builder.getI64IntegerAttr(weightBytes));
+    if (auto init = module.lookupSymbol<func::FuncOp>(kInitFunctionName))
+      for (unsigned index = 0; index < init.getNumResults(); ++index) {
+        auto offset = offsetOfInitResult.find(index);
+        if (offset == offsetOfInitResult.end()) {
+          init.emitError("kiln-plan-memory: no weight reads result ")
+              << index << " of @" << kInitFunctionName;
+          return signalPassFailure();
+        }
+        init.setResultAttr(index, kInitWeightOffsetAttr,
+                           builder.getI64IntegerAttr(offset->second));
+      }
+    for (func::FuncOp function : functions)
+      function->setAttr(kWeightArenaBytesAttr,
+                        builder.getI64IntegerAttr(weightBytes));
   }
 };
 

@@ -11,6 +11,8 @@
 //    rows of 8192 and more).
 //  - transpose: 32x32 tiles moved by 32x8 threads (4 rows each); the grid is
 //    one block per tile.
+//  - attention: one block of 128 threads per (batch, query row), grid-stride
+//    over the rows.
 //  - library: nothing (cuBLASLt chooses at load time).
 // Attributes already present are kept, so tests can pin them.
 #include "kiln/Transforms/Passes.h"
@@ -159,6 +161,16 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     setIfAbsent(kernel, "grid_size", std::max<int64_t>(tiles * batch, 1));
   }
 
+  void tileAttention(KernelOp kernel) {
+    // One block per (batch, query) row of the output [..., sq, dv].
+    auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
+    int64_t rows = output.getNumElements() /
+                   std::max<int64_t>(output.getShape().back(), 1);
+    setIfAbsent(kernel, "block_size", 128);
+    setIfAbsent(kernel, "grid_size",
+                std::clamp<int64_t>(rows, 1, 64 * multiprocessors));
+  }
+
   void runOnOperation() override {
     getOperation().walk([&](KernelOp kernel) {
       StringRef kind = kernel.getKind();
@@ -168,6 +180,8 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
         tileRowReduce(kernel);
       else if (kind == "transpose")
         tileTranspose(kernel);
+      else if (kind == "attention")
+        tileAttention(kernel);
     });
   }
 };

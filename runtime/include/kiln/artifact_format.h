@@ -16,6 +16,10 @@ constexpr uint32_t kFormatVersion = 1;
 /// Sections start at multiples of this (cubins load, weights map, aligned).
 constexpr uint64_t kSectionAlignment = 256;
 
+/// The entry point the runtime runs once at load, after uploading the
+/// weights: the init program that writes the derived weights.
+constexpr const char *kInitEntryPoint = "kiln_init";
+
 /// Little-endian, 64 bytes, at offset 0.
 struct ArtifactHeader {
   char magic[8];

@@ -35,6 +35,9 @@ constexpr const char *kArenaOffsetAttr = "arena_offset";
 constexpr const char *kResultIndexAttr = "result_index";
 // On kiln.constant (kiln-plan-memory): the weight-arena offset.
 constexpr const char *kWeightOffsetAttr = "weight_offset";
+// On the results of @kiln_init (kiln-plan-memory): the weight-arena offset
+// the result is written to.
+constexpr const char *kInitWeightOffsetAttr = "kiln.weight_offset";
 // On the function (kiln-plan-memory): the peak arena sizes.
 constexpr const char *kActivationArenaBytesAttr = "kiln.activation_arena_bytes";
 constexpr const char *kWeightArenaBytesAttr = "kiln.weight_arena_bytes";

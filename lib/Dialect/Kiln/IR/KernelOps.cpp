@@ -9,7 +9,7 @@ using namespace kiln;
 bool KernelOp::isKnownKind(StringRef kind) {
   return llvm::StringSwitch<bool>(kind)
       .Cases("pointwise", "row_reduce", "transpose", "data_movement", "library",
-             true)
+             "attention", true)
       .Default(false);
 }
 

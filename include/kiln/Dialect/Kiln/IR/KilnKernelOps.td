@@ -26,10 +26,11 @@ def Kiln_EmptyOp : Kiln_Op<"empty", [Pure]> {
 }
 
 def Kiln_YieldOp : Kiln_Op<"yield", [Pure, Terminator,
-                                      HasParent<"KernelOp">]> {
-  let summary = "The values a kernel region writes to its outputs";
+                                      ParentOneOf<["KernelOp", "LoopOp"]>]> {
+  let summary = "The values a kernel or loop region produces";
   let description = [{
-    Terminates a `kiln.kernel` body; operand i is written to output i.
+    Terminates a `kiln.kernel` body (operand i is written to output i) or a
+    `kiln.loop` body (the next condition, carried values and scan outputs).
 
     Example:
 
@@ -58,7 +59,8 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [
       pointwise prologue and epilogue;
     - `transpose`: a tiled permutation of the two innermost moving dims;
     - `data_movement`: slice, concat, gather, expand and copies;
-    - `library`: MatMul/Gemm executed by cuBLASLt in the runtime.
+    - `library`: MatMul/Gemm executed by cuBLASLt in the runtime;
+    - `attention`: one `kiln.attention` (softmax(scale q k^T + mask) v).
 
     Tiling adds the launch geometry as attributes (`block_size`, `grid_size`,
     `elements_per_thread`, `vector_width`, `reduction`, `rows_per_block`); the

@@ -484,6 +484,8 @@ include "kiln/Dialect/Kiln/IR/KilnNormOps.td"
 include "kiln/Dialect/Kiln/IR/KilnConvOps.td"
 include "kiln/Dialect/Kiln/IR/KilnMovementOps.td"
 include "kiln/Dialect/Kiln/IR/KilnMathOps.td"
+include "kiln/Dialect/Kiln/IR/KilnCompositeOps.td"
 include "kiln/Dialect/Kiln/IR/KilnKernelOps.td"
+include "kiln/Dialect/Kiln/IR/KilnControlFlowOps.td"
 
 #endif // KILN_OPS_TD

@@ -1,0 +1,99 @@
+// Type inference and verifiers of kiln.gelu and kiln.attention
+// (KilnCompositeOps.td).
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+bool dimsConflict(int64_t a, int64_t b) {
+  return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
+}
+int64_t mergeDims(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) ? b : a;
+}
+} // namespace
+
+LogicalResult GeluOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult GeluOp::verify() {
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError("approximate must be \"none\" or \"tanh\", got \"")
+           << getApproximate() << "\"";
+  return success();
+}
+
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> location,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto query = cast<TensorType>(adaptor.getQuery().getType());
+  auto key = cast<TensorType>(adaptor.getKey().getType());
+  auto value = cast<TensorType>(adaptor.getValue().getType());
+  Type element = query.getElementType();
+  for (Value operand :
+       {adaptor.getKey(), adaptor.getValue(), adaptor.getMask()})
+    if (operand && getElementTypeOrSelf(operand.getType()) != element)
+      return emitOptionalError(location,
+                               "operands must have the element type of the "
+                               "query, got ",
+                               operand.getType());
+  if (!query.hasRank() || !key.hasRank() || !value.hasRank()) {
+    inferred.push_back(UnrankedTensorType::get(element));
+    return success();
+  }
+  int64_t rank = query.getRank();
+  if (rank < 2 || key.getRank() != rank || value.getRank() != rank)
+    return emitOptionalError(location,
+                             "query, key and value must have one rank >= 2, "
+                             "got ",
+                             query, ", ", key, " and ", value);
+  ArrayRef<int64_t> q = query.getShape(), k = key.getShape(),
+                    v = value.getShape();
+  if (dimsConflict(q[rank - 1], k[rank - 1]))
+    return emitOptionalError(location,
+                             "query and key head sizes differ: ", q[rank - 1],
+                             " vs ", k[rank - 1]);
+  if (dimsConflict(k[rank - 2], v[rank - 2]))
+    return emitOptionalError(location,
+                             "key and value lengths differ: ", k[rank - 2],
+                             " vs ", v[rank - 2]);
+  std::optional<SmallVector<int64_t>> batch =
+      broadcastShapes(q.drop_back(2), k.drop_back(2));
+  if (batch)
+    batch = broadcastShapes(*batch, v.drop_back(2));
+  if (!batch)
+    return emitOptionalError(location, "batch dims of ", query, ", ", key,
+                             " and ", value, " do not broadcast");
+  if (Value mask = adaptor.getMask()) {
+    auto maskType = cast<TensorType>(mask.getType());
+    if (maskType.hasRank()) {
+      SmallVector<int64_t> scores = *batch;
+      scores.push_back(q[rank - 2]);
+      scores.push_back(mergeDims(k[rank - 2], v[rank - 2]));
+      ArrayRef<int64_t> m = maskType.getShape();
+      bool fits = int64_t(m.size()) <= rank;
+      for (size_t i = 0; fits && i < m.size(); ++i) {
+        int64_t target = scores[rank - m.size() + i];
+        fits = m[i] == 1 || ShapedType::isDynamic(m[i]) ||
+               !dimsConflict(m[i], target);
+        // A static mask dim > 1 against a dynamic scores dim could only be
+        // checked at run time; it is accepted (the evaluator checks it).
+      }
+      if (!fits)
+        return emitOptionalError(location, "mask ", maskType,
+                                 " does not broadcast to the scores ",
+                                 RankedTensorType::get(scores, element));
+    }
+  }
+  SmallVector<int64_t> shape = *batch;
+  shape.push_back(q[rank - 2]);
+  shape.push_back(v[rank - 1]);
+  inferred.push_back(RankedTensorType::get(shape, element));
+  return success();
+}

@@ -1,0 +1,204 @@
+// The attention template: one kiln.attention, softmax(scale q k^T + mask) v,
+// computed by one block per (batch, query row), grid-stride over the rows.
+// The straightforward, correct form (a flash-style tensor-core kernel comes
+// later):
+//  1. The query row goes to shared memory (computation type: float for
+//     f16/bf16/f32, double for f64).
+//  2. Keys are taken in chunks of at most 4096 (fewer when shared memory is
+//     short); each thread scores its keys of the chunk (dot product, scale,
+//     plus the mask read with broadcast indices) into shared memory.
+//  3. Online softmax across chunks: the running maximum m and sum l are
+//     rescaled by e^(m_old - m_new) when a chunk raises the maximum; so is
+//     each thread's accumulator of its output columns (dv / block_size of
+//     them), which adds p_j * v[j, e] over the chunk.
+//  4. The output row is acc / l. A row whose scores are all -inf gives 0/0 =
+//     NaN, as the decomposed softmax does.
+#include "KernelTemplates.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace kiln::cuda {
+namespace {
+constexpr int64_t kMaxChunk = 4096;
+constexpr int64_t kSharedBytes = 48 * 1024; // Static shared memory limit.
+constexpr int64_t kMaxOutputsPerThread = 32;
+} // namespace
+
+LogicalResult emitAttentionKernel(ElementalEmitter &emitter,
+                                  LaunchGeometry &launch) {
+  KernelOp kernel = emitter.getKernel();
+  AttentionOp attention;
+  unsigned found = 0;
+  kernel.getBody().walk([&](AttentionOp op) {
+    attention = op;
+    ++found;
+  });
+  if (found != 1)
+    return emitter.error(nullptr) << "is an attention kernel with " << found
+                                  << " kiln.attention ops; expected one";
+  ValueRange yielded = kernel.getYield().getValues();
+  if (yielded.size() != 1 || yielded[0] != attention.getResult())
+    return emitter.error(nullptr)
+           << "must yield exactly the kiln.attention result";
+
+  ArrayRef<int64_t> outShape = shapeOf(attention.getResult());
+  ArrayRef<int64_t> kShape = shapeOf(attention.getKey());
+  int64_t rank = outShape.size();
+  int64_t sq = outShape[rank - 2], dv = outShape[rank - 1];
+  int64_t sk = kShape[rank - 2], d = kShape[rank - 1];
+  SmallVector<int64_t> batchShape(outShape.drop_back(2));
+  int64_t rows = elementCount(outShape.drop_back(1));
+  int64_t block = getIntAttr(kernel, "block_size", 0);
+  if (block % 32 != 0 || block > 1024)
+    return emitter.error(nullptr)
+           << "block_size " << block << " is not a multiple of 32 up to 1024";
+
+  Type type = elementTypeOf(attention.getQuery());
+  std::string acc = ElementalEmitter::computeType(type);
+  int64_t accBytes = type.isF64() ? 8 : 4;
+  int64_t chunkBytes = kSharedBytes - (d + 32) * accBytes;
+  int64_t chunk = std::min({sk, kMaxChunk, chunkBytes / accBytes});
+  if (chunk < 32 && chunk < sk)
+    return emitter.error(attention)
+           << "head size " << d << " leaves too little shared memory";
+  chunk = std::max<int64_t>(chunk, 1);
+  int64_t perThread = (dv + block - 1) / block;
+  if (perThread > kMaxOutputsPerThread)
+    return emitter.error(attention)
+           << "value head size " << dv << " needs more than "
+           << kMaxOutputsPerThread << " outputs per thread at block_size "
+           << block;
+
+  // The index of an operand at (batch b, row, col): broadcast from the full
+  // [batch..., rows, cols] index.
+  ElementIndex batchIndex = ElementIndex::fromLinear("b");
+  SmallVector<std::string, 4> batchDims =
+      emitter.dimsOf(batchIndex, batchShape);
+  auto operandAt = [&](Value operand, int64_t rowsOfFull, int64_t colsOfFull,
+                       const std::string &row,
+                       const std::string &col) -> FailureOr<std::string> {
+    SmallVector<int64_t> full(batchShape);
+    full.push_back(rowsOfFull);
+    full.push_back(colsOfFull);
+    SmallVector<std::string, 4> dims(batchDims);
+    dims.push_back(row);
+    dims.push_back(col);
+    return emitter.emit(operand,
+                        emitter.broadcastIndex(ElementIndex::fromDims(dims),
+                                               full, shapeOf(operand)));
+  };
+  std::string s = std::to_string(sk), n = std::to_string(chunk);
+  std::string zero = ElementalEmitter::floatLiteral(type, 0.0);
+  std::string negInf = ElementalEmitter::floatLiteral(type, -INFINITY);
+
+  emitter.line(
+      "// kiln.attention: " + std::to_string(rows) + " query rows of " + s +
+      " keys, head sizes " + std::to_string(d) + "/" + std::to_string(dv) +
+      "; one block per row, keys in chunks of " + n + " (online softmax).");
+  emitter.line("__shared__ " + acc + " kiln_q[" + std::to_string(d) + "];");
+  emitter.line("__shared__ " + acc + " kiln_p[" + n + "];");
+  emitter.line("__shared__ " + acc + " kiln_partials[32];");
+  emitter.open("for (kiln_index_t row = blockIdx.x; row < " +
+               std::to_string(rows) + "; row += gridDim.x)");
+  emitter.line("const kiln_index_t b = row / " + std::to_string(sq) +
+               ", i = row % " + std::to_string(sq) + ";");
+  emitter.line("__syncthreads();  // The previous row is done with kiln_q.");
+  emitter.open("for (kiln_index_t t = threadIdx.x; t < " + std::to_string(d) +
+               "; t += blockDim.x)");
+  FailureOr<std::string> q = operandAt(attention.getQuery(), sq, d, "i", "t");
+  if (failed(q))
+    return failure();
+  emitter.line("kiln_q[t] = " + *q + ";");
+  emitter.close();
+  emitter.line("__syncthreads();");
+  emitter.line(acc + " m = " + negInf + ", l = " + zero + ";");
+  emitter.line(acc + " acc[" + std::to_string(perThread) + "];");
+  emitter.line("#pragma unroll");
+  emitter.line("for (int a = 0; a < " + std::to_string(perThread) +
+               "; ++a) acc[a] = " + zero + ";");
+  emitter.open("for (kiln_index_t c0 = 0; c0 < " + s + "; c0 += " + n + ")");
+  emitter.line("const int n = " + s + " - c0 < " + n + " ? (int)(" + s +
+               " - c0) : " + n + ";");
+
+  // Scores of the chunk and their maximum.
+  emitter.line(acc + " localMax = " + negInf + ";");
+  emitter.open("for (int j = threadIdx.x; j < n; j += blockDim.x)");
+  emitter.line("const kiln_index_t key = c0 + j;");
+  emitter.line(acc + " dot = " + zero + ";");
+  emitter.open("for (kiln_index_t t = 0; t < " + std::to_string(d) + "; ++t)");
+  FailureOr<std::string> k = operandAt(attention.getKey(), sk, d, "key", "t");
+  if (failed(k))
+    return failure();
+  emitter.line("dot += kiln_q[t] * " + *k + ";");
+  emitter.close();
+  emitter.line(acc + " score = dot * " +
+               ElementalEmitter::floatLiteral(
+                   type, attention.getScale().convertToDouble()) +
+               ";");
+  if (Value mask = attention.getMask()) {
+    FailureOr<std::string> bias = operandAt(mask, sq, sk, "i", "key");
+    if (failed(bias))
+      return failure();
+    emitter.line("score += " + *bias + ";");
+  }
+  emitter.line("kiln_p[j] = score;");
+  emitter.line("localMax = kiln_max(localMax, score);");
+  emitter.close();
+
+  // Online softmax: rescale the running sum and accumulators.
+  emitter.line("const " + acc +
+               " mNew = kiln_max(m, kiln_block_allreduce(localMax, "
+               "kiln_max_op(), kiln_partials));");
+  emitter.line("const bool allMasked = mNew == " + negInf +
+               ";  // Every score so far is -inf.");
+  emitter.line("const " + acc + " alpha = allMasked ? " +
+               ElementalEmitter::floatLiteral(type, 1.0) +
+               " : kiln_exp(m - mNew);");
+  emitter.line(acc + " localSum = " + zero + ";");
+  emitter.open("for (int j = threadIdx.x; j < n; j += blockDim.x)");
+  emitter.line("const " + acc + " p = allMasked ? " + zero +
+               " : kiln_exp(kiln_p[j] - mNew);");
+  emitter.line("kiln_p[j] = p;");
+  emitter.line("localSum += p;");
+  emitter.close();
+  emitter.line("// The block reduction also makes every kiln_p[j] visible.");
+  emitter.line("l = l * alpha + kiln_block_allreduce(localSum, kiln_sum_op(), "
+               "kiln_partials);");
+  emitter.line("m = mNew;");
+  emitter.line("#pragma unroll");
+  emitter.open("for (int a = 0; a < " + std::to_string(perThread) + "; ++a)");
+  emitter.line("const kiln_index_t e = threadIdx.x + a * " +
+               std::to_string(block) + ";");
+  emitter.line("if (e >= " + std::to_string(dv) + ") break;");
+  emitter.line(acc + " sum = " + zero + ";");
+  emitter.open("for (int j = 0; j < n; ++j)");
+  FailureOr<std::string> v =
+      operandAt(attention.getValue(), sk, dv, "(c0 + j)", "e");
+  if (failed(v))
+    return failure();
+  emitter.line("sum += kiln_p[j] * " + *v + ";");
+  emitter.close();
+  emitter.line("acc[a] = acc[a] * alpha + sum;");
+  emitter.close();
+  emitter.line("__syncthreads();  // kiln_p is rewritten by the next chunk.");
+  emitter.close();
+
+  // Write the row.
+  emitter.line("#pragma unroll");
+  emitter.open("for (int a = 0; a < " + std::to_string(perThread) + "; ++a)");
+  emitter.line("const kiln_index_t e = threadIdx.x + a * " +
+               std::to_string(block) + ";");
+  emitter.line(
+      "if (e < " + std::to_string(dv) + ") out0[row * " + std::to_string(dv) +
+      " + e] = " + ElementalEmitter::storeConversion(type, "acc[a] / l") + ";");
+  emitter.close();
+  emitter.close();
+
+  launch.block = block;
+  launch.grid = getIntAttr(kernel, "grid_size", 0);
+  return success();
+}
+
+} // namespace kiln::cuda

@@ -1,0 +1,144 @@
+// kiln-convert-precision: runs the entry function's f32 tensors in fp16 or
+// bf16 (templates still accumulate in float), or marks fp32 GEMMs as
+// allowed to use TF32.
+//
+// Algorithm (fp16/bf16, target type T):
+//  1. Every f32 argument is cast to T on entry; its other uses read the cast.
+//  2. Every f32 result of an op becomes T. Small dense f32 constants are
+//     rebuilt in T with their values saturated to T's finite range; weights
+//     (resource blobs) are cast by a kiln.cast that kiln-outline-init turns
+//     into part of the init program. kiln.cast to f32 casts to T instead.
+//  3. Every returned value that was f32 is cast back to f32.
+// The function type keeps its f32 signature, so callers see no change.
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Transforms/Passes.h"
+#include "kiln/Transforms/Planning/LaunchGraph.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNCONVERTPRECISION
+#include "kiln/Transforms/Passes.h.inc"
+
+namespace {
+
+bool isF32Tensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getElementType().isF32();
+}
+
+RankedTensorType withElementType(Type type, Type element) {
+  return cast<RankedTensorType>(type).clone(element);
+}
+
+/// |value| converted to |target|, saturated to its largest finite value.
+APFloat saturate(float value, const llvm::fltSemantics &target) {
+  APFloat converted(value);
+  bool lost = false;
+  converted.convert(target, APFloat::rmNearestTiesToEven, &lost);
+  if (converted.isInfinity() && !std::isinf(value))
+    return APFloat::getLargest(target, value < 0);
+  return converted;
+}
+
+/// A dense f32 constant rebuilt in |element|; nullptr for resource blobs.
+DenseElementsAttr convertDense(ElementsAttr value, FloatType element) {
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense)
+    return nullptr;
+  auto type = withElementType(dense.getType(), element);
+  if (dense.isSplat())
+    return DenseElementsAttr::get(
+        type, saturate(dense.getSplatValue<float>(),
+                       element.getFloatSemantics()));
+  SmallVector<APFloat> values;
+  for (float v : dense.getValues<float>())
+    values.push_back(saturate(v, element.getFloatSemantics()));
+  return DenseElementsAttr::get(type, values);
+}
+
+struct ConvertPrecisionPass
+    : impl::KilnConvertPrecisionBase<ConvertPrecisionPass> {
+  using KilnConvertPrecisionBase::KilnConvertPrecisionBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    Builder attrs(module.getContext());
+    if (precision != "fp32" && precision != "tf32" && precision != "fp16" &&
+        precision != "bf16") {
+      module.emitError("kiln-convert-precision: unknown precision '")
+          << precision << "'; expected fp32, tf32, fp16 or bf16";
+      return signalPassFailure();
+    }
+    module->setAttr(kPrecisionAttr, attrs.getStringAttr(precision));
+    if (precision == "fp32" || precision == "tf32")
+      return;
+    FloatType target = precision == "fp16" ? attrs.getF16Type()
+                                           : attrs.getBF16Type();
+    func::FuncOp function = getEntryFunction(module);
+    if (!function)
+      return;
+    Block &body = function.getBody().front();
+    OpBuilder builder(module.getContext());
+    auto castTo = [&](Value value, Type element, Location loc) -> Value {
+      auto type = withElementType(value.getType(), element);
+      return builder.create<CastOp>(loc, type, value,
+                                    TypeAttr::get(element));
+    };
+
+    // Step 1.
+    builder.setInsertionPointToStart(&body);
+    for (BlockArgument argument : function.getArguments()) {
+      if (!isF32Tensor(argument.getType()) || argument.use_empty())
+        continue;
+      Value cast = castTo(argument, target, argument.getLoc());
+      argument.replaceAllUsesExcept(cast, cast.getDefiningOp());
+    }
+
+    // Step 2.
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      if (isa<func::ReturnOp>(op))
+        continue;
+      if (auto constant = dyn_cast<ConstantOp>(op)) {
+        if (!isF32Tensor(constant.getType()))
+          continue;
+        builder.setInsertionPointAfter(constant);
+        Value replacement;
+        if (DenseElementsAttr dense =
+                convertDense(constant.getValue(), target))
+          replacement =
+              builder.create<ConstantOp>(constant.getLoc(), dense);
+        else
+          replacement = castTo(constant, target, constant.getLoc());
+        constant.getResult().replaceAllUsesExcept(
+            replacement, replacement.getDefiningOp());
+        continue;
+      }
+      if (auto cast = dyn_cast<CastOp>(op); cast && cast.getTo().isF32())
+        cast.setToAttr(TypeAttr::get(target));
+      for (OpResult result : op.getResults())
+        if (isF32Tensor(result.getType()))
+          result.setType(withElementType(result.getType(), target));
+    }
+
+    // Step 3.
+    auto returnOp = cast<func::ReturnOp>(body.getTerminator());
+    builder.setInsertionPoint(returnOp);
+    for (auto [index, type] :
+         llvm::enumerate(function.getFunctionType().getResults())) {
+      Value value = returnOp.getOperand(index);
+      if (isF32Tensor(type) && value.getType() != type)
+        returnOp.setOperand(
+            index, castTo(value, attrs.getF32Type(), returnOp.getLoc()));
+    }
+  }
+};
+
+} // namespace
+} // namespace kiln
