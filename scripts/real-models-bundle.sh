@@ -5,7 +5,7 @@
 # --external and stay external: the artifacts reference
 # MODEL.onnx.data by offset, length and hash, and the GPU machine writes the
 # same file with the same script (scripts/real-models-run.py). Each model is
-# compiled at fp32 and fp16, batch 1 and 8 (BERT and GPT-2 at seq 128);
+# compiled at fp32, fp16 and bf16, batch 1 and 8 (BERT and GPT-2 at seq 128);
 # compile time, artifact size and arena bytes go to OUTDIR/compile.json.
 # Usage: scripts/real-models-bundle.sh OUTDIR [MODEL...]
 set -euo pipefail
@@ -18,7 +18,7 @@ models=("$@")
   bert-torchscript bert-dynamo gpt2-torchscript gpt2-dynamo)
 arch="${KILN_GPU_ARCH:-sm_90}"
 python="$root/.venv/bin/python"
-precisions=(${KILN_PRECISIONS:-fp32 fp16})
+precisions=(${KILN_PRECISIONS:-fp32 fp16 bf16})
 batches=(${KILN_BATCHES:-1 8})
 
 rm -rf "$out"
@@ -26,6 +26,8 @@ mkdir -p "$out"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp "$root/scripts/real-models-run.py" "$out/run.py"
+mkdir -p "$out/bin"
+cp "$build/bin/kiln-run" "$out/bin/"
 records=()
 for model in "${models[@]}"; do
   mkdir -p "$out/$model" "$work/$model"

@@ -57,6 +57,8 @@ def main():
     parser.add_argument("--fill", default="scripts/fill-weights.py")
     parser.add_argument("--bench", type=int, default=50)
     parser.add_argument("--results", default=None)
+    parser.add_argument("--profile-dir", default=None,
+                        help="also write a kiln-run --profile trace per artifact")
     args = parser.parse_args()
     import onnxruntime as ort
 
@@ -87,10 +89,9 @@ def main():
         fill = subprocess.run(
             [sys.executable, args.fill, os.path.join(args.models_dir, model + ".onnx"),
              filled, "--external"], capture_output=True, text=True)
-        expected_fill = open(os.path.join(folder, "fill.txt")).read().split()
-        got_fill = fill.stdout.split()
-        same = fill.returncode == 0 and [w for w in got_fill if len(w) == 64] == \
-            [w for w in expected_fill if len(w) == 64]
+        digests = re.compile(r"sha256 ([0-9a-f]{64})")
+        expected_fill = digests.findall(open(os.path.join(folder, "fill.txt")).read())
+        same = fill.returncode == 0 and digests.findall(fill.stdout) == expected_fill
         note(f"{model}/fill", same,
              f"{time.time() - start:.1f}s; sha256 {'match' if same else 'DIFFER'} "
              f"the build machine's" + ("" if fill.returncode == 0 else fill.stderr[-300:]))
@@ -134,6 +135,14 @@ def main():
                          f"{record['activation_arena_bytes']} B" if record else ""))
             if run.returncode != 0:
                 detail += " | " + " ".join(text.strip().splitlines()[-3:])[-400:]
+            if args.profile_dir:
+                os.makedirs(args.profile_dir, exist_ok=True)
+                subprocess.run(
+                    [kiln_run, os.path.join(folder, artifact), "--inputs",
+                     os.path.join(data, "inputs"), "--profile",
+                     os.path.join(args.profile_dir,
+                                  f"{model}-{precision}-bs{batch}.json")],
+                    capture_output=True)
             note(name, run.returncode == 0, detail, rel_l2=errors,
                  median_ms=float(bench.group(1)) if bench else None,
                  p90_ms=float(bench.group(2)) if bench else None,
@@ -146,11 +155,14 @@ def main():
         shutil.copy(artifact, corrupt)
         data_file = filled + ".data"
         shutil.copy(data_file, corrupt)
+        # One byte per MiB: every weight of 1 MiB or more changes.
         with open(os.path.join(corrupt, os.path.basename(data_file)), "r+b") as f:
-            f.seek(4096)
-            byte = f.read(1)
-            f.seek(4096)
-            f.write(bytes([byte[0] ^ 0x40]))
+            size = os.path.getsize(data_file)
+            for offset in range(4096, size, 1 << 20):
+                f.seek(offset)
+                byte = f.read(1)
+                f.seek(offset)
+                f.write(bytes([byte[0] ^ 0x40]))
         batch = int(re.search(r"bs(\d+)", artifacts[0]).group(1))
         run = subprocess.run(
             [kiln_run, os.path.join(corrupt, artifacts[0]), "--inputs",
@@ -163,9 +175,11 @@ def main():
         os.remove(data_file)
 
     print(f"{passed} passed, {failed} failed")
-    machine = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
-                              "--format=csv,noheader"], capture_output=True,
-                             text=True).stdout.strip()
+    machine = ""
+    if shutil.which("nvidia-smi"):
+        machine = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
+                                  "--format=csv,noheader"], capture_output=True,
+                                 text=True).stdout.strip()
     summary = dict(machine=machine, host=platform.node(),
                    onnxruntime=ort.__version__, numpy=np.__version__,
                    date=time.strftime("%Y-%m-%d %H:%M:%S"), passed=passed,

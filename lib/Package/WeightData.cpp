@@ -59,8 +59,11 @@ LogicalResult getConstantBytes(ConstantOp constant, std::vector<char> &owned,
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
-      return constant.emitError("packager: weight resource '")
-             << resource.getRawHandle().getKey() << "' has no data";
+      return constant.emitError("packager: weight '")
+             << resource.getRawHandle().getKey()
+             << "' has no data (a graph-only model?); fill the weights, e.g. "
+                "scripts/fill-weights.py MODEL.onnx FILLED.onnx --external, "
+                "and compile that file";
     bytes = blob->getData();
     if (int64_t(bytes.size()) != *expected)
       return wrongSize(bytes.size());

@@ -5,6 +5,7 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/Support/FileSystem.h"
@@ -242,6 +243,19 @@ TensorImporter::convert(const onnx::TensorProto &tensor,
   } else {
     readTypedFields(tensor, typedBytes);
     data = llvm::ArrayRef<char>(typedBytes.data(), typedBytes.size());
+  }
+  if (data.empty() && expectedBytes > 0 && !tensor.name().empty()) {
+    // A graph-only model (dims kept, data stripped): a resource without a
+    // blob. The graph compiles; nothing folds it, and packaging or
+    // evaluation reports the missing data by name.
+    auto &manager =
+        DenseResourceElementsHandle::getManagerInterface(&context);
+    auto type = RankedTensorType::get(
+        llvm::SmallVector<int64_t>(tensor.dims().begin(), tensor.dims().end()),
+        *elementType);
+    return cast<ElementsAttr>(DenseResourceElementsAttr::get(
+        type, manager.insert(blobName.empty() ? llvm::StringRef(tensor.name())
+                                              : blobName)));
   }
   if (data.size() != expectedBytes)
     return llvm::createStringError(
