@@ -5,7 +5,8 @@
 //
 //  1. Inputs and outputs get buffers 0..n-1 in signature order.
 //  2. Steps follow the kernels in program order: waits, the launch (or the
-//     cuBLASLt call of a library kernel), then the event the kernel records.
+//     cuBLASLt / cuDNN call of a library kernel), then the event the kernel
+//     records.
 //     A kernel's operand gets the buffer of its storage: a kiln.empty with
 //     `arena_offset` is an activation, one with `result_index` the output
 //     itself (so the kernel writes the caller's memory); views and other
@@ -21,6 +22,8 @@
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace kiln::package {
@@ -33,6 +36,40 @@ int64_t getIntAttr(Operation *op, StringRef name, int64_t fallback) {
   if (auto attr = op->getAttrOfType<IntegerAttr>(name))
     return attr.getInt();
   return fallback;
+}
+
+/// The floating-point operations of a kernel's attention, convolution and
+/// matmul ops (multiply-adds count 2), for profiles; 0 for other kernels.
+uint64_t countFlops(KernelOp kernel) {
+  uint64_t flops = 0;
+  auto elements = [](Value value) -> uint64_t {
+    auto type = cast<ShapedType>(value.getType());
+    return type.hasStaticShape() ? uint64_t(type.getNumElements()) : 0;
+  };
+  auto dim = [](Value value, int64_t fromEnd) -> uint64_t {
+    auto type = cast<ShapedType>(value.getType());
+    int64_t size = type.getDimSize(type.getRank() - fromEnd);
+    return size > 0 ? uint64_t(size) : 0;
+  };
+  kernel.getBody().walk([&](Operation *op) {
+    if (auto attention = dyn_cast<AttentionOp>(op)) {
+      // QKᵀ and PV: 2·sq·sk·(d + dv) per batch·head.
+      uint64_t rows = elements(attention.getOutput()) /
+                      std::max<uint64_t>(dim(attention.getOutput(), 1), 1);
+      flops += 2 * rows * dim(attention.getKey(), 2) *
+               (dim(attention.getKey(), 1) + dim(attention.getValue(), 1));
+    } else if (auto conv = dyn_cast<ConvOp>(op)) {
+      // 2 · outputs · (C / group) · kernel window.
+      int64_t outChannels =
+          cast<ShapedType>(conv.getWeight().getType()).getDimSize(0);
+      uint64_t window = elements(conv.getWeight()) /
+                        uint64_t(std::max<int64_t>(outChannels, 1));
+      flops += 2 * elements(conv.getOutput()) * window;
+    } else if (auto matmul = dyn_cast<MatMulOp>(op)) {
+      flops += 2 * elements(matmul.getOutput()) * dim(matmul.getLhs(), 1);
+    }
+  });
+  return flops;
 }
 
 class EntryPointBuilder {
@@ -302,8 +339,6 @@ LogicalResult EntryPointBuilder::buildKernelSteps(const LaunchGraph &graph) {
     for (const OnnxNode &node : collectOnnxNodes(kernel.getLoc()))
       step->onnx_nodes.push_back(node.name);
     if (kernel.getKind() == "library") {
-      step->kind = StepKind_Gemm;
-      step->gemm = std::make_unique<GemmT>();
       Block &body = kernel.getBody().front();
       auto bodyBuffer = [&](Value value) -> FailureOr<uint32_t> {
         if (auto argument = dyn_cast<BlockArgument>(value))
@@ -313,16 +348,32 @@ LogicalResult EntryPointBuilder::buildKernelSteps(const LaunchGraph &graph) {
           return bufferOf(constant);
         return kernel.emitError("packager: library kernel '")
                << kernel.getSymName()
-               << "' computes a GEMM operand inside the kernel; cuBLASLt "
-                  "reads operands from memory";
+               << "' computes an operand inside the kernel; the library "
+                  "call reads operands from memory";
       };
-      if (failed(describeGemm(kernel, bodyBuffer, *step->gemm)))
-        return failure();
+      // Operands first, then the output (buffer ids in that order).
+      bool isConv = yieldsConvolution(kernel);
+      if (isConv) {
+        step->kind = StepKind_Conv;
+        step->conv = std::make_unique<ConvT>();
+        if (failed(describeConv(kernel, bodyBuffer, *step->conv)))
+          return failure();
+      } else {
+        step->kind = StepKind_Gemm;
+        step->gemm = std::make_unique<GemmT>();
+        if (failed(describeGemm(kernel, bodyBuffer, *step->gemm)))
+          return failure();
+      }
       FailureOr<uint32_t> out = bufferOf(kernel.getResult(0));
       if (failed(out))
         return failure();
-      step->gemm->out = *out;
-      ++counts.gemms;
+      if (isConv) {
+        step->conv->out = *out;
+        ++counts.convs;
+      } else {
+        step->gemm->out = *out;
+        ++counts.gemms;
+      }
     } else {
       const KernelLaunch *launch = launchOf.lookup(kernel);
       if (!launch || launch->kernel < 0)
@@ -338,6 +389,7 @@ LogicalResult EntryPointBuilder::buildKernelSteps(const LaunchGraph &graph) {
                                   : getIntAttr(kernel, "block_size", 1)),
                      1, 1};
       step->shared_bytes = launch->dynamicSharedBytes;
+      step->flops = countFlops(kernel);
       for (Value operand : kernel->getOperands()) {
         FailureOr<uint32_t> id = bufferOf(operand);
         if (failed(id))
@@ -381,7 +433,8 @@ LogicalResult EntryPointBuilder::buildResultSteps() {
 
 LogicalResult buildEntryPoint(func::FuncOp function, const LaunchGraph &graph,
                               const CUDAModule &cuda, WeightTable &weights,
-                              uint64_t gemmWorkspaceBytes, EntryPointT &entry,
+                              uint64_t gemmWorkspaceBytes,
+                              uint64_t convWorkspaceBytes, EntryPointT &entry,
                               EntryPointCounts &counts) {
   auto arena = function->getAttrOfType<IntegerAttr>(kActivationArenaBytesAttr);
   if (!arena)
@@ -400,7 +453,10 @@ LogicalResult buildEntryPoint(func::FuncOp function, const LaunchGraph &graph,
       failed(builder.buildResultSteps()))
     return failure();
   counts = builder.counts;
-  entry.workspace_bytes = counts.gemms ? gemmWorkspaceBytes : 0;
+  // One workspace per stream serves cuBLASLt and cuDNN: the larger need.
+  entry.workspace_bytes =
+      std::max(counts.gemms ? gemmWorkspaceBytes : 0,
+               counts.convs ? convWorkspaceBytes : uint64_t(0));
   return success();
 }
 

@@ -63,6 +63,14 @@ using BodyBufferFn = llvm::function_ref<mlir::FailureOr<uint32_t>(mlir::Value)>;
 mlir::LogicalResult describeGemm(KernelOp kernel, BodyBufferFn bufferOf,
                                  artifact::GemmT &gemm);
 
+/// True when a `library` kernel yields a kiln.conv (a cuDNN Conv step).
+bool yieldsConvolution(KernelOp kernel);
+
+/// Describes the cuDNN call of a `library` kernel that yields one kiln.conv
+/// (2-D, static, symmetric pads); the caller sets |conv|.out.
+mlir::LogicalResult describeConv(KernelOp kernel, BodyBufferFn bufferOf,
+                                 artifact::ConvT &conv);
+
 /// Model-level weights, shared by entry points: one weight buffer (and
 /// inline section) per weight-arena offset.
 struct ExternalRange {
@@ -79,15 +87,15 @@ struct WeightTable {
 };
 
 struct EntryPointCounts {
-  unsigned launches = 0, gemms = 0, copies = 0;
+  unsigned launches = 0, gemms = 0, copies = 0, convs = 0;
 };
 
 /// Builds the entry point of |function|: I/O signature, buffers and steps.
 mlir::LogicalResult
 buildEntryPoint(mlir::func::FuncOp function, const LaunchGraph &graph,
                 const CUDAModule &cuda, WeightTable &weights,
-                uint64_t gemmWorkspaceBytes, artifact::EntryPointT &entry,
-                EntryPointCounts &counts);
+                uint64_t gemmWorkspaceBytes, uint64_t convWorkspaceBytes,
+                artifact::EntryPointT &entry, EntryPointCounts &counts);
 
 } // namespace kiln::package
 

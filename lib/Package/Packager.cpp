@@ -104,7 +104,8 @@ LogicalResult buildArtifact(ModuleOp module, const CUDAModule &cuda,
   auto entry = std::make_unique<EntryPointT>();
   package::EntryPointCounts counts;
   if (failed(package::buildEntryPoint(function, *graph, cuda, weights,
-                                      options.gemmWorkspaceBytes, *entry,
+                                      options.gemmWorkspaceBytes,
+                                      options.convWorkspaceBytes, *entry,
                                       counts)))
     return failure();
   // The init program, after the entry point so that "main" stays the first.
@@ -117,6 +118,7 @@ LogicalResult buildArtifact(ModuleOp module, const CUDAModule &cuda,
     package::EntryPointCounts initCounts;
     if (failed(package::buildEntryPoint(init, *initGraph, cuda, weights,
                                         options.gemmWorkspaceBytes,
+                                        options.convWorkspaceBytes,
                                         *initEntry, initCounts)))
       return failure();
   }
@@ -125,6 +127,7 @@ LogicalResult buildArtifact(ModuleOp module, const CUDAModule &cuda,
     summary->kernels = model.kernels.size();
     summary->launches = counts.launches;
     summary->gemms = counts.gemms;
+    summary->convs = counts.convs;
     summary->copies = counts.copies;
     summary->streams = entry->num_streams;
     summary->events = entry->num_events;

@@ -19,16 +19,20 @@ void buildGraphPipeline(mlir::OpPassManager &pm,
     pm.addPass(createKilnSimplifyGraph(simplify));
     // After folding, so that the recognisers see constant values.
     pm.addNestedPass<mlir::func::FuncOp>(createKilnRecognizePatterns());
+    pm.addNestedPass<mlir::func::FuncOp>(createKilnMergeProjections());
+    pm.addNestedPass<mlir::func::FuncOp>(createKilnFoldBatchNorm());
   }
   if (options.precision != "fp32") {
     KilnConvertPrecisionOptions precision;
     precision.precision = options.precision;
     pm.addPass(createKilnConvertPrecision(precision));
-    if (options.simplify) {
-      KilnSimplifyGraphOptions simplify;
-      simplify.maxBytes = options.maxFoldBytes;
-      pm.addPass(createKilnSimplifyGraph(simplify));
-    }
+  }
+  if (options.simplify) {
+    // Folds what the rewrites and the precision change left: weight
+    // expressions and casts of small constants.
+    KilnSimplifyGraphOptions simplify;
+    simplify.maxBytes = options.maxFoldBytes;
+    pm.addPass(createKilnSimplifyGraph(simplify));
   }
 }
 

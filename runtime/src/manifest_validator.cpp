@@ -284,6 +284,82 @@ private:
     return nullptr;
   }
 
+  /// Checks that conv operand |id| holds exactly |elements| of the conv's
+  /// dtype and returns it through |dtype|.
+  kiln_status_t checkConvOperand(int64_t id, const char *role,
+                                 unsigned __int128 elements, DType *dtype) {
+    KILN_RETURN_IF_ERROR(checkBuffer(id, role));
+    const Buffer &buffer = *entry.buffers()->Get(static_cast<uint32_t>(id));
+    *dtype = buffer.dtype();
+    if (elements * dtypeSize(buffer.dtype()) != buffer.bytes())
+      return Error(KILN_STATUS_DATA_LOSS)
+             << role << " buffer " << id << " holds " << buffer.bytes()
+             << " bytes, but the convolution's dims give "
+             << static_cast<uint64_t>(elements) << " elements";
+    return nullptr;
+  }
+
+  kiln_status_t validateConv(const Conv *conv) {
+    if (!conv)
+      return Error(KILN_STATUS_DATA_LOSS) << "a Conv step without conv";
+    // cuDNN describes dims and element counts with ints.
+    const int64_t limit = int64_t(1) << 31;
+    auto size = [&](int64_t v) { return v >= 1 && v < limit; };
+    if (!size(conv->n()) || !size(conv->c()) || !size(conv->h()) ||
+        !size(conv->width()) || !size(conv->k()) || !size(conv->r()) ||
+        !size(conv->s()) || !size(conv->out_h()) || !size(conv->out_w()) ||
+        !size(conv->stride_h()) || !size(conv->stride_w()) ||
+        !size(conv->dilation_h()) || !size(conv->dilation_w()) ||
+        !size(conv->groups()) || conv->pad_h() < 0 || conv->pad_h() >= limit ||
+        conv->pad_w() < 0 || conv->pad_w() >= limit ||
+        conv->c() % conv->groups() != 0 || conv->k() % conv->groups() != 0)
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "invalid conv sizes n=" << conv->n() << " c=" << conv->c()
+             << " h=" << conv->h() << " w=" << conv->width()
+             << " k=" << conv->k() << " r=" << conv->r() << " s=" << conv->s()
+             << " groups=" << conv->groups();
+    // Below 2^31 each, so no product here overflows 64 bits.
+    int64_t spanH = conv->h() + 2 * conv->pad_h() -
+                    conv->dilation_h() * (conv->r() - 1) - 1;
+    int64_t spanW = conv->width() + 2 * conv->pad_w() -
+                    conv->dilation_w() * (conv->s() - 1) - 1;
+    int64_t outH = spanH < 0 ? 0 : spanH / conv->stride_h() + 1;
+    int64_t outW = spanW < 0 ? 0 : spanW / conv->stride_w() + 1;
+    if (outH != conv->out_h() || outW != conv->out_w())
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "conv output [" << conv->out_h() << ", " << conv->out_w()
+             << "] but the window gives [" << outH << ", " << outW << "]";
+    using Wide = unsigned __int128;
+    Wide x = Wide(conv->n()) * conv->c() * conv->h() * conv->width();
+    Wide w =
+        Wide(conv->k()) * (conv->c() / conv->groups()) * conv->r() * conv->s();
+    Wide out = Wide(conv->n()) * conv->k() * conv->out_h() * conv->out_w();
+    if (x >= Wide(limit) || w >= Wide(limit) || out >= Wide(limit))
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "conv tensors of 2^31 elements or more";
+    DType types[4] = {DType_F32, DType_F32, DType_F32, DType_F32};
+    KILN_RETURN_IF_ERROR(checkConvOperand(conv->x(), "conv x", x, &types[0]));
+    KILN_RETURN_IF_ERROR(checkConvOperand(conv->w(), "conv w", w, &types[1]));
+    KILN_RETURN_IF_ERROR(
+        checkConvOperand(conv->out(), "conv out", out, &types[2]));
+    KILN_RETURN_IF_ERROR(checkWritable(conv->out(), "conv out"));
+    types[3] = types[2];
+    if (conv->bias() >= 0)
+      KILN_RETURN_IF_ERROR(
+          checkConvOperand(conv->bias(), "conv bias", conv->k(), &types[3]));
+    else if (conv->bias() != -1)
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "conv bias buffer " << conv->bias() << " is not a buffer";
+    if (types[2] != DType_F32 && types[2] != DType_F16 &&
+        types[2] != DType_BF16)
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "conv dtype must be f32, f16 or bf16";
+    if (types[0] != types[2] || types[1] != types[2] || types[3] != types[2])
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "conv operands have different dtypes";
+    return nullptr;
+  }
+
   static kiln_status_t checkDims(const flatbuffers::Vector<uint32_t> *dims,
                                  const char *what) {
     if (count(dims) == 0 || count(dims) > 3)
@@ -316,6 +392,8 @@ private:
       return nullptr;
     case StepKind_Gemm:
       return validateGemm(step.gemm());
+    case StepKind_Conv:
+      return validateConv(step.conv());
     case StepKind_Copy:
       if (count(step.args()) != 2)
         return Error(KILN_STATUS_DATA_LOSS) << "a copy needs 2 arguments";

@@ -1,8 +1,9 @@
-// Preparing and enqueueing plan steps: kernel launches, cuBLASLt gemms, copies,
-// events, streams.
+// Preparing and enqueueing plan steps: kernel launches, cuBLASLt gemms, cuDNN
+// convolutions, copies, events, streams.
 #include "session.h"
 #include "status.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -31,6 +32,8 @@ static const char *stepKindName(StepKind kind) {
     return "record_event";
   case StepKind_WaitEvent:
     return "wait_event";
+  case StepKind_Conv:
+    return "conv";
   }
   return "unknown";
 }
@@ -151,6 +154,90 @@ static kiln_status_t prepareGemm(kiln_session_s *session, const Step &step,
                                alignments, session->workspaceBytes);
 }
 
+/// The bytes of the distinct buffers |step| touches and its FLOPs, for
+/// profiles.
+static void countTraffic(const EntryPoint &entry, const Step &step,
+                         PreparedStep &prepared) {
+  std::vector<uint32_t> ids(prepared.args.begin(), prepared.args.end());
+  prepared.flops = step.flops();
+  if (const Gemm *gemm = step.kind() == StepKind_Gemm ? step.gemm() : nullptr) {
+    for (int64_t id : {int64_t(gemm->a()), int64_t(gemm->b()), int64_t(gemm->c()),
+                       int64_t(gemm->bias()), int64_t(gemm->out())})
+      if (id >= 0)
+        ids.push_back(static_cast<uint32_t>(id));
+    if (!prepared.flops)
+      prepared.flops = uint64_t(2) * gemm->m() * gemm->n() * gemm->k() *
+                       std::max<int64_t>(gemm->batch(), 1);
+  }
+  if (const Conv *conv = step.kind() == StepKind_Conv ? step.conv() : nullptr) {
+    for (int64_t id : {int64_t(conv->x()), int64_t(conv->w()),
+                       int64_t(conv->bias()), int64_t(conv->out())})
+      if (id >= 0)
+        ids.push_back(static_cast<uint32_t>(id));
+    if (!prepared.flops)
+      prepared.flops = uint64_t(2) * conv->n() * conv->k() * conv->out_h() *
+                       conv->out_w() * (conv->c() / conv->groups()) *
+                       conv->r() * conv->s();
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  for (uint32_t id : ids)
+    if (id < entry.buffers()->size())
+      prepared.bytes += entry.buffers()->Get(id)->bytes();
+}
+
+static kiln_status_t prepareConv(kiln_session_s *session, const Step &step,
+                                 PreparedStep &prepared) {
+  const Conv &conv = *step.conv();
+  prepared.convBuffers[0] = conv.x();
+  prepared.convBuffers[1] = conv.w();
+  prepared.convBuffers[2] = conv.out();
+  prepared.convBias = conv.bias();
+  prepared.conv = std::make_unique<ConvPlan>();
+  return prepared.conv->create(
+      conv, session->entry->buffers()->Get(conv.out())->dtype());
+}
+
+/// Chooses every Conv step's cuDNN algorithm by timing them on scratch
+/// operands (one allocation sized for the largest of each, freed after).
+static kiln_status_t chooseConvAlgorithms(kiln_session_s *session) {
+  size_t largest[4] = {0, 0, 0, 0};
+  for (const PreparedStep &step : session->steps)
+    if (step.conv)
+      for (int i = 0; i < 4; ++i)
+        largest[i] = std::max(largest[i], step.conv->operandBytes[i]);
+  if (largest[0] == 0)
+    return nullptr;
+  KILN_RETURN_IF_ERROR(
+      cudnnStatus(cudnnCreate(&session->cudnn), "cudnnCreate"));
+  size_t offsets[4], total = 0;
+  for (int i = 0; i < 4; ++i) {
+    offsets[i] = total;
+    total += (largest[i] + 255) / 256 * 256;
+  }
+  void *scratch = nullptr;
+  KILN_RETURN_IF_ERROR(cudaStatus(
+      cudaMalloc(&scratch, total),
+      "allocating " + std::to_string(total) +
+          " bytes of scratch operands to time convolution algorithms"));
+  char *base = static_cast<char *>(scratch);
+  ConvPointers pointers{base + offsets[0], base + offsets[1], base + offsets[2],
+                        base + offsets[3]};
+  kiln_status_t status = cudaStatus(cudaMemset(scratch, 0, total),
+                                    "clearing the convolution scratch");
+  for (size_t i = 0; i < session->steps.size() && !status; ++i) {
+    PreparedStep &step = session->steps[i];
+    if (step.conv)
+      status = annotate(step.conv->chooseAlgorithm(
+                            session->cudnn, pointers,
+                            session->workspaces[step.stream],
+                            session->workspaceBytes, session->streams[0]),
+                        step.describe(i));
+  }
+  cudaFree(scratch);
+  return status;
+}
+
 kiln_status_t prepareSteps(kiln_session_s *session) {
   const EntryPoint &entry = *session->entry;
   uint32_t count = entry.steps() ? entry.steps()->size() : 0;
@@ -174,11 +261,14 @@ kiln_status_t prepareSteps(kiln_session_s *session) {
       status = prepareLaunch(session, step, prepared);
     else if (step.kind() == StepKind_Gemm)
       status = prepareGemm(session, step, prepared);
+    else if (step.kind() == StepKind_Conv)
+      status = prepareConv(session, step, prepared);
     else if (step.kind() == StepKind_Copy)
       prepared.copyBytes = entry.buffers()->Get(prepared.args[1])->bytes();
     KILN_RETURN_IF_ERROR(annotate(status, prepared.describe(i)));
+    countTraffic(entry, step, prepared);
   }
-  return nullptr;
+  return chooseConvAlgorithms(session);
 }
 
 kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
@@ -211,6 +301,20 @@ kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
     // Each plan stream has its own workspace: GEMMs on concurrent streams
     // must not share scratch memory.
     return annotate(step.gemm->enqueue(session.cublas, pointers,
+                                       session.workspaces[step.stream],
+                                       session.workspaceBytes, stream),
+                    step.describe(index));
+  }
+  case StepKind_Conv: {
+    ConvPointers pointers;
+    pointers.x = addresses[step.convBuffers[0]];
+    pointers.w = addresses[step.convBuffers[1]];
+    pointers.bias = step.convBias >= 0
+                        ? addresses[static_cast<size_t>(step.convBias)]
+                        : nullptr;
+    pointers.out = addresses[step.convBuffers[2]];
+    // The stream's own workspace slice, as for GEMMs.
+    return annotate(step.conv->enqueue(session.cudnn, pointers,
                                        session.workspaces[step.stream],
                                        session.workspaceBytes, stream),
                     step.describe(index));
@@ -287,6 +391,8 @@ kiln_status_t checkStepOutputs(const kiln_session_s &session, size_t index,
   std::set<uint32_t> written(step.args.begin(), step.args.end());
   if (step.kind == StepKind_Gemm)
     written = {step.gemmBuffers[4]};
+  if (step.kind == StepKind_Conv)
+    written = {step.convBuffers[2]};
   if (step.kind == StepKind_Copy)
     written = {step.args[1]};
   for (uint32_t id : written) {

@@ -38,9 +38,11 @@ kiln_session_s::~kiln_session_s() {
       if (binding.pinnedStaging)
         cudaFreeHost(binding.pinnedStaging);
     }
-  steps.clear(); // Gemm plans before the handle.
+  steps.clear(); // Gemm and conv plans before the handles.
   if (cublas)
     cublasLtDestroy(cublas);
+  if (cudnn)
+    cudnnDestroy(cudnn);
   if (arena)
     cudaFree(arena);
   kiln_model_release(model);
@@ -299,6 +301,8 @@ kiln_status_t kiln_session_step_profile(kiln_session_t *session, size_t index,
   out_profile->name = step.name.c_str();
   out_profile->kind = step.kindName.c_str();
   out_profile->onnx_nodes = step.onnxNodes.c_str();
+  out_profile->bytes = step.bytes;
+  out_profile->flops = step.flops;
   out_profile->start_ms = -1;
   out_profile->duration_ms = -1;
   if (!session->profile || !session->hasRun)

@@ -3,6 +3,7 @@
 #ifndef KILN_RUNTIME_SESSION_H
 #define KILN_RUNTIME_SESSION_H
 
+#include "conv.h"
 #include "gemm.h"
 #include "model.h"
 
@@ -25,7 +26,11 @@ struct PreparedStep {
   uint32_t gemmBuffers[5] = {
       0, 0, 0, 0, 0}; // a, b, c, bias, out (c/bias valid if >= 0 below).
   int64_t gemmC = -1, gemmBias = -1;
+  std::unique_ptr<ConvPlan> conv;      // Conv.
+  uint32_t convBuffers[3] = {0, 0, 0}; // x, w, out.
+  int64_t convBias = -1;
   size_t copyBytes = 0; // Copy.
+  uint64_t bytes = 0, flops = 0; // Traffic and work, for profiles.
   uint32_t event = 0;   // RecordEvent / WaitEvent.
 
   /// "step 3 'kernel_1' (ONNX nodes: /a/MatMul, /a/Add)", for messages.
@@ -55,8 +60,8 @@ struct GraphStatistics {
 /// Resolves every buffer id of the entry point to a device address.
 void resolveAddresses(const kiln_session_s &session,
                       std::vector<void *> *addresses);
-/// Builds PreparedSteps (launch checks, cuBLASLt algorithms) for the session's
-/// entry point.
+/// Builds PreparedSteps (launch checks, cuBLASLt and cuDNN algorithms) for
+/// the session's entry point.
 kiln_status_t prepareSteps(kiln_session_s *session);
 /// Enqueues step |index| on |stream| with buffer |addresses|.
 kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
@@ -82,12 +87,16 @@ struct kiln_session_s {
   const kiln::artifact::EntryPoint *entry = nullptr;
   size_t entryIndex = 0;
   bool debug = false, checkNanInf = false, profile = false;
-  void *arena = nullptr; // Activations, then one cuBLASLt workspace a stream.
+  // Activations, then one cuBLASLt/cuDNN workspace a stream.
+  void *arena = nullptr;
   /// workspaces[s]: the workspace of plan stream s (NULL without GEMMs);
   /// each is |workspaceBytes| long.
   std::vector<void *> workspaces;
   size_t workspaceBytes = 0;
   cublasLtHandle_t cublas = nullptr;
+  /// Created only when the entry point has Conv steps; its stream is set
+  /// before each cuDNN call.
+  cudnnHandle_t cudnn = nullptr;
   /// streams[0] is the session's own origin for graph capture; the others
   /// run the plan's streams 1.. and are forked from / joined to the origin.
   std::vector<cudaStream_t> streams;

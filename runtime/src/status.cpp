@@ -1,5 +1,5 @@
-// kiln_status_t: the C API's error values, and the single mapping of CUDA and
-// cuBLAS errors.
+// kiln_status_t: the C API's error values, and the single mapping of CUDA,
+// cuBLAS and cuDNN errors.
 #include "status.h"
 
 using namespace kiln::runtime;
@@ -73,6 +73,22 @@ kiln_status_t cublasStatus(cublasStatus_t status, const std::string &what) {
            status == CUBLAS_STATUS_ARCH_MISMATCH)
     code = KILN_STATUS_INCOMPATIBLE;
   return Error(code) << what << ": " << cublasStatusName(status) << " ("
+                     << static_cast<int>(status) << ")";
+}
+
+kiln_status_t cudnnStatus(cudnnStatus_t status, const std::string &what) {
+  if (status == CUDNN_STATUS_SUCCESS)
+    return nullptr;
+  // cuDNN 9 codes are families (hundreds) refined by the last digits.
+  kiln_status_code_t code = KILN_STATUS_CUDA_ERROR;
+  if (status == CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED ||
+      status == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED)
+    code = KILN_STATUS_RESOURCE_EXHAUSTED;
+  else if (status / 1000 == CUDNN_STATUS_NOT_SUPPORTED / 1000 ||
+           status == CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH ||
+           status == CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED)
+    code = KILN_STATUS_INCOMPATIBLE;
+  return Error(code) << what << ": " << cudnnGetErrorString(status) << " ("
                      << static_cast<int>(status) << ")";
 }
 

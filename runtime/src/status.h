@@ -1,11 +1,12 @@
-// Internal status helpers: building kiln_status_t values and mapping CUDA and
-// cuBLAS errors.
+// Internal status helpers: building kiln_status_t values and mapping CUDA,
+// cuBLAS and cuDNN errors.
 #ifndef KILN_RUNTIME_STATUS_H
 #define KILN_RUNTIME_STATUS_H
 
 #include "kiln/runtime.h"
 
 #include <cublasLt.h>
+#include <cudnn.h>
 #include <cuda_runtime_api.h>
 
 #include <sstream>
@@ -43,6 +44,8 @@ private:
 kiln_status_t cudaStatus(cudaError_t error, const std::string &what);
 /// The same for cuBLAS(Lt).
 kiln_status_t cublasStatus(cublasStatus_t status, const std::string &what);
+/// The same for cuDNN: "<what>: <cudnnGetErrorString> (<code>)".
+kiln_status_t cudnnStatus(cudnnStatus_t status, const std::string &what);
 /// Prefixes |status|'s message with "<context>: " (NULL stays NULL).
 kiln_status_t annotate(kiln_status_t status, const std::string &context);
 

@@ -46,6 +46,19 @@ TEST(StatusTest, CudaErrorsAreMappedInOnePlace) {
   EXPECT_EQ(cublasStatus(CUBLAS_STATUS_SUCCESS, "x"), nullptr);
 }
 
+TEST(StatusTest, CudnnErrors) {
+  // The message names the call and cuDNN's own description and code.
+  EXPECT_TRUE(isError(cudnnStatus(CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH,
+                                  "cudnnConvolutionForward"),
+                      KILN_STATUS_INCOMPATIBLE, "cudnnConvolutionForward: "));
+  EXPECT_TRUE(isError(
+      cudnnStatus(CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED, "x"),
+      KILN_STATUS_RESOURCE_EXHAUSTED, "(4004)"));
+  EXPECT_TRUE(isError(cudnnStatus(CUDNN_STATUS_BAD_PARAM, "describing w"),
+                      KILN_STATUS_CUDA_ERROR, "describing w: "));
+  EXPECT_EQ(cudnnStatus(CUDNN_STATUS_SUCCESS, "x"), nullptr);
+}
+
 TEST(StatusTest, DTypes) {
   EXPECT_EQ(kiln_dtype_size(KILN_DTYPE_F32), 4u);
   EXPECT_EQ(kiln_dtype_size(KILN_DTYPE_BF16), 2u);

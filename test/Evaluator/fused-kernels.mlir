@@ -6,17 +6,22 @@
 // RUN: kiln-interpret %s --inputs %t/x.npy,%t/b.npy,%t/ids.npy --output-dir %t/unfused
 // RUN: kiln-opt %s --kiln-fuse-kernels --kiln-tile-kernels -o %t/fused.mlir
 // RUN: FileCheck %s --check-prefix=FUSED < %t/fused.mlir
+// RUN: FileCheck %s --check-prefix=KINDS < %t/fused.mlir
 // RUN: kiln-interpret %t/fused.mlir --simplify=false --inputs %t/x.npy,%t/b.npy,%t/ids.npy --expect %t/unfused --rtol 0 --atol 0 | FileCheck %s
-// FUSED-COUNT-5: kiln.kernel
+// FUSED-COUNT-7: kiln.kernel
+// KINDS: kiln.kernel "tanh_add_add_etc_{{[0-9]+}}" row_reduce
+// KINDS: kiln.kernel "sub_log_softmax_{{[0-9]+}}" row_reduce
 // FUSED-NOT: kiln.kernel
 // CHECK: output 0 'softmax': {{.*}} ok
 // CHECK: output 1 'rms': {{.*}} ok
 // CHECK: output 2 'moved': {{.*}} ok
 // CHECK: output 3 'picked': {{.*}} ok
+// CHECK: output 4 'normed': {{.*}} ok
+// CHECK: output 5 'log_probs': {{.*}} ok
 
 func.func @main(%x: tensor<4x6xf32> {kiln.name = "x"}, %b: tensor<6xf32> {kiln.name = "b"}, %ids: tensor<3xi64> {kiln.name = "ids"})
-    -> (tensor<4x6xf32>, tensor<4x1xf32>, tensor<6x8xf32>, tensor<3x6xf32>)
-    attributes {kiln.output_names = ["softmax", "rms", "moved", "picked"]} {
+    -> (tensor<4x6xf32>, tensor<4x1xf32>, tensor<6x8xf32>, tensor<3x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>)
+    attributes {kiln.output_names = ["softmax", "rms", "moved", "picked", "normed", "log_probs"]} {
   %scale = kiln.constant dense<0.5> : tensor<f32>
   %axes = kiln.constant dense<-1> : tensor<1xi64>
   %eps = kiln.constant dense<1.0e-5> : tensor<f32>
@@ -36,5 +41,15 @@ func.func @main(%x: tensor<4x6xf32> {kiln.name = "x"}, %b: tensor<6xf32> {kiln.n
   // gather rows with a negative index, then tanh.
   %10 = kiln.gather %x, %ids {axis = 0 : i64} : tensor<4x6xf32>, tensor<3xi64> -> tensor<3x6xf32>
   %11 = kiln.tanh %10 : tensor<3x6xf32> -> tensor<3x6xf32>
-  return %2, %6, %9, %11 : tensor<4x6xf32>, tensor<4x1xf32>, tensor<6x8xf32>, tensor<3x6xf32>
+  // relu(layer_norm(tanh(x) + b + x) * ... ): one row_reduce kernel with the
+  // bias and residual adds before the LayerNorm and the relu after it.
+  %12 = kiln.tanh %x : tensor<4x6xf32> -> tensor<4x6xf32>
+  %13 = kiln.add %12, %b : tensor<4x6xf32>, tensor<6xf32> -> tensor<4x6xf32>
+  %14 = kiln.add %13, %x : tensor<4x6xf32>, tensor<4x6xf32> -> tensor<4x6xf32>
+  %15 = kiln.layer_norm %14, %b, %b {axis = -1 : i64, epsilon = 1.0e-05 : f32} : tensor<4x6xf32>, tensor<6xf32>, tensor<6xf32> -> tensor<4x6xf32>
+  %16 = kiln.relu %15 : tensor<4x6xf32> -> tensor<4x6xf32>
+  // log_softmax(x - b) over the last axis: one row_reduce kernel.
+  %17 = kiln.sub %x, %b : tensor<4x6xf32>, tensor<6xf32> -> tensor<4x6xf32>
+  %18 = kiln.log_softmax %17 {axis = -1 : i64} : tensor<4x6xf32> -> tensor<4x6xf32>
+  return %2, %6, %9, %11, %16, %18 : tensor<4x6xf32>, tensor<4x1xf32>, tensor<6x8xf32>, tensor<3x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>
 }

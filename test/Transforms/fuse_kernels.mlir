@@ -185,3 +185,52 @@ func.func @copies_and_integer_matmul(%x: tensor<2x3xi32>, %y: tensor<3x4xi32>) -
   %1 = kiln.reshape %x, %s : tensor<2x3xi32>, tensor<1xi64> -> tensor<6xi32>
   return %0, %1 : tensor<2x4xi32>, tensor<6xi32>
 }
+
+// -----
+
+// BERT's residual block: bias add, residual add and LayerNorm are one
+// row_reduce kernel (the adds are its prologue), and a cast after it is the
+// epilogue.
+// CHECK-LABEL: func.func @add_add_layer_norm
+// CHECK: %[[K:.+]] = kiln.kernel "add_add_layer_norm_etc_0" row_reduce ins(%arg0, %arg1, %arg2, %arg3, %arg4 : tensor<8x128x768xf16>, tensor<768xf16>, tensor<8x128x768xf16>, tensor<768xf16>, tensor<768xf16>)
+// CHECK: kiln.add
+// CHECK: kiln.add
+// CHECK: kiln.layer_norm
+// CHECK: kiln.cast
+// CHECK: kiln.yield
+// CHECK-NOT: kiln.kernel
+// CHECK: return %[[K]]
+func.func @add_add_layer_norm(%x: tensor<8x128x768xf16>, %b: tensor<768xf16>, %r: tensor<8x128x768xf16>, %g: tensor<768xf16>, %beta: tensor<768xf16>) -> tensor<8x128x768xf32> {
+  %0 = kiln.add %x, %b : tensor<8x128x768xf16>, tensor<768xf16> -> tensor<8x128x768xf16>
+  %1 = kiln.add %0, %r : tensor<8x128x768xf16>, tensor<8x128x768xf16> -> tensor<8x128x768xf16>
+  %2 = kiln.layer_norm %1, %g, %beta {axis = -1 : i64, epsilon = 1.0e-05 : f32} : tensor<8x128x768xf16>, tensor<768xf16>, tensor<768xf16> -> tensor<8x128x768xf16>
+  %3 = kiln.cast %2 {to = f32} : tensor<8x128x768xf16> -> tensor<8x128x768xf32>
+  return %3 : tensor<8x128x768xf32>
+}
+
+// -----
+
+// A LayerNorm whose input has another user keeps that producer in a kernel
+// of its own (the residual stream), and still anchors a row_reduce kernel.
+// CHECK-LABEL: func.func @layer_norm_shared_input
+// CHECK: %[[ADD:.+]] = kiln.kernel "add_0" pointwise
+// CHECK: kiln.kernel "layer_norm_1" row_reduce ins(%[[ADD]]
+func.func @layer_norm_shared_input(%x: tensor<4x64xf32>, %r: tensor<4x64xf32>, %g: tensor<64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>) {
+  %0 = kiln.add %x, %r : tensor<4x64xf32>, tensor<4x64xf32> -> tensor<4x64xf32>
+  %1 = kiln.layer_norm %0, %g : tensor<4x64xf32>, tensor<64xf32> -> tensor<4x64xf32>
+  return %0, %1 : tensor<4x64xf32>, tensor<4x64xf32>
+}
+
+// -----
+
+// log_softmax over the last axis anchors a row_reduce kernel like softmax;
+// over another axis it stays a pointwise kernel (a serial loop per element).
+// CHECK-LABEL: func.func @log_softmax_axes
+// CHECK: kiln.kernel "mul_log_softmax_0" row_reduce
+// CHECK: kiln.kernel "log_softmax_1" pointwise
+func.func @log_softmax_axes(%x: tensor<4x10xf32>) -> (tensor<4x10xf32>, tensor<4x10xf32>) {
+  %0 = kiln.mul %x, %x : tensor<4x10xf32>, tensor<4x10xf32> -> tensor<4x10xf32>
+  %1 = kiln.log_softmax %0 {axis = -1 : i64} : tensor<4x10xf32> -> tensor<4x10xf32>
+  %2 = kiln.log_softmax %x {axis = 0 : i64} : tensor<4x10xf32> -> tensor<4x10xf32>
+  return %1, %2 : tensor<4x10xf32>, tensor<4x10xf32>
+}

@@ -83,3 +83,24 @@ func.func @pinned(%a: tensor<64xf32>) -> tensor<64xf32> {
   } -> tensor<64xf32>
   return %r : tensor<64xf32>
 }
+
+// -----
+
+// LayerNorm rows read in 16-byte vectors where the row length allows: f16
+// rows of 768 (8 per vector, a warp per row), f32 rows of 4096 (4, a block
+// per row), f16 rows of 1000 (8) and f16 rows of 77 (none); axis -2 makes
+// rows of 12*64.
+// CHECK-LABEL: func.func @layer_norm_vectors
+// CHECK: kiln.kernel "layer_norm_0" row_reduce {{.*}} attributes {block_size = 128 : i64, grid_size = 256 : i64, reduction = "warp", rows_per_block = 4 : i64, vector_width = 8 : i64}
+// CHECK: kiln.kernel "layer_norm_1" row_reduce {{.*}} attributes {block_size = 512 : i64, grid_size = 16 : i64, reduction = "block", rows_per_block = 1 : i64, vector_width = 4 : i64}
+// CHECK: kiln.kernel "layer_norm_2" row_reduce {{.*}} reduction = "warp", rows_per_block = 4 : i64, vector_width = 8 : i64}
+// CHECK: kiln.kernel "layer_norm_3" row_reduce {{.*}} reduction = "warp", rows_per_block = 4 : i64, vector_width = 1 : i64}
+// CHECK: kiln.kernel "layer_norm_4" row_reduce {{.*}} grid_size = 2 : i64, reduction = "warp", rows_per_block = 4 : i64, vector_width = 4 : i64}
+func.func @layer_norm_vectors(%a: tensor<1024x768xf16>, %ga: tensor<768xf16>, %b: tensor<16x4096xf32>, %gb: tensor<4096xf32>, %c: tensor<3x1000xf16>, %gc: tensor<1000xf16>, %d: tensor<5x77xf16>, %gd: tensor<77xf16>, %e: tensor<8x12x64xf32>, %ge: tensor<12x64xf32>) -> (tensor<1024x768xf16>, tensor<16x4096xf32>, tensor<3x1000xf16>, tensor<5x77xf16>, tensor<8x12x64xf32>) {
+  %0 = kiln.layer_norm %a, %ga : tensor<1024x768xf16>, tensor<768xf16> -> tensor<1024x768xf16>
+  %1 = kiln.layer_norm %b, %gb : tensor<16x4096xf32>, tensor<4096xf32> -> tensor<16x4096xf32>
+  %2 = kiln.layer_norm %c, %gc : tensor<3x1000xf16>, tensor<1000xf16> -> tensor<3x1000xf16>
+  %3 = kiln.layer_norm %d, %gd : tensor<5x77xf16>, tensor<77xf16> -> tensor<5x77xf16>
+  %4 = kiln.layer_norm %e, %ge {axis = -2 : i64} : tensor<8x12x64xf32>, tensor<12x64xf32> -> tensor<8x12x64xf32>
+  return %0, %1, %2, %3, %4 : tensor<1024x768xf16>, tensor<16x4096xf32>, tensor<3x1000xf16>, tensor<5x77xf16>, tensor<8x12x64xf32>
+}

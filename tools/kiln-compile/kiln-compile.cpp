@@ -79,6 +79,10 @@ llvm::cl::opt<uint64_t> gemmWorkspaceBytes(
     "gemm-workspace-bytes",
     llvm::cl::desc("cuBLASLt workspace after the activation arena"),
     llvm::cl::init(32ull << 20));
+llvm::cl::opt<uint64_t> convWorkspaceBytes(
+    "conv-workspace-bytes",
+    llvm::cl::desc("Most workspace a cuDNN convolution algorithm may use"),
+    llvm::cl::init(64ull << 20));
 llvm::cl::list<std::string> inputShapes(
     "input-shape",
     llvm::cl::desc("Input or dimension sizes: name=8x128 or seq=128 "
@@ -314,6 +318,7 @@ bool compileToCUDA(ModuleOp module, const std::vector<std::string> &archs) {
       options.cudaVersion = kiln::getNVRTCVersion();
       options.sourceModel = llvm::sys::path::filename(inputFile).str();
       options.gemmWorkspaceBytes = gemmWorkspaceBytes;
+      options.convWorkspaceBytes = convWorkspaceBytes;
       options.externalWeights = keepWeightsExternal(module);
       return succeeded(kiln::buildArtifact(module, cuda, compiled.kernels,
                                            options, artifact, &summary));
@@ -326,10 +331,10 @@ bool compileToCUDA(ModuleOp module, const std::vector<std::string> &archs) {
         "copies, {4} streams, {5} events; activation arena {6} bytes (+{7} "
         "workspace), weight arena {8} bytes ({11} of {12} weights external, "
         "{13} init steps); artifact {9} bytes for {10}\n",
-        summary.kernels, summary.launches, summary.gemms, summary.copies,
-        summary.streams, summary.events, summary.activationArenaBytes,
-        summary.workspaceBytes, summary.weightArenaBytes,
-        summary.artifactBytes, llvm::join(archs, ","),
+        summary.kernels, summary.launches, summary.gemms + summary.convs,
+        summary.copies, summary.streams, summary.events,
+        summary.activationArenaBytes, summary.workspaceBytes,
+        summary.weightArenaBytes, summary.artifactBytes, llvm::join(archs, ","),
         summary.externalWeights, summary.weights, summary.initSteps);
   return ok;
 }

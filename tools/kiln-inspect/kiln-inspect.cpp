@@ -88,6 +88,20 @@ void printStep(uint32_t index, const Step &step) {
     if (const Gemm *gemm = step.gemm(); gemm && gemm->allow_tf32())
       std::printf(" tf32");
     break;
+  case StepKind_Conv:
+    if (const Conv *conv = step.conv())
+      std::printf(
+          " x %u w %u bias %d out %u n %" PRId64 " c %" PRId64 " h %" PRId64
+          " w %" PRId64 " k %" PRId64 " r %" PRId64 " s %" PRId64
+          " pads [%" PRId64 ", %" PRId64 "] strides [%" PRId64 ", %" PRId64
+          "] dilations [%" PRId64 ", %" PRId64 "] groups %" PRId64
+          " out [%" PRId64 ", %" PRId64 "]%s",
+          conv->x(), conv->w(), conv->bias(), conv->out(), conv->n(), conv->c(),
+          conv->h(), conv->width(), conv->k(), conv->r(), conv->s(),
+          conv->pad_h(), conv->pad_w(), conv->stride_h(), conv->stride_w(),
+          conv->dilation_h(), conv->dilation_w(), conv->groups(), conv->out_h(),
+          conv->out_w(), conv->allow_tf32() ? " tf32" : "");
+    break;
   case StepKind_Copy:
     std::printf(" args %s", listText(step.args()).c_str());
     break;

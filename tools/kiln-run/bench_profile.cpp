@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <vector>
 
 namespace kiln::run {
 
@@ -27,7 +28,10 @@ std::string jsonString(const std::string &text) {
 }
 
 /// Writes the steps' timings of |session|'s last run as Chrome trace JSON.
-bool writeTrace(kiln_session_t *session, const std::string &path) {
+/// Writes the Chrome trace of the last profiled run (opens in Perfetto) and
+/// fills |steps| with every step's profile.
+bool writeTrace(kiln_session_t *session, const std::string &path,
+                std::vector<kiln_step_profile_t> &steps) {
   std::ofstream file(path);
   file << "{\"traceEvents\": [\n";
   for (size_t i = 0; i < kiln_session_step_count(session); ++i) {
@@ -38,16 +42,51 @@ bool writeTrace(kiln_session_t *session, const std::string &path) {
       kiln_status_free(status);
       return false;
     }
+    steps.push_back(step);
     file << (i ? ",\n" : "") << "  {\"name\": " << jsonString(step.name)
          << ", \"cat\": " << jsonString(step.kind)
          << ", \"ph\": \"X\", \"pid\": 0, \"tid\": 0"
          << ", \"ts\": " << step.start_ms * 1000.0
          << ", \"dur\": " << step.duration_ms * 1000.0
-         << ", \"args\": {\"step\": " << i
+         << ", \"args\": {\"step\": " << i << ", \"bytes\": " << step.bytes
+         << ", \"flops\": " << step.flops
          << ", \"onnx_nodes\": " << jsonString(step.onnx_nodes) << "}}";
   }
   file << "\n], \"displayTimeUnit\": \"ms\"}\n";
   return static_cast<bool>(file);
+}
+
+/// The per-kernel table: the steps that take time, slowest first, with the
+/// bandwidth and FLOP rate they achieved and the ONNX nodes they cover.
+void printProfileTable(const std::vector<kiln_step_profile_t> &steps) {
+  std::vector<const kiln_step_profile_t *> timed;
+  double total = 0;
+  for (const kiln_step_profile_t &step : steps)
+    if (std::string(step.kind) != "record_event" &&
+        std::string(step.kind) != "wait_event") {
+      timed.push_back(&step);
+      total += step.duration_ms;
+    }
+  std::sort(timed.begin(), timed.end(), [](auto *a, auto *b) {
+    return a->duration_ms > b->duration_ms;
+  });
+  std::printf("profile: %zu kernel steps, %.4f ms in kernels\n", timed.size(),
+              total);
+  std::printf("  %-34s %-6s %10s %6s %9s %9s  %s\n", "kernel", "kind",
+              "time(us)", "share", "GB/s", "TFLOP/s", "ONNX nodes");
+  for (size_t i = 0; i < timed.size() && i < 25; ++i) {
+    const kiln_step_profile_t &step = *timed[i];
+    double seconds = step.duration_ms * 1e-3;
+    std::string nodes = step.onnx_nodes;
+    if (nodes.size() > 60)
+      nodes = nodes.substr(0, 57) + "...";
+    std::printf("  %-34s %-6s %10.1f %5.1f%% %9.1f %9.2f  %s\n", step.name,
+                step.kind, step.duration_ms * 1e3,
+                total > 0 ? 100.0 * step.duration_ms / total : 0.0,
+                seconds > 0 ? step.bytes / seconds * 1e-9 : 0.0,
+                seconds > 0 ? step.flops / seconds * 1e-12 : 0.0,
+                nodes.c_str());
+  }
 }
 
 } // namespace
@@ -133,10 +172,13 @@ bool profile(kiln_model_t *model, const kiln_session_options_t &options,
   // One warm-up run, then the profiled one.
   for (int run = 0; ok && run < 2; ++run)
     ok = !failed(kiln_session_run(session, stream), "profile run");
-  ok = ok && writeTrace(session, path);
-  if (ok)
+  std::vector<kiln_step_profile_t> steps;
+  ok = ok && writeTrace(session, path, steps);
+  if (ok) {
+    printProfileTable(steps);
     std::printf("profile: %zu steps written to %s\n",
                 kiln_session_step_count(session), path.c_str());
+  }
   kiln_session_release(session);
   return ok;
 }

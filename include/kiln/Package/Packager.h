@@ -28,6 +28,9 @@ struct PackageOptions {
   /// cuBLASLt workspace reserved after the activation arena when the entry
   /// point has GEMM steps.
   uint64_t gemmWorkspaceBytes = 32ull << 20;
+  /// The most workspace cuDNN's convolution algorithms may use (per stream);
+  /// the entry point reserves the larger of the two needs.
+  uint64_t convWorkspaceBytes = 64ull << 20;
   /// Leave the weights that came from ONNX external data in that file: the
   /// manifest references them by file, offset, length and hash.
   bool externalWeights = false;
@@ -38,6 +41,7 @@ struct PackageSummary {
   unsigned kernels = 0;  // Unique CUDA kernels.
   unsigned launches = 0; // Launch steps.
   unsigned gemms = 0;    // Library (cuBLASLt) steps.
+  unsigned convs = 0;    // Library (cuDNN) convolution steps.
   unsigned copies = 0;
   unsigned streams = 1;
   unsigned events = 0;

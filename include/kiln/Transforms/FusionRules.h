@@ -17,7 +17,8 @@ enum class FusionClass {
   DataMovement, // Transpose, concat, slice, gather, expand: elemental gathers.
   Reduction,    // Reduce*, softmax: a row reduction anchors a row_reduce
                 // kernel; other axes become a serial loop in their own kernel.
-  Library,      // MatMul, Gemm: cuBLASLt calls, never fused (yet).
+  Library,      // MatMul, Gemm (cuBLASLt), 2-D Conv (cuDNN): library
+                // calls, never fused (yet).
   Attention,    // kiln.attention: an `attention` kernel of its own; absorbs
                 // no producers and is not absorbed.
   Window,       // Conv, ConvTranspose, pools: a pointwise-kind kernel of
@@ -28,9 +29,15 @@ enum class FusionClass {
 
 FusionClass classifyForFusion(mlir::Operation *op);
 
-/// True for a reduction over the trailing axes of its input (reduce ops), or
-/// a softmax over the last axis: the anchor of a row_reduce kernel.
+/// True for a reduction over the trailing axes of its input (reduce ops), a
+/// softmax or log_softmax over the last axis, or a layer_norm of static shape
+/// (it normalises trailing dims): the anchor of a row_reduce kernel.
 bool isRowReduction(mlir::Operation *op);
+
+/// True for a kiln.conv that cuDNN runs as a `library` kernel: 2-D (4-D
+/// tensors), static shapes, f32/f16/bf16, constant weights, symmetric pads.
+/// Other convolutions stay elemental (Window).
+bool isLibraryConvolution(mlir::Operation *op);
 
 /// Rewrites run by kiln-fuse-kernels before grouping: a Gemm C the library
 /// call cannot take becomes a separate add, MatMul batch dims broadcast only

@@ -147,6 +147,41 @@ def KilnSimplifyGraph : Pass<"kiln-simplify-graph", "mlir::ModuleOp"> {
   let dependentDialects = ["kiln::KilnDialect"];
 }
 
+def KilnFoldBatchNorm : Pass<"kiln-fold-batch-norm", "mlir::func::FuncOp"> {
+  let summary = "Folds an inference BatchNormalization into the convolution before it.";
+  let description = [{
+    `batch_norm(conv(x, w, b), scale, bias, mean, var)` with constant
+    parameters and the convolution's only user being the batch norm becomes
+    `conv(x, w', b')` with `factor = scale / sqrt(var + eps)`,
+    `w' = w * reshape(factor, [K, 1, 1, 1])` and
+    `b' = (b - mean) * factor + bias`. The new weights are kiln ops on
+    constants: small ones fold at compile time, `w'` (when larger than the
+    fold cap) becomes part of the init program that runs at load.
+  }];
+}
+
+def KilnMergeProjections : Pass<"kiln-merge-projections", "mlir::func::FuncOp"> {
+  let summary = "Merges matmuls of one activation with constant weights into one matmul and slices.";
+  let description = [{
+    A transformer's Q, K and V projections read the same activation with
+    three weights. Every group of at least two `kiln.matmul`s with the same
+    lhs and 2-D constant rhs of the same K and element type becomes one
+    matmul with the weights concatenated along N (a weight transform: folded
+    when small, else part of the init program) and one `kiln.slice` of the
+    last axis per original result, which fuses into its consumers:
+
+    ```mlir
+    %q = kiln.matmul %x, %wq : tensor<8x128x768xf32>, tensor<768x768xf32> -> ...
+    %k = kiln.matmul %x, %wk : ...
+    // becomes
+    %w = kiln.concat %wq, %wk {axis = 1 : i64} : ... -> tensor<768x1536xf32>
+    %qk = kiln.matmul %x, %w : ... -> tensor<8x128x1536xf32>
+    %q = kiln.slice %qk, %c0, %c768, %cm1, %c1 : ...
+    %k = kiln.slice %qk, %c768, %c1536, %cm1, %c1 : ...
+    ```
+  }];
+}
+
 def KilnRecognizePatterns : Pass<"kiln-recognize-patterns", "mlir::func::FuncOp"> {
   let summary = "Replaces decomposed GELU and attention subgraphs by kiln.gelu and kiln.attention.";
   let description = [{

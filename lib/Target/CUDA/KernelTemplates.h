@@ -21,6 +21,19 @@ mlir::LogicalResult emitLoopKernel(ElementalEmitter &emitter,
 /// row_reduce: one warp or one block per row around the anchor reduction.
 mlir::LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
                                         LaunchGeometry &launch);
+/// The rows of a row_reduce kernel and how they are spread over threads.
+struct RowGeometry {
+  int64_t rows = 1, length = 1;
+  bool warp = true; // One warp per row; else one block per row.
+  int64_t block = 0, rowsPerBlock = 1;
+};
+/// row_reduce with a layer_norm anchor: each row read once (16-byte vectors
+/// of `vector_width`) into registers, mean and variance in the computation
+/// type by two passes over them, then the affine map and the epilogue.
+mlir::LogicalResult emitLayerNormRows(ElementalEmitter &emitter,
+                                      LayerNormOp layerNorm,
+                                      const RowGeometry &geometry,
+                                      LaunchGeometry &launch);
 /// transpose: 32x32 shared-memory tiles (falls back to the loop template
 /// when the innermost dim does not move).
 mlir::LogicalResult emitTransposeKernel(ElementalEmitter &emitter,

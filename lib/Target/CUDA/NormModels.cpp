@@ -1,6 +1,8 @@
 // Elemental CUDA models of reduce_log_sum_exp, arg_max/arg_min, log_softmax,
 // hardmax, cumsum, the normalisations and nll_loss: serial loops per result
-// element (correct for any shape; parallel row forms come later).
+// element (correct for any shape). layer_norm and last-axis log_softmax
+// usually anchor row_reduce kernels instead (RowReduceEmitter.cpp,
+// LayerNormRowEmitter.cpp); these forms serve every other case.
 #include "ElementalModels.h"
 
 #include <cmath>

@@ -1,9 +1,10 @@
-// The row-reduce template: one anchor (reduce_sum/mean/max/min/prod over trailing
-// axes, or softmax over the last axis) computed by one warp (`reduction =
-// warp`, `rows_per_block` warps per block) or one block (`reduction = block`)
-// per row, with the elementwise prologue evaluated per input element and the
-// epilogue per result element. Accumulation is in the computation type
-// (float for f16/bf16/f32, double for f64).
+// The row-reduce template: one anchor (reduce_sum/mean/max/min/prod over
+// trailing axes, softmax or log_softmax over the last axis) computed by one
+// warp (`reduction = warp`, `rows_per_block` warps per block) or one block
+// (`reduction = block`) per row, with the elementwise prologue evaluated per
+// input element and the epilogue per result element. Accumulation is in the
+// computation type (float for f16/bf16/f32, double for f64). A layer_norm
+// anchor goes to emitLayerNormRows (LayerNormRowEmitter.cpp).
 #include "ElementalModels.h"
 #include "KernelTemplates.h"
 
@@ -16,7 +17,22 @@ using namespace mlir;
 namespace kiln::cuda {
 namespace {
 
-enum class AnchorKind { Sum, Mean, Max, Min, Prod, Softmax };
+enum class AnchorKind {
+  Sum,
+  Mean,
+  Max,
+  Min,
+  Prod,
+  Softmax,
+  LogSoftmax,
+  LayerNorm
+};
+
+/// Softmax-like anchors: max, sum-of-exp and write passes, one result per
+/// input element.
+bool isSoftmaxLike(AnchorKind kind) {
+  return kind == AnchorKind::Softmax || kind == AnchorKind::LogSoftmax;
+}
 
 struct Anchor {
   Operation *op = nullptr;
@@ -38,6 +54,8 @@ FailureOr<Anchor> findAnchor(ElementalEmitter &emitter) {
             .Case([](ReduceMinOp) { return AnchorKind::Min; })
             .Case([](ReduceProdOp) { return AnchorKind::Prod; })
             .Case([](SoftmaxOp) { return AnchorKind::Softmax; })
+            .Case([](LogSoftmaxOp) { return AnchorKind::LogSoftmax; })
+            .Case([](LayerNormOp) { return AnchorKind::LayerNorm; })
             .Default([](Operation *) { return std::nullopt; });
     if (!kind)
       continue;
@@ -53,10 +71,18 @@ FailureOr<Anchor> findAnchor(ElementalEmitter &emitter) {
   ArrayRef<int64_t> shape = shapeOf(anchor.data);
   int64_t rank = shape.size();
   int64_t firstReduced = rank - 1;
-  if (anchor.kind == AnchorKind::Softmax) {
-    auto softmax = cast<SoftmaxOp>(anchor.op);
-    if (normalizeAxis(softmax.getAxis(), rank) != rank - 1)
+  if (isSoftmaxLike(anchor.kind)) {
+    int64_t axis = isa<SoftmaxOp>(anchor.op)
+                       ? cast<SoftmaxOp>(anchor.op).getAxis()
+                       : cast<LogSoftmaxOp>(anchor.op).getAxis();
+    if (normalizeAxis(axis, rank) != rank - 1)
       return emitter.error(anchor.op) << "is not over the last axis";
+  } else if (anchor.kind == AnchorKind::LayerNorm) {
+    std::optional<int64_t> axis =
+        normalizeAxis(cast<LayerNormOp>(anchor.op).getAxis(), rank);
+    if (!axis)
+      return emitter.error(anchor.op) << "has an axis out of range";
+    firstReduced = *axis;
   } else {
     SmallVector<int64_t> axes;
     if (anchor.op->getNumOperands() > 1) {
@@ -88,7 +114,7 @@ std::string combineLine(Type type, AnchorKind kind, const std::string &acc,
                         const std::string &value) {
   bool isInt = type.isIntOrIndex();
   std::string u = ElementalEmitter::isUnsignedInteger(type) ? "true" : "false";
-  if (kind == AnchorKind::Max || kind == AnchorKind::Softmax)
+  if (kind == AnchorKind::Max || isSoftmaxLike(kind))
     return acc + " = " +
            (isInt ? "kiln_imax(" + acc + ", " + value + ", " + u + ")"
                   : "kiln_max(" + acc + ", " + value + ")") +
@@ -106,7 +132,7 @@ std::string combineLine(Type type, AnchorKind kind, const std::string &acc,
 }
 
 std::string combinerFunctor(Type type, AnchorKind kind) {
-  bool max = kind == AnchorKind::Max || kind == AnchorKind::Softmax;
+  bool max = kind == AnchorKind::Max || isSoftmaxLike(kind);
   std::string u =
       ElementalEmitter::isUnsignedInteger(type) ? "true" : "false";
   if (type.isIntOrIndex())
@@ -128,6 +154,7 @@ std::string initialValue(Type type, AnchorKind kind) {
   switch (kind) {
   case AnchorKind::Max:
   case AnchorKind::Softmax:
+  case AnchorKind::LogSoftmax:
     if (!isInt)
       return ElementalEmitter::floatLiteral(type, -INFINITY);
     return isUnsigned ? std::string("0LL")
@@ -175,7 +202,13 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
   if (!warp && rowsPerBlock != 1)
     return emitter.error(nullptr) << "block reduction needs rows_per_block = 1";
 
-  bool softmax = anchor.kind == AnchorKind::Softmax;
+  if (anchor.kind == AnchorKind::LayerNorm)
+    return emitLayerNormRows(
+        emitter, cast<LayerNormOp>(anchor.op),
+        RowGeometry{anchor.rows, anchor.length, warp, block, rowsPerBlock},
+        launch);
+
+  bool softmax = isSoftmaxLike(anchor.kind);
   int64_t outputCount = softmax ? anchor.rows * anchor.length : anchor.rows;
   for (Value output : kernel.getOutputs())
     if (elementCount(shapeOf(output)) != outputCount)
@@ -285,7 +318,8 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
       return failure();
     emitter.close();
   } else {
-    // Softmax: max pass (above), sum-of-exp pass, write pass.
+    // Softmax: max pass (above), sum-of-exp pass, write pass; log_softmax
+    // writes x - max - log(sum).
     if (failed(pass(accType + " sum = " +
                         ElementalEmitter::floatLiteral(type, 0.0) + ";",
                     [&](const std::string &x, const std::string &) {
@@ -297,11 +331,13 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
     std::string current;
     emitter.setValueOverride([&](Value value, const ElementIndex &index)
                                  -> std::optional<std::string> {
-      if (value == anchorResult && !current.empty() &&
-          emitter.linearOf(index, resultShape) == current)
-        return "kiln_exp(" + emitter.emit(anchor.data, index).value_or("0") +
-               " - acc) / sum";
-      return std::nullopt;
+      if (value != anchorResult || current.empty() ||
+          emitter.linearOf(index, resultShape) != current)
+        return std::nullopt;
+      std::string x = emitter.emit(anchor.data, index).value_or("0");
+      if (anchor.kind == AnchorKind::LogSoftmax)
+        return x + " - acc - kiln_log(sum)";
+      return "kiln_exp(" + x + " - acc) / sum";
     });
     if (failed(pass("// Write pass.",
                     [&](const std::string &, const std::string &at) {

@@ -53,8 +53,12 @@ FusionClass classifyForFusion(Operation *op) {
                    : FusionClass::Window;
       })
       .Case<AttentionOp>([](auto) { return FusionClass::Attention; })
-      .Case<ConvOp, ConvTransposeOp, MaxPoolOp, MaxPoolIndicesOp,
-            AveragePoolOp>([](auto) { return FusionClass::Window; })
+      .Case<ConvOp>([](ConvOp conv) {
+        return isLibraryConvolution(conv) ? FusionClass::Library
+                                          : FusionClass::Window;
+      })
+      .Case<ConvTransposeOp, MaxPoolOp, MaxPoolIndicesOp, AveragePoolOp>(
+          [](auto) { return FusionClass::Window; })
       .Case<QuantizeLinearOp, DequantizeLinearOp>(
           [](auto) { return FusionClass::Pointwise; })
       .Default([](auto) { return FusionClass::Unsupported; });
@@ -118,6 +122,22 @@ bool isRowReduction(Operation *op) {
           return false;
         return normalizeAxis(softmax.getAxis(), type.getRank()) ==
                type.getRank() - 1;
+      })
+      .Case<LogSoftmaxOp>([](LogSoftmaxOp logSoftmax) {
+        auto type = dyn_cast<RankedTensorType>(logSoftmax.getType());
+        if (!type || type.getRank() == 0)
+          return false;
+        return normalizeAxis(logSoftmax.getAxis(), type.getRank()) ==
+               type.getRank() - 1;
+      })
+      // LayerNorm always normalises the trailing dims from `axis` on; the row
+      // template needs them static and non-empty (else: the elemental form).
+      .Case<LayerNormOp>([](LayerNormOp layerNorm) {
+        auto type = dyn_cast<RankedTensorType>(layerNorm.getInput().getType());
+        if (!type || type.getRank() == 0 || !type.hasStaticShape() ||
+            type.getNumElements() == 0)
+          return false;
+        return normalizeAxis(layerNorm.getAxis(), type.getRank()).has_value();
       })
       .Default([](auto) { return false; });
 }

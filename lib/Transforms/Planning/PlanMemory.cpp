@@ -186,7 +186,7 @@ LogicalResult planActivations(func::FuncOp function,
         noteWeight(input);
       if (kernel.getKind() == "library")
         kernel.getBody().walk([&](Operation *op) {
-          if (isa<MatMulOp, GemmOp>(op))
+          if (isa<MatMulOp, GemmOp, ConvOp>(op))
             for (Value operand : op->getOperands())
               noteWeight(operand);
         });

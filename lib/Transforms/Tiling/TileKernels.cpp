@@ -8,11 +8,13 @@
 //    64 blocks per multiprocessor (the loop is grid-stride).
 //  - row_reduce: rows of <= 1024 elements get one warp each, 4 rows per
 //    128-thread block; longer rows get a block each (512 threads, 1024 for
-//    rows of 8192 and more).
+//    rows of 8192 and more). A layer_norm row is read in 16-byte vectors
+//    when its length allows (`vector_width`).
 //  - transpose: 32x32 tiles moved by 32x8 threads (4 rows each); the grid is
 //    one block per tile.
-//  - attention: one block of 128 threads per (batch, query row), grid-stride
-//    over the rows.
+//  - attention: 128 threads; the grid is one block per (batch, query row),
+//    capped, grid-stride. The flash kernel (f16/bf16) uses the 128 threads as
+//    4 warps per 64 query rows and launches min(grid, tiles) blocks.
 //  - library: nothing (cuBLASLt chooses at load time).
 // Attributes already present are kept, so tests can pin them.
 #include "kiln/Transforms/Passes.h"
@@ -72,6 +74,27 @@ int64_t vectorWidth(KernelOp kernel) {
   return std::max<int64_t>(width, 1);
 }
 
+/// The widest vector (in elements) for rows of |rowLength| elements: 16
+/// bytes of the widest element type among the tensors read or written a row
+/// at a time (|rowElements| in all) or a column at a time (one row's size);
+/// others (a gather's indices, say) are read per element.
+int64_t rowVectorWidth(KernelOp kernel, int64_t rowLength,
+                       int64_t rowElements) {
+  int64_t width = kVectorBytes;
+  for (Type type : kernel.getBody().getArgumentTypes()) {
+    int64_t count = cast<ShapedType>(type).getNumElements();
+    if (count != rowElements && count != rowLength)
+      continue;
+    int64_t bytes = elementBytes(type);
+    if (bytes == 0)
+      return 1;
+    width = std::min(width, kVectorBytes / bytes);
+  }
+  while (width > 1 && rowLength % width != 0)
+    width /= 2;
+  return std::max<int64_t>(width, 1);
+}
+
 struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
   using KilnTileKernelsBase::KilnTileKernelsBase;
 
@@ -107,10 +130,19 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     }
     auto input = cast<RankedTensorType>(anchor->getOperand(0).getType());
     auto result = cast<RankedTensorType>(anchor->getResult(0).getType());
-    // Row length: the product of the reduced trailing dims (softmax: 1 dim).
+    // Row length: the product of the reduced trailing dims (softmax: 1 dim,
+    // layer_norm: the dims from its axis on).
     int64_t rowLength = 1;
-    if (isa<SoftmaxOp>(anchor)) {
+    if (isa<SoftmaxOp, LogSoftmaxOp>(anchor)) {
       rowLength = input.getShape().back();
+    } else if (auto layerNorm = dyn_cast<LayerNormOp>(anchor)) {
+      int64_t axis =
+          normalizeAxis(layerNorm.getAxis(), input.getRank()).value_or(0);
+      for (int64_t d = axis; d < input.getRank(); ++d)
+        rowLength *= input.getDimSize(d);
+      // The row is read (and written) in 16-byte vectors where it allows.
+      setIfAbsent(kernel, "vector_width",
+                  rowVectorWidth(kernel, rowLength, input.getNumElements()));
     } else {
       int64_t keptElements = std::max<int64_t>(result.getNumElements(), 1);
       rowLength = input.getNumElements() / keptElements;

@@ -257,6 +257,9 @@ typedef struct kiln_step_profile_s {
   const char *onnx_nodes;
   float start_ms;    // From the start of the last run (profile mode only).
   float duration_ms; // -1 when the session is not in profile mode.
+  uint64_t bytes;    // Bytes of the distinct buffers the step reads and writes.
+  uint64_t flops;    // Floating-point operations, when known (GEMM,
+                     // attention); 0 otherwise.
 } kiln_step_profile_t;
 // Describes step |index| of the last run. In profile mode this waits for the
 // run to complete (it synchronises on its events).

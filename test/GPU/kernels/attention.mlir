@@ -3,7 +3,10 @@
 // recognises it, so the attention kernel is checked against the CPU
 // evaluator on the decomposed ops. Masks: [1, 1, sq, sk] and a [b, 1, 1, sk]
 // padding mask; sizes 128/128/64, odd 77/300/40, sk = 2048 (one chunk) and
-// sk = 5000 (two chunks of the online softmax); f32 and f16.
+// sk = 5000 (two chunks of the online softmax); f32 and f16. The f16/bf16
+// cases with head sizes that are multiples of 16 (f16_mask_128 and the cases
+// from f16_bert_padding on) take the flash (tensor-core) kernel; the others
+// the row kernel.
 // RUN: rm -rf %t && kiln-translate %s --kernel-test-bundle %t | FileCheck %s
 // CHECK: wrote case attention.f32_mask_128 (1 kernels, 1 launches)
 // CHECK: wrote case attention.f32_padding_odd (1 kernels, 1 launches)
@@ -12,6 +15,15 @@
 // CHECK: wrote case attention.f16_mask_128 (1 kernels, 1 launches)
 // CHECK: wrote case attention.f16_padding_odd (1 kernels, 1 launches)
 // CHECK: wrote case attention.f32_transposed_keys (2 kernels, 2 launches)
+// CHECK: wrote case attention.f16_bert_padding (2 kernels, 2 launches)
+// CHECK: wrote case attention.bf16_bert_padding (2 kernels, 2 launches)
+// CHECK: wrote case attention.f16_bert_causal (2 kernels, 2 launches)
+// CHECK: wrote case attention.bf16_bert_causal (2 kernels, 2 launches)
+// CHECK: wrote case attention.f16_flash_odd (1 kernels, 1 launches)
+// CHECK: wrote case attention.bf16_flash_odd (1 kernels, 1 launches)
+// CHECK: wrote case attention.f16_head_128 (1 kernels, 1 launches)
+// CHECK: wrote case attention.f16_keys_2048 (1 kernels, 1 launches)
+// CHECK: wrote case attention.f16_value_head_40 (1 kernels, 1 launches)
 
 func.func @f32_mask_128(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x128x64xf32>, %mask: tensor<1x1x128x128xf32>) -> tensor<1x4x128x64xf32> {
   %scale = kiln.constant dense<0.125> : tensor<f32>
@@ -95,4 +107,137 @@ func.func @f32_transposed_keys(%q: tensor<1x2x33x16xf32>, %x: tensor<1x33x2x16xf
   %2 = kiln.softmax %1 : tensor<1x2x33x33xf32> -> tensor<1x2x33x33xf32>
   %3 = kiln.matmul %2, %v : tensor<1x2x33x33xf32>, tensor<1x2x33x16xf32> -> tensor<1x2x33x16xf32>
   return %3 : tensor<1x2x33x16xf32>
+}
+
+// The flash kernel (f16/bf16, tensor cores). BERT-base's attention at batch
+// 8, sequence 128 (12 heads of 64; the other BERT-shaped cases take 2 heads
+// to keep the bundle small) with a padding mask [8, 1, 1, 128] of 0 and the
+// dtype's lowest value (-65504 for f16, -3.39e38 for bf16) on about a quarter
+// of the keys, made from a random input.
+func.func @f16_bert_padding(%q: tensor<8x12x128x64xf16>, %k: tensor<8x12x128x64xf16>, %v: tensor<8x12x128x64xf16>, %raw: tensor<8x1x1x128xf16>) -> tensor<8x12x128x64xf16>
+    attributes {kiln.test_tolerance = [2.0e-2, 5.0e-3]} {
+  %half = kiln.constant dense<-5.000000e-01> : tensor<f16>
+  %big = kiln.constant dense<-65504.0> : tensor<f16>
+  %zero = kiln.constant dense<0.0> : tensor<f16>
+  %drop = kiln.less %raw, %half : tensor<8x1x1x128xf16>, tensor<f16> -> tensor<8x1x1x128xi1>
+  %mask = kiln.where %drop, %big, %zero : tensor<8x1x1x128xi1>, tensor<f16>, tensor<f16> -> tensor<8x1x1x128xf16>
+  %scale = kiln.constant dense<0.125> : tensor<f16>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<8x12x128x64xf16> -> tensor<8x12x64x128xf16>
+  %0 = kiln.matmul %q, %kt : tensor<8x12x128x64xf16>, tensor<8x12x64x128xf16> -> tensor<8x12x128x128xf16>
+  %1 = kiln.mul %0, %scale : tensor<8x12x128x128xf16>, tensor<f16> -> tensor<8x12x128x128xf16>
+  %2 = kiln.add %1, %mask : tensor<8x12x128x128xf16>, tensor<8x1x1x128xf16> -> tensor<8x12x128x128xf16>
+  %3 = kiln.softmax %2 : tensor<8x12x128x128xf16> -> tensor<8x12x128x128xf16>
+  %4 = kiln.matmul %3, %v : tensor<8x12x128x128xf16>, tensor<8x12x128x64xf16> -> tensor<8x12x128x64xf16>
+  return %4 : tensor<8x12x128x64xf16>
+}
+
+func.func @bf16_bert_padding(%q: tensor<8x2x128x64xbf16>, %k: tensor<8x2x128x64xbf16>, %v: tensor<8x2x128x64xbf16>, %raw: tensor<8x1x1x128xbf16>) -> tensor<8x2x128x64xbf16>
+    attributes {kiln.test_tolerance = [3.0e-2, 2.0e-2]} {
+  %half = kiln.constant dense<-5.000000e-01> : tensor<bf16>
+  %big = kiln.constant dense<-3.38953139e+38> : tensor<bf16>
+  %zero = kiln.constant dense<0.0> : tensor<bf16>
+  %drop = kiln.less %raw, %half : tensor<8x1x1x128xbf16>, tensor<bf16> -> tensor<8x1x1x128xi1>
+  %mask = kiln.where %drop, %big, %zero : tensor<8x1x1x128xi1>, tensor<bf16>, tensor<bf16> -> tensor<8x1x1x128xbf16>
+  %scale = kiln.constant dense<0.125> : tensor<bf16>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<8x2x128x64xbf16> -> tensor<8x2x64x128xbf16>
+  %0 = kiln.matmul %q, %kt : tensor<8x2x128x64xbf16>, tensor<8x2x64x128xbf16> -> tensor<8x2x128x128xbf16>
+  %1 = kiln.mul %0, %scale : tensor<8x2x128x128xbf16>, tensor<bf16> -> tensor<8x2x128x128xbf16>
+  %2 = kiln.add %1, %mask : tensor<8x2x128x128xbf16>, tensor<8x1x1x128xbf16> -> tensor<8x2x128x128xbf16>
+  %3 = kiln.softmax %2 : tensor<8x2x128x128xbf16> -> tensor<8x2x128x128xbf16>
+  %4 = kiln.matmul %3, %v : tensor<8x2x128x128xbf16>, tensor<8x2x128x64xbf16> -> tensor<8x2x128x64xbf16>
+  return %4 : tensor<8x2x128x64xbf16>
+}
+
+// A causal mask [1, 1, 128, 128]: the lowest value above the diagonal.
+func.func @f16_bert_causal(%q: tensor<8x2x128x64xf16>, %k: tensor<8x2x128x64xf16>, %v: tensor<8x2x128x64xf16>) -> tensor<8x2x128x64xf16>
+    attributes {kiln.test_tolerance = [2.0e-2, 5.0e-3]} {
+  %big = kiln.constant dense<-65504.0> : tensor<1x1x128x128xf16>
+  %one = kiln.constant dense<1> : tensor<i64>
+  %mask = kiln.trilu %big, %one {upper = true} : tensor<1x1x128x128xf16>, tensor<i64> -> tensor<1x1x128x128xf16>
+  %scale = kiln.constant dense<0.125> : tensor<f16>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<8x2x128x64xf16> -> tensor<8x2x64x128xf16>
+  %0 = kiln.matmul %q, %kt : tensor<8x2x128x64xf16>, tensor<8x2x64x128xf16> -> tensor<8x2x128x128xf16>
+  %1 = kiln.mul %0, %scale : tensor<8x2x128x128xf16>, tensor<f16> -> tensor<8x2x128x128xf16>
+  %2 = kiln.add %1, %mask : tensor<8x2x128x128xf16>, tensor<1x1x128x128xf16> -> tensor<8x2x128x128xf16>
+  %3 = kiln.softmax %2 : tensor<8x2x128x128xf16> -> tensor<8x2x128x128xf16>
+  %4 = kiln.matmul %3, %v : tensor<8x2x128x128xf16>, tensor<8x2x128x64xf16> -> tensor<8x2x128x64xf16>
+  return %4 : tensor<8x2x128x64xf16>
+}
+
+func.func @bf16_bert_causal(%q: tensor<8x2x128x64xbf16>, %k: tensor<8x2x128x64xbf16>, %v: tensor<8x2x128x64xbf16>) -> tensor<8x2x128x64xbf16>
+    attributes {kiln.test_tolerance = [3.0e-2, 2.0e-2]} {
+  %big = kiln.constant dense<-3.38953139e+38> : tensor<1x1x128x128xbf16>
+  %one = kiln.constant dense<1> : tensor<i64>
+  %mask = kiln.trilu %big, %one {upper = true} : tensor<1x1x128x128xbf16>, tensor<i64> -> tensor<1x1x128x128xbf16>
+  %scale = kiln.constant dense<0.125> : tensor<bf16>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<8x2x128x64xbf16> -> tensor<8x2x64x128xbf16>
+  %0 = kiln.matmul %q, %kt : tensor<8x2x128x64xbf16>, tensor<8x2x64x128xbf16> -> tensor<8x2x128x128xbf16>
+  %1 = kiln.mul %0, %scale : tensor<8x2x128x128xbf16>, tensor<bf16> -> tensor<8x2x128x128xbf16>
+  %2 = kiln.add %1, %mask : tensor<8x2x128x128xbf16>, tensor<1x1x128x128xbf16> -> tensor<8x2x128x128xbf16>
+  %3 = kiln.softmax %2 : tensor<8x2x128x128xbf16> -> tensor<8x2x128x128xbf16>
+  %4 = kiln.matmul %3, %v : tensor<8x2x128x128xbf16>, tensor<8x2x128x64xbf16> -> tensor<8x2x128x64xbf16>
+  return %4 : tensor<8x2x128x64xbf16>
+}
+
+// Query and key counts that are not multiples of the tiles (64 rows, 64 keys).
+func.func @f16_flash_odd(%q: tensor<2x3x77x64xf16>, %k: tensor<2x3x300x64xf16>, %v: tensor<2x3x300x64xf16>, %mask: tensor<2x1x1x300xf16> {kiln.test_range = [-4.0, 0.0]}) -> tensor<2x3x77x64xf16>
+    attributes {kiln.test_tolerance = [2.0e-2, 5.0e-3]} {
+  %scale = kiln.constant dense<0.125> : tensor<f16>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x3x300x64xf16> -> tensor<2x3x64x300xf16>
+  %0 = kiln.matmul %q, %kt : tensor<2x3x77x64xf16>, tensor<2x3x64x300xf16> -> tensor<2x3x77x300xf16>
+  %1 = kiln.mul %0, %scale : tensor<2x3x77x300xf16>, tensor<f16> -> tensor<2x3x77x300xf16>
+  %2 = kiln.add %1, %mask : tensor<2x3x77x300xf16>, tensor<2x1x1x300xf16> -> tensor<2x3x77x300xf16>
+  %3 = kiln.softmax %2 : tensor<2x3x77x300xf16> -> tensor<2x3x77x300xf16>
+  %4 = kiln.matmul %3, %v : tensor<2x3x77x300xf16>, tensor<2x3x300x64xf16> -> tensor<2x3x77x64xf16>
+  return %4 : tensor<2x3x77x64xf16>
+}
+
+func.func @bf16_flash_odd(%q: tensor<2x3x77x64xbf16>, %k: tensor<2x3x300x64xbf16>, %v: tensor<2x3x300x64xbf16>, %mask: tensor<2x1x1x300xbf16> {kiln.test_range = [-4.0, 0.0]}) -> tensor<2x3x77x64xbf16>
+    attributes {kiln.test_tolerance = [3.0e-2, 2.0e-2]} {
+  %scale = kiln.constant dense<0.125> : tensor<bf16>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x3x300x64xbf16> -> tensor<2x3x64x300xbf16>
+  %0 = kiln.matmul %q, %kt : tensor<2x3x77x64xbf16>, tensor<2x3x64x300xbf16> -> tensor<2x3x77x300xbf16>
+  %1 = kiln.mul %0, %scale : tensor<2x3x77x300xbf16>, tensor<bf16> -> tensor<2x3x77x300xbf16>
+  %2 = kiln.add %1, %mask : tensor<2x3x77x300xbf16>, tensor<2x1x1x300xbf16> -> tensor<2x3x77x300xbf16>
+  %3 = kiln.softmax %2 : tensor<2x3x77x300xbf16> -> tensor<2x3x77x300xbf16>
+  %4 = kiln.matmul %3, %v : tensor<2x3x77x300xbf16>, tensor<2x3x300x64xbf16> -> tensor<2x3x77x64xbf16>
+  return %4 : tensor<2x3x77x64xbf16>
+}
+
+// Head size 128, 512 queries and keys, no mask.
+func.func @f16_head_128(%q: tensor<1x2x512x128xf16>, %k: tensor<1x2x512x128xf16>, %v: tensor<1x2x512x128xf16>) -> tensor<1x2x512x128xf16>
+    attributes {kiln.test_tolerance = [2.0e-2, 5.0e-3]} {
+  %scale = kiln.constant dense<0.0883883461> : tensor<f16>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x512x128xf16> -> tensor<1x2x128x512xf16>
+  %0 = kiln.matmul %q, %kt : tensor<1x2x512x128xf16>, tensor<1x2x128x512xf16> -> tensor<1x2x512x512xf16>
+  %1 = kiln.mul %0, %scale : tensor<1x2x512x512xf16>, tensor<f16> -> tensor<1x2x512x512xf16>
+  %3 = kiln.softmax %1 : tensor<1x2x512x512xf16> -> tensor<1x2x512x512xf16>
+  %4 = kiln.matmul %3, %v : tensor<1x2x512x512xf16>, tensor<1x2x512x128xf16> -> tensor<1x2x512x128xf16>
+  return %4 : tensor<1x2x512x128xf16>
+}
+
+// 2048 keys: 32 key tiles of the online softmax.
+func.func @f16_keys_2048(%q: tensor<1x2x64x64xf16>, %k: tensor<1x2x2048x64xf16>, %v: tensor<1x2x2048x64xf16>, %mask: tensor<1x1x64x2048xf16>) -> tensor<1x2x64x64xf16>
+    attributes {kiln.test_tolerance = [2.0e-2, 5.0e-3]} {
+  %scale = kiln.constant dense<0.125> : tensor<f16>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x2048x64xf16> -> tensor<1x2x64x2048xf16>
+  %0 = kiln.matmul %q, %kt : tensor<1x2x64x64xf16>, tensor<1x2x64x2048xf16> -> tensor<1x2x64x2048xf16>
+  %1 = kiln.mul %0, %scale : tensor<1x2x64x2048xf16>, tensor<f16> -> tensor<1x2x64x2048xf16>
+  %2 = kiln.add %1, %mask : tensor<1x2x64x2048xf16>, tensor<1x1x64x2048xf16> -> tensor<1x2x64x2048xf16>
+  %3 = kiln.softmax %2 : tensor<1x2x64x2048xf16> -> tensor<1x2x64x2048xf16>
+  %4 = kiln.matmul %3, %v : tensor<1x2x64x2048xf16>, tensor<1x2x2048x64xf16> -> tensor<1x2x64x64xf16>
+  return %4 : tensor<1x2x64x64xf16>
+}
+
+// Value head size 40 (five n8 tiles) with key head size 64; 50 queries, 70 keys.
+func.func @f16_value_head_40(%q: tensor<1x2x50x64xf16>, %k: tensor<1x2x70x64xf16>, %v: tensor<1x2x70x40xf16>, %mask: tensor<1x1x50x70xf16>) -> tensor<1x2x50x40xf16>
+    attributes {kiln.test_tolerance = [2.0e-2, 5.0e-3]} {
+  %scale = kiln.constant dense<0.125> : tensor<f16>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x70x64xf16> -> tensor<1x2x64x70xf16>
+  %0 = kiln.matmul %q, %kt : tensor<1x2x50x64xf16>, tensor<1x2x64x70xf16> -> tensor<1x2x50x70xf16>
+  %1 = kiln.mul %0, %scale : tensor<1x2x50x70xf16>, tensor<f16> -> tensor<1x2x50x70xf16>
+  %2 = kiln.add %1, %mask : tensor<1x2x50x70xf16>, tensor<1x1x50x70xf16> -> tensor<1x2x50x70xf16>
+  %3 = kiln.softmax %2 : tensor<1x2x50x70xf16> -> tensor<1x2x50x70xf16>
+  %4 = kiln.matmul %3, %v : tensor<1x2x50x70xf16>, tensor<1x2x70x40xf16> -> tensor<1x2x50x40xf16>
+  return %4 : tensor<1x2x50x40xf16>
 }

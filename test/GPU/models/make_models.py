@@ -149,6 +149,58 @@ def data_movement(outdir):
             value("emb_row", TensorProto.FLOAT, [7, 64])], inits, feeds, outdir, "")
 
 
+def conv_block(outdir):
+    """ResNet-style f32 NCHW: a 7x7 stride-2 pad-3 stem, then two 3x3 pad-1
+    convs with bias, ReLU and a residual add (cuDNN Conv steps)."""
+    rng = np.random.RandomState(15)
+    nodes = [
+        helper.make_node("Conv", ["x", "w0", "b0"], ["s"], kernel_shape=[7, 7],
+                         strides=[2, 2], pads=[3, 3, 3, 3], name="stem"),
+        helper.make_node("Relu", ["s"], ["h"], name="stem_relu"),
+        helper.make_node("Conv", ["h", "w1", "b1"], ["c1"], kernel_shape=[3, 3],
+                         pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], kernel_shape=[3, 3],
+                         pads=[1, 1, 1, 1], name="conv2"),
+        helper.make_node("Add", ["c2", "h"], ["sum"], name="residual"),
+        helper.make_node("Relu", ["sum"], ["out"], name="relu2"),
+    ]
+    inits = [numpy_helper.from_array(nonzero(rng, (16, 3, 7, 7), 0.15), "w0"),
+             numpy_helper.from_array(nonzero(rng, (16,), 0.1), "b0"),
+             numpy_helper.from_array(nonzero(rng, (16, 16, 3, 3), 0.08), "w1"),
+             numpy_helper.from_array(nonzero(rng, (16,), 0.1), "b1"),
+             numpy_helper.from_array(nonzero(rng, (16, 16, 3, 3), 0.08), "w2"),
+             numpy_helper.from_array(nonzero(rng, (16,), 0.1), "b2")]
+    feeds = [nonzero(rng, (2, 3, 32, 30))]
+    finish("conv_block", nodes, [value("x", TensorProto.FLOAT, [2, 3, 32, 30])],
+           [value("out", TensorProto.FLOAT, [2, 16, 16, 15])], inits, feeds,
+           outdir, "")
+
+
+def conv_grouped(outdir):
+    """Grouped (dilated) and depthwise (stride 2) convs, then a 1x1 conv."""
+    rng = np.random.RandomState(16)
+    nodes = [
+        helper.make_node("Conv", ["x", "wg", "bg"], ["g"], kernel_shape=[3, 3],
+                         group=4, dilations=[2, 2], pads=[2, 2, 2, 2],
+                         name="grouped"),
+        helper.make_node("Conv", ["g", "wd", "bd"], ["d"], kernel_shape=[3, 3],
+                         group=32, strides=[2, 2], pads=[1, 1, 1, 1],
+                         name="depthwise"),
+        helper.make_node("Conv", ["d", "wp"], ["out"], kernel_shape=[1, 1],
+                         name="pointwise"),
+    ]
+    inits = [numpy_helper.from_array(nonzero(rng, (32, 4, 3, 3), 0.2), "wg"),
+             numpy_helper.from_array(nonzero(rng, (32,), 0.1), "bg"),
+             numpy_helper.from_array(nonzero(rng, (32, 1, 3, 3), 0.3), "wd"),
+             numpy_helper.from_array(nonzero(rng, (32,), 0.1), "bd"),
+             numpy_helper.from_array(nonzero(rng, (24, 32, 1, 1), 0.2), "wp")]
+    feeds = [nonzero(rng, (2, 16, 13, 12))]
+    finish("conv_grouped", nodes, [value("x", TensorProto.FLOAT, [2, 16, 13, 12])],
+           [value("out", TensorProto.FLOAT, [2, 24, 7, 6])], inits, feeds,
+           outdir, "")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -157,6 +209,8 @@ def main():
     reductions(outdir)
     branches(outdir)
     data_movement(outdir)
+    conv_block(outdir)
+    conv_grouped(outdir)
 
 
 if __name__ == "__main__":

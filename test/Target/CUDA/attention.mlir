@@ -1,6 +1,8 @@
-// kiln.attention becomes an attention kernel of its own (one block per query
-// row, online softmax over key chunks); kiln.gelu fuses into pointwise
-// kernels like other unary ops. NVRTC compiles every kernel.
+// kiln.attention becomes an attention kernel of its own; the row kernel (one
+// block per query row, online softmax over key chunks) serves f32 and head
+// sizes the flash kernel does not tile (flash_attention.mlir). kiln.gelu
+// fuses into pointwise kernels like other unary ops. NVRTC compiles every
+// kernel.
 // RUN: kiln-opt %s --split-input-file --kiln-fuse-kernels --kiln-tile-kernels | FileCheck %s --check-prefix=TILED
 // RUN: kiln-opt %s --kiln-fuse-kernels --kiln-tile-kernels | kiln-translate --emit-cuda | FileCheck %s
 
@@ -10,7 +12,7 @@
 // TILED-NEXT:      kiln.attention
 
 // CHECK-LABEL: void __launch_bounds__(128) kiln_attention_
-// CHECK:         __shared__ float kiln_q[64];
+// CHECK:         __shared__ float kiln_q[40];
 // CHECK:         __shared__ float kiln_p[300];
 // CHECK:         for (kiln_index_t row = blockIdx.x; row < 256; row += gridDim.x) {
 // CHECK:           const kiln_index_t b = row / 64, i = row % 64;
@@ -26,8 +28,9 @@
 // CHECK:               sum += kiln_p[j] * [[V:x[0-9]+]];
 // CHECK:             acc[a] = acc[a] * alpha + sum;
 // CHECK:           if (e < 40) out0[row * 40 + e] = __float2half_rn(acc[a] / l);
-func.func @attention_mask(%q: tensor<2x2x64x64xf16>, %k: tensor<2x2x300x64xf16>, %v: tensor<2x2x300x40xf16>, %m: tensor<2x1x1x300xf16>) -> tensor<2x2x64x40xf16> {
-  %0 = kiln.attention %q, %k, %v, %m {scale = 0.125 : f32} : tensor<2x2x64x64xf16>, tensor<2x2x300x64xf16>, tensor<2x2x300x40xf16>, tensor<2x1x1x300xf16> -> tensor<2x2x64x40xf16>
+// Head size 40 (not a multiple of 16): the row kernel, in f16.
+func.func @attention_mask(%q: tensor<2x2x64x40xf16>, %k: tensor<2x2x300x40xf16>, %v: tensor<2x2x300x40xf16>, %m: tensor<2x1x1x300xf16>) -> tensor<2x2x64x40xf16> {
+  %0 = kiln.attention %q, %k, %v, %m {scale = 0.125 : f32} : tensor<2x2x64x40xf16>, tensor<2x2x300x40xf16>, tensor<2x2x300x40xf16>, tensor<2x1x1x300xf16> -> tensor<2x2x64x40xf16>
   return %0 : tensor<2x2x64x40xf16>
 }
 

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""kiln against PyTorch on the same architecture and shapes, in one process.
+
+GPU machine (torch, torchvision, transformers, onnx, numpy):
+
+    python3 benchmarks/compare_torch.py --bundle BUNDLE [--models resnet50,bert,gpt2]
+        [--modes eager,default,max-autotune] [--runs 50] [--out FILE]
+
+BUNDLE comes from benchmarks/make_bench_bundle.sh (on the build machine): one
+fp16 artifact per model at the issue's shapes (ResNet-50 bs32 224x224, BERT-base
+bs8 seq128, GPT-2 small bs1 seq1024), compiled from the graph-only exports in
+test/models with external weights, plus bin/kiln-run. This script fills the
+weights with scripts/fill-weights.py (the artifacts check them by hash),
+times kiln with `kiln-run --bench` (CUDA events around each run of the
+session's CUDA graph, median of --runs after warm-up) and PyTorch with CUDA
+events around each forward: the same architectures built from their configs
+(random weights), `.half().eval()`, channels_last for ResNet-50, SDPA
+attention for the transformers, in eager mode and under torch.compile
+("default" and, slowly, "max-autotune"). Prints medians and kiln's ratio to
+each mode; writes JSON with versions and the machine.
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+SHAPES = {
+    "resnet50": dict(file="resnet50-torchscript", batch=32, shape="batch=32"),
+    "bert": dict(file="bert-torchscript", batch=8, seq=128,
+                 shape="batch=8,seq=128"),
+    "gpt2": dict(file="gpt2-torchscript", batch=1, seq=1024,
+                 shape="batch=1,seq=1024"),
+}
+
+
+def torch_model(name):
+    import torch
+    if name == "resnet50":
+        import torchvision
+        model = torchvision.models.resnet50(weights=None)
+        model = model.half().eval().cuda().to(memory_format=torch.channels_last)
+        x = torch.randn(32, 3, 224, 224, device="cuda", dtype=torch.half)
+        x = x.to(memory_format=torch.channels_last)
+        return model, (x,)
+    import transformers
+    if name == "bert":
+        config = transformers.BertConfig(attn_implementation="sdpa")
+        model = transformers.BertModel(config)
+        ids = torch.randint(0, config.vocab_size, (8, 128), device="cuda")
+        mask = torch.ones(8, 128, dtype=torch.long, device="cuda")
+        mask[:, 100:] = 0
+        return model.half().eval().cuda(), (ids, mask)
+    config = transformers.GPT2Config(attn_implementation="sdpa")
+    model = transformers.GPT2Model(config)
+    ids = torch.randint(0, config.vocab_size, (1, 1024), device="cuda")
+    return model.half().eval().cuda(), (ids,)
+
+
+def time_torch(model, inputs, runs, warmup=10):
+    import torch
+    times = []
+    with torch.inference_mode():
+        for _ in range(warmup):
+            model(*inputs)
+        torch.cuda.synchronize()
+        for _ in range(runs):
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            model(*inputs)
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end))
+    return float(np.median(times))
+
+
+def kiln_inputs(name, folder):
+    rng = np.random.RandomState(3)
+    spec = SHAPES[name]
+    os.makedirs(folder, exist_ok=True)
+    if name == "resnet50":
+        np.save(os.path.join(folder, "input.npy"),
+                rng.uniform(-1, 1, (32, 3, 224, 224)).astype(np.float32))
+        return
+    vocab = 30522 if name == "bert" else 50257
+    np.save(os.path.join(folder, "input_ids.npy"),
+            rng.randint(0, vocab, (spec["batch"], spec["seq"])).astype(np.int64))
+    if name == "bert":
+        mask = np.ones((spec["batch"], spec["seq"]), dtype=np.int64)
+        mask[:, 100:] = 0
+        np.save(os.path.join(folder, "attention_mask.npy"), mask)
+
+
+def time_kiln(name, bundle, models_dir, runs):
+    spec = SHAPES[name]
+    folder = os.path.join(bundle, name)
+    filled = os.path.join(folder, spec["file"] + ".onnx")
+    if not os.path.exists(filled + ".data"):
+        subprocess.run([sys.executable, "scripts/fill-weights.py",
+                        os.path.join(models_dir, spec["file"] + ".onnx"), filled,
+                        "--external"], check=True, capture_output=True)
+    inputs = os.path.join(folder, "inputs")
+    kiln_inputs(name, inputs)
+    run = subprocess.run(
+        [os.path.join(bundle, "bin", "kiln-run"), os.path.join(folder, "fp16.kiln"),
+         "--inputs", inputs, "--bench", str(runs),
+         "--profile", os.path.join(folder, "profile.json")],
+        capture_output=True, text=True)
+    text = run.stdout + run.stderr
+    match = re.search(r"median ([0-9.]+) ms", text)
+    if run.returncode != 0 or not match:
+        raise RuntimeError(f"kiln-run failed for {name}: {text[-800:]}")
+    return float(match.group(1)), text
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bundle", required=True)
+    parser.add_argument("--models-dir", default="test/models")
+    parser.add_argument("--models", default="resnet50,bert,gpt2")
+    parser.add_argument("--modes", default="eager,default")
+    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args()
+    import torch
+
+    rows = []
+    for name in args.models.split(","):
+        row = dict(model=name, shape=SHAPES[name]["shape"], precision="fp16")
+        row["kiln_ms"], kiln_log = time_kiln(name, args.bundle, args.models_dir,
+                                             args.runs)
+        row["kiln_profile"] = [line for line in kiln_log.splitlines()
+                               if line.startswith(("  ", "profile", "bench"))][:24]
+        model, inputs = torch_model(name)
+        for mode in args.modes.split(","):
+            start = time.time()
+            if mode == "eager":
+                timed = model
+            else:
+                torch._dynamo.reset()
+                timed = torch.compile(model, mode=mode)
+            row[f"torch_{mode}_ms"] = time_torch(timed, inputs, args.runs)
+            row[f"torch_{mode}_setup_s"] = round(time.time() - start, 1)
+            row[f"ratio_kiln_to_{mode}"] = row["kiln_ms"] / row[f"torch_{mode}_ms"]
+        del model
+        torch.cuda.empty_cache()
+        rows.append(row)
+        print(f"{name:9s} kiln {row['kiln_ms']:.3f} ms  " + "  ".join(
+            f"{mode} {row[f'torch_{mode}_ms']:.3f} ms (kiln/{mode} "
+            f"{row[f'ratio_kiln_to_{mode}']:.2f}x)" for mode in args.modes.split(",")),
+            flush=True)
+
+    import transformers
+    import torchvision
+    result = dict(
+        command=" ".join(sys.argv), date=time.strftime("%Y-%m-%d %H:%M:%S"),
+        machine=subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
+                                "--format=csv,noheader"], capture_output=True,
+                               text=True).stdout.strip(),
+        host=platform.node(), torch=torch.__version__,
+        cuda=torch.version.cuda, transformers=transformers.__version__,
+        torchvision=torchvision.__version__, runs=args.runs, results=rows)
+    out = args.out or os.path.join(
+        "benchmarks", "results", time.strftime("%Y-%m-%d") + "-h200-compare-torch.json")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(result, f, indent=1)
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

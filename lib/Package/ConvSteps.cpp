@@ -1,0 +1,82 @@
+// Conv descriptors of `library` kernels: a 2-D NCHW kiln.conv (groups,
+// symmetric pads, strides, dilations, optional bias) as one cuDNN call.
+#include "PackageInternal.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+
+using namespace mlir;
+
+namespace kiln::package {
+
+using namespace kiln::artifact;
+
+bool yieldsConvolution(KernelOp kernel) {
+  YieldOp yield = kernel.getYield();
+  return yield.getNumOperands() == 1 &&
+         isa_and_nonnull<ConvOp>(yield.getValues()[0].getDefiningOp());
+}
+
+LogicalResult describeConv(KernelOp kernel, BodyBufferFn bufferOf,
+                           ConvT &conv) {
+  YieldOp yield = kernel.getYield();
+  auto op = yield.getNumOperands() == 1
+                ? yield.getValues()[0].getDefiningOp<ConvOp>()
+                : ConvOp();
+  if (!op)
+    return kernel.emitError("packager: library kernel '")
+           << kernel.getSymName() << "' must yield the result of one kiln.conv";
+  auto input = dyn_cast<RankedTensorType>(op.getInput().getType());
+  auto weight = dyn_cast<RankedTensorType>(op.getWeight().getType());
+  auto output = dyn_cast<RankedTensorType>(op.getType());
+  ArrayRef<int64_t> pads = op.getPads(), strides = op.getStrides(),
+                    dilations = op.getDilations();
+  if (!input || !weight || !output || input.getRank() != 4 ||
+      weight.getRank() != 4 || output.getRank() != 4 ||
+      !input.hasStaticShape() || !weight.hasStaticShape() ||
+      !output.hasStaticShape() || pads.size() != 4 || strides.size() != 2 ||
+      dilations.size() != 2)
+    return kernel.emitError("packager: kernel '")
+           << kernel.getSymName()
+           << "': the library call runs static 2-D convolutions only";
+  if (pads[0] != pads[2] || pads[1] != pads[3])
+    return kernel.emitError("packager: kernel '")
+           << kernel.getSymName() << "': asymmetric pads [" << pads[0] << ", "
+           << pads[1] << ", " << pads[2] << ", " << pads[3]
+           << "] cannot be expressed by cuDNN";
+
+  FailureOr<uint32_t> x = bufferOf(op.getInput());
+  FailureOr<uint32_t> w = bufferOf(op.getWeight());
+  if (failed(x) || failed(w))
+    return failure();
+  conv.x = *x;
+  conv.w = *w;
+  if (Value bias = op.getBias()) {
+    FailureOr<uint32_t> buffer = bufferOf(bias);
+    if (failed(buffer))
+      return failure();
+    conv.bias = *buffer;
+  }
+  conv.n = input.getDimSize(0);
+  conv.c = input.getDimSize(1);
+  conv.h = input.getDimSize(2);
+  conv.width = input.getDimSize(3);
+  conv.k = weight.getDimSize(0);
+  conv.r = weight.getDimSize(2);
+  conv.s = weight.getDimSize(3);
+  conv.pad_h = pads[0];
+  conv.pad_w = pads[1];
+  conv.stride_h = strides[0];
+  conv.stride_w = strides[1];
+  conv.dilation_h = dilations[0];
+  conv.dilation_w = dilations[1];
+  conv.groups = op.getGroup();
+  conv.out_h = output.getDimSize(2);
+  conv.out_w = output.getDimSize(3);
+  auto module = kernel->getParentOfType<ModuleOp>();
+  auto precision =
+      module ? module->getAttrOfType<StringAttr>(kPrecisionAttr) : nullptr;
+  conv.allow_tf32 = precision && precision.getValue() == "tf32";
+  return success();
+}
+
+} // namespace kiln::package

@@ -1,0 +1,164 @@
+// Conv steps through cuDNN's convolution API: NCHW descriptors, groups, the
+// fastest algorithm that fits the stream's workspace, bias by cudnnAddTensor.
+#include "conv.h"
+#include "status.h"
+
+#include <string>
+
+namespace kiln::runtime {
+
+using namespace kiln::artifact;
+
+ConvPlan::~ConvPlan() {
+  for (cudnnTensorDescriptor_t desc : {xDesc, yDesc, biasDesc})
+    if (desc)
+      cudnnDestroyTensorDescriptor(desc);
+  if (wDesc)
+    cudnnDestroyFilterDescriptor(wDesc);
+  if (convDesc)
+    cudnnDestroyConvolutionDescriptor(convDesc);
+}
+
+static cudnnDataType_t cudnnType(DType dtype) {
+  switch (dtype) {
+  case DType_F16:
+    return CUDNN_DATA_HALF;
+  case DType_BF16:
+    return CUDNN_DATA_BFLOAT16;
+  default:
+    return CUDNN_DATA_FLOAT;
+  }
+}
+
+static kiln_status_t makeTensor(cudnnTensorDescriptor_t *desc,
+                                cudnnDataType_t type, int64_t n, int64_t c,
+                                int64_t h, int64_t w, const char *what) {
+  KILN_RETURN_IF_ERROR(cudnnStatus(cudnnCreateTensorDescriptor(desc),
+                                   "cudnnCreateTensorDescriptor"));
+  return cudnnStatus(cudnnSetTensor4dDescriptor(*desc, CUDNN_TENSOR_NCHW, type,
+                                                int(n), int(c), int(h), int(w)),
+                     std::string("describing ") + what);
+}
+
+kiln_status_t ConvPlan::create(const Conv &conv, DType dtype) {
+  cudnnDataType_t type = cudnnType(dtype);
+  size_t element = dtypeSize(dtype);
+  // The validator bounds every tensor below 2^31 elements.
+  operandBytes[0] =
+      size_t(conv.n() * conv.c() * conv.h() * conv.width()) * element;
+  operandBytes[1] =
+      size_t(conv.k() * (conv.c() / conv.groups()) * conv.r() * conv.s()) *
+      element;
+  operandBytes[2] = conv.bias() >= 0 ? size_t(conv.k()) * element : 0;
+  operandBytes[3] =
+      size_t(conv.n() * conv.k() * conv.out_h() * conv.out_w()) * element;
+  KILN_RETURN_IF_ERROR(makeTensor(&xDesc, type, conv.n(), conv.c(), conv.h(),
+                                  conv.width(), "x"));
+  KILN_RETURN_IF_ERROR(makeTensor(&yDesc, type, conv.n(), conv.k(),
+                                  conv.out_h(), conv.out_w(), "out"));
+  if (conv.bias() >= 0)
+    KILN_RETURN_IF_ERROR(
+        makeTensor(&biasDesc, type, 1, conv.k(), 1, 1, "the bias"));
+  KILN_RETURN_IF_ERROR(cudnnStatus(cudnnCreateFilterDescriptor(&wDesc),
+                                   "cudnnCreateFilterDescriptor"));
+  KILN_RETURN_IF_ERROR(cudnnStatus(
+      cudnnSetFilter4dDescriptor(wDesc, type, CUDNN_TENSOR_NCHW, int(conv.k()),
+                                 int(conv.c() / conv.groups()), int(conv.r()),
+                                 int(conv.s())),
+      "describing w"));
+  KILN_RETURN_IF_ERROR(cudnnStatus(cudnnCreateConvolutionDescriptor(&convDesc),
+                                   "cudnnCreateConvolutionDescriptor"));
+  // Accumulate in fp32 for every dtype (cuDNN's PSEUDO_HALF/BFLOAT16 configs).
+  KILN_RETURN_IF_ERROR(cudnnStatus(
+      cudnnSetConvolution2dDescriptor(
+          convDesc, int(conv.pad_h()), int(conv.pad_w()), int(conv.stride_h()),
+          int(conv.stride_w()), int(conv.dilation_h()), int(conv.dilation_w()),
+          CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+      "describing the convolution"));
+  KILN_RETURN_IF_ERROR(
+      cudnnStatus(cudnnSetConvolutionGroupCount(convDesc, int(conv.groups())),
+                  "setting the group count"));
+  // f32 without TF32 must not use tensor cores (CUDNN_DEFAULT_MATH would).
+  keepFmaMath = dtype == DType_F32 && !conv.allow_tf32();
+  cudnnMathType_t math =
+      dtype == DType_F32 ? (keepFmaMath ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH)
+                         : CUDNN_TENSOR_OP_MATH;
+  KILN_RETURN_IF_ERROR(cudnnStatus(cudnnSetConvolutionMathType(convDesc, math),
+                                   "setting the math type"));
+  int n = 0, c = 0, h = 0, w = 0;
+  KILN_RETURN_IF_ERROR(cudnnStatus(cudnnGetConvolution2dForwardOutputDim(
+                                       convDesc, xDesc, wDesc, &n, &c, &h, &w),
+                                   "computing the output shape"));
+  if (n != conv.n() || c != conv.k() || h != conv.out_h() || w != conv.out_w())
+    return Error(KILN_STATUS_DATA_LOSS)
+           << "cuDNN computes an output of [" << n << ", " << c << ", " << h
+           << ", " << w << "], the step says [" << conv.n() << ", " << conv.k()
+           << ", " << conv.out_h() << ", " << conv.out_w() << "]";
+  return nullptr;
+}
+
+kiln_status_t ConvPlan::chooseAlgorithm(cudnnHandle_t handle,
+                                        const ConvPointers &scratch,
+                                        void *workspace, size_t workspaceBytes,
+                                        cudaStream_t stream) {
+  KILN_RETURN_IF_ERROR(
+      cudnnStatus(cudnnSetStream(handle, stream), "cudnnSetStream"));
+  constexpr int kMaxAlgorithms = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+  cudnnConvolutionFwdAlgoPerf_t results[kMaxAlgorithms];
+  int found = 0;
+  // Only algorithms that fit the workspace are tried; results come fastest
+  // first.
+  KILN_RETURN_IF_ERROR(
+      cudnnStatus(cudnnFindConvolutionForwardAlgorithmEx(
+                      handle, xDesc, scratch.x, wDesc, scratch.w, convDesc,
+                      yDesc, scratch.out, kMaxAlgorithms, &found, results,
+                      workspaceBytes ? workspace : nullptr, workspaceBytes),
+                  "cudnnFindConvolutionForwardAlgorithmEx"));
+  const cudnnConvolutionFwdAlgoPerf_t *best = nullptr;
+  for (int i = 0; i < found && !best; ++i)
+    if (results[i].status == CUDNN_STATUS_SUCCESS &&
+        results[i].memory <= workspaceBytes)
+      best = &results[i];
+  if (!best)
+    return Error(KILN_STATUS_INCOMPATIBLE)
+           << "cuDNN has no algorithm for this convolution within a "
+           << workspaceBytes << "-byte workspace";
+  algorithm = best->algo;
+  algorithmWorkspace = best->memory;
+  // Keep the math type the timing used (tensor cores or not), except that
+  // f32 without TF32 stays on FMA.
+  if (!keepFmaMath)
+    KILN_RETURN_IF_ERROR(
+        cudnnStatus(cudnnSetConvolutionMathType(convDesc, best->mathType),
+                    "setting the chosen math type"));
+  KILN_RETURN_IF_ERROR(
+      enqueue(handle, scratch, workspace, workspaceBytes, stream));
+  return cudaStatus(cudaStreamSynchronize(stream),
+                    "running the chosen convolution algorithm");
+}
+
+kiln_status_t ConvPlan::enqueue(cudnnHandle_t handle,
+                                const ConvPointers &pointers, void *workspace,
+                                size_t workspaceBytes,
+                                cudaStream_t stream) const {
+  if (algorithmWorkspace > workspaceBytes)
+    return Error(KILN_STATUS_INTERNAL)
+           << "the convolution algorithm needs " << algorithmWorkspace
+           << " bytes of workspace, the stream has " << workspaceBytes;
+  KILN_RETURN_IF_ERROR(
+      cudnnStatus(cudnnSetStream(handle, stream), "cudnnSetStream"));
+  const float one = 1.0f, zero = 0.0f;
+  KILN_RETURN_IF_ERROR(cudnnStatus(
+      cudnnConvolutionForward(handle, &one, xDesc, pointers.x, wDesc,
+                              pointers.w, convDesc, algorithm,
+                              algorithmWorkspace ? workspace : nullptr,
+                              algorithmWorkspace, &zero, yDesc, pointers.out),
+      "cudnnConvolutionForward"));
+  if (!biasDesc)
+    return nullptr;
+  return cudnnStatus(cudnnAddTensor(handle, &one, biasDesc, pointers.bias, &one,
+                                    yDesc, pointers.out),
+                     "cudnnAddTensor (bias)");
+}
+
+} // namespace kiln::runtime
