@@ -130,9 +130,23 @@ def main():
     args = parser.parse_args()
     import torch
 
-    rows = []
+    import transformers
+    import torchvision
+    out = args.out or os.path.join(
+        "benchmarks", "results", time.strftime("%Y-%m-%d") + "-h200-compare-torch.json")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    result = dict(
+        command=" ".join(sys.argv), date=time.strftime("%Y-%m-%d %H:%M:%S"),
+        machine=subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
+                                "--format=csv,noheader"], capture_output=True,
+                               text=True).stdout.strip(),
+        host=platform.node(), torch=torch.__version__,
+        cuda=torch.version.cuda, transformers=transformers.__version__,
+        torchvision=torchvision.__version__, runs=args.runs, results=[])
+    rows = result["results"]
     for name in args.models.split(","):
         row = dict(model=name, shape=SHAPES[name]["shape"], precision="fp16")
+        rows.append(row)
         row["kiln_ms"], kiln_log = time_kiln(name, args.bundle, args.models_dir,
                                              args.runs)
         row["kiln_profile"] = [line for line in kiln_log.splitlines()
@@ -148,27 +162,15 @@ def main():
             row[f"torch_{mode}_ms"] = time_torch(timed, inputs, args.runs)
             row[f"torch_{mode}_setup_s"] = round(time.time() - start, 1)
             row[f"ratio_kiln_to_{mode}"] = row["kiln_ms"] / row[f"torch_{mode}_ms"]
+            with open(out, "w") as f:  # after every measurement
+                json.dump(result, f, indent=1)
         del model
         torch.cuda.empty_cache()
-        rows.append(row)
         print(f"{name:9s} kiln {row['kiln_ms']:.3f} ms  " + "  ".join(
             f"{mode} {row[f'torch_{mode}_ms']:.3f} ms (kiln/{mode} "
             f"{row[f'ratio_kiln_to_{mode}']:.2f}x)" for mode in args.modes.split(",")),
             flush=True)
 
-    import transformers
-    import torchvision
-    result = dict(
-        command=" ".join(sys.argv), date=time.strftime("%Y-%m-%d %H:%M:%S"),
-        machine=subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
-                                "--format=csv,noheader"], capture_output=True,
-                               text=True).stdout.strip(),
-        host=platform.node(), torch=torch.__version__,
-        cuda=torch.version.cuda, transformers=transformers.__version__,
-        torchvision=torchvision.__version__, runs=args.runs, results=rows)
-    out = args.out or os.path.join(
-        "benchmarks", "results", time.strftime("%Y-%m-%d") + "-h200-compare-torch.json")
-    os.makedirs(os.path.dirname(out), exist_ok=True)
     with open(out, "w") as f:
         json.dump(result, f, indent=1)
     print(f"wrote {out}")
