@@ -7,7 +7,8 @@
 #   OUTDIR/run.sh          = scripts/gpu-kernel-run.sh, runs everything
 # Then runs the runner here (no GPU: every case must report as skipped) and
 # checks that the bundle stays under 64 MiB.
-# Usage: scripts/gpu-kernel-tests.sh OUTDIR   (KILN_GPU_ARCH=sm_90 by default)
+# Usage: scripts/gpu-kernel-tests.sh OUTDIR   (KILN_GPU_ARCH=sm_90 by default;
+#        KILN_KERNEL_CASES="attention conv" for a subset of test/GPU/kernels)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${KILN_BUILD_DIR:-$root/build}"
@@ -17,7 +18,13 @@ arch="${KILN_GPU_ARCH:-sm_90}"
 "$root/scripts/build.sh" kiln-translate kiln-kernel-test
 rm -rf "$out"
 mkdir -p "$out/cases" "$out/bin" "$out/lib" "$out/src"
-for case in "$root"/test/GPU/kernels/*.mlir; do
+# KILN_KERNEL_CASES="attention conv" bundles only those files (default: all).
+cases_glob=("$root"/test/GPU/kernels/*.mlir)
+if [[ -n "${KILN_KERNEL_CASES:-}" ]]; then
+  cases_glob=()
+  for name in $KILN_KERNEL_CASES; do cases_glob+=("$root/test/GPU/kernels/$name.mlir"); done
+fi
+for case in "${cases_glob[@]}"; do
   "$build/bin/kiln-translate" "$case" --kernel-test-bundle "$out/cases" \
     --gpu-arch "$arch"
 done

@@ -156,11 +156,7 @@ evaluateAttention(mlir::Operation *op, llvm::ArrayRef<Tensor> operands) {
   if (operands.size() < 3 || operands.size() > 4)
     return opError(op, "expects 3 or 4 operands");
   llvm::Expected<Tensor> result = attention(attentionOp, operands);
-  if (!result)
-    return result.takeError();
-  std::vector<Tensor> results;
-  results.push_back(std::move(*result));
-  return results;
+  return singleResult(std::move(result));
 }
 
 } // namespace kiln::eval

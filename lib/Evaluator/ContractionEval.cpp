@@ -173,11 +173,7 @@ evaluateContraction(mlir::Operation *op, llvm::ArrayRef<Tensor> operands) {
           .Default([&](mlir::Operation *) {
             return llvm::Expected<Tensor>(opError(op, "is not a contraction"));
           });
-  if (!result)
-    return result.takeError();
-  std::vector<Tensor> results;
-  results.push_back(std::move(*result));
-  return results;
+  return singleResult(std::move(result));
 }
 
 } // namespace kiln::eval

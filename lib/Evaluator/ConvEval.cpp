@@ -264,13 +264,58 @@ llvm::Expected<Tensor> pool(PoolOpT op, const Tensor &x, PoolKind kind,
   return result;
 }
 
+/// |input| (4-D) with its dims permuted: result dim i is input dim perm[i].
+Tensor permute4(const Tensor &input, const int64_t (&perm)[4]) {
+  llvm::ArrayRef<int64_t> shape = input.shape();
+  std::vector<int64_t> outShape{shape[perm[0]], shape[perm[1]], shape[perm[2]],
+                                shape[perm[3]]};
+  Tensor result(input.dtype(), outShape);
+  std::vector<int64_t> strides = input.strides();
+  int64_t index = 0;
+  for (int64_t a = 0; a < outShape[0]; ++a)
+    for (int64_t b = 0; b < outShape[1]; ++b)
+      for (int64_t c = 0; c < outShape[2]; ++c)
+        for (int64_t d = 0; d < outShape[3]; ++d, ++index) {
+          int64_t source = a * strides[perm[0]] + b * strides[perm[1]] +
+                           c * strides[perm[2]] + d * strides[perm[3]];
+          if (input.isFloat())
+            result.floats()[index] = input.floats()[source];
+          else
+            result.ints()[index] = input.ints()[source];
+        }
+  return result;
+}
+
+/// A channels-last conv: the NCHW convolution of the permuted operands,
+/// permuted back.
+llvm::Expected<Tensor> convolveChannelsLast(ConvOp op,
+                                            llvm::ArrayRef<Tensor> operands) {
+  constexpr int64_t toChannelsFirst[4] = {0, 3, 1, 2};
+  constexpr int64_t toChannelsLast[4] = {0, 2, 3, 1};
+  if (operands[0].rank() != 4 || operands[1].rank() != 4)
+    return opError(op, "with layout NHWC needs a 4-D input and weight");
+  llvm::SmallVector<Tensor, 3> channelsFirst{
+      permute4(operands[0], toChannelsFirst),
+      permute4(operands[1], toChannelsFirst)};
+  if (operands.size() > 2)
+    channelsFirst.push_back(operands[2]);
+  llvm::Expected<Tensor> result = convolve(op, channelsFirst, false);
+  if (!result)
+    return result.takeError();
+  return permute4(*result, toChannelsLast);
+}
+
 llvm::Expected<Tensor> evaluateOne(mlir::Operation *op,
                                    llvm::ArrayRef<Tensor> operands) {
   if (operands.empty())
     return opError(op, "has no operands");
   return llvm::TypeSwitch<mlir::Operation *, llvm::Expected<Tensor>>(op)
       .Case<ConvOp>(
-          [&](ConvOp conv) { return convolve(conv, operands, false); })
+          [&](ConvOp conv) {
+            return conv.isChannelsLast()
+                       ? convolveChannelsLast(conv, operands)
+                       : convolve(conv, operands, false);
+          })
       .Case<ConvTransposeOp>([&](ConvTransposeOp conv) {
         return convolve(conv, operands, true, conv.getOutputPadding());
       })

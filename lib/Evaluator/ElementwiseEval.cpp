@@ -176,11 +176,7 @@ evaluateElementwise(mlir::Operation *op, llvm::ArrayRef<Tensor> operands) {
                            " but the result type is " + dtypeName(*declared));
   llvm::Expected<Tensor> result =
       applyTableRow(op, row, operands, valueType, resultType);
-  if (!result)
-    return result.takeError();
-  std::vector<Tensor> results;
-  results.push_back(std::move(*result));
-  return results;
+  return singleResult(std::move(result));
 }
 
 } // namespace kiln::eval

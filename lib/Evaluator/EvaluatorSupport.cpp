@@ -120,4 +120,13 @@ llvm::Expected<std::vector<int64_t>> readIntegerList(mlir::Operation *op,
   return std::vector<int64_t>(tensor.ints().begin(), tensor.ints().end());
 }
 
+llvm::Expected<std::vector<Tensor>>
+singleResult(llvm::Expected<Tensor> result) {
+  if (!result)
+    return result.takeError();
+  std::vector<Tensor> results;
+  results.push_back(std::move(*result));
+  return results;
+}
+
 } // namespace kiln::eval

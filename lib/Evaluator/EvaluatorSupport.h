@@ -66,6 +66,9 @@ llvm::Expected<std::vector<int64_t>> readIntegerList(mlir::Operation *op,
                                                      const Tensor &tensor,
                                                      llvm::StringRef what);
 
+/// A single result (or its error) as an evaluator's result list.
+llvm::Expected<std::vector<Tensor>> singleResult(llvm::Expected<Tensor> result);
+
 // Per-family evaluators, one file each; getFamilyEvaluator picks the family of
 // an op, and each is only called with ops of its own family.
 llvm::Expected<std::vector<Tensor>>

@@ -107,11 +107,7 @@ evaluateQuantization(mlir::Operation *op, llvm::ArrayRef<Tensor> operands) {
           .Default([&](mlir::Operation *other) -> llvm::Expected<Tensor> {
             return opError(other, "is not a quantisation op");
           });
-  if (!result)
-    return result.takeError();
-  std::vector<Tensor> results;
-  results.push_back(std::move(*result));
-  return results;
+  return singleResult(std::move(result));
 }
 
 } // namespace kiln::eval

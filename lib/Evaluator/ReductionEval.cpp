@@ -273,11 +273,7 @@ evaluateReduction(mlir::Operation *op, llvm::ArrayRef<Tensor> operands) {
           .Default([&](mlir::Operation *) {
             return opError(op, "is not a reduction");
           });
-  if (!result)
-    return result.takeError();
-  std::vector<Tensor> results;
-  results.push_back(std::move(*result));
-  return results;
+  return singleResult(std::move(result));
 }
 
 } // namespace kiln::eval

@@ -236,11 +236,7 @@ evaluateShapeOp(mlir::Operation *op, llvm::ArrayRef<Tensor> operands) {
                       .Default([&](mlir::Operation *) -> Result {
                         return opError(op, "is not a shape op");
                       });
-  if (!result)
-    return result.takeError();
-  std::vector<Tensor> results;
-  results.push_back(std::move(*result));
-  return results;
+  return singleResult(std::move(result));
 }
 
 } // namespace kiln::eval

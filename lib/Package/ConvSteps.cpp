@@ -1,5 +1,6 @@
-// Conv descriptors of `library` kernels: a 2-D NCHW kiln.conv (groups,
-// symmetric pads, strides, dilations, optional bias) as one cuDNN call.
+// Conv descriptors of `library` kernels: a 2-D NCHW or NHWC kiln.conv
+// (groups, symmetric pads, strides, dilations, optional bias) as one cuDNN
+// call.
 #include "PackageInternal.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
@@ -56,13 +57,17 @@ LogicalResult describeConv(KernelOp kernel, BodyBufferFn bufferOf,
       return failure();
     conv.bias = *buffer;
   }
+  // Dims in NCHW order: NHWC keeps channels in dim 3 of x, w and out.
+  bool channelsLast = op.isChannelsLast();
+  int64_t channelDim = channelsLast ? 3 : 1, spatialDim = channelsLast ? 1 : 2;
+  conv.layout = channelsLast ? ConvLayout_NHWC : ConvLayout_NCHW;
   conv.n = input.getDimSize(0);
-  conv.c = input.getDimSize(1);
-  conv.h = input.getDimSize(2);
-  conv.width = input.getDimSize(3);
+  conv.c = input.getDimSize(channelDim);
+  conv.h = input.getDimSize(spatialDim);
+  conv.width = input.getDimSize(spatialDim + 1);
   conv.k = weight.getDimSize(0);
-  conv.r = weight.getDimSize(2);
-  conv.s = weight.getDimSize(3);
+  conv.r = weight.getDimSize(spatialDim);
+  conv.s = weight.getDimSize(spatialDim + 1);
   conv.pad_h = pads[0];
   conv.pad_w = pads[1];
   conv.stride_h = strides[0];
@@ -70,8 +75,8 @@ LogicalResult describeConv(KernelOp kernel, BodyBufferFn bufferOf,
   conv.dilation_h = dilations[0];
   conv.dilation_w = dilations[1];
   conv.groups = op.getGroup();
-  conv.out_h = output.getDimSize(2);
-  conv.out_w = output.getDimSize(3);
+  conv.out_h = output.getDimSize(spatialDim);
+  conv.out_w = output.getDimSize(spatialDim + 1);
   auto module = kernel->getParentOfType<ModuleOp>();
   auto precision =
       module ? module->getAttrOfType<StringAttr>(kPrecisionAttr) : nullptr;

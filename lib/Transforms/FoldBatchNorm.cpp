@@ -30,7 +30,8 @@ bool isConstant(Value value) {
 
 LogicalResult foldInto(BatchNormOp norm, OpBuilder &builder) {
   auto conv = norm.getInput().getDefiningOp<ConvOp>();
-  if (!conv || !conv->hasOneUse() || !isConstant(conv.getWeight()) ||
+  if (!conv || conv.isChannelsLast() || !conv->hasOneUse() ||
+      !isConstant(conv.getWeight()) ||
       (conv.getBias() && !isConstant(conv.getBias())) ||
       !isConstant(norm.getScale()) || !isConstant(norm.getBias()) ||
       !isConstant(norm.getMean()) || !isConstant(norm.getVariance()))

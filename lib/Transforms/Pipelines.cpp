@@ -28,6 +28,8 @@ void buildGraphPipeline(mlir::OpPassManager &pm,
     pm.addPass(createKilnConvertPrecision(precision));
   }
   if (options.simplify) {
+    // After the precision change, so that the element types are final.
+    pm.addNestedPass<mlir::func::FuncOp>(createKilnAssignLayout());
     // Folds what the rewrites and the precision change left: weight
     // expressions and casts of small constants.
     KilnSimplifyGraphOptions simplify;

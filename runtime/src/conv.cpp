@@ -1,5 +1,6 @@
-// Conv steps through cuDNN's convolution API: NCHW descriptors, groups, the
-// fastest algorithm that fits the stream's workspace, bias by cudnnAddTensor.
+// Conv steps through cuDNN's convolution API: NCHW or NHWC descriptors,
+// groups, the fastest algorithm that fits the stream's workspace, bias by
+// cudnnAddTensor.
 #include "conv.h"
 #include "status.h"
 
@@ -31,12 +32,13 @@ static cudnnDataType_t cudnnType(DType dtype) {
 }
 
 static kiln_status_t makeTensor(cudnnTensorDescriptor_t *desc,
+                                cudnnTensorFormat_t format,
                                 cudnnDataType_t type, int64_t n, int64_t c,
                                 int64_t h, int64_t w, const char *what) {
   KILN_RETURN_IF_ERROR(cudnnStatus(cudnnCreateTensorDescriptor(desc),
                                    "cudnnCreateTensorDescriptor"));
-  return cudnnStatus(cudnnSetTensor4dDescriptor(*desc, CUDNN_TENSOR_NCHW, type,
-                                                int(n), int(c), int(h), int(w)),
+  return cudnnStatus(cudnnSetTensor4dDescriptor(*desc, format, type, int(n),
+                                                int(c), int(h), int(w)),
                      std::string("describing ") + what);
 }
 
@@ -52,17 +54,22 @@ kiln_status_t ConvPlan::create(const Conv &conv, DType dtype) {
   operandBytes[2] = conv.bias() >= 0 ? size_t(conv.k()) * element : 0;
   operandBytes[3] =
       size_t(conv.n() * conv.k() * conv.out_h() * conv.out_w()) * element;
-  KILN_RETURN_IF_ERROR(makeTensor(&xDesc, type, conv.n(), conv.c(), conv.h(),
-                                  conv.width(), "x"));
-  KILN_RETURN_IF_ERROR(makeTensor(&yDesc, type, conv.n(), conv.k(),
+  // Dims are given as N, C, H, W (K, C, R, S) in either layout; the format
+  // says how they lie in memory.
+  cudnnTensorFormat_t format = conv.layout() == ConvLayout_NHWC
+                                   ? CUDNN_TENSOR_NHWC
+                                   : CUDNN_TENSOR_NCHW;
+  KILN_RETURN_IF_ERROR(makeTensor(&xDesc, format, type, conv.n(), conv.c(),
+                                  conv.h(), conv.width(), "x"));
+  KILN_RETURN_IF_ERROR(makeTensor(&yDesc, format, type, conv.n(), conv.k(),
                                   conv.out_h(), conv.out_w(), "out"));
   if (conv.bias() >= 0)
     KILN_RETURN_IF_ERROR(
-        makeTensor(&biasDesc, type, 1, conv.k(), 1, 1, "the bias"));
+        makeTensor(&biasDesc, format, type, 1, conv.k(), 1, 1, "the bias"));
   KILN_RETURN_IF_ERROR(cudnnStatus(cudnnCreateFilterDescriptor(&wDesc),
                                    "cudnnCreateFilterDescriptor"));
   KILN_RETURN_IF_ERROR(cudnnStatus(
-      cudnnSetFilter4dDescriptor(wDesc, type, CUDNN_TENSOR_NCHW, int(conv.k()),
+      cudnnSetFilter4dDescriptor(wDesc, type, format, int(conv.k()),
                                  int(conv.c() / conv.groups()), int(conv.r()),
                                  int(conv.s())),
       "describing w"));

@@ -15,7 +15,8 @@ struct ConvPointers {
   void *out;
 };
 
-/// out = conv2d(x, w) (+ bias per output channel) on NCHW tensors, computed
+/// out = conv2d(x, w) (+ bias per output channel) on NCHW or NHWC tensors
+/// (the step's layout), computed
 /// by cudnnConvolutionForward then cudnnAddTensor, accumulating in fp32.
 /// f16/bf16 use tensor cores; f32 uses FMA only (no TF32) unless the step
 /// allows TF32.

@@ -318,6 +318,9 @@ private:
              << " h=" << conv->h() << " w=" << conv->width()
              << " k=" << conv->k() << " r=" << conv->r() << " s=" << conv->s()
              << " groups=" << conv->groups();
+    if (conv->layout() != ConvLayout_NCHW && conv->layout() != ConvLayout_NHWC)
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "unknown conv layout " << int(conv->layout());
     // Below 2^31 each, so no product here overflows 64 bits.
     int64_t spanH = conv->h() + 2 * conv->pad_h() -
                     conv->dilation_h() * (conv->r() - 1) - 1;

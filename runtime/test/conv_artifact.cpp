@@ -26,14 +26,21 @@ void buildConvModel(ModelT &model, const ConvShape &shape) {
     entry->buffers.push_back(std::move(buffer));
     return uint32_t(entry->buffers.size() - 1);
   };
+  // Dims [a, b, c, d] in NCHW order, as the layout lays them out.
+  auto laidOut = [&](int64_t a, int64_t b, int64_t c, int64_t d) {
+    return shape.channelsLast ? std::vector<int64_t>{a, c, d, b}
+                              : std::vector<int64_t>{a, b, c, d};
+  };
   auto conv = std::make_unique<ConvT>();
-  conv->x =
-      addTensor("x", {shape.n, shape.c, shape.h, shape.w}, BufferKind_Input, 0);
-  conv->w = addTensor("w", {shape.k, shape.c / shape.groups, shape.r, shape.s},
+  conv->layout = shape.channelsLast ? ConvLayout_NHWC : ConvLayout_NCHW;
+  conv->x = addTensor("x", laidOut(shape.n, shape.c, shape.h, shape.w),
+                      BufferKind_Input, 0);
+  conv->w = addTensor("w",
+                      laidOut(shape.k, shape.c / shape.groups, shape.r, shape.s),
                       BufferKind_Input, 1);
   if (shape.bias)
     conv->bias = addTensor("b", {shape.k}, BufferKind_Input, 2);
-  conv->out = addTensor("y", {shape.n, shape.k, shape.outH(), shape.outW()},
+  conv->out = addTensor("y", laidOut(shape.n, shape.k, shape.outH(), shape.outW()),
                         BufferKind_Output, 0);
   conv->n = shape.n, conv->c = shape.c, conv->h = shape.h,
   conv->width = shape.w;

@@ -7,13 +7,15 @@
 
 namespace kiln::testing {
 
-/// One 2-D convolution: x [n, c, h, w], w [k, c / groups, r, s], bias [k].
+/// One 2-D convolution: x [n, c, h, w], w [k, c / groups, r, s], bias [k]
+/// (channels last: x [n, h, w, c], w [k, r, s, c / groups]).
 struct ConvShape {
   const char *name;
   int64_t n, c, h, w, k, r, s;
   int64_t pad = 0, stride = 1, dilation = 1, groups = 1;
   bool bias = false;
   kiln::artifact::DType dtype = kiln::artifact::DType_F32;
+  bool channelsLast = false;
 
   int64_t outH() const {
     return (h + 2 * pad - dilation * (r - 1) - 1) / stride + 1;

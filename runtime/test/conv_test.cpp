@@ -1,5 +1,5 @@
 // GPU tests of Conv steps through cuDNN: padding, strides, dilation, groups
-// (depthwise), bias, f16/bf16, and a graph replay with new inputs.
+// (depthwise), bias, f16/bf16, NHWC, and a graph replay with new inputs.
 #include "conv_artifact.h"
 #include "tensor_files.h"
 #include "test_util.h"
@@ -33,6 +33,22 @@ std::vector<float> pattern(size_t count, double phase) {
   for (size_t i = 0; i < count; ++i)
     values[i] = float(std::round(8 * std::sin(0.37 * double(i) + phase)) / 8);
   return values;
+}
+
+/// |values| of NCHW-ordered dims [a, b, c, d] in NHWC order ([a, c, d, b]),
+/// or unchanged when |channelsLast| is false.
+std::vector<float> laidOut(const std::vector<float> &values, bool channelsLast,
+                           int64_t a, int64_t b, int64_t c, int64_t d) {
+  if (!channelsLast)
+    return values;
+  std::vector<float> out(values.size());
+  for (int64_t i = 0; i < a; ++i)
+    for (int64_t j = 0; j < b; ++j)
+      for (int64_t k = 0; k < c; ++k)
+        for (int64_t l = 0; l < d; ++l)
+          out[((i * c + k) * d + l) * b + j] =
+              values[((i * b + j) * c + k) * d + l];
+  return out;
 }
 
 /// ONNX Conv on the CPU (NCHW, groups, zero padding), in double.
@@ -81,7 +97,9 @@ TEST_P(ConvTest, MatchesTheCpu) {
 
   std::vector<float> w = pattern(c.k * (c.c / c.groups) * c.r * c.s, 1.0);
   std::vector<float> bias = pattern(c.k, 2.0);
-  std::vector<uint8_t> wBytes = encode(w, c.dtype),
+  std::vector<uint8_t> wBytes = encode(laidOut(w, c.channelsLast, c.k,
+                                               c.c / c.groups, c.r, c.s),
+                                       c.dtype),
                        biasBytes = encode(bias, c.dtype);
   kiln_tensor_t tensor = kiln_host_tensor(wBytes.data(), wBytes.size());
   ASSERT_TRUE(isOk(kiln_session_bind_input(session, "w", &tensor)));
@@ -101,12 +119,14 @@ TEST_P(ConvTest, MatchesTheCpu) {
   std::vector<uint8_t> xBytes;
   for (double phase : {0.0, 0.5}) {
     std::vector<float> x = pattern(c.n * c.c * c.h * c.w, phase);
-    xBytes = encode(x, c.dtype);
+    xBytes = encode(laidOut(x, c.channelsLast, c.n, c.c, c.h, c.w), c.dtype);
     tensor = kiln_host_tensor(xBytes.data(), xBytes.size());
     ASSERT_TRUE(isOk(kiln_session_bind_input(session, "x", &tensor)));
     ASSERT_TRUE(isOk(kiln_session_run(session, nullptr)));
     ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
-    std::vector<float> expected = reference(c, x, w, bias);
+    std::vector<float> expected = laidOut(reference(c, x, w, bias),
+                                          c.channelsLast, c.n, c.k, c.outH(),
+                                          c.outW());
     double tolerance = c.dtype == DType_F32 ? 1e-5 : 1e-2;
     for (int64_t i = 0; i < outElements; ++i)
       ASSERT_NEAR(result.at(i), expected[i],
@@ -117,9 +137,11 @@ TEST_P(ConvTest, MatchesTheCpu) {
   kiln_model_release(model);
 }
 
-ConvShape withDtype(ConvShape shape, const char *name, DType dtype) {
+ConvShape withDtype(ConvShape shape, const char *name, DType dtype,
+                    bool channelsLast = false) {
   shape.name = name;
   shape.dtype = dtype;
+  shape.channelsLast = channelsLast;
   return shape;
 }
 
@@ -137,7 +159,13 @@ INSTANTIATE_TEST_SUITE_P(
         ConvShape{"depthwise_stride2", 1, 16, 12, 13, 16, 3, 3, 1, 2, 1, 16,
                   true},
         withDtype(kResidual3x3, "f16", DType_F16),
-        withDtype(kResidual3x3, "bf16", DType_BF16)),
+        withDtype(kResidual3x3, "bf16", DType_BF16),
+        withDtype(kResidual3x3, "nhwc_f32", DType_F32, true),
+        withDtype(kResidual3x3, "nhwc_f16", DType_F16, true),
+        withDtype(ConvShape{"", 2, 3, 23, 20, 8, 7, 7, 3, 2, 1, 1, false},
+                  "nhwc_stem_f16", DType_F16, true),
+        withDtype(ConvShape{"", 2, 32, 6, 5, 24, 1, 1, 0, 1, 1, 1, true},
+                  "nhwc_pointwise_bf16", DType_BF16, true)),
     [](const ::testing::TestParamInfo<ConvShape> &info) {
       return std::string(info.param.name);
     });

@@ -95,12 +95,13 @@ void printStep(uint32_t index, const Step &step) {
           " w %" PRId64 " k %" PRId64 " r %" PRId64 " s %" PRId64
           " pads [%" PRId64 ", %" PRId64 "] strides [%" PRId64 ", %" PRId64
           "] dilations [%" PRId64 ", %" PRId64 "] groups %" PRId64
-          " out [%" PRId64 ", %" PRId64 "]%s",
+          " out [%" PRId64 ", %" PRId64 "]%s%s",
           conv->x(), conv->w(), conv->bias(), conv->out(), conv->n(), conv->c(),
           conv->h(), conv->width(), conv->k(), conv->r(), conv->s(),
           conv->pad_h(), conv->pad_w(), conv->stride_h(), conv->stride_w(),
           conv->dilation_h(), conv->dilation_w(), conv->groups(), conv->out_h(),
-          conv->out_w(), conv->allow_tf32() ? " tf32" : "");
+          conv->out_w(), conv->allow_tf32() ? " tf32" : "",
+          conv->layout() == ConvLayout_NHWC ? " nhwc" : "");
     break;
   case StepKind_Copy:
     std::printf(" args %s", listText(step.args()).c_str());

@@ -39,6 +39,10 @@ bool isRowReduction(mlir::Operation *op);
 /// Other convolutions stay elemental (Window).
 bool isLibraryConvolution(mlir::Operation *op);
 
+/// isLibraryConvolution without the constant weight: true for a kiln.conv
+/// cuDNN could run once its weight is folded (kiln-assign-layout's test).
+bool fitsLibraryConvolution(mlir::Operation *op);
+
 /// Rewrites run by kiln-fuse-kernels before grouping: a Gemm C the library
 /// call cannot take becomes a separate add, MatMul batch dims broadcast only
 /// in part are expanded, and outputs that are (views of) graph inputs get an

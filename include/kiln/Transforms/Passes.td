@@ -160,6 +160,31 @@ def KilnFoldBatchNorm : Pass<"kiln-fold-batch-norm", "mlir::func::FuncOp"> {
   }];
 }
 
+def KilnAssignLayout : Pass<"kiln-assign-layout", "mlir::func::FuncOp"> {
+  let summary = "Runs the convolutions cuDNN takes in NHWC and sinks the layout transposes between them.";
+  let description = [{
+    Every 2-D `kiln.conv` that cuDNN would run (static, f32/f16/bf16,
+    symmetric pads) with a weight computed from constants becomes a
+    channels-last convolution between two transposes; the weight transpose is
+    a weight transform (folded, or part of the init program). Then, to a fixed
+    point, transposes that cancel fold away and pointwise ops whose operands
+    are transposes with one permutation run on the untransposed values:
+
+    ```mlir
+    %y = kiln.conv %x, %w {...} : tensor<1x8x4x4xf16>, ... -> tensor<1x8x4x4xf16>
+    %r = kiln.relu %y : tensor<1x8x4x4xf16>
+    // becomes
+    %xt = kiln.transpose %x {perm = array<i64: 0, 2, 3, 1>} : ...
+    %wt = kiln.transpose %w {perm = array<i64: 0, 2, 3, 1>} : ...
+    %c = kiln.conv %xt, %wt {layout = "NHWC", ...} : ... -> tensor<1x4x4x8xf16>
+    %r = kiln.relu %c : tensor<1x4x4x8xf16>
+    %y = kiln.transpose %r {perm = array<i64: 0, 3, 1, 2>} : ...
+    ```
+
+    Pools and reductions keep a transpose pair around them.
+  }];
+}
+
 def KilnMergeProjections : Pass<"kiln-merge-projections", "mlir::func::FuncOp"> {
   let summary = "Merges matmuls of one activation with constant weights into one matmul and slices.";
   let description = [{

@@ -138,7 +138,8 @@ llvm::Expected<Value> createConvImpl(NodeImporter &node, Value input,
   return node.create<ConvOp>(
       input, weight, bias, b.getDenseI64ArrayAttr(window.strides),
       b.getDenseI64ArrayAttr(window.pads),
-      b.getDenseI64ArrayAttr(window.dilations), b.getI64IntegerAttr(group));
+      b.getDenseI64ArrayAttr(window.dilations), b.getI64IntegerAttr(group),
+      /*layout=*/StringAttr());
 }
 
 /// ConvTranspose: `output_shape` (spatial, or with N and C) or SAME auto_pad

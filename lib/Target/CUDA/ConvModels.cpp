@@ -51,17 +51,26 @@ std::string accumulate(Type type, const std::string &acc, const std::string &x,
   return acc + " += " + x + " * " + w + ";";
 }
 
-/// conv: acc = bias[m] + sum_{c, k} x[n, g*C/group + c, q(k)] * w[m, c, k].
+/// conv: acc = bias[m] + sum_{c, k} x[n, g*C/group + c, q(k)] * w[m, c, k]
+/// (channels last: x[n, q(k), g*C/group + c] * w[m, k, c]).
 FailureOr<std::string> emitConv(ConvOp op, ElementalEmitter &emitter,
                                 const ElementIndex &index) {
+  bool channelsLast = op.isChannelsLast();
   ArrayRef<int64_t> outShape = shapeOf(op.getOutput());
   ArrayRef<int64_t> inShape = shapeOf(op.getInput());
   ArrayRef<int64_t> wShape = shapeOf(op.getWeight());
   size_t k = inShape.size() - 2;
+  // The spatial dims: 2.. channels first, 1..rank-2 channels last.
+  size_t spatialBegin = channelsLast ? 1 : 2;
   int64_t group = op.getGroup();
-  int64_t cg = wShape[1], mg = wShape[0] / group;
+  int64_t cg = channelsLast ? wShape.back() : wShape[1],
+          mg = wShape[0] / group;
   Type type = elementTypeOf(op.getOutput());
-  SmallVector<std::string> out = emitter.dimsOf(index, outShape);
+  SmallVector<std::string> dims = emitter.dimsOf(index, outShape);
+  // |out| in channels-first order: n, m, spatial...
+  SmallVector<std::string> out{dims[0], channelsLast ? dims.back() : dims[1]};
+  for (size_t i = 0; i < k; ++i)
+    out.push_back(dims[spatialBegin + i]);
   std::string acc = emitter.fresh("acc");
   std::string init =
       type.isIntOrIndex() ? "0LL" : ElementalEmitter::floatLiteral(type, 0.0);
@@ -80,16 +89,24 @@ FailureOr<std::string> emitConv(ConvOp op, ElementalEmitter &emitter,
   SmallVector<std::string> counters, positions;
   SmallVector<int64_t> zeros(k, 0);
   openWindowLoops(emitter, ArrayRef<std::string>(out).drop_front(2),
-                  wShape.drop_front(2), op.getStrides(), op.getPads(),
+                  wShape.slice(spatialBegin, k), op.getStrides(), op.getPads(),
                   op.getDilations(), counters, positions);
-  emitter.open("if (" + inRange(positions, zeros, inShape.drop_front(2)) + ")");
+  emitter.open("if (" +
+               inRange(positions, zeros, inShape.slice(spatialBegin, k)) + ")");
   std::string c = emitter.fresh("c");
   emitter.open("for (kiln_index_t " + c + " = 0; " + c + " < " + str(cg) +
                "; ++" + c + ")");
-  SmallVector<std::string> xDims{out[0], base + " + " + c};
+  SmallVector<std::string> xDims{out[0]}, wDims{out[1]};
+  if (!channelsLast) {
+    xDims.push_back(base + " + " + c);
+    wDims.push_back(c);
+  }
   xDims.append(positions.begin(), positions.end());
-  SmallVector<std::string> wDims{out[1], c};
   wDims.append(counters.begin(), counters.end());
+  if (channelsLast) {
+    xDims.push_back(base + " + " + c);
+    wDims.push_back(c);
+  }
   FailureOr<std::string> x =
       emitter.emit(op.getInput(), ElementIndex::fromDims(xDims));
   if (failed(x))

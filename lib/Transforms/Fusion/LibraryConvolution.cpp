@@ -24,6 +24,12 @@ bool isLibraryTensor(Type type, int64_t rank) {
 } // namespace
 
 bool isLibraryConvolution(Operation *op) {
+  // The filter is a weight (cuDNN reads it from the weight arena).
+  return fitsLibraryConvolution(op) &&
+         cast<ConvOp>(op).getWeight().getDefiningOp<ConstantOp>();
+}
+
+bool fitsLibraryConvolution(Operation *op) {
   auto conv = dyn_cast<ConvOp>(op);
   if (!conv || !isLibraryTensor(conv.getInput().getType(), 4) ||
       !isLibraryTensor(conv.getWeight().getType(), 4) ||
@@ -37,9 +43,6 @@ bool isLibraryConvolution(Operation *op) {
     if (!isLibraryTensor(bias.getType(), 1) ||
         getElementTypeOrSelf(bias.getType()) != element)
       return false;
-  // The filter is a weight (cuDNN reads it from the weight arena).
-  if (!conv.getWeight().getDefiningOp<ConstantOp>())
-    return false;
   // cuDNN pads both ends of a dim alike: asymmetric pads stay elemental.
   ArrayRef<int64_t> pads = conv.getPads(), strides = conv.getStrides(),
                     dilations = conv.getDilations();
@@ -52,9 +55,10 @@ bool isLibraryConvolution(Operation *op) {
   int64_t group = conv.getGroup();
   auto input = cast<RankedTensorType>(conv.getInput().getType());
   auto weight = cast<RankedTensorType>(conv.getWeight().getType());
-  return group >= 1 && input.getDimSize(1) % group == 0 &&
+  int64_t channelDim = conv.isChannelsLast() ? 3 : 1;
+  return group >= 1 && input.getDimSize(channelDim) % group == 0 &&
          weight.getDimSize(0) % group == 0 &&
-         weight.getDimSize(1) * group == input.getDimSize(1);
+         weight.getDimSize(channelDim) * group == input.getDimSize(channelDim);
 }
 
 } // namespace kiln

@@ -6,7 +6,10 @@
 // sk = 5000 (two chunks of the online softmax); f32 and f16. The f16/bf16
 // cases with head sizes that are multiples of 16 (f16_mask_128 and the cases
 // from f16_bert_padding on) take the flash (tensor-core) kernel; the others
-// the row kernel.
+// the row kernel. The causal masks are computed from constants, so the flash
+// kernel visits only the key tiles they leave unmasked (f16_bert_causal,
+// f16_gpt2_causal: the closed form; f16_causal_masked_tail: a table whose
+// fully masked rows keep every key tile).
 // RUN: rm -rf %t && kiln-translate %s --kernel-test-bundle %t | FileCheck %s
 // CHECK: wrote case attention.f32_mask_128 (1 kernels, 1 launches)
 // CHECK: wrote case attention.f32_padding_odd (1 kernels, 1 launches)
@@ -24,6 +27,8 @@
 // CHECK: wrote case attention.f16_head_128 (1 kernels, 1 launches)
 // CHECK: wrote case attention.f16_keys_2048 (1 kernels, 1 launches)
 // CHECK: wrote case attention.f16_value_head_40 (1 kernels, 1 launches)
+// CHECK: wrote case attention.f16_gpt2_causal (2 kernels, 2 launches)
+// CHECK: wrote case attention.f16_causal_masked_tail (3 kernels, 3 launches)
 
 func.func @f32_mask_128(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x128x64xf32>, %mask: tensor<1x1x128x128xf32>) -> tensor<1x4x128x64xf32> {
   %scale = kiln.constant dense<0.125> : tensor<f32>
@@ -240,4 +245,46 @@ func.func @f16_value_head_40(%q: tensor<1x2x50x64xf16>, %k: tensor<1x2x70x64xf16
   %3 = kiln.softmax %2 : tensor<1x2x50x70xf16> -> tensor<1x2x50x70xf16>
   %4 = kiln.matmul %3, %v : tensor<1x2x50x70xf16>, tensor<1x2x70x40xf16> -> tensor<1x2x50x40xf16>
   return %4 : tensor<1x2x50x40xf16>
+}
+
+// GPT-2 at sequence 1024 (2 of its 12 heads): its mask is where(causal, 0,
+// float32 min), which kiln's fp16 conversion makes -65504; the flash kernel
+// visits key tiles 0 ... i for query tile i.
+func.func @f16_gpt2_causal(%q: tensor<1x2x1024x64xf16>, %k: tensor<1x2x1024x64xf16>, %v: tensor<1x2x1024x64xf16>) -> tensor<1x2x1024x64xf16>
+    attributes {kiln.test_tolerance = [2.0e-2, 5.0e-3]} {
+  %big = kiln.constant dense<-65504.0> : tensor<1x1x1024x1024xf16>
+  %one = kiln.constant dense<1> : tensor<i64>
+  %mask = kiln.trilu %big, %one {upper = true} : tensor<1x1x1024x1024xf16>, tensor<i64> -> tensor<1x1x1024x1024xf16>
+  %scale = kiln.constant dense<0.125> : tensor<f16>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x1024x64xf16> -> tensor<1x2x64x1024xf16>
+  %0 = kiln.matmul %q, %kt : tensor<1x2x1024x64xf16>, tensor<1x2x64x1024xf16> -> tensor<1x2x1024x1024xf16>
+  %1 = kiln.mul %0, %scale : tensor<1x2x1024x1024xf16>, tensor<f16> -> tensor<1x2x1024x1024xf16>
+  %2 = kiln.add %1, %mask : tensor<1x2x1024x1024xf16>, tensor<1x1x1024x1024xf16> -> tensor<1x2x1024x1024xf16>
+  %3 = kiln.softmax %2 : tensor<1x2x1024x1024xf16> -> tensor<1x2x1024x1024xf16>
+  %4 = kiln.matmul %3, %v : tensor<1x2x1024x1024xf16>, tensor<1x2x1024x64xf16> -> tensor<1x2x1024x64xf16>
+  return %4 : tensor<1x2x1024x64xf16>
+}
+
+// A causal mask (200 rows and keys) whose last 10 query rows are -65504
+// throughout: their query tiles (rows 128-191 and 192-199) keep every key
+// tile and average v uniformly; the first two stop at the diagonal. Those
+// rows' queries are zeroed (times %keep) so that their scores are exactly
+// equal in the f16 reference and the fp32 kernel alike.
+func.func @f16_causal_masked_tail(%q: tensor<1x2x200x64xf16>, %k: tensor<1x2x200x64xf16>, %v: tensor<1x2x200x64xf16>) -> tensor<1x2x200x64xf16>
+    attributes {kiln.test_tolerance = [2.0e-2, 5.0e-3]} {
+  %keep = kiln.constant dense<"0x003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C003C0000000000000000000000000000000000000000"> : tensor<1x1x200x1xf16>
+  %tail = kiln.constant dense<"0x0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000FFFBFFFBFFFBFFFBFFFBFFFBFFFBFFFBFFFBFFFB"> : tensor<1x1x200x1xf16>
+  %big = kiln.constant dense<-65504.0> : tensor<1x1x200x200xf16>
+  %one = kiln.constant dense<1> : tensor<i64>
+  %causal = kiln.trilu %big, %one {upper = true} : tensor<1x1x200x200xf16>, tensor<i64> -> tensor<1x1x200x200xf16>
+  %mask = kiln.min %causal, %tail : tensor<1x1x200x200xf16>, tensor<1x1x200x1xf16> -> tensor<1x1x200x200xf16>
+  %qk = kiln.mul %q, %keep : tensor<1x2x200x64xf16>, tensor<1x1x200x1xf16> -> tensor<1x2x200x64xf16>
+  %scale = kiln.constant dense<0.125> : tensor<f16>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x200x64xf16> -> tensor<1x2x64x200xf16>
+  %0 = kiln.matmul %qk, %kt : tensor<1x2x200x64xf16>, tensor<1x2x64x200xf16> -> tensor<1x2x200x200xf16>
+  %1 = kiln.mul %0, %scale : tensor<1x2x200x200xf16>, tensor<f16> -> tensor<1x2x200x200xf16>
+  %2 = kiln.add %1, %mask : tensor<1x2x200x200xf16>, tensor<1x1x200x200xf16> -> tensor<1x2x200x200xf16>
+  %3 = kiln.softmax %2 : tensor<1x2x200x200xf16> -> tensor<1x2x200x200xf16>
+  %4 = kiln.matmul %3, %v : tensor<1x2x200x200xf16>, tensor<1x2x200x64xf16> -> tensor<1x2x200x64xf16>
+  return %4 : tensor<1x2x200x64xf16>
 }

@@ -6,11 +6,13 @@
 
 // Odd sizes: 77 query rows (2 tiles per head), 300 keys (5 tiles, the last
 // one predicated); the [2, 1, 1, 300] padding mask is read at (batch, key).
+// It is a runtime input, so every query tile visits every key tile.
 // CHECK-LABEL: void __launch_bounds__(128) kiln_attention_
 // CHECK:         __align__(16) __shared__ unsigned short kiln_k[4608];
 // CHECK:         __align__(16) __shared__ unsigned short kiln_v[3072];
 // CHECK:         for (kiln_index_t tile = blockIdx.x; tile < 8; tile += gridDim.x) {
 // CHECK:           const kiln_index_t b = tile / 2;
+// CHECK-NOT:       firstTile
 // CHECK:           kiln_flash_copy16(&kiln_k[r * 72 + col], k + (valid ? key : 0) * 64 + col, valid);
 // CHECK:           kiln_flash_commit();
 // CHECK:           qa[ks][3] = row1 < 77 ? *reinterpret_cast<const unsigned *>(q + row1 * 64 + col + 8) : 0u;
@@ -43,3 +45,50 @@ func.func @flash_bf16_head_128(%q: tensor<3x128x128xbf16>, %k: tensor<3x256x128x
   return %0 : tensor<3x128x128xbf16>
 }
 
+
+// A causal mask computed from constants (trilu of -65504, which kiln
+// evaluates at compile time): query tile i visits key tiles 0 ... i only, the
+// longest tiles first.
+// CHECK-LABEL: void __launch_bounds__(128) kiln_attention_
+// CHECK:         const int queryTile = 3 - (int)(tile % 4);  // The longest first.
+// CHECK-NEXT:    // The causal mask: query tile i needs key tiles 0 ... i only.
+// CHECK-NEXT:    const int firstTile = 0, lastTile = queryTile;
+// CHECK:         const kiln_index_t row0 = queryTile * 64 + warp * 16 + group, row1 = row0 + 8;
+// CHECK:         const kiln_index_t key = firstTile * 64 + r;
+// CHECK:         for (int t = firstTile; t <= lastTile; ++t) {
+// CHECK:           if (t < lastTile) {
+// CHECK:           if (t < lastTile) {
+func.func @flash_causal_constant(%q: tensor<1x2x256x64xf16>, %k: tensor<1x2x256x64xf16>, %v: tensor<1x2x256x64xf16>) -> tensor<1x2x256x64xf16> {
+  %big = kiln.constant dense<-65504.0> : tensor<1x1x256x256xf16>
+  %one = kiln.constant dense<1> : tensor<i64>
+  %mask = kiln.trilu %big, %one {upper = true} : tensor<1x1x256x256xf16>, tensor<i64> -> tensor<1x1x256x256xf16>
+  %0 = kiln.attention %q, %k, %v, %mask {scale = 0.125 : f32} : tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x1x256x256xf16> -> tensor<1x2x256x64xf16>
+  return %0 : tensor<1x2x256x64xf16>
+}
+
+// A constant key mask [1, 1, 192] whose last 64 keys are -inf: both query
+// tiles visit key tiles 0 and 1 of 3, from a table.
+// CHECK:       static __device__ const int kiln_key_tiles{{[0-9]*}}[4] = {0, 1, 0, 1};
+// CHECK-LABEL: void __launch_bounds__(128) kiln_attention_
+// CHECK:         const int *tileRange = &kiln_key_tiles{{[0-9]*}}[(0 * 2 + queryTile) * 2];
+// CHECK-NEXT:    const int firstTile = tileRange[0], lastTile = tileRange[1];
+// CHECK:         for (int t = firstTile; t <= lastTile; ++t) {
+func.func @flash_constant_key_mask(%q: tensor<2x100x64xf16>, %k: tensor<2x192x64xf16>, %v: tensor<2x192x64xf16>) -> tensor<2x100x64xf16> {
+  %mask = kiln.constant dense<"0x0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC"> : tensor<1x1x192xf16>
+  %0 = kiln.attention %q, %k, %v, %mask {scale = 0.125 : f32} : tensor<2x100x64xf16>, tensor<2x192x64xf16>, tensor<2x192x64xf16>, tensor<1x1x192xf16> -> tensor<2x100x64xf16>
+  return %0 : tensor<2x100x64xf16>
+}
+
+// The same key mask plus -inf on query rows 120 ... 127: those rows are fully
+// masked (NaN, as the decomposed softmax), so their query tile visits every
+// key tile; the first still stops at key tile 1.
+// CHECK:       static __device__ const int kiln_key_tiles{{[0-9]*}}[4] = {0, 1, 0, 2};
+// CHECK-LABEL: void __launch_bounds__(128) kiln_attention_
+// CHECK:         for (int t = firstTile; t <= lastTile; ++t) {
+func.func @flash_fully_masked_rows(%q: tensor<1x1x128x64xf16>, %k: tensor<1x1x192x64xf16>, %v: tensor<1x1x192x64xf16>) -> tensor<1x1x128x64xf16> {
+  %keys = kiln.constant dense<"0x0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC"> : tensor<1x1x1x192xf16>
+  %rows = kiln.constant dense<"0x00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000FC00FC00FC00FC00FC00FC00FC00FC"> : tensor<1x1x128x1xf16>
+  %mask = kiln.add %keys, %rows : tensor<1x1x1x192xf16>, tensor<1x1x128x1xf16> -> tensor<1x1x128x192xf16>
+  %0 = kiln.attention %q, %k, %v, %mask {scale = 0.125 : f32} : tensor<1x1x128x64xf16>, tensor<1x1x192x64xf16>, tensor<1x1x192x64xf16>, tensor<1x1x128x192xf16> -> tensor<1x1x128x64xf16>
+  return %0 : tensor<1x1x128x64xf16>
+}

@@ -38,12 +38,25 @@ LogicalResult checkWindow(std::optional<Location> location, int64_t rank,
   return success();
 }
 
+/// |type| with its dims permuted by |perm| (ranked types only).
+TensorType permuted(TensorType type, ArrayRef<int64_t> perm) {
+  if (!type.hasRank() || type.getRank() != int64_t(perm.size()))
+    return type;
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+/// NHWC <-> NCHW dim permutations of 4-D tensors.
+constexpr int64_t kToChannelsFirst[] = {0, 3, 1, 2};
+constexpr int64_t kToChannelsLast[] = {0, 2, 3, 1};
+
 template <typename AdaptorT>
 LogicalResult inferConvLike(std::optional<Location> location, AdaptorT adaptor,
                             bool transposed, ArrayRef<int64_t> outputPadding,
-                            SmallVectorImpl<Type> &inferred) {
-  auto inputType = cast<TensorType>(adaptor.getInput().getType());
-  auto weightType = cast<TensorType>(adaptor.getWeight().getType());
+                            SmallVectorImpl<Type> &inferred,
+                            TensorType inputType, TensorType weightType) {
   Type element = inputType.getElementType();
   if (weightType.getElementType() != element)
     return emitOptionalError(location,
@@ -198,14 +211,35 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
                                        std::optional<Location> location,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &inferred) {
-  return inferConvLike(location, adaptor, /*transposed=*/false, {}, inferred);
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  auto weightType = cast<TensorType>(adaptor.getWeight().getType());
+  std::optional<StringRef> layout = adaptor.getLayout();
+  if (!layout || *layout == "NCHW")
+    return inferConvLike(location, adaptor, /*transposed=*/false, {}, inferred,
+                         inputType, weightType);
+  if (*layout != "NHWC")
+    return emitOptionalError(location, "layout must be NCHW or NHWC, got ",
+                             *layout);
+  if ((inputType.hasRank() && inputType.getRank() != 4) ||
+      (weightType.hasRank() && weightType.getRank() != 4))
+    return emitOptionalError(location,
+                             "layout NHWC needs a 4-D input and weight");
+  // Infer in NCHW on the permuted shapes, then permute the result back.
+  if (failed(inferConvLike(location, adaptor, /*transposed=*/false, {},
+                           inferred, permuted(inputType, kToChannelsFirst),
+                           permuted(weightType, kToChannelsFirst))))
+    return failure();
+  inferred.back() = permuted(cast<TensorType>(inferred.back()), kToChannelsLast);
+  return success();
 }
 
 LogicalResult ConvTransposeOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> location, Adaptor adaptor,
     SmallVectorImpl<Type> &inferred) {
   return inferConvLike(location, adaptor, /*transposed=*/true,
-                       adaptor.getOutputPadding(), inferred);
+                       adaptor.getOutputPadding(), inferred,
+                       cast<TensorType>(adaptor.getInput().getType()),
+                       cast<TensorType>(adaptor.getWeight().getType()));
 }
 
 LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,

@@ -35,12 +35,23 @@ def Kiln_ConvOp : Kiln_ConvLikeOp<"conv"> {
         pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
         : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32> -> tensor<1x4x8x8xf32>
     ```
+
+    `layout = "NHWC"` (2-D only, set by `kiln-assign-layout`) takes a
+    channels-last `[N, H, W, C]` input and `[M, K1, K2, C/group]` weight and
+    gives an `[N, H', W', M]` output; without it the layout is NCHW.
   }];
   let arguments = (ins Kiln_NumericTensor:$input, Kiln_NumericTensor:$weight,
                    Optional<Kiln_NumericTensor>:$bias,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                    DenseI64ArrayAttr:$dilations,
-                   DefaultValuedAttr<I64Attr, "1">:$group);
+                   DefaultValuedAttr<I64Attr, "1">:$group,
+                   OptionalAttr<StrAttr>:$layout);
+  let extraClassDeclaration = extraTypedOpDeclaration # [{
+    /// True for `layout = "NHWC"` (channels last).
+    bool isChannelsLast() {
+      return getLayout() && *getLayout() == "NHWC";
+    }
+  }];
 }
 
 def Kiln_ConvTransposeOp : Kiln_ConvLikeOp<"conv_transpose"> {
