@@ -7,11 +7,13 @@ of the 1x1 Conv of the block's input, Relu); GlobalAveragePool. DATA_DIR gets in
 """
 import argparse
 import os
+import sys
 
 import numpy as np
-import onnx
-import onnxruntime
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference import save_with_reference  # noqa: E402
 
 
 def main():
@@ -38,22 +40,8 @@ def main():
         n("Relu", ["a"], ["r2"], name="relu2"),
         n("GlobalAveragePool", ["r2"], ["y"], name="gap"),
     ]
-    graph = helper.make_graph(
-        nodes, "resnet_block",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4, 8, 8])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.save(model, args.model)
-    os.makedirs(args.data, exist_ok=True)
     x = rng.uniform(-1, 1, (2, 4, 8, 8)).astype(np.float32)
-    session = onnxruntime.InferenceSession(args.model,
-                                           providers=["CPUExecutionProvider"])
-    (y,) = session.run(None, {"x": x})
-    for name, value in (("input_0", numpy_helper.from_array(x, "x")),
-                        ("output_0", numpy_helper.from_array(y, "y"))):
-        with open(os.path.join(args.data, name + ".pb"), "wb") as out:
-            out.write(value.SerializeToString())
+    save_with_reference(nodes, inits, "resnet_block", x, args.model, args.data)
 
 
 if __name__ == "__main__":
