@@ -151,6 +151,7 @@ def run(out, result_path):
             m, k, n = GEMMS[name]
             a = torch.randn(m, k, dtype=torch.float16, device="cuda")
             b = torch.randn(k, n, dtype=torch.float16, device="cuda")
+            a @ b  # cuBLAS initialises its handle and workspace outside capture
             graph = torch.cuda.CUDAGraph()
             torch.cuda.synchronize()
             with torch.cuda.graph(graph):
