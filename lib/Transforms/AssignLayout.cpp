@@ -138,9 +138,14 @@ struct SinkTransposeThroughPointwise : RewritePattern {
 };
 
 struct AssignLayoutPass : impl::KilnAssignLayoutBase<AssignLayoutPass> {
+  using KilnAssignLayoutBase::KilnAssignLayoutBase;
+
   void runOnOperation() override {
     SmallVector<ConvOp> convs;
     getOperation().walk([&](ConvOp conv) {
+      Type element = cast<ShapedType>(conv.getType()).getElementType();
+      if (halfOnly && !element.isF16() && !element.isBF16())
+        return;
       // Grouped convolutions stay NCHW: not every cuDNN algorithm takes them
       // channels-last.
       if (!conv.isChannelsLast() && conv.getGroup() == 1 &&

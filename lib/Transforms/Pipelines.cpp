@@ -29,7 +29,9 @@ void buildGraphPipeline(mlir::OpPassManager &pm,
   }
   if (options.simplify) {
     // After the precision change, so that the element types are final.
-    pm.addNestedPass<mlir::func::FuncOp>(createKilnAssignLayout());
+    KilnAssignLayoutOptions layout;
+    layout.halfOnly = true;
+    pm.addNestedPass<mlir::func::FuncOp>(createKilnAssignLayout(layout));
     // Folds what the rewrites and the precision change left: weight
     // expressions and casts of small constants.
     KilnSimplifyGraphOptions simplify;
