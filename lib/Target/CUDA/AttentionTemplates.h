@@ -37,6 +37,10 @@ struct BatchedOperands {
 std::optional<unsigned> inputNumber(ElementalEmitter &emitter,
                                     mlir::Value value);
 
+/// The flash kernel's device helpers (mma, cp.async, packing) for f16 or
+/// bf16 |type|, with host-emulation versions (FlashAttentionHelpers.cpp).
+std::string flashHelpers(mlir::Type type);
+
 /// Whether the flash kernel handles |attention| at |block| threads.
 bool canUseFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                        int64_t block);
