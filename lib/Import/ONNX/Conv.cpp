@@ -211,15 +211,21 @@ llvm::Error importConvTranspose(NodeImporter &node) {
       b.getDenseI64ArrayAttr(*outputPadding), b.getI64IntegerAttr(*group)));
 }
 
+/// A pool's window, as the attributes MaxPool and AveragePool ops take.
 struct PoolAttributes {
-  SmallVector<int64_t> kernel;
-  WindowAttributes window;
-  bool ceilMode;
+  DenseI64ArrayAttr kernel, strides, pads, dilations;
+  BoolAttr ceilMode;
 };
 
-llvm::Expected<PoolAttributes> readPoolAttributes(NodeImporter &node,
-                                                  RankedTensorType inputType) {
-  size_t k = inputType.getRank() - 2;
+/// The single input and the window attributes shared by MaxPool and
+/// AveragePool.
+llvm::Expected<PoolAttributes> readPoolAttributes(NodeImporter &node) {
+  if (llvm::Error error = node.checkInputCount(1, 1))
+    return std::move(error);
+  auto inputType = getWindowInputType(node, 0);
+  if (!inputType)
+    return inputType.takeError();
+  size_t k = inputType->getRank() - 2;
   PoolAttributes pool;
   auto kernel = node.getInts("kernel_shape");
   if (!kernel)
@@ -227,46 +233,39 @@ llvm::Expected<PoolAttributes> readPoolAttributes(NodeImporter &node,
   if (!*kernel || (*kernel)->size() != k)
     return node.error("kernel_shape must have " + std::to_string(k) +
                       " values");
-  pool.kernel = **kernel;
   auto ceilMode = node.getInt("ceil_mode", 0);
   if (!ceilMode)
     return ceilMode.takeError();
-  pool.ceilMode = *ceilMode != 0;
-  auto window =
-      readWindowAttributes(node, inputType, pool.kernel, pool.ceilMode);
+  auto window = readWindowAttributes(node, *inputType, **kernel, *ceilMode != 0);
   if (!window)
     return window.takeError();
-  pool.window = *window;
+  OpBuilder &b = node.getBuilder();
+  pool.kernel = b.getDenseI64ArrayAttr(**kernel);
+  pool.strides = b.getDenseI64ArrayAttr(window->strides);
+  pool.pads = b.getDenseI64ArrayAttr(window->pads);
+  pool.dilations = b.getDenseI64ArrayAttr(window->dilations);
+  pool.ceilMode = b.getBoolAttr(*ceilMode != 0);
   return pool;
 }
 
 /// MaxPool: the optional second output (Indices) is kiln.max_pool_indices.
 llvm::Error importMaxPool(NodeImporter &node) {
-  if (llvm::Error error = node.checkInputCount(1, 1))
-    return error;
-  auto inputType = getWindowInputType(node, 0);
-  if (!inputType)
-    return inputType.takeError();
-  auto pool = readPoolAttributes(node, *inputType);
+  auto pool = readPoolAttributes(node);
   if (!pool)
     return pool.takeError();
   auto storageOrder = node.getInt("storage_order", 0);
   if (!storageOrder)
     return storageOrder.takeError();
-  OpBuilder &b = node.getBuilder();
-  auto kernel = b.getDenseI64ArrayAttr(pool->kernel);
-  auto strides = b.getDenseI64ArrayAttr(pool->window.strides);
-  auto pads = b.getDenseI64ArrayAttr(pool->window.pads);
-  auto dilations = b.getDenseI64ArrayAttr(pool->window.dilations);
-  auto ceil = b.getBoolAttr(pool->ceilMode);
   if (llvm::Error error = node.setResult(node.create<MaxPoolOp>(
-          node.getInput(0), kernel, strides, pads, dilations, ceil)))
+          node.getInput(0), pool->kernel, pool->strides, pool->pads,
+          pool->dilations, pool->ceilMode)))
     return error;
   if (!node.isOutputUsed(1))
     return llvm::Error::success();
   auto indices = node.create<MaxPoolIndicesOp>(
-      node.getInput(0), kernel, strides, pads, dilations, ceil,
-      b.getI64IntegerAttr(*storageOrder));
+      node.getInput(0), pool->kernel, pool->strides, pool->pads,
+      pool->dilations, pool->ceilMode,
+      node.getBuilder().getI64IntegerAttr(*storageOrder));
   if (!indices)
     return indices.takeError();
   node.setOutput(1, *indices);
@@ -274,24 +273,16 @@ llvm::Error importMaxPool(NodeImporter &node) {
 }
 
 llvm::Error importAveragePool(NodeImporter &node) {
-  if (llvm::Error error = node.checkInputCount(1, 1))
-    return error;
-  auto inputType = getWindowInputType(node, 0);
-  if (!inputType)
-    return inputType.takeError();
-  auto pool = readPoolAttributes(node, *inputType);
+  auto pool = readPoolAttributes(node);
   if (!pool)
     return pool.takeError();
   auto countIncludePad = node.getInt("count_include_pad", 0);
   if (!countIncludePad)
     return countIncludePad.takeError();
-  OpBuilder &b = node.getBuilder();
   return node.setResult(node.create<AveragePoolOp>(
-      node.getInput(0), b.getDenseI64ArrayAttr(pool->kernel),
-      b.getDenseI64ArrayAttr(pool->window.strides),
-      b.getDenseI64ArrayAttr(pool->window.pads),
-      b.getDenseI64ArrayAttr(pool->window.dilations),
-      b.getBoolAttr(pool->ceilMode), b.getBoolAttr(*countIncludePad != 0)));
+      node.getInput(0), pool->kernel, pool->strides, pool->pads,
+      pool->dilations, pool->ceilMode,
+      node.getBuilder().getBoolAttr(*countIncludePad != 0)));
 }
 
 /// GlobalAveragePool / GlobalMaxPool -> reduce_mean / reduce_max over the

@@ -52,6 +52,23 @@ LogicalResult checkChannelOperand(std::optional<Location> location,
   return success();
 }
 
+/// The result of a normalisation over channel axis 1 (instance, batch and
+/// local response norms): the input's type, which must have rank >= 2, with
+/// each of |channelOperands| a vector of the input's channels.
+LogicalResult
+inferChannelNormType(std::optional<Location> location, Value input,
+                     ArrayRef<std::pair<Value, StringRef>> channelOperands,
+                     SmallVectorImpl<Type> &inferred) {
+  auto type = cast<TensorType>(input.getType());
+  if (type.hasRank() && type.getRank() < 2)
+    return emitOptionalError(location, "input must have rank >= 2, got ", type);
+  for (auto [value, what] : channelOperands)
+    if (failed(checkChannelOperand(location, type, value, what)))
+      return failure();
+  inferred.push_back(type);
+  return success();
+}
+
 } // namespace
 
 #define KILN_REDUCTION_INFERENCE(OpT)                                          \
@@ -180,46 +197,32 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
 LogicalResult InstanceNormOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> location, Adaptor adaptor,
     SmallVectorImpl<Type> &inferred) {
-  auto type = cast<TensorType>(adaptor.getInput().getType());
-  if (type.hasRank() && type.getRank() < 2)
-    return emitOptionalError(location, "input must have rank >= 2, got ", type);
-  if (failed(
-          checkChannelOperand(location, type, adaptor.getScale(), "scale")) ||
-      failed(checkChannelOperand(location, type, adaptor.getBias(), "bias")))
-    return failure();
-  inferred.push_back(type);
-  return success();
+  return inferChannelNormType(
+      location, adaptor.getInput(),
+      {{adaptor.getScale(), "scale"}, {adaptor.getBias(), "bias"}}, inferred);
 }
 
 LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> location,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
-  auto type = cast<TensorType>(adaptor.getInput().getType());
-  if (type.hasRank() && type.getRank() < 2)
-    return emitOptionalError(location, "input must have rank >= 2, got ", type);
-  if (failed(
-          checkChannelOperand(location, type, adaptor.getScale(), "scale")) ||
-      failed(checkChannelOperand(location, type, adaptor.getBias(), "bias")) ||
-      failed(checkChannelOperand(location, type, adaptor.getMean(), "mean")) ||
-      failed(checkChannelOperand(location, type, adaptor.getVariance(),
-                                 "variance")))
-    return failure();
-  inferred.push_back(type);
-  return success();
+  return inferChannelNormType(location, adaptor.getInput(),
+                              {{adaptor.getScale(), "scale"},
+                               {adaptor.getBias(), "bias"},
+                               {adaptor.getMean(), "mean"},
+                               {adaptor.getVariance(), "variance"}},
+                              inferred);
 }
 
 LogicalResult LRNOp::inferReturnTypes(MLIRContext *,
                                       std::optional<Location> location,
                                       Adaptor adaptor,
                                       SmallVectorImpl<Type> &inferred) {
-  auto type = cast<TensorType>(adaptor.getInput().getType());
-  if (type.hasRank() && type.getRank() < 2)
-    return emitOptionalError(location, "input must have rank >= 2, got ", type);
+  if (failed(inferChannelNormType(location, adaptor.getInput(), {}, inferred)))
+    return failure();
   if (adaptor.getSize() < 1)
     return emitOptionalError(location, "size must be >= 1, got ",
                              adaptor.getSize());
-  inferred.push_back(type);
   return success();
 }
 
