@@ -3,6 +3,7 @@
 // the normalisations and the two losses.
 #include "AlongAxis.h"
 #include "NodeImporter.h"
+#include "ReduceImport.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
@@ -42,27 +43,9 @@ enum class DerivedReduction { L1, L2, SumSquare, LogSum };
 /// ONNX definition (including noop_with_empty_axes and empty reductions).
 template <DerivedReduction kind>
 llvm::Error importDerivedReduction(NodeImporter &node) {
-  bool axesIsInput = node.getOpset() >= 18;
-  if (llvm::Error error = node.checkInputCount(1, axesIsInput ? 2 : 1))
-    return error;
-  llvm::Expected<int64_t> keepDims = node.getInt("keepdims", 1);
-  if (!keepDims)
-    return keepDims.takeError();
-  Value axes;
-  int64_t noop = 0;
-  if (axesIsInput) {
-    axes = node.getInput(1);
-    llvm::Expected<int64_t> noopOr = node.getInt("noop_with_empty_axes", 0);
-    if (!noopOr)
-      return noopOr.takeError();
-    noop = *noopOr;
-  } else {
-    auto axesAttribute = node.getInts("axes");
-    if (!axesAttribute)
-      return axesAttribute.takeError();
-    if (*axesAttribute && !(*axesAttribute)->empty())
-      axes = node.createIntegerConstant(**axesAttribute);
-  }
+  llvm::Expected<ReduceOperands> reduce = readReduceOperands(node, 18);
+  if (!reduce)
+    return reduce.takeError();
   Value data = node.getInput(0);
   Value summand = data;
   if (kind != DerivedReduction::LogSum) {
@@ -73,9 +56,8 @@ llvm::Error importDerivedReduction(NodeImporter &node) {
       return term.takeError();
     summand = *term;
   }
-  OpBuilder &b = node.getBuilder();
   llvm::Expected<Value> sum = node.create<ReduceSumOp>(
-      summand, axes, b.getBoolAttr(*keepDims != 0), b.getBoolAttr(noop != 0));
+      summand, reduce->axes, reduce->keepDims, reduce->noopWithEmptyAxes);
   if (!sum)
     return sum.takeError();
   if (kind == DerivedReduction::L2)

@@ -2,29 +2,26 @@
 // normalising the attribute forms of older opsets into the newest form.
 #include "AlongAxis.h"
 #include "NodeImporter.h"
+#include "ReduceImport.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 using namespace mlir;
 
 namespace kiln::onnx_import {
-namespace {
 
-/// Reductions take `axes` as an optional input from |axesInputOpset| (13 for
-/// ReduceSum, 18 for the others) and as an attribute before; the attribute
-/// becomes a constant operand, and an absent or empty one means all axes.
-template <typename OpTy, int64_t axesInputOpset>
-llvm::Error importReduce(NodeImporter &node) {
+llvm::Expected<ReduceOperands> readReduceOperands(NodeImporter &node,
+                                                  int64_t axesInputOpset) {
   bool axesIsInput = node.getOpset() >= axesInputOpset;
   if (llvm::Error error = node.checkInputCount(1, axesIsInput ? 2 : 1))
-    return error;
+    return std::move(error);
   llvm::Expected<int64_t> keepDims = node.getInt("keepdims", 1);
   if (!keepDims)
     return keepDims.takeError();
-  Value axes;
+  ReduceOperands reduce;
   int64_t noopWithEmptyAxes = 0;
   if (axesIsInput) {
-    axes = node.getInput(1);
+    reduce.axes = node.getInput(1);
     llvm::Expected<int64_t> noop = node.getInt("noop_with_empty_axes", 0);
     if (!noop)
       return noop.takeError();
@@ -34,14 +31,27 @@ llvm::Error importReduce(NodeImporter &node) {
     if (!axesAttribute)
       return axesAttribute.takeError();
     if (*axesAttribute && !(*axesAttribute)->empty())
-      axes = node.createIntegerConstant(**axesAttribute);
+      reduce.axes = node.createIntegerConstant(**axesAttribute);
   }
   OpBuilder &b = node.getBuilder();
-  return node.setResult(
-      node.create<OpTy>(node.getInput(0), axes, b.getBoolAttr(*keepDims != 0),
-                        b.getBoolAttr(noopWithEmptyAxes != 0)));
+  reduce.keepDims = b.getBoolAttr(*keepDims != 0);
+  reduce.noopWithEmptyAxes = b.getBoolAttr(noopWithEmptyAxes != 0);
+  return reduce;
 }
 
+namespace {
+
+/// ReduceSum takes `axes` as an input from opset 13, the others from 18.
+template <typename OpTy, int64_t axesInputOpset>
+llvm::Error importReduce(NodeImporter &node) {
+  llvm::Expected<ReduceOperands> reduce =
+      readReduceOperands(node, axesInputOpset);
+  if (!reduce)
+    return reduce.takeError();
+  return node.setResult(node.create<OpTy>(node.getInput(0), reduce->axes,
+                                          reduce->keepDims,
+                                          reduce->noopWithEmptyAxes));
+}
 
 } // namespace
 
