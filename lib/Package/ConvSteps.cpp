@@ -1,9 +1,10 @@
 // Conv descriptors of `library` kernels: a 2-D NCHW or NHWC kiln.conv
-// (groups, symmetric pads, strides, dilations, optional bias) as one cuDNN
-// call.
+// (groups, symmetric pads, strides, dilations, optional bias), with its
+// fused relu(+ residual) epilogue, as one cuDNN call.
 #include "PackageInternal.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Transforms/FusionRules.h"
 
 using namespace mlir;
 
@@ -11,21 +12,38 @@ namespace kiln::package {
 
 using namespace kiln::artifact;
 
-bool yieldsConvolution(KernelOp kernel) {
+namespace {
+/// The conv a library kernel yields, directly or under its epilogue.
+ConvOp yieldedConvolution(KernelOp kernel,
+                          std::optional<ConvEpilogue> *epilogue = nullptr) {
   YieldOp yield = kernel.getYield();
-  return yield.getNumOperands() == 1 &&
-         isa_and_nonnull<ConvOp>(yield.getValues()[0].getDefiningOp());
+  if (yield.getNumOperands() != 1)
+    return ConvOp();
+  Operation *root = yield.getValues()[0].getDefiningOp();
+  if (auto conv = dyn_cast_or_null<ConvOp>(root))
+    return conv;
+  std::optional<ConvEpilogue> match = matchConvEpilogue(
+      root, [](Operation *) { return true; }, /*singleUse=*/false);
+  if (!match)
+    return ConvOp();
+  if (epilogue)
+    *epilogue = match;
+  return cast<ConvOp>(match->conv);
+}
+} // namespace
+
+bool yieldsConvolution(KernelOp kernel) {
+  return bool(yieldedConvolution(kernel));
 }
 
 LogicalResult describeConv(KernelOp kernel, BodyBufferFn bufferOf,
                            ConvT &conv) {
-  YieldOp yield = kernel.getYield();
-  auto op = yield.getNumOperands() == 1
-                ? yield.getValues()[0].getDefiningOp<ConvOp>()
-                : ConvOp();
+  std::optional<ConvEpilogue> epilogue;
+  ConvOp op = yieldedConvolution(kernel, &epilogue);
   if (!op)
     return kernel.emitError("packager: library kernel '")
-           << kernel.getSymName() << "' must yield the result of one kiln.conv";
+           << kernel.getSymName()
+           << "' must yield one kiln.conv, or relu(conv [+ residual])";
   auto input = dyn_cast<RankedTensorType>(op.getInput().getType());
   auto weight = dyn_cast<RankedTensorType>(op.getWeight().getType());
   auto output = dyn_cast<RankedTensorType>(op.getType());
@@ -56,6 +74,15 @@ LogicalResult describeConv(KernelOp kernel, BodyBufferFn bufferOf,
     if (failed(buffer))
       return failure();
     conv.bias = *buffer;
+  }
+  if (epilogue) {
+    conv.activation = ConvActivation_Relu;
+    if (epilogue->add) {
+      FailureOr<uint32_t> residual = bufferOf(epilogue->residual);
+      if (failed(residual))
+        return failure();
+      conv.residual = *residual;
+    }
   }
   // Dims in NCHW order: NHWC keeps channels in dim 3 of x, w and out.
   bool channelsLast = op.isChannelsLast();

@@ -63,11 +63,12 @@ using BodyBufferFn = llvm::function_ref<mlir::FailureOr<uint32_t>(mlir::Value)>;
 mlir::LogicalResult describeGemm(KernelOp kernel, BodyBufferFn bufferOf,
                                  artifact::GemmT &gemm);
 
-/// True when a `library` kernel yields a kiln.conv (a cuDNN Conv step).
+/// True when a `library` kernel yields a kiln.conv, or relu(conv [+
+/// residual]) (a cuDNN Conv step with its fused epilogue).
 bool yieldsConvolution(KernelOp kernel);
 
 /// Describes the cuDNN call of a `library` kernel that yields one kiln.conv
-/// (2-D, static, symmetric pads); the caller sets |conv|.out.
+/// (2-D, static, symmetric pads) or its epilogue; the caller sets |conv|.out.
 mlir::LogicalResult describeConv(KernelOp kernel, BodyBufferFn bufferOf,
                                  artifact::ConvT &conv);
 

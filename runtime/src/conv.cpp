@@ -1,10 +1,13 @@
 // Conv steps through cuDNN's convolution API: NCHW or NHWC descriptors,
-// groups, the fastest algorithm that fits the stream's workspace, bias by
-// cudnnAddTensor.
+// groups, the fastest algorithm that fits the stream's workspace (timed as
+// the step runs), bias by cudnnAddTensor or, with a residual/relu epilogue,
+// everything in one cudnnConvolutionBiasActivationForward.
 #include "conv.h"
 #include "status.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 namespace kiln::runtime {
 
@@ -16,6 +19,8 @@ ConvPlan::~ConvPlan() {
       cudnnDestroyTensorDescriptor(desc);
   if (wDesc)
     cudnnDestroyFilterDescriptor(wDesc);
+  if (activationDesc)
+    cudnnDestroyActivationDescriptor(activationDesc);
   if (convDesc)
     cudnnDestroyConvolutionDescriptor(convDesc);
 }
@@ -54,6 +59,10 @@ kiln_status_t ConvPlan::create(const Conv &conv, DType dtype) {
   operandBytes[2] = conv.bias() >= 0 ? size_t(conv.k()) * element : 0;
   operandBytes[3] =
       size_t(conv.n() * conv.k() * conv.out_h() * conv.out_w()) * element;
+  hasResidual = conv.residual() >= 0;
+  relu = conv.activation() == ConvActivation_Relu;
+  hasEpilogue = hasResidual || relu;
+  operandBytes[4] = hasResidual ? operandBytes[3] : 0;
   // Dims are given as N, C, H, W (K, C, R, S) in either layout; the format
   // says how they lie in memory.
   cudnnTensorFormat_t format = conv.layout() == ConvLayout_NHWC
@@ -92,6 +101,17 @@ kiln_status_t ConvPlan::create(const Conv &conv, DType dtype) {
                          : CUDNN_TENSOR_OP_MATH;
   KILN_RETURN_IF_ERROR(cudnnStatus(cudnnSetConvolutionMathType(convDesc, math),
                                    "setting the math type"));
+  if (hasEpilogue) {
+    KILN_RETURN_IF_ERROR(
+        cudnnStatus(cudnnCreateActivationDescriptor(&activationDesc),
+                    "cudnnCreateActivationDescriptor"));
+    KILN_RETURN_IF_ERROR(cudnnStatus(
+        cudnnSetActivationDescriptor(
+            activationDesc,
+            relu ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY,
+            CUDNN_PROPAGATE_NAN, 0.0),
+        "describing the activation"));
+  }
   int n = 0, c = 0, h = 0, w = 0;
   KILN_RETURN_IF_ERROR(cudnnStatus(cudnnGetConvolution2dForwardOutputDim(
                                        convDesc, xDesc, wDesc, &n, &c, &h, &w),
@@ -102,6 +122,51 @@ kiln_status_t ConvPlan::create(const Conv &conv, DType dtype) {
            << ", " << w << "], the step says [" << conv.n() << ", " << conv.k()
            << ", " << conv.out_h() << ", " << conv.out_w() << "]";
   return nullptr;
+}
+
+namespace {
+/// How many of cuDNN's ranked algorithms are timed as the step runs, and
+/// how often each.
+constexpr int kTimedAlgorithms = 4;
+constexpr int kTimedRuns = 5;
+
+const char *algorithmText(cudnnConvolutionFwdAlgo_t algo) {
+  switch (algo) {
+  case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM:
+    return "implicit_gemm";
+  case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM:
+    return "implicit_precomp_gemm";
+  case CUDNN_CONVOLUTION_FWD_ALGO_GEMM:
+    return "gemm";
+  case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT:
+    return "direct";
+  case CUDNN_CONVOLUTION_FWD_ALGO_FFT:
+    return "fft";
+  case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING:
+    return "fft_tiling";
+  case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD:
+    return "winograd";
+  case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED:
+    return "winograd_nonfused";
+  default:
+    return "unknown";
+  }
+}
+
+/// Two timing events, destroyed with the object.
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  ~EventPair() {
+    if (start)
+      cudaEventDestroy(start);
+    if (stop)
+      cudaEventDestroy(stop);
+  }
+};
+} // namespace
+
+std::string ConvPlan::algorithmName() const {
+  return std::string(algorithmText(algorithm)) + (fused ? "+fused" : "");
 }
 
 kiln_status_t ConvPlan::chooseAlgorithm(cudnnHandle_t handle,
@@ -121,15 +186,79 @@ kiln_status_t ConvPlan::chooseAlgorithm(cudnnHandle_t handle,
                       yDesc, scratch.out, kMaxAlgorithms, &found, results,
                       workspaceBytes ? workspace : nullptr, workspaceBytes),
                   "cudnnFindConvolutionForwardAlgorithmEx"));
-  const cudnnConvolutionFwdAlgoPerf_t *best = nullptr;
-  for (int i = 0; i < found && !best; ++i)
+  std::vector<const cudnnConvolutionFwdAlgoPerf_t *> ranked;
+  for (int i = 0; i < found && int(ranked.size()) < kTimedAlgorithms; ++i)
     if (results[i].status == CUDNN_STATUS_SUCCESS &&
         results[i].memory <= workspaceBytes)
-      best = &results[i];
-  if (!best)
+      ranked.push_back(&results[i]);
+  if (ranked.empty())
     return Error(KILN_STATUS_INCOMPATIBLE)
            << "cuDNN has no algorithm for this convolution within a "
            << workspaceBytes << "-byte workspace";
+
+  EventPair events;
+  KILN_RETURN_IF_ERROR(
+      cudaStatus(cudaEventCreate(&events.start), "cudaEventCreate"));
+  KILN_RETURN_IF_ERROR(
+      cudaStatus(cudaEventCreate(&events.stop), "cudaEventCreate"));
+  // The median time of |perf| run as the step runs, or a negative value when
+  // cuDNN refuses it (a fused call it does not support).
+  auto timeOne = [&](const cudnnConvolutionFwdAlgoPerf_t &perf, bool fusedCall,
+                     float *median) -> kiln_status_t {
+    *median = -1;
+    // IDENTITY (a residual without relu) fuses only in the precomputed
+    // implicit GEMM.
+    if (fusedCall && !relu &&
+        perf.algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)
+      return nullptr;
+    if (!keepFmaMath)
+      KILN_RETURN_IF_ERROR(
+          cudnnStatus(cudnnSetConvolutionMathType(convDesc, perf.mathType),
+                      "setting the math type"));
+    if (kiln_status_t refused =
+            run(handle, scratch, perf.algo, perf.memory, fusedCall, workspace)) {
+      kiln_status_free(refused); // Not this algorithm; the next may do.
+      return nullptr;
+    }
+    float times[kTimedRuns];
+    for (float &time : times) {
+      KILN_RETURN_IF_ERROR(
+          cudaStatus(cudaEventRecord(events.start, stream), "timing"));
+      KILN_RETURN_IF_ERROR(run(handle, scratch, perf.algo, perf.memory,
+                               fusedCall, workspace));
+      KILN_RETURN_IF_ERROR(
+          cudaStatus(cudaEventRecord(events.stop, stream), "timing"));
+      KILN_RETURN_IF_ERROR(cudaStatus(cudaEventSynchronize(events.stop),
+                                      "timing the convolution"));
+      KILN_RETURN_IF_ERROR(cudaStatus(
+          cudaEventElapsedTime(&time, events.start, events.stop), "timing"));
+    }
+    std::sort(times, times + kTimedRuns);
+    *median = times[kTimedRuns / 2];
+    return nullptr;
+  };
+  const cudnnConvolutionFwdAlgoPerf_t *best = nullptr;
+  float bestTime = 0;
+  // With an epilogue, fused calls first; the unfused sequence only when no
+  // algorithm runs it fused.
+  for (bool fusedCall : {true, false}) {
+    if (fusedCall && !hasEpilogue)
+      continue;
+    for (const cudnnConvolutionFwdAlgoPerf_t *perf : ranked) {
+      float time = -1;
+      KILN_RETURN_IF_ERROR(timeOne(*perf, fusedCall, &time));
+      if (time >= 0 && (!best || time < bestTime)) {
+        best = perf;
+        bestTime = time;
+        fused = fusedCall;
+      }
+    }
+    if (best)
+      break;
+  }
+  if (!best)
+    return Error(KILN_STATUS_INCOMPATIBLE)
+           << "no cuDNN algorithm runs this convolution";
   algorithm = best->algo;
   algorithmWorkspace = best->memory;
   // Keep the math type the timing used (tensor cores or not), except that
@@ -144,6 +273,45 @@ kiln_status_t ConvPlan::chooseAlgorithm(cudnnHandle_t handle,
                     "running the chosen convolution algorithm");
 }
 
+kiln_status_t ConvPlan::run(cudnnHandle_t handle, const ConvPointers &pointers,
+                            cudnnConvolutionFwdAlgo_t algo,
+                            size_t algoWorkspace, bool fusedCall,
+                            void *workspace) const {
+  const float one = 1.0f, zero = 0.0f;
+  void *scratch = algoWorkspace ? workspace : nullptr;
+  if (fusedCall)
+    // y = act(conv(x) + alpha2 * z + bias); without a residual z is y,
+    // scaled by 0.
+    return cudnnStatus(
+        cudnnConvolutionBiasActivationForward(
+            handle, &one, xDesc, pointers.x, wDesc, pointers.w, convDesc, algo,
+            scratch, algoWorkspace, hasResidual ? &one : &zero, yDesc,
+            hasResidual ? pointers.residual : pointers.out, biasDesc,
+            pointers.bias, activationDesc, yDesc, pointers.out),
+        "cudnnConvolutionBiasActivationForward");
+  KILN_RETURN_IF_ERROR(cudnnStatus(
+      cudnnConvolutionForward(handle, &one, xDesc, pointers.x, wDesc,
+                              pointers.w, convDesc, algo, scratch,
+                              algoWorkspace, &zero, yDesc, pointers.out),
+      "cudnnConvolutionForward"));
+  if (biasDesc)
+    KILN_RETURN_IF_ERROR(
+        cudnnStatus(cudnnAddTensor(handle, &one, biasDesc, pointers.bias, &one,
+                                   yDesc, pointers.out),
+                    "cudnnAddTensor (bias)"));
+  if (hasResidual)
+    KILN_RETURN_IF_ERROR(
+        cudnnStatus(cudnnAddTensor(handle, &one, yDesc, pointers.residual,
+                                   &one, yDesc, pointers.out),
+                    "cudnnAddTensor (residual)"));
+  if (!relu)
+    return nullptr;
+  return cudnnStatus(cudnnActivationForward(handle, activationDesc, &one,
+                                            yDesc, pointers.out, &zero, yDesc,
+                                            pointers.out),
+                     "cudnnActivationForward (relu)");
+}
+
 kiln_status_t ConvPlan::enqueue(cudnnHandle_t handle,
                                 const ConvPointers &pointers, void *workspace,
                                 size_t workspaceBytes,
@@ -154,18 +322,8 @@ kiln_status_t ConvPlan::enqueue(cudnnHandle_t handle,
            << " bytes of workspace, the stream has " << workspaceBytes;
   KILN_RETURN_IF_ERROR(
       cudnnStatus(cudnnSetStream(handle, stream), "cudnnSetStream"));
-  const float one = 1.0f, zero = 0.0f;
-  KILN_RETURN_IF_ERROR(cudnnStatus(
-      cudnnConvolutionForward(handle, &one, xDesc, pointers.x, wDesc,
-                              pointers.w, convDesc, algorithm,
-                              algorithmWorkspace ? workspace : nullptr,
-                              algorithmWorkspace, &zero, yDesc, pointers.out),
-      "cudnnConvolutionForward"));
-  if (!biasDesc)
-    return nullptr;
-  return cudnnStatus(cudnnAddTensor(handle, &one, biasDesc, pointers.bias, &one,
-                                    yDesc, pointers.out),
-                     "cudnnAddTensor (bias)");
+  return run(handle, pointers, algorithm, algorithmWorkspace, fused,
+             workspace);
 }
 
 } // namespace kiln::runtime

@@ -7,19 +7,24 @@
 
 #include <cudnn.h>
 
+#include <string>
+
 namespace kiln::runtime {
 
-/// Pointers of one Conv execution (bias may be NULL).
+/// Pointers of one Conv execution (bias and residual may be NULL).
 struct ConvPointers {
   const void *x, *w, *bias;
   void *out;
+  const void *residual = nullptr;
 };
 
-/// out = conv2d(x, w) (+ bias per output channel) on NCHW or NHWC tensors
-/// (the step's layout), computed
-/// by cudnnConvolutionForward then cudnnAddTensor, accumulating in fp32.
-/// f16/bf16 use tensor cores; f32 uses FMA only (no TF32) unless the step
-/// allows TF32.
+/// out = act(conv2d(x, w) (+ bias per output channel) (+ residual)) on NCHW
+/// or NHWC tensors (the step's layout), accumulating in fp32. Without an
+/// epilogue: cudnnConvolutionForward, then cudnnAddTensor for the bias. With
+/// a residual or an activation: one cudnnConvolutionBiasActivationForward
+/// when some algorithm runs it, else the unfused sequence (convolution, bias,
+/// residual add, activation). f16/bf16 use tensor cores; f32 uses FMA only
+/// (no TF32) unless the step allows TF32.
 class ConvPlan {
 public:
   ConvPlan() = default;
@@ -32,10 +37,12 @@ public:
   kiln_status_t create(const kiln::artifact::Conv &conv,
                        kiln::artifact::DType dtype);
 
-  /// Times cuDNN's algorithms on |scratch| (buffers of the operands' sizes
-  /// whose contents do not matter) and keeps the fastest that needs at most
-  /// |workspaceBytes|; then runs the chosen one once so nothing loads lazily
-  /// during graph capture. Synchronises |stream|.
+  /// Chooses the algorithm on |scratch| (buffers of the operands' sizes whose
+  /// contents do not matter): cuDNN's own timing ranks the algorithms that
+  /// need at most |workspaceBytes|, then the best few run as the step will
+  /// (epilogue included), several times each, and the lowest median wins
+  /// (ties: cuDNN's order). The chosen call ran last, so nothing loads
+  /// lazily during graph capture. Synchronises |stream|.
   kiln_status_t chooseAlgorithm(cudnnHandle_t handle,
                                 const ConvPointers &scratch, void *workspace,
                                 size_t workspaceBytes, cudaStream_t stream);
@@ -46,18 +53,31 @@ public:
                         void *workspace, size_t workspaceBytes,
                         cudaStream_t stream) const;
 
-  /// Bytes of x, w, bias (0 without) and out: the scratch buffers of
-  /// chooseAlgorithm.
-  size_t operandBytes[4] = {0, 0, 0, 0};
+  /// Bytes of x, w, bias (0 without), out and the residual (0 without): the
+  /// scratch buffers of chooseAlgorithm.
+  size_t operandBytes[5] = {0, 0, 0, 0, 0};
+
+  /// "implicit_precomp_gemm", "winograd", ... after chooseAlgorithm, with
+  /// "+fused" when the epilogue runs in the same cuDNN call; for profiles.
+  std::string algorithmName() const;
 
 private:
+  /// One execution with |algo| (its workspace need |algoWorkspace|).
+  kiln_status_t run(cudnnHandle_t handle, const ConvPointers &pointers,
+                    cudnnConvolutionFwdAlgo_t algo, size_t algoWorkspace,
+                    bool fusedCall, void *workspace) const;
+
   cudnnTensorDescriptor_t xDesc = nullptr, yDesc = nullptr, biasDesc = nullptr;
   cudnnFilterDescriptor_t wDesc = nullptr;
   cudnnConvolutionDescriptor_t convDesc = nullptr;
+  cudnnActivationDescriptor_t activationDesc = nullptr;
   cudnnConvolutionFwdAlgo_t algorithm =
       CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
   size_t algorithmWorkspace = 0;
   bool keepFmaMath = false;
+  /// The step has an epilogue (residual or activation), and it runs fused in
+  /// cudnnConvolutionBiasActivationForward (else: the unfused sequence).
+  bool hasEpilogue = false, hasResidual = false, relu = false, fused = false;
 };
 
 } // namespace kiln::runtime

@@ -357,7 +357,27 @@ private:
         types[2] != DType_BF16)
       return Error(KILN_STATUS_DATA_LOSS)
              << "conv dtype must be f32, f16 or bf16";
-    if (types[0] != types[2] || types[1] != types[2] || types[3] != types[2])
+    // The fused epilogue: a residual shaped like out, an activation, both
+    // only with a bias (cudnnConvolutionBiasActivationForward needs one).
+    DType residualType = types[2];
+    if (conv->activation() != ConvActivation_None &&
+        conv->activation() != ConvActivation_Relu)
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "unknown conv activation " << int(conv->activation());
+    if (conv->residual() >= 0) {
+      KILN_RETURN_IF_ERROR(checkConvOperand(conv->residual(), "conv residual",
+                                            out, &residualType));
+    } else if (conv->residual() != -1) {
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "conv residual buffer " << conv->residual()
+             << " is not a buffer";
+    }
+    if ((conv->residual() >= 0 || conv->activation() != ConvActivation_None) &&
+        conv->bias() < 0)
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "a conv with a residual or an activation needs a bias";
+    if (types[0] != types[2] || types[1] != types[2] || types[3] != types[2] ||
+        residualType != types[2])
       return Error(KILN_STATUS_DATA_LOSS)
              << "conv operands have different dtypes";
     return nullptr;

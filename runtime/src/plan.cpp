@@ -171,7 +171,8 @@ static void countTraffic(const EntryPoint &entry, const Step &step,
   }
   if (const Conv *conv = step.kind() == StepKind_Conv ? step.conv() : nullptr) {
     for (int64_t id : {int64_t(conv->x()), int64_t(conv->w()),
-                       int64_t(conv->bias()), int64_t(conv->out())})
+                       int64_t(conv->bias()), int64_t(conv->out()),
+                       int64_t(conv->residual())})
       if (id >= 0)
         ids.push_back(static_cast<uint32_t>(id));
     if (!prepared.flops)
@@ -193,6 +194,7 @@ static kiln_status_t prepareConv(kiln_session_s *session, const Step &step,
   prepared.convBuffers[1] = conv.w();
   prepared.convBuffers[2] = conv.out();
   prepared.convBias = conv.bias();
+  prepared.convResidual = conv.residual();
   prepared.conv = std::make_unique<ConvPlan>();
   return prepared.conv->create(
       conv, session->entry->buffers()->Get(conv.out())->dtype());
@@ -201,17 +203,18 @@ static kiln_status_t prepareConv(kiln_session_s *session, const Step &step,
 /// Chooses every Conv step's cuDNN algorithm by timing them on scratch
 /// operands (one allocation sized for the largest of each, freed after).
 static kiln_status_t chooseConvAlgorithms(kiln_session_s *session) {
-  size_t largest[4] = {0, 0, 0, 0};
+  constexpr int kOperands = 5; // x, w, bias, out, residual.
+  size_t largest[kOperands] = {0, 0, 0, 0, 0};
   for (const PreparedStep &step : session->steps)
     if (step.conv)
-      for (int i = 0; i < 4; ++i)
+      for (int i = 0; i < kOperands; ++i)
         largest[i] = std::max(largest[i], step.conv->operandBytes[i]);
   if (largest[0] == 0)
     return nullptr;
   KILN_RETURN_IF_ERROR(
       cudnnStatus(cudnnCreate(&session->cudnn), "cudnnCreate"));
-  size_t offsets[4], total = 0;
-  for (int i = 0; i < 4; ++i) {
+  size_t offsets[kOperands], total = 0;
+  for (int i = 0; i < kOperands; ++i) {
     offsets[i] = total;
     total += (largest[i] + 255) / 256 * 256;
   }
@@ -222,17 +225,19 @@ static kiln_status_t chooseConvAlgorithms(kiln_session_s *session) {
           " bytes of scratch operands to time convolution algorithms"));
   char *base = static_cast<char *>(scratch);
   ConvPointers pointers{base + offsets[0], base + offsets[1], base + offsets[2],
-                        base + offsets[3]};
+                        base + offsets[3], base + offsets[4]};
   kiln_status_t status = cudaStatus(cudaMemset(scratch, 0, total),
                                     "clearing the convolution scratch");
   for (size_t i = 0; i < session->steps.size() && !status; ++i) {
     PreparedStep &step = session->steps[i];
-    if (step.conv)
-      status = annotate(step.conv->chooseAlgorithm(
-                            session->cudnn, pointers,
-                            session->workspaces[step.stream],
-                            session->workspaceBytes, session->streams[0]),
-                        step.describe(i));
+    if (!step.conv)
+      continue;
+    status = annotate(step.conv->chooseAlgorithm(
+                          session->cudnn, pointers,
+                          session->workspaces[step.stream],
+                          session->workspaceBytes, session->streams[0]),
+                      step.describe(i));
+    step.algorithm = step.conv->algorithmName();
   }
   cudaFree(scratch);
   return status;
@@ -313,6 +318,9 @@ kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
                         ? addresses[static_cast<size_t>(step.convBias)]
                         : nullptr;
     pointers.out = addresses[step.convBuffers[2]];
+    pointers.residual = step.convResidual >= 0
+                            ? addresses[static_cast<size_t>(step.convResidual)]
+                            : nullptr;
     // The stream's own workspace slice, as for GEMMs.
     return annotate(step.conv->enqueue(session.cudnn, pointers,
                                        session.workspaces[step.stream],

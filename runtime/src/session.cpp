@@ -21,6 +21,9 @@ kiln_session_s::~kiln_session_s() {
     cudaEventSynchronize(runDone);
   if (graph)
     cudaGraphExecDestroy(graph);
+  for (cudaGraphExec_t stepGraph : stepGraphs)
+    if (stepGraph)
+      cudaGraphExecDestroy(stepGraph);
   for (auto *list : {&planEvents, &joinEvents, &stepStart, &stepEnd})
     for (cudaEvent_t event : *list)
       if (event)
@@ -300,6 +303,7 @@ kiln_status_t kiln_session_step_profile(kiln_session_t *session, size_t index,
   const PreparedStep &step = session->steps[index];
   out_profile->name = step.name.c_str();
   out_profile->kind = step.kindName.c_str();
+  out_profile->algorithm = step.algorithm.c_str();
   out_profile->onnx_nodes = step.onnxNodes.c_str();
   out_profile->bytes = step.bytes;
   out_profile->flops = step.flops;

@@ -18,6 +18,7 @@ struct PreparedStep {
   kiln::artifact::StepKind kind = kiln::artifact::StepKind_Launch;
   uint32_t stream = 0;
   std::string name, kindName, onnxNodes;
+  std::string algorithm; // Conv: the cuDNN algorithm chosen, for profiles.
   std::vector<uint32_t> args;     // Buffer ids.
   const void *function = nullptr; // Launch: the cudaKernel_t.
   dim3 grid, block;
@@ -28,7 +29,7 @@ struct PreparedStep {
   int64_t gemmC = -1, gemmBias = -1;
   std::unique_ptr<ConvPlan> conv;      // Conv.
   uint32_t convBuffers[3] = {0, 0, 0}; // x, w, out.
-  int64_t convBias = -1;
+  int64_t convBias = -1, convResidual = -1;
   size_t copyBytes = 0; // Copy.
   uint64_t bytes = 0, flops = 0; // Traffic and work, for profiles.
   uint32_t event = 0;   // RecordEvent / WaitEvent.
@@ -109,8 +110,11 @@ struct kiln_session_s {
   cudaGraphExec_t graph = nullptr;
   std::vector<void *> capturedAddresses;
   kiln::runtime::GraphStatistics graphStatistics;
-  // Profile mode: events around each step and at the start of the run.
+  // Profile mode: events around each step and at the start of the run, and
+  // each step captured as a graph of its own (for |stepGraphAddresses|).
   std::vector<cudaEvent_t> stepStart, stepEnd;
+  std::vector<cudaGraphExec_t> stepGraphs;
+  std::vector<void *> stepGraphAddresses;
   cudaEvent_t runStart = nullptr;
 
   ~kiln_session_s();

@@ -40,6 +40,12 @@ void buildConvModel(ModelT &model, const ConvShape &shape) {
                       BufferKind_Input, 1);
   if (shape.bias)
     conv->bias = addTensor("b", {shape.k}, BufferKind_Input, 2);
+  if (shape.residual)
+    conv->residual = addTensor(
+        "z", laidOut(shape.n, shape.k, shape.outH(), shape.outW()),
+        BufferKind_Input, shape.bias ? 3 : 2);
+  if (shape.relu)
+    conv->activation = ConvActivation_Relu;
   conv->out = addTensor("y", laidOut(shape.n, shape.k, shape.outH(), shape.outW()),
                         BufferKind_Output, 0);
   conv->n = shape.n, conv->c = shape.c, conv->h = shape.h,

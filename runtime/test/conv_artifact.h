@@ -16,6 +16,8 @@ struct ConvShape {
   bool bias = false;
   kiln::artifact::DType dtype = kiln::artifact::DType_F32;
   bool channelsLast = false;
+  /// The fused epilogue: + z (shaped like y) before the activation, relu.
+  bool residual = false, relu = false;
 
   int64_t outH() const {
     return (h + 2 * pad - dilation * (r - 1) - 1) / stride + 1;
@@ -26,8 +28,8 @@ struct ConvShape {
 };
 
 /// Fills |model| with one entry point "main": inputs "x" (buffer 0), "w"
-/// (1) and, with a bias, "b" (2); output "y" (the next buffer); one Conv
-/// step on stream 0 with a 4 MiB workspace.
+/// (1), with a bias "b" (2), with a residual "z" (next); output "y" (the
+/// next buffer); one Conv step on stream 0 with a 4 MiB workspace.
 void buildConvModel(kiln::artifact::ModelT &model, const ConvShape &shape);
 
 } // namespace kiln::testing

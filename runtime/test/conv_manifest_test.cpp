@@ -1,5 +1,6 @@
 // Tests that the manifest validator checks Conv steps: buffer sizes against
-// the dims, the output window, dtypes and read-only outputs.
+// the dims, the output window, dtypes, read-only outputs and the fused
+// epilogue.
 #include "artifact_reader.h"
 #include "conv_artifact.h"
 #include "test_util.h"
@@ -108,6 +109,32 @@ TEST(ConvManifestTest, Dtypes) {
                       }),
                       KILN_STATUS_DATA_LOSS,
                       "conv dtype must be f32, f16 or bf16"));
+}
+
+TEST(ConvManifestTest, Epilogue) {
+  ConvShape fused = kShape;
+  fused.residual = fused.relu = true;
+  EXPECT_TRUE(isOk(readMutated([](ModelT &) {}, fused)));
+  // The residual must be shaped like out (buffer 0 is x) and be a buffer.
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) { conv(m).residual = 0; },
+                                  fused),
+                      KILN_STATUS_DATA_LOSS, "conv residual buffer 0 holds"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) { conv(m).residual = -3; },
+                                  fused),
+                      KILN_STATUS_DATA_LOSS,
+                      "conv residual buffer -3 is not a buffer"));
+  EXPECT_TRUE(isError(
+      readMutated([](ModelT &m) {
+        conv(m).activation = static_cast<ConvActivation>(7);
+      }),
+      KILN_STATUS_DATA_LOSS, "unknown conv activation 7"));
+  // cuDNN's fused call needs a bias.
+  ConvShape noBias = kShape;
+  noBias.bias = false;
+  noBias.relu = true;
+  EXPECT_TRUE(isError(readMutated([](ModelT &) {}, noBias),
+                      KILN_STATUS_DATA_LOSS,
+                      "a conv with a residual or an activation needs a bias"));
 }
 
 } // namespace

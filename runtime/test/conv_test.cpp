@@ -1,9 +1,11 @@
 // GPU tests of Conv steps through cuDNN: padding, strides, dilation, groups
-// (depthwise), bias, f16/bf16, NHWC, and a graph replay with new inputs.
+// (depthwise), bias, the fused relu and residual epilogue, f16/bf16, NHWC,
+// and a graph replay with new inputs.
 #include "conv_artifact.h"
 #include "tensor_files.h"
 #include "test_util.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -51,10 +53,12 @@ std::vector<float> laidOut(const std::vector<float> &values, bool channelsLast,
   return out;
 }
 
-/// ONNX Conv on the CPU (NCHW, groups, zero padding), in double.
+/// ONNX Conv on the CPU (NCHW, groups, zero padding), then + z and relu
+/// when the shape has them, in double.
 std::vector<float> reference(const ConvShape &c, const std::vector<float> &x,
                              const std::vector<float> &w,
-                             const std::vector<float> &bias) {
+                             const std::vector<float> &bias,
+                             const std::vector<float> &z) {
   int64_t outH = c.outH(), outW = c.outW(), cg = c.c / c.groups,
           kg = c.k / c.groups;
   std::vector<float> out(c.n * c.k * outH * outW);
@@ -75,7 +79,12 @@ std::vector<float> reference(const ConvShape &c, const std::vector<float> &x,
                 sum += double(x[((n * c.c + channel) * c.h + ih) * c.w + iw]) *
                        w[((k * cg + ci) * c.r + r) * c.s + s];
               }
-          out[((n * c.k + k) * outH + oh) * outW + ow] = float(sum);
+          size_t at = ((n * c.k + k) * outH + oh) * outW + ow;
+          if (c.residual)
+            sum += z[at];
+          if (c.relu)
+            sum = std::max(sum, 0.0);
+          out[at] = float(sum);
         }
   return out;
 }
@@ -107,9 +116,16 @@ TEST_P(ConvTest, MatchesTheCpu) {
     tensor = kiln_host_tensor(biasBytes.data(), biasBytes.size());
     ASSERT_TRUE(isOk(kiln_session_bind_input(session, "b", &tensor)));
   }
+  int64_t outElements = c.n * c.k * c.outH() * c.outW();
+  std::vector<float> z = pattern(outElements, 3.0);
+  std::vector<uint8_t> zBytes = encode(
+      laidOut(z, c.channelsLast, c.n, c.k, c.outH(), c.outW()), c.dtype);
+  if (c.residual) {
+    tensor = kiln_host_tensor(zBytes.data(), zBytes.size());
+    ASSERT_TRUE(isOk(kiln_session_bind_input(session, "z", &tensor)));
+  }
   kiln::run::HostTensor result;
   result.dtype = toApi(c.dtype);
-  int64_t outElements = c.n * c.k * c.outH() * c.outW();
   result.dims = {outElements};
   result.data.assign(outElements * kiln_dtype_size(result.dtype), 0xff);
   tensor = kiln_host_tensor(result.data.data(), result.data.size());
@@ -124,7 +140,7 @@ TEST_P(ConvTest, MatchesTheCpu) {
     ASSERT_TRUE(isOk(kiln_session_bind_input(session, "x", &tensor)));
     ASSERT_TRUE(isOk(kiln_session_run(session, nullptr)));
     ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
-    std::vector<float> expected = laidOut(reference(c, x, w, bias),
+    std::vector<float> expected = laidOut(reference(c, x, w, bias, z),
                                           c.channelsLast, c.n, c.k, c.outH(),
                                           c.outW());
     double tolerance = c.dtype == DType_F32 ? 1e-5 : 1e-2;
@@ -142,6 +158,13 @@ ConvShape withDtype(ConvShape shape, const char *name, DType dtype,
   shape.name = name;
   shape.dtype = dtype;
   shape.channelsLast = channelsLast;
+  return shape;
+}
+
+ConvShape withEpilogue(ConvShape shape, const char *name, bool residual) {
+  shape.name = name;
+  shape.residual = residual;
+  shape.relu = true;
   return shape;
 }
 
@@ -165,7 +188,17 @@ INSTANTIATE_TEST_SUITE_P(
         withDtype(ConvShape{"", 2, 3, 23, 20, 8, 7, 7, 3, 2, 1, 1, false},
                   "nhwc_stem_f16", DType_F16, true),
         withDtype(ConvShape{"", 2, 32, 6, 5, 24, 1, 1, 0, 1, 1, 1, true},
-                  "nhwc_pointwise_bf16", DType_BF16, true)),
+                  "nhwc_pointwise_bf16", DType_BF16, true),
+        withEpilogue(kResidual3x3, "relu_f32", false),
+        withEpilogue(kResidual3x3, "residual_relu_f32", true),
+        withEpilogue(withDtype(kResidual3x3, "", DType_F16, true),
+                     "nhwc_residual_relu_f16", true),
+        withEpilogue(withDtype(kResidual3x3, "", DType_BF16, true),
+                     "nhwc_relu_bf16", false),
+        withEpilogue(withDtype(ConvShape{"", 4, 64, 14, 14, 256, 1, 1, 0, 1,
+                                         1, 1, true},
+                               "", DType_F16, true),
+                     "nhwc_bottleneck_residual_relu_f16", true)),
     [](const ::testing::TestParamInfo<ConvShape> &info) {
       return std::string(info.param.name);
     });

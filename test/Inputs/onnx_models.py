@@ -274,3 +274,35 @@ def layer_chain(args):
         ]
         value = f"y{i}"
     return _model(nodes, [x], [value], inits)
+
+
+@model
+def conv_residual(args):
+    """A bottleneck's end over x: [batch, 8, 6, 6]: r = relu(conv1(x) + b1),
+    y = relu(conv2(r) + b2 + shortcut(x) + bs) where shortcut is a 1x1 conv
+    with a bias, then z = conv3(y) (3x3, no bias) and out = relu(z)."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                      ["batch", 8, 6, 6])
+
+    def weight(name, *shape):
+        values = (np.arange(np.prod(shape)) % 5 - 2) / 8.0
+        return numpy_helper.from_array(
+            values.astype(np.float32).reshape(shape), name)
+
+    inits = [weight("w1", 8, 8, 3, 3), weight("b1", 8),
+             weight("w2", 16, 8, 3, 3), weight("b2", 16),
+             weight("ws", 16, 8, 1, 1), weight("bs", 16),
+             weight("w3", 16, 16, 3, 3)]
+    pads = [1, 1, 1, 1]
+    n = helper.make_node
+    nodes = [
+        n("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", pads=pads),
+        n("Relu", ["c1"], ["r1"], name="relu1"),
+        n("Conv", ["r1", "w2", "b2"], ["c2"], name="conv2", pads=pads),
+        n("Conv", ["x", "ws", "bs"], ["s"], name="shortcut"),
+        n("Add", ["c2", "s"], ["a"], name="add"),
+        n("Relu", ["a"], ["y"], name="relu2"),
+        n("Conv", ["y", "w3"], ["z"], name="conv3", pads=pads),
+        n("Relu", ["z"], ["out"], name="relu3"),
+    ]
+    return _model(nodes, [x], ["out"], inits)

@@ -1,19 +1,68 @@
 // RUN: kiln-opt %s --split-input-file --kiln-fuse-kernels | FileCheck %s
 
 // A static 2-D conv with constant weights is a cuDNN library kernel: the bias
-// goes with it, the relu stays in a pointwise kernel of its own.
+// goes with it, and a relu after a conv with a bias is its fused epilogue.
 // CHECK-LABEL: func.func @library_conv
 // CHECK: %[[W:.+]] = kiln.constant dense_resource<w> : tensor<4x2x3x3xf32>
-// CHECK: %[[C:.+]] = kiln.kernel "conv_0" library ins(%arg0, %[[W]], %arg1 : {{.*}})
+// CHECK: %[[C:.+]] = kiln.kernel "conv_relu_0" library ins(%arg0, %[[W]], %arg1 : {{.*}})
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: kiln.conv
+// CHECK-NEXT: kiln.relu
 // CHECK-NEXT: kiln.yield
-// CHECK: kiln.kernel "relu_1" pointwise ins(%[[C]]
+// CHECK-NOT: kiln.kernel
 func.func @library_conv(%x: tensor<1x2x8x7xf32>, %b: tensor<4xf32>) -> tensor<1x4x4x4xf32> {
   %w = kiln.constant dense_resource<w> : tensor<4x2x3x3xf32>
   %c = kiln.conv %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<1x2x8x7xf32>, tensor<4x2x3x3xf32>, tensor<4xf32> -> tensor<1x4x4x4xf32>
   %y = kiln.relu %c : tensor<1x4x4x4xf32> -> tensor<1x4x4x4xf32>
   return %y : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// The residual block's end: relu(conv3 + bias + shortcut) is one library
+// kernel reading the shortcut (here another conv, fused into nothing since
+// an add follows it: it is the residual). The later conv is the fused one.
+// CHECK-LABEL: func.func @residual_block_nhwc
+// CHECK: %[[S:.+]] = kiln.kernel "conv_0" library ins(%arg0
+// CHECK: kiln.kernel "conv_add_relu_1" library ins(%arg0, %arg1, %[[S]] : {{.*}})
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: kiln.constant
+// CHECK-NEXT: %[[C:.+]] = kiln.conv
+// CHECK-NEXT: %[[A:.+]] = kiln.add %{{.+}}, %[[C]]
+// CHECK-NEXT: %[[R:.+]] = kiln.relu %[[A]]
+// CHECK-NEXT: kiln.yield %[[R]]
+// CHECK-NOT: kiln.kernel
+func.func @residual_block_nhwc(%x: tensor<2x8x8x16xf16>, %b: tensor<16xf16>) -> tensor<2x8x8x16xf16> {
+  %w = kiln.constant dense<0.5> : tensor<16x1x1x16xf16>
+  %v = kiln.constant dense<0.25> : tensor<16x3x3x16xf16>
+  %s = kiln.conv %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64, layout = "NHWC", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<2x8x8x16xf16>, tensor<16x1x1x16xf16>, tensor<16xf16> -> tensor<2x8x8x16xf16>
+  %c = kiln.conv %x, %v, %b {dilations = array<i64: 1, 1>, group = 1 : i64, layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<2x8x8x16xf16>, tensor<16x3x3x16xf16>, tensor<16xf16> -> tensor<2x8x8x16xf16>
+  %a = kiln.add %s, %c : tensor<2x8x8x16xf16>, tensor<2x8x8x16xf16> -> tensor<2x8x8x16xf16>
+  %y = kiln.relu %a : tensor<2x8x8x16xf16> -> tensor<2x8x8x16xf16>
+  return %y : tensor<2x8x8x16xf16>
+}
+
+// -----
+
+// No epilogue fusion: a conv without a bias, a conv whose result is also
+// returned, and an add that broadcasts its other operand.
+// CHECK-LABEL: func.func @no_epilogue
+// CHECK: kiln.kernel "conv_0" library
+// CHECK: kiln.kernel "relu_1" pointwise
+// CHECK: kiln.kernel "conv_2" library
+// CHECK: kiln.kernel "relu_3" pointwise
+// CHECK: kiln.kernel "conv_4" library
+// CHECK: kiln.kernel "add_relu_5" pointwise
+func.func @no_epilogue(%x: tensor<1x2x8x8xf32>, %b: tensor<3xf32>, %r: tensor<1x3x1x1xf32>) -> (tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>) {
+  %w = kiln.constant dense_resource<w> : tensor<3x2x3x3xf32>
+  %c0 = kiln.conv %x, %w {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x8x8xf32>, tensor<3x2x3x3xf32> -> tensor<1x3x8x8xf32>
+  %y0 = kiln.relu %c0 : tensor<1x3x8x8xf32> -> tensor<1x3x8x8xf32>
+  %c1 = kiln.conv %x, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x8x8xf32>, tensor<3x2x3x3xf32>, tensor<3xf32> -> tensor<1x3x8x8xf32>
+  %y1 = kiln.relu %c1 : tensor<1x3x8x8xf32> -> tensor<1x3x8x8xf32>
+  %c2 = kiln.conv %x, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x8x8xf32>, tensor<3x2x3x3xf32>, tensor<3xf32> -> tensor<1x3x8x8xf32>
+  %a2 = kiln.add %c2, %r : tensor<1x3x8x8xf32>, tensor<1x3x1x1xf32> -> tensor<1x3x8x8xf32>
+  %y2 = kiln.relu %a2 : tensor<1x3x8x8xf32> -> tensor<1x3x8x8xf32>
+  return %y0, %c1, %y1, %y2 : tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>
 }
 
 // -----

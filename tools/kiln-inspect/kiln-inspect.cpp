@@ -102,6 +102,11 @@ void printStep(uint32_t index, const Step &step) {
           conv->dilation_h(), conv->dilation_w(), conv->groups(), conv->out_h(),
           conv->out_w(), conv->allow_tf32() ? " tf32" : "",
           conv->layout() == ConvLayout_NHWC ? " nhwc" : "");
+    if (const Conv *conv = step.conv(); conv && conv->residual() >= 0)
+      std::printf(" residual %d", conv->residual());
+    if (const Conv *conv = step.conv();
+        conv && conv->activation() != ConvActivation_None)
+      std::printf(" activation %s", EnumNameConvActivation(conv->activation()));
     break;
   case StepKind_Copy:
     std::printf(" args %s", listText(step.args()).c_str());

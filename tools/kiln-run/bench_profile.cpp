@@ -50,6 +50,7 @@ bool writeTrace(kiln_session_t *session, const std::string &path,
          << ", \"dur\": " << step.duration_ms * 1000.0
          << ", \"args\": {\"step\": " << i << ", \"bytes\": " << step.bytes
          << ", \"flops\": " << step.flops
+         << ", \"algorithm\": " << jsonString(step.algorithm)
          << ", \"onnx_nodes\": " << jsonString(step.onnx_nodes) << "}}";
   }
   file << "\n], \"displayTimeUnit\": \"ms\"}\n";
@@ -72,20 +73,22 @@ void printProfileTable(const std::vector<kiln_step_profile_t> &steps) {
   });
   std::printf("profile: %zu kernel steps, %.4f ms in kernels\n", timed.size(),
               total);
-  std::printf("  %-34s %-6s %10s %6s %9s %9s  %s\n", "kernel", "kind",
-              "time(us)", "share", "GB/s", "TFLOP/s", "ONNX nodes");
+  std::printf("  %-34s %-6s %10s %6s %9s %9s  %-27s %s\n", "kernel", "kind",
+              "time(us)", "share", "GB/s", "TFLOP/s", "algorithm",
+              "ONNX nodes");
   for (size_t i = 0; i < timed.size() && i < 25; ++i) {
     const kiln_step_profile_t &step = *timed[i];
     double seconds = step.duration_ms * 1e-3;
     std::string nodes = step.onnx_nodes;
     if (nodes.size() > 60)
       nodes = nodes.substr(0, 57) + "...";
-    std::printf("  %-34s %-6s %10.1f %5.1f%% %9.1f %9.2f  %s\n", step.name,
+    std::printf("  %-34s %-6s %10.1f %5.1f%% %9.1f %9.2f  %-27s %s\n",
+                step.name,
                 step.kind, step.duration_ms * 1e3,
                 total > 0 ? 100.0 * step.duration_ms / total : 0.0,
                 seconds > 0 ? step.bytes / seconds * 1e-9 : 0.0,
                 seconds > 0 ? step.flops / seconds * 1e-12 : 0.0,
-                nodes.c_str());
+                *step.algorithm ? step.algorithm : "-", nodes.c_str());
   }
 }
 

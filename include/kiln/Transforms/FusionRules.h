@@ -5,7 +5,10 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
+
+#include <optional>
 
 namespace kiln {
 
@@ -18,7 +21,8 @@ enum class FusionClass {
   Reduction,    // Reduce*, softmax: a row reduction anchors a row_reduce
                 // kernel; other axes become a serial loop in their own kernel.
   Library,      // MatMul, Gemm (cuBLASLt), 2-D Conv (cuDNN): library
-                // calls, never fused (yet).
+                // calls; a conv takes its relu(+ residual) epilogue
+                // (matchConvEpilogue), nothing else fuses.
   Attention,    // kiln.attention: an `attention` kernel of its own; absorbs
                 // no producers and is not absorbed.
   Window,       // Conv, ConvTranspose, pools: a pointwise-kind kernel of
@@ -42,6 +46,27 @@ bool isLibraryConvolution(mlir::Operation *op);
 /// isLibraryConvolution without the constant weight: true for a kiln.conv
 /// cuDNN could run once its weight is folded (kiln-assign-layout's test).
 bool fitsLibraryConvolution(mlir::Operation *op);
+
+/// A library convolution with the epilogue cuDNN fuses after it
+/// (cudnnConvolutionBiasActivationForward): relu(conv + bias [+ residual]).
+struct ConvEpilogue {
+  mlir::Operation *conv = nullptr;     // The kiln.conv (it has a bias).
+  mlir::Operation *add = nullptr;      // The kiln.add of the residual, or null.
+  mlir::Value residual;                // The other operand of |add|.
+  mlir::Operation *relu = nullptr;     // The kiln.relu (the epilogue's root).
+};
+
+/// Matches |root| = relu(conv) or relu(add(conv, residual)) (either operand
+/// order) where the conv is |isConvolution| with a bias, and the residual has
+/// the conv's type (no broadcast). With |singleUse| the conv and the add must
+/// have no other users (fusion); the packager matches a kernel's body, where
+/// that already holds. Where both add operands are such convolutions, the
+/// one whose input comes later is fused (the longer branch; the shortcut
+/// conv can then run beside it on another stream).
+std::optional<ConvEpilogue>
+matchConvEpilogue(mlir::Operation *root,
+                  llvm::function_ref<bool(mlir::Operation *)> isConvolution,
+                  bool singleUse);
 
 /// Rewrites run by kiln-fuse-kernels before grouping: a Gemm C the library
 /// call cannot take becomes a separate add, MatMul batch dims broadcast only

@@ -9,7 +9,9 @@
 //     users is already in the group (so nothing is computed twice) and the
 //     kind can compute it elementally (FusionRules: pointwise ops, views,
 //     data movement; a row reduction joins a group of ops shaped like its
-//     result and becomes the anchor of a row_reduce kernel).
+//     result and becomes the anchor of a row_reduce kernel). A relu rooted
+//     on a library convolution (with an optional residual add between) is
+//     the convolution's epilogue: the three form one library kernel.
 //  3. Outline each group in program order: values from outside become
 //     inputs (constants of <= 16 elements are cloned instead), a kiln.empty
 //     is the destination of the root's result, and the root's uses read the
@@ -212,6 +214,20 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
       }
       Group group;
       group.root = op;
+      // relu(conv + bias [+ residual]): one cuDNN call with its epilogue.
+      if (std::optional<ConvEpilogue> epilogue =
+              matchConvEpilogue(op, isLibraryConvolution, /*singleUse=*/true);
+          epilogue && !groupOf.count(epilogue->conv) &&
+          (!epilogue->add || !groupOf.count(epilogue->add))) {
+        group.kind = "library";
+        for (Operation *member : {epilogue->relu, epilogue->add, epilogue->conv})
+          if (member) {
+            group.ops.insert(member);
+            groupOf[member] = groups.size();
+          }
+        groups.push_back(std::move(group));
+        continue;
+      }
       group.kind = initialKind(op);
       if (group.kind == "row_reduce")
         group.anchor = op;

@@ -200,8 +200,10 @@ typedef struct kiln_session_options_s {
   int debug;          // 1: no graph; synchronise after each step and name the
                       // failing step. Also enabled by the env var KILN_DEBUG=1.
   int check_nan_inf;  // Debug mode: fail on NaN/Inf in a floating step output.
-  int profile;        // Step-by-step with CUDA events around each step
-                      // (kiln_session_step_profile); no graph.
+  int profile;        // Step by step, one stream, CUDA events around each
+                      // step (kiln_session_step_profile); each step is
+                      // replayed from a CUDA graph of its own so that the
+                      // events time GPU work, not host enqueueing.
 } kiln_session_options_t;
 
 // Defaults: first entry point, model's device, no debug, no profile.
@@ -260,6 +262,9 @@ typedef struct kiln_step_profile_s {
   uint64_t bytes;    // Bytes of the distinct buffers the step reads and writes.
   uint64_t flops;    // Floating-point operations, when known (GEMM,
                      // attention); 0 otherwise.
+  const char *algorithm; // The cuDNN algorithm a Conv step chose at session
+                         // creation ("implicit_precomp_gemm+fused": with
+                         // its epilogue in the same call); "" otherwise.
 } kiln_step_profile_t;
 // Describes step |index| of the last run. In profile mode this waits for the
 // run to complete (it synchronises on its events).
