@@ -1,6 +1,7 @@
 // Evaluation of convolutions and pools (Conv, ConvTranspose, MaxPool and its
 // indices, AveragePool): direct loops over windows; floats accumulate in
-// double and round once, integers wrap.
+// double and round once, integers wrap. Channels-last (NHWC) ops evaluate
+// their NCHW form on permuted operands.
 #include "EvaluatorSupport.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -305,6 +306,23 @@ llvm::Expected<Tensor> convolveChannelsLast(ConvOp op,
   return permute4(*result, toChannelsLast);
 }
 
+/// A channels-last max or average pool: the NCHW pool of the permuted input,
+/// permuted back.
+template <typename PoolOpT>
+llvm::Expected<Tensor> poolChannelsLast(PoolOpT op, const Tensor &x,
+                                        PoolKind kind, bool countIncludePad) {
+  constexpr int64_t toChannelsFirst[4] = {0, 3, 1, 2};
+  constexpr int64_t toChannelsLast[4] = {0, 2, 3, 1};
+  if (x.rank() != 4)
+    return opError(op,
+                   "with layout NHWC needs a 4-D input, got " + x.describe());
+  llvm::Expected<Tensor> result =
+      pool(op, permute4(x, toChannelsFirst), kind, countIncludePad, 0);
+  if (!result)
+    return result.takeError();
+  return permute4(*result, toChannelsLast);
+}
+
 llvm::Expected<Tensor> evaluateOne(mlir::Operation *op,
                                    llvm::ArrayRef<Tensor> operands) {
   if (operands.empty())
@@ -320,15 +338,20 @@ llvm::Expected<Tensor> evaluateOne(mlir::Operation *op,
         return convolve(conv, operands, true, conv.getOutputPadding());
       })
       .Case<MaxPoolOp>([&](MaxPoolOp p) {
-        return pool(p, operands[0], PoolKind::Max, false, 0);
+        return p.isChannelsLast()
+                   ? poolChannelsLast(p, operands[0], PoolKind::Max, false)
+                   : pool(p, operands[0], PoolKind::Max, false, 0);
       })
       .Case<MaxPoolIndicesOp>([&](MaxPoolIndicesOp p) {
         return pool(p, operands[0], PoolKind::MaxIndices, false,
                     p.getStorageOrder());
       })
       .Case<AveragePoolOp>([&](AveragePoolOp p) {
-        return pool(p, operands[0], PoolKind::Average, p.getCountIncludePad(),
-                    0);
+        return p.isChannelsLast()
+                   ? poolChannelsLast(p, operands[0], PoolKind::Average,
+                                      p.getCountIncludePad())
+                   : pool(p, operands[0], PoolKind::Average,
+                          p.getCountIncludePad(), 0);
       })
       .Default([&](mlir::Operation *other) -> llvm::Expected<Tensor> {
         return opError(other, "is not a convolution or pool");

@@ -15,9 +15,19 @@
 //       folds away (kiln.transpose's canonicalisation);
 //     - a pointwise op whose operands are transposes with one permutation of
 //       same-shaped values (single-element operands aside) runs on the
-//       untransposed values, with one transpose after it.
-//  Pools and reductions keep their transposes.
+//       untransposed values, with one transpose after it;
+//     - a 2-D max or average pool of transpose(x, [0,3,1,2]) runs
+//       channels-last on x (layout = "NHWC"), with the transpose after it;
+//     - a reduction (sum, mean, max) with constant axes of
+//       transpose(x, [0,3,1,2]) reduces x over the permuted axes, and only
+//       its result is transposed (a global average pool of an NHWC value
+//       reduces axes [1, 2]), unless that makes a strided reduction of more
+//       than kMaxSerialReduction elements per output.
+//  3. A transpose of an activation that moves only size-1 dims (the
+//     [N, 1, 1, C] -> [N, C, 1, 1] after a global pool) keeps the element
+//     order: it becomes a kiln.reshape, a view that costs no kernel.
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Transforms/FusionRules.h"
 #include "kiln/Transforms/Passes.h"
 
@@ -33,6 +43,9 @@ namespace kiln {
 namespace {
 constexpr int64_t kToChannelsLast[] = {0, 2, 3, 1};
 constexpr int64_t kToChannelsFirst[] = {0, 3, 1, 2};
+/// The longest reduction over non-trailing axes that replaces a transpose
+/// (ResNet's global pool reduces 7 x 7 per output).
+constexpr int64_t kMaxSerialReduction = 1024;
 
 /// True when |value| is computed from kiln.constants only (no arguments, no
 /// regions): a weight that folds or moves into the init program.
@@ -137,6 +150,142 @@ struct SinkTransposeThroughPointwise : RewritePattern {
   }
 };
 
+// pool(transpose(x, [0,3,1,2])) -> transpose(pool_nhwc(x), [0,3,1,2])
+template <typename PoolOpT>
+struct SinkTransposeThroughPool : OpRewritePattern<PoolOpT> {
+  using OpRewritePattern<PoolOpT>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(PoolOpT pool,
+                                PatternRewriter &rewriter) const override {
+    auto transposed = pool.getInput().template getDefiningOp<TransposeOp>();
+    if (pool.isChannelsLast() || !transposed ||
+        transposed.getPerm() != ArrayRef<int64_t>(kToChannelsFirst))
+      return rewriter.notifyMatchFailure(pool, "input is no NHWC transpose");
+    auto type = dyn_cast<RankedTensorType>(pool.getType());
+    if (!type || type.getRank() != 4)
+      return rewriter.notifyMatchFailure(pool, "not a 2-D pool");
+    auto nhwc = cast<PoolOpT>(rewriter.clone(*pool));
+    nhwc.getInputMutable().assign(transposed.getData());
+    nhwc.setLayoutAttr(rewriter.getStringAttr("NHWC"));
+    nhwc.getResult().setType(
+        RankedTensorType::get({type.getDimSize(0), type.getDimSize(2),
+                               type.getDimSize(3), type.getDimSize(1)},
+                              type.getElementType()));
+    rewriter.replaceOp(pool, transpose(rewriter, pool.getLoc(),
+                                       nhwc.getResult(), kToChannelsFirst));
+    return success();
+  }
+};
+
+// reduce(transpose(x, p), axes) -> transpose(reduce(x, p[axes]), q)
+template <typename ReduceOpT>
+struct SinkTransposeThroughReduction : OpRewritePattern<ReduceOpT> {
+  using OpRewritePattern<ReduceOpT>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReduceOpT reduce,
+                                PatternRewriter &rewriter) const override {
+    // Only the layout transposes: a transpose the model itself has may feed
+    // a row reduction that would lose its row form.
+    auto transposed = reduce.getData().template getDefiningOp<TransposeOp>();
+    if (!transposed ||
+        transposed.getPerm() != ArrayRef<int64_t>(kToChannelsFirst) ||
+        !reduce.getAxes())
+      return rewriter.notifyMatchFailure(reduce, "no NHWC transpose or axes");
+    auto sourceType =
+        dyn_cast<RankedTensorType>(transposed.getData().getType());
+    std::optional<SmallVector<int64_t>> axes =
+        getConstantIntegers(reduce.getAxes());
+    if (!sourceType || !axes || axes->empty())
+      return rewriter.notifyMatchFailure(reduce, "axes are not constant");
+    int64_t rank = sourceType.getRank();
+    ArrayRef<int64_t> perm = transposed.getPerm();
+    SmallVector<bool> reduced(rank, false); // Per dim of the transposed value.
+    for (int64_t axis : *axes) {
+      std::optional<int64_t> normalized = normalizeAxis(axis, rank);
+      if (!normalized)
+        return rewriter.notifyMatchFailure(reduce, "an axis is out of range");
+      reduced[*normalized] = true;
+    }
+    // The source dims reduced, and the rank each kept source dim has in the
+    // reduced value (all of them with keepdims).
+    SmallVector<bool> sourceReduced(rank, false);
+    for (int64_t i = 0; i < rank; ++i)
+      sourceReduced[perm[i]] = reduced[i];
+    SmallVector<int64_t> sourceAxes, keptRank(rank, -1);
+    for (int64_t d = 0, kept = 0; d < rank; ++d) {
+      if (sourceReduced[d])
+        sourceAxes.push_back(d);
+      if (!sourceReduced[d] || reduce.getKeepdims())
+        keptRank[d] = kept++;
+    }
+    // Reduced axes that do not end the source make a serial loop per output
+    // (not a row kernel): keep the transpose when that loop would be long.
+    bool trailing = sourceAxes.front() == rank - int64_t(sourceAxes.size());
+    int64_t reducedElements = 1;
+    bool longLoop = false;
+    for (int64_t d : sourceAxes) {
+      int64_t size = sourceType.getDimSize(d);
+      longLoop |= ShapedType::isDynamic(size);
+      if (!ShapedType::isDynamic(size))
+        reducedElements *= size;
+    }
+    if (!trailing && (longLoop || reducedElements > kMaxSerialReduction))
+      return rewriter.notifyMatchFailure(reduce, "long strided reduction");
+    SmallVector<int64_t> resultPerm;
+    for (int64_t i = 0; i < rank; ++i)
+      if (keptRank[perm[i]] >= 0)
+        resultPerm.push_back(keptRank[perm[i]]);
+    Location loc = reduce.getLoc();
+    auto axesType = RankedTensorType::get({int64_t(sourceAxes.size())},
+                                          rewriter.getI64Type());
+    Value sourceAxesValue = rewriter.create<ConstantOp>(
+        loc, DenseElementsAttr::get(axesType, ArrayRef(sourceAxes)));
+    Value sunk = rewriter.create<ReduceOpT>(
+        loc, transposed.getData(), sourceAxesValue, reduce.getKeepdimsAttr(),
+        reduce.getNoopWithEmptyAxesAttr());
+    rewriter.replaceOp(reduce, transpose(rewriter, loc, sunk, resultPerm));
+    return success();
+  }
+};
+
+/// Step 3: whether |op| only moves size-1 dims (the others keep their order).
+bool movesOnlyUnitDims(TransposeOp op) {
+  auto type = dyn_cast<RankedTensorType>(op.getData().getType());
+  if (!type || !type.hasStaticShape())
+    return false;
+  int64_t previous = -1;
+  for (int64_t p : op.getPerm()) {
+    if (type.getDimSize(p) == 1)
+      continue;
+    if (p < previous)
+      return false;
+    previous = p;
+  }
+  return true;
+}
+
+/// Step 3: transpose(x) -> reshape(x) where only size-1 dims move. Weight
+/// transposes stay weight transforms (folded, or run once at load).
+void replaceUnitDimTransposes(func::FuncOp function) {
+  SmallVector<TransposeOp> transposes;
+  function.walk([&](TransposeOp op) {
+    if (movesOnlyUnitDims(op) && !isWeightExpression(op.getData()))
+      transposes.push_back(op);
+  });
+  for (TransposeOp op : transposes) {
+    OpBuilder builder(op);
+    auto type = cast<RankedTensorType>(op.getType());
+    auto shapeType =
+        RankedTensorType::get({type.getRank()}, builder.getI64Type());
+    Value shape = builder.create<ConstantOp>(
+        op.getLoc(), DenseElementsAttr::get(shapeType, type.getShape()));
+    Value view = builder.create<ReshapeOp>(op.getLoc(), type, op.getData(),
+                                           shape, builder.getBoolAttr(false));
+    op.getResult().replaceAllUsesWith(view);
+    op.erase();
+  }
+}
+
 struct AssignLayoutPass : impl::KilnAssignLayoutBase<AssignLayoutPass> {
   using KilnAssignLayoutBase::KilnAssignLayoutBase;
 
@@ -163,12 +312,19 @@ struct AssignLayoutPass : impl::KilnAssignLayoutBase<AssignLayoutPass> {
     RewritePatternSet patterns(context);
     TransposeOp::getCanonicalizationPatterns(patterns, context);
     patterns.add<SinkTransposeThroughPointwise>(context);
+    patterns.add<SinkTransposeThroughPool<MaxPoolOp>,
+                 SinkTransposeThroughPool<AveragePoolOp>>(context);
+    patterns.add<SinkTransposeThroughReduction<ReduceSumOp>,
+                 SinkTransposeThroughReduction<ReduceMeanOp>,
+                 SinkTransposeThroughReduction<ReduceMaxOp>>(context);
     if (failed(applyPatternsAndFoldGreedily(getOperation(),
                                             std::move(patterns)))) {
       getOperation().emitError("kiln-assign-layout: the transpose sinking "
                                "did not reach a fixed point");
       signalPassFailure();
+      return;
     }
+    replaceUnitDimTransposes(getOperation());
   }
 };
 } // namespace

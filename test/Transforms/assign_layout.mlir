@@ -65,3 +65,119 @@ func.func @stays_nchw(%x: tensor<1x8x3x3xf32>, %w: tensor<8x8x1x1xf32>, %y: tens
   %c3 = kiln.conv %y, %e {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<?x8x3x3xf32>, tensor<8x8x1x1xf32> -> tensor<?x8x3x3xf32>
   return %c1, %c2, %c3 : tensor<1x8x3x3xf32>, tensor<1x8x3x3xf32>, tensor<?x8x3x3xf32>
 }
+
+// -----
+
+// The stem's max pool runs channels-last between the two convolutions: no
+// transpose around it.
+// CHECK-LABEL: func.func @stem_max_pool
+// CHECK: %[[X:.+]] = kiln.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>}
+// CHECK: %[[C1:.+]] = kiln.conv %[[X]], {{.*}}layout = "NHWC"{{.*}} -> tensor<2x8x8x4xf16>
+// CHECK: %[[R:.+]] = kiln.relu %[[C1]] : tensor<2x8x8x4xf16>
+// CHECK-NOT: kiln.transpose %[[R]]
+// CHECK: %[[P:.+]] = kiln.max_pool %[[R]] {{.*}}layout = "NHWC"{{.*}} : tensor<2x8x8x4xf16> -> tensor<2x4x4x4xf16>
+// CHECK-NOT: kiln.transpose %[[P]]
+// CHECK: %[[C2:.+]] = kiln.conv %[[P]], {{.*}}layout = "NHWC"{{.*}} -> tensor<2x4x4x8xf16>
+// CHECK: %[[Y:.+]] = kiln.transpose %[[C2]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK: return %[[Y]]
+func.func @stem_max_pool(%x: tensor<2x3x8x8xf16>) -> tensor<2x8x4x4xf16> {
+  %w1 = kiln.constant dense<1.0> : tensor<4x3x3x3xf16>
+  %w2 = kiln.constant dense<2.0> : tensor<8x4x1x1xf16>
+  %c1 = kiln.conv %x, %w1 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<2x3x8x8xf16>, tensor<4x3x3x3xf16> -> tensor<2x4x8x8xf16>
+  %r = kiln.relu %c1 : tensor<2x4x8x8xf16> -> tensor<2x4x8x8xf16>
+  %p = kiln.max_pool %r {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<2x4x8x8xf16> -> tensor<2x4x4x4xf16>
+  %c2 = kiln.conv %p, %w2 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<2x4x4x4xf16>, tensor<8x4x1x1xf16> -> tensor<2x8x4x4xf16>
+  return %c2 : tensor<2x8x4x4xf16>
+}
+
+// -----
+
+// An average pool after a convolution runs channels-last; the transpose
+// moves to its (smaller) result.
+// CHECK-LABEL: func.func @average_pool
+// CHECK: %[[C:.+]] = kiln.conv {{.*}}layout = "NHWC"{{.*}} -> tensor<1x6x6x4xbf16>
+// CHECK-NEXT: %[[P:.+]] = kiln.average_pool %[[C]] {{.*}}count_include_pad = true{{.*}}layout = "NHWC"{{.*}} : tensor<1x6x6x4xbf16> -> tensor<1x3x3x4xbf16>
+// CHECK-NEXT: %[[Y:.+]] = kiln.transpose %[[P]] {perm = array<i64: 0, 3, 1, 2>} : tensor<1x3x3x4xbf16> -> tensor<1x4x3x3xbf16>
+// CHECK-NEXT: return %[[Y]]
+func.func @average_pool(%x: tensor<1x2x6x6xbf16>) -> tensor<1x4x3x3xbf16> {
+  %w = kiln.constant dense<1.0> : tensor<4x2x3x3xbf16>
+  %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x6x6xbf16>, tensor<4x2x3x3xbf16> -> tensor<1x4x6x6xbf16>
+  %p = kiln.average_pool %c {count_include_pad = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x4x6x6xbf16> -> tensor<1x4x3x3xbf16>
+  return %p : tensor<1x4x3x3xbf16>
+}
+
+// -----
+
+// A global average pool (ReduceMean over H, W) of an NHWC value reduces
+// axes [1, 2]; its [N, 1, 1, C] result is already in [N, C, 1, 1] order, so
+// a reshape (a view) replaces the transpose.
+// CHECK-LABEL: func.func @global_average_pool
+// CHECK: %[[AXES:.+]] = kiln.constant dense<[1, 2]> : tensor<2xi64>
+// CHECK: %[[R:.+]] = kiln.relu {{.*}} : tensor<2x5x5x8xf16>
+// CHECK-NEXT: %[[M:.+]] = kiln.reduce_mean %[[R]], %[[AXES]] : tensor<2x5x5x8xf16>, tensor<2xi64> -> tensor<2x1x1x8xf16>
+// CHECK-NEXT: %[[SHAPE:.+]] = kiln.constant dense<[2, 8, 1, 1]> : tensor<4xi64>
+// CHECK-NEXT: %[[V:.+]] = kiln.reshape %[[M]], %[[SHAPE]] : tensor<2x1x1x8xf16>, tensor<4xi64> -> tensor<2x8x1x1xf16>
+// CHECK-NEXT: %[[F:.+]] = kiln.flatten %[[V]]
+// CHECK-NOT: kiln.transpose
+// CHECK: return %[[F]]
+func.func @global_average_pool(%x: tensor<2x3x5x5xf16>) -> tensor<2x8xf16> {
+  %w = kiln.constant dense<1.0> : tensor<8x3x1x1xf16>
+  %axes = kiln.constant dense<[2, 3]> : tensor<2xi64>
+  %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<2x3x5x5xf16>, tensor<8x3x1x1xf16> -> tensor<2x8x5x5xf16>
+  %r = kiln.relu %c : tensor<2x8x5x5xf16> -> tensor<2x8x5x5xf16>
+  %m = kiln.reduce_mean %r, %axes : tensor<2x8x5x5xf16>, tensor<2xi64> -> tensor<2x8x1x1xf16>
+  %f = kiln.flatten %m : tensor<2x8x1x1xf16> -> tensor<2x8xf16>
+  return %f : tensor<2x8xf16>
+}
+
+// -----
+
+// Without keepdims (negative axes) the reduced [N, C] needs no transpose at
+// all; a GlobalMaxPool-like reduce_max the same with keepdims.
+// CHECK-LABEL: func.func @spatial_reductions
+// CHECK: %[[AXES:.+]] = kiln.constant dense<[1, 2]> : tensor<2xi64>
+// CHECK: %[[C:.+]] = kiln.conv {{.*}}layout = "NHWC"{{.*}} -> tensor<2x5x5x8xf16>
+// CHECK: %[[S:.+]] = kiln.reduce_sum %[[C]], %[[AXES]] {keepdims = false} : tensor<2x5x5x8xf16>, tensor<2xi64> -> tensor<2x8xf16>
+// CHECK: %[[M:.+]] = kiln.reduce_max %[[C]], %[[AXES]] : tensor<2x5x5x8xf16>, tensor<2xi64> -> tensor<2x1x1x8xf16>
+// CHECK: kiln.reshape %[[M]], %{{.+}} : tensor<2x1x1x8xf16>, tensor<4xi64> -> tensor<2x8x1x1xf16>
+// CHECK-NOT: kiln.transpose
+// CHECK: return %[[S]]
+func.func @spatial_reductions(%x: tensor<2x3x5x5xf16>) -> (tensor<2x8xf16>, tensor<2x8x1x1xf16>) {
+  %w = kiln.constant dense<1.0> : tensor<8x3x1x1xf16>
+  %axes = kiln.constant dense<[-1, -2]> : tensor<2xi64>
+  %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<2x3x5x5xf16>, tensor<8x3x1x1xf16> -> tensor<2x8x5x5xf16>
+  %s = kiln.reduce_sum %c, %axes {keepdims = false} : tensor<2x8x5x5xf16>, tensor<2xi64> -> tensor<2x8xf16>
+  %m = kiln.reduce_max %c, %axes : tensor<2x8x5x5xf16>, tensor<2xi64> -> tensor<2x8x1x1xf16>
+  return %s, %m : tensor<2x8xf16>, tensor<2x8x1x1xf16>
+}
+
+// -----
+
+// A pool of an NCHW value (here the argument) stays NCHW, and so does the
+// max pool's Indices output (flat NCHW indices) of an NHWC value.
+// CHECK-LABEL: func.func @pools_stay_nchw
+// CHECK: kiln.max_pool %arg0 {{{[^}]*}}} : tensor<1x4x6x6xf16> -> tensor<1x4x3x3xf16>
+// CHECK: %[[T:.+]] = kiln.transpose %{{.+}} {perm = array<i64: 0, 3, 1, 2>} : tensor<1x6x6x4xf16> -> tensor<1x4x6x6xf16>
+// CHECK: kiln.max_pool_indices %[[T]] {{{[^}]*}}} : tensor<1x4x6x6xf16> -> tensor<1x4x3x3xi64>
+func.func @pools_stay_nchw(%x: tensor<1x4x6x6xf16>) -> (tensor<1x4x3x3xf16>, tensor<1x4x3x3xi64>) {
+  %w = kiln.constant dense<1.0> : tensor<4x4x1x1xf16>
+  %p = kiln.max_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x4x6x6xf16> -> tensor<1x4x3x3xf16>
+  %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x6x6xf16>, tensor<4x4x1x1xf16> -> tensor<1x4x6x6xf16>
+  %i = kiln.max_pool_indices %c {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x4x6x6xf16> -> tensor<1x4x3x3xi64>
+  return %p, %i : tensor<1x4x3x3xf16>, tensor<1x4x3x3xi64>
+}
+
+// -----
+
+// A mean over a 40 x 40 plane would loop over 1600 strided elements per
+// output in NHWC: the transpose stays and the reduction keeps its row form.
+// CHECK-LABEL: func.func @long_spatial_reduction
+// CHECK: %[[T:.+]] = kiln.transpose %{{.+}} {perm = array<i64: 0, 3, 1, 2>} : tensor<1x40x40x8xf16> -> tensor<1x8x40x40xf16>
+// CHECK: kiln.reduce_mean %[[T]], %{{.+}} : tensor<1x8x40x40xf16>, tensor<2xi64> -> tensor<1x8x1x1xf16>
+func.func @long_spatial_reduction(%x: tensor<1x3x40x40xf16>) -> tensor<1x8x1x1xf16> {
+  %w = kiln.constant dense<1.0> : tensor<8x3x1x1xf16>
+  %axes = kiln.constant dense<[2, 3]> : tensor<2xi64>
+  %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x3x40x40xf16>, tensor<8x3x1x1xf16> -> tensor<1x8x40x40xf16>
+  %m = kiln.reduce_mean %c, %axes : tensor<1x8x40x40xf16>, tensor<2xi64> -> tensor<1x8x1x1xf16>
+  return %m : tensor<1x8x1x1xf16>
+}

@@ -181,7 +181,15 @@ def KilnAssignLayout : Pass<"kiln-assign-layout", "mlir::func::FuncOp"> {
     %y = kiln.transpose %r {perm = array<i64: 0, 3, 1, 2>} : ...
     ```
 
-    Pools and reductions keep a transpose pair around them.
+    A 2-D max or average pool of `transpose(x, [0, 3, 1, 2])` runs
+    channels-last on `x` (`layout = "NHWC"`) with the transpose after it, and
+    a sum, mean or max reduction with constant axes of such a transpose
+    reduces `x` over the permuted axes: a global average pool of an NHWC
+    value reduces axes [1, 2] (when that strided reduction covers at most
+    1024 elements per output; longer ones keep the transpose and their row
+    form). Finally a transpose of an activation that
+    moves only size-1 dims (the pooled `[N, 1, 1, C]` to `[N, C, 1, 1]`)
+    becomes a `kiln.reshape`, which costs no kernel.
 
     With `half-only` (what the graph pipeline uses) only f16 and bf16
     convolutions change: tensor cores want channels-last, while cuDNN's

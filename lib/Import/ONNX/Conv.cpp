@@ -258,7 +258,7 @@ llvm::Error importMaxPool(NodeImporter &node) {
     return storageOrder.takeError();
   if (llvm::Error error = node.setResult(node.create<MaxPoolOp>(
           node.getInput(0), pool->kernel, pool->strides, pool->pads,
-          pool->dilations, pool->ceilMode)))
+          pool->dilations, pool->ceilMode, /*layout=*/StringAttr())))
     return error;
   if (!node.isOutputUsed(1))
     return llvm::Error::success();
@@ -282,7 +282,8 @@ llvm::Error importAveragePool(NodeImporter &node) {
   return node.setResult(node.create<AveragePoolOp>(
       node.getInput(0), pool->kernel, pool->strides, pool->pads,
       pool->dilations, pool->ceilMode,
-      node.getBuilder().getBoolAttr(*countIncludePad != 0)));
+      node.getBuilder().getBoolAttr(*countIncludePad != 0),
+      /*layout=*/StringAttr()));
 }
 
 /// GlobalAveragePool / GlobalMaxPool -> reduce_mean / reduce_max over the

@@ -192,20 +192,29 @@ enum class PoolKind { Max, MaxIndices, Average };
 
 /// Pools: one pass over the window; padding never takes part in a maximum,
 /// and the average divides by the elements inside the input (or, with
-/// count_include_pad, inside the padded input).
+/// count_include_pad, inside the padded input). Channels last, the output
+/// index is [n, h, w, c]: consecutive threads take consecutive channels, so
+/// every window load of a warp is one contiguous run.
 template <typename PoolOpT>
 FailureOr<std::string> emitPool(PoolOpT op, ElementalEmitter &emitter,
                                 const ElementIndex &index, PoolKind kind,
-                                bool countIncludePad, int64_t storageOrder) {
+                                bool countIncludePad, int64_t storageOrder,
+                                bool channelsLast = false) {
   ArrayRef<int64_t> outShape = shapeOf(op.getOutput());
   ArrayRef<int64_t> inShape = shapeOf(op.getInput());
-  ArrayRef<int64_t> spatial = inShape.drop_front(2);
+  ArrayRef<int64_t> spatial = channelsLast
+                                  ? inShape.slice(1, inShape.size() - 2)
+                                  : inShape.drop_front(2);
   size_t k = spatial.size();
   ArrayRef<int64_t> pads = op.getPads();
   Type type = elementTypeOf(op.getInput());
   std::string ctype = ElementalEmitter::computeType(type);
   bool isInt = type.isIntOrIndex();
-  SmallVector<std::string> out = emitter.dimsOf(index, outShape);
+  SmallVector<std::string> dims = emitter.dimsOf(index, outShape);
+  // |out| in channels-first order: n, c, spatial...
+  SmallVector<std::string> out{dims[0], channelsLast ? dims.back() : dims[1]};
+  for (size_t i = 0; i < k; ++i)
+    out.push_back(dims[(channelsLast ? 1 : 2) + i]);
   std::string best = emitter.fresh("best"), where = emitter.fresh("arg"),
               sum = emitter.fresh("sum"), count = emitter.fresh("n");
   if (kind == PoolKind::Average) {
@@ -236,8 +245,12 @@ FailureOr<std::string> emitPool(PoolOpT op, ElementalEmitter &emitter,
   }
   emitter.open("if (" +
                inRange(positions, SmallVector<int64_t>(k, 0), spatial) + ")");
-  SmallVector<std::string> xDims{out[0], out[1]};
+  SmallVector<std::string> xDims{out[0]};
+  if (!channelsLast)
+    xDims.push_back(out[1]);
   xDims.append(positions.begin(), positions.end());
+  if (channelsLast)
+    xDims.push_back(out[1]);
   FailureOr<std::string> x =
       emitter.emit(op.getInput(), ElementIndex::fromDims(xDims));
   if (failed(x))
@@ -252,22 +265,27 @@ FailureOr<std::string> emitPool(PoolOpT op, ElementalEmitter &emitter,
     std::string better = where + " < 0 || " + v + " > " + best;
     if (!isInt)
       better += " || (" + v + " != " + v + " && " + best + " == " + best + ")";
-    std::string flat;
-    int64_t planeSize = elementCount(spatial);
-    std::string plane = "(" + out[0] + " * " + str(inShape[1]) + " + " +
-                        out[1] + ") * " + str(planeSize);
-    if (storageOrder == 1) { // Column-major spatial index.
-      flat = positions[k - 1];
-      for (int64_t i = int64_t(k) - 2; i >= 0; --i)
-        flat = positions[i] + " + " + str(spatial[i]) + " * (" + flat + ")";
-    } else {
-      flat = positions[0];
-      for (size_t i = 1; i < k; ++i)
-        flat = "(" + flat + ") * " + str(spatial[i]) + " + " + positions[i];
+    // The values output only needs to know that a maximum was seen; the
+    // indices output (always NCHW) records the flat input index.
+    std::string flat = "0LL";
+    if (kind == PoolKind::MaxIndices) {
+      int64_t planeSize = elementCount(spatial);
+      std::string plane = "(" + out[0] + " * " + str(inShape[1]) + " + " +
+                          out[1] + ") * " + str(planeSize);
+      if (storageOrder == 1) { // Column-major spatial index.
+        flat = positions[k - 1];
+        for (int64_t i = int64_t(k) - 2; i >= 0; --i)
+          flat = positions[i] + " + " + str(spatial[i]) + " * (" + flat + ")";
+      } else {
+        flat = positions[0];
+        for (size_t i = 1; i < k; ++i)
+          flat = "(" + flat + ") * " + str(spatial[i]) + " + " + positions[i];
+      }
+      flat = plane + " + " + flat;
     }
     emitter.open("if (" + better + ")");
     emitter.line(best + " = " + v + ";");
-    emitter.line(where + " = " + plane + " + " + flat + ";");
+    emitter.line(where + " = " + flat + ";");
     emitter.close();
   }
   for (size_t i = 0; i < k + 1; ++i)
@@ -281,7 +299,8 @@ FailureOr<std::string> emitPool(PoolOpT op, ElementalEmitter &emitter,
 
 FailureOr<std::string> emitMaxPool(MaxPoolOp op, ElementalEmitter &emitter,
                                    const ElementIndex &index) {
-  return emitPool(op, emitter, index, PoolKind::Max, false, 0);
+  return emitPool(op, emitter, index, PoolKind::Max, false, 0,
+                  op.isChannelsLast());
 }
 FailureOr<std::string> emitMaxPoolIndices(MaxPoolIndicesOp op,
                                           ElementalEmitter &emitter,
@@ -293,7 +312,7 @@ FailureOr<std::string> emitAveragePool(AveragePoolOp op,
                                        ElementalEmitter &emitter,
                                        const ElementIndex &index) {
   return emitPool(op, emitter, index, PoolKind::Average,
-                  op.getCountIncludePad(), 0);
+                  op.getCountIncludePad(), 0, op.isChannelsLast());
 }
 
 } // namespace

@@ -37,6 +37,34 @@ func.func @pool_rank(%x: tensor<4x4xf32>) {
 
 // -----
 
+// A channels-last pool's result is [N, H', W', C], not NCHW.
+func.func @pool_nhwc_result(%x: tensor<1x8x8x3xf32>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<1x4x4x3xf32>' are incompatible with return type(s) of operation 'tensor<1x3x4x4xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.max_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, layout = "NHWC", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x8x8x3xf32> -> tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_nhwc_rank(%x: tensor<1x8x8xf32>) {
+  // expected-error @+2 {{layout NHWC needs 4-D operands, got 'tensor<1x8x8xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.average_pool %x {dilations = array<i64: 1>, kernel_shape = array<i64: 2>, layout = "NHWC", pads = array<i64: 0, 0>, strides = array<i64: 2>} : tensor<1x8x8xf32> -> tensor<1x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_layout_name(%x: tensor<1x8x8x3xf32>) {
+  // expected-error @+2 {{layout must be NCHW or NHWC, got NCWH}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.max_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, layout = "NCWH", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x8x8x3xf32> -> tensor<1x8x4x1xf32>
+  return
+}
+
+// -----
+
 func.func @quantize_axis(%x: tensor<2x3xf32>, %s: tensor<4xf32>, %z: tensor<4xui8>) {
   // expected-error @+2 {{per-axis scale has 4 elements but dim 1 has 3}}
   // expected-error @+1 {{failed to infer returned types}}

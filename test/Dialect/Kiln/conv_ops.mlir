@@ -41,6 +41,18 @@ func.func @pools(%x: tensor<1x3x5x5xf32>) -> (tensor<1x3x3x3xf32>, tensor<1x3x3x
 
 // -----
 
+// Channels-last pools: [N, H, W, C] in, [N, H', W', C] out.
+// CHECK-LABEL: func.func @pools_nhwc
+func.func @pools_nhwc(%x: tensor<2x5x7x3xf16>) -> (tensor<2x3x4x3xf16>, tensor<2x2x3x3xf16>) {
+  // CHECK: kiln.max_pool {{.*}}layout = "NHWC"{{.*}} : tensor<2x5x7x3xf16> -> tensor<2x3x4x3xf16>
+  %0 = kiln.max_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<2x5x7x3xf16> -> tensor<2x3x4x3xf16>
+  // CHECK: kiln.average_pool {{.*}}layout = "NHWC"{{.*}} : tensor<2x5x7x3xf16> -> tensor<2x2x3x3xf16>
+  %1 = kiln.average_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, layout = "NHWC", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<2x5x7x3xf16> -> tensor<2x2x3x3xf16>
+  return %0, %1 : tensor<2x3x4x3xf16>, tensor<2x2x3x3xf16>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @quantize
 func.func @quantize(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %z: tensor<3xi8>) -> tensor<2x3xf32> {
   // CHECK: kiln.quantize_linear {{.*}} : tensor<2x3xf32>, tensor<3xf32>, tensor<3xi8> -> tensor<2x3xi8>

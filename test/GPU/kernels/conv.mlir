@@ -7,6 +7,9 @@
 // CHECK: wrote case conv.conv_transpose_2d
 // CHECK: wrote case conv.conv3d_same
 // CHECK: wrote case conv.pools_2d
+// CHECK: wrote case conv.pools_2d_nhwc_f16
+// CHECK: wrote case conv.average_pool_nhwc
+// CHECK: wrote case conv.global_average_pool_nhwc
 // CHECK: wrote case conv.quantize_roundtrip
 
 // Grouped strided conv with bias, relu in its own kernel (no epilogue fusion).
@@ -38,6 +41,35 @@ func.func @pools_2d(%x: tensor<2x3x33x31xf32>) -> (tensor<2x3x17x16xf32>, tensor
   %i = kiln.max_pool_indices %x {ceil_mode = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, storage_order = 1 : i64, strides = array<i64: 2, 2>} : tensor<2x3x33x31xf32> -> tensor<2x3x17x16xi64>
   %a = kiln.average_pool %x {ceil_mode = true, count_include_pad = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<2x3x33x31xf32> -> tensor<2x3x17x16xf32>
   return %m, %i, %a : tensor<2x3x17x16xf32>, tensor<2x3x17x16xi64>, tensor<2x3x17x16xf32>
+}
+
+// Channels-last pools (kiln-assign-layout's form): threads run along the
+// channels; 40 channels leave a partial warp per pixel. The ResNet stem's
+// relu -> 3x3/2 max pool, and a ceil_mode max pool with dilation.
+func.func @pools_2d_nhwc_f16(%x: tensor<2x19x17x40xf16>) -> (tensor<2x10x9x40xf16>, tensor<2x10x9x40xf16>) {
+  %r = kiln.relu %x : tensor<2x19x17x40xf16> -> tensor<2x19x17x40xf16>
+  %m = kiln.max_pool %r {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<2x19x17x40xf16> -> tensor<2x10x9x40xf16>
+  %d = kiln.max_pool %x {ceil_mode = true, dilations = array<i64: 2, 1>, kernel_shape = array<i64: 2, 3>, layout = "NHWC", pads = array<i64: 0, 1, 1, 0>, strides = array<i64: 2, 2>} : tensor<2x19x17x40xf16> -> tensor<2x10x9x40xf16>
+  return %m, %d : tensor<2x10x9x40xf16>, tensor<2x10x9x40xf16>
+}
+
+// Channels-last average pools, padding counted or not, ceil_mode.
+func.func @average_pool_nhwc(%x: tensor<3x13x11x33xf32>) -> (tensor<3x7x6x33xf32>, tensor<3x7x6x33xf32>) {
+  %a = kiln.average_pool %x {ceil_mode = true, count_include_pad = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, layout = "NHWC"} : tensor<3x13x11x33xf32> -> tensor<3x7x6x33xf32>
+  %b = kiln.average_pool %x {ceil_mode = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, layout = "NHWC"} : tensor<3x13x11x33xf32> -> tensor<3x7x6x33xf32>
+  return %a, %b : tensor<3x7x6x33xf32>, tensor<3x7x6x33xf32>
+}
+
+// ResNet's head in NHWC: add + relu, the mean over H and W (axes [1, 2]),
+// the [N, 1, 1, C] result viewed as [N, C].
+func.func @global_average_pool_nhwc(%a: tensor<4x7x7x96xf16>, %b: tensor<4x7x7x96xf16>) -> tensor<4x96xf16> {
+  %axes = kiln.constant dense<[1, 2]> : tensor<2xi64>
+  %shape = kiln.constant dense<[4, 96]> : tensor<2xi64>
+  %s = kiln.add %a, %b : tensor<4x7x7x96xf16>, tensor<4x7x7x96xf16> -> tensor<4x7x7x96xf16>
+  %r = kiln.relu %s : tensor<4x7x7x96xf16> -> tensor<4x7x7x96xf16>
+  %m = kiln.reduce_mean %r, %axes : tensor<4x7x7x96xf16>, tensor<2xi64> -> tensor<4x1x1x96xf16>
+  %v = kiln.reshape %m, %shape : tensor<4x1x1x96xf16>, tensor<2xi64> -> tensor<4x96xf16>
+  return %v : tensor<4x96xf16>
 }
 
 // Per-axis quantisation to int8 and back (saturating, half to even).

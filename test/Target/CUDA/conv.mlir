@@ -58,6 +58,17 @@ func.func @average_pool(%x: tensor<1x1x5xf32>) -> tensor<1x1x5xf32> {
   return %a : tensor<1x1x5xf32>
 }
 
+// A channels-last max pool: the output index is [n, h, w, c], so the
+// channel is i % 8 and consecutive threads read consecutive channels.
+// CHECK-LABEL:  kiln.kernel "max_pool_0"
+// CHECK:          const kiln_index_t q[[H:[0-9]+]] = ((i / 16) % 2) * 2 - 0 + k{{[0-9]+}} * 1;
+// CHECK:          const kiln_index_t q[[W:[0-9]+]] = ((i / 8) % 2) * 2 - 0 + k{{[0-9]+}} * 1;
+// CHECK:          in0[((((i / 32) * 5 + q[[H]]) * 4 + q[[W]]) * 8 + (i % 8))]
+func.func @max_pool_nhwc(%x: tensor<2x5x4x8xf16>) -> tensor<2x2x2x8xf16> {
+  %m = kiln.max_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, layout = "NHWC", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<2x5x4x8xf16> -> tensor<2x2x2x8xf16>
+  return %m : tensor<2x2x2x8xf16>
+}
+
 // Quantisation: x / scale, rint (half to even), + zero point, saturate.
 // CHECK-LABEL:  kiln.kernel "quantize_linear_0"
 // CHECK:          const double q[[Q:[0-9]+]] = rint((double)(x{{[0-9]+}} / {{.+}})) + (double){{.+}};
@@ -67,4 +78,4 @@ func.func @quantize(%x: tensor<8xf32>, %s: tensor<f32>, %z: tensor<ui8>) -> tens
   return %q : tensor<8xui8>
 }
 
-// CHECK: // nvrtc: 7 kernels for sm_90
+// CHECK: // nvrtc: 8 kernels for sm_90

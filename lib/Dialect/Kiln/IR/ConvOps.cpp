@@ -140,8 +140,8 @@ LogicalResult inferConvLike(std::optional<Location> location, AdaptorT adaptor,
 
 template <typename AdaptorT>
 LogicalResult inferPool(std::optional<Location> location, AdaptorT adaptor,
-                        Type resultElement, SmallVectorImpl<Type> &inferred) {
-  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+                        Type resultElement, SmallVectorImpl<Type> &inferred,
+                        TensorType inputType) {
   if (!inputType.hasRank()) {
     inferred.push_back(UnrankedTensorType::get(resultElement));
     return success();
@@ -169,6 +169,45 @@ LogicalResult inferPool(std::optional<Location> location, AdaptorT adaptor,
     shape.push_back(size);
   }
   inferred.push_back(RankedTensorType::get(shape, resultElement));
+  return success();
+}
+
+/// Whether `layout` asks for channels last: NCHW (or absent) or NHWC, the
+/// latter for 4-D tensors only.
+FailureOr<bool> isChannelsLastLayout(std::optional<Location> location,
+                                     std::optional<StringRef> layout,
+                                     ArrayRef<TensorType> operands) {
+  if (!layout || *layout == "NCHW")
+    return false;
+  if (*layout != "NHWC")
+    return emitOptionalError(location, "layout must be NCHW or NHWC, got ",
+                             *layout);
+  for (TensorType type : operands)
+    if (type.hasRank() && type.getRank() != 4)
+      return emitOptionalError(location, "layout NHWC needs 4-D operands, got ",
+                               type);
+  return true;
+}
+
+/// Max and average pools: channels last infers in NCHW on the permuted input
+/// and permutes the result back.
+template <typename AdaptorT>
+LogicalResult inferPoolWithLayout(std::optional<Location> location,
+                                  AdaptorT adaptor,
+                                  SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<TensorType>(adaptor.getInput().getType());
+  FailureOr<bool> channelsLast =
+      isChannelsLastLayout(location, adaptor.getLayout(), {inputType});
+  if (failed(channelsLast))
+    return failure();
+  if (!*channelsLast)
+    return inferPool(location, adaptor, inputType.getElementType(), inferred,
+                     inputType);
+  if (failed(inferPool(location, adaptor, inputType.getElementType(), inferred,
+                       permuted(inputType, kToChannelsFirst))))
+    return failure();
+  inferred.back() =
+      permuted(cast<TensorType>(inferred.back()), kToChannelsLast);
   return success();
 }
 
@@ -213,17 +252,13 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
                                        SmallVectorImpl<Type> &inferred) {
   auto inputType = cast<TensorType>(adaptor.getInput().getType());
   auto weightType = cast<TensorType>(adaptor.getWeight().getType());
-  std::optional<StringRef> layout = adaptor.getLayout();
-  if (!layout || *layout == "NCHW")
+  FailureOr<bool> channelsLast = isChannelsLastLayout(
+      location, adaptor.getLayout(), {inputType, weightType});
+  if (failed(channelsLast))
+    return failure();
+  if (!*channelsLast)
     return inferConvLike(location, adaptor, /*transposed=*/false, {}, inferred,
                          inputType, weightType);
-  if (*layout != "NHWC")
-    return emitOptionalError(location, "layout must be NCHW or NHWC, got ",
-                             *layout);
-  if ((inputType.hasRank() && inputType.getRank() != 4) ||
-      (weightType.hasRank() && weightType.getRank() != 4))
-    return emitOptionalError(location,
-                             "layout NHWC needs a 4-D input and weight");
   // Infer in NCHW on the permuted shapes, then permute the result back.
   if (failed(inferConvLike(location, adaptor, /*transposed=*/false, {},
                            inferred, permuted(inputType, kToChannelsFirst),
@@ -246,9 +281,7 @@ LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> location,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &inferred) {
-  return inferPool(location, adaptor,
-                   getElementTypeOrSelf(adaptor.getInput().getType()),
-                   inferred);
+  return inferPoolWithLayout(location, adaptor, inferred);
 }
 
 LogicalResult MaxPoolIndicesOp::inferReturnTypes(
@@ -256,16 +289,15 @@ LogicalResult MaxPoolIndicesOp::inferReturnTypes(
     SmallVectorImpl<Type> &inferred) {
   if (adaptor.getStorageOrder() != 0 && adaptor.getStorageOrder() != 1)
     return emitOptionalError(location, "storage_order must be 0 or 1");
-  return inferPool(location, adaptor, IntegerType::get(context, 64), inferred);
+  return inferPool(location, adaptor, IntegerType::get(context, 64), inferred,
+                   cast<TensorType>(adaptor.getInput().getType()));
 }
 
 LogicalResult AveragePoolOp::inferReturnTypes(MLIRContext *,
                                               std::optional<Location> location,
                                               Adaptor adaptor,
                                               SmallVectorImpl<Type> &inferred) {
-  return inferPool(location, adaptor,
-                   getElementTypeOrSelf(adaptor.getInput().getType()),
-                   inferred);
+  return inferPoolWithLayout(location, adaptor, inferred);
 }
 
 LogicalResult QuantizeLinearOp::inferReturnTypes(

@@ -84,6 +84,13 @@ def Kiln_ConvTransposeOp : Kiln_ConvLikeOp<"conv_transpose"> {
 
 class Kiln_PoolOp<string mnemonic> : Kiln_TypedOp<mnemonic> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  // For the pools that take a `layout` (max and average, like kiln.conv).
+  code layoutDeclaration = [{
+    /// True for `layout = "NHWC"` (channels last).
+    bool isChannelsLast() {
+      return getLayout() && *getLayout() == "NHWC";
+    }
+  }];
 }
 
 def Kiln_MaxPoolOp : Kiln_PoolOp<"max_pool"> {
@@ -102,12 +109,18 @@ def Kiln_MaxPoolOp : Kiln_PoolOp<"max_pool"> {
         kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>,
         strides = array<i64: 2, 2>} : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
     ```
+
+    `layout = "NHWC"` (2-D only, set by `kiln-assign-layout` where the input
+    comes from channels-last convolutions) takes an `[N, H, W, C]` input and
+    gives an `[N, H', W', C]` output; without it the layout is NCHW.
   }];
   let arguments = (ins Kiln_NumericTensor:$input,
                    DenseI64ArrayAttr:$kernel_shape, DenseI64ArrayAttr:$strides,
                    DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
-                   DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
+                   DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                   OptionalAttr<StrAttr>:$layout);
   let results = (outs Kiln_NumericTensor:$output);
+  let extraClassDeclaration = extraTypedOpDeclaration # layoutDeclaration;
 }
 
 def Kiln_MaxPoolIndicesOp : Kiln_PoolOp<"max_pool_indices"> {
@@ -152,13 +165,18 @@ def Kiln_AveragePoolOp : Kiln_PoolOp<"average_pool"> {
         pads = array<i64: 1, 1>, strides = array<i64: 1>}
         : tensor<1x3x8xf32> -> tensor<1x3x8xf32>
     ```
+
+    `layout = "NHWC"` (2-D only) as for `kiln.max_pool`: `[N, H, W, C]` in,
+    `[N, H', W', C]` out.
   }];
   let arguments = (ins Kiln_FloatTensor:$input,
                    DenseI64ArrayAttr:$kernel_shape, DenseI64ArrayAttr:$strides,
                    DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
                    DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
-                   DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
+                   DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
+                   OptionalAttr<StrAttr>:$layout);
   let results = (outs Kiln_FloatTensor:$output);
+  let extraClassDeclaration = extraTypedOpDeclaration # layoutDeclaration;
 }
 
 //===----------------------------------------------------------------------===//
