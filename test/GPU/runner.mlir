@@ -13,6 +13,8 @@
 // JSON: "name": "softmax.block_4097"
 // EMULATION: PASS softmax.block_4097
 // EMULATION: PASS softmax.block_50257
+// EMULATION: PASS softmax.f16_8x4096
+// EMULATION: PASS softmax.f16_scaled_padding_mask
 // EMULATION: PASS softmax.warp_128
 // EMULATION: PASS softmax.warp_f16_scaled
-// EMULATION: 4 passed, 0 failed, 0 skipped (host emulation)
+// EMULATION: 6 passed, 0 failed, 0 skipped (host emulation)

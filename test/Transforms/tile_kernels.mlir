@@ -11,14 +11,21 @@ func.func @vectorised_f32(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) 
 
 // -----
 
-// f16: vectors of 8; a 4097-wide innermost dim allows no vector at all.
+// f16: vectors of 8. Only the element count matters: 2x4097 f32 elements
+// are 2048 vectors of 4 and a tail of 2 (the grid covers the vectors), a cast
+// from f32 to f16 takes the narrower vector of both (4), and an output of 3
+// elements gets vectors of 2.
 // CHECK-LABEL: func.func @vector_width_by_dtype_and_tail
 // CHECK: kiln.kernel "exp_0" pointwise {{.*}} vector_width = 8 : i64
-// CHECK: kiln.kernel "exp_1" pointwise {{.*}} vector_width = 1 : i64
-func.func @vector_width_by_dtype_and_tail(%a: tensor<4x64xf16>, %b: tensor<2x4097xf32>) -> (tensor<4x64xf16>, tensor<2x4097xf32>) {
+// CHECK: kiln.kernel "exp_1" pointwise {{.*}} grid_size = 9 : i64, vector_width = 4 : i64
+// CHECK: kiln.kernel "cast_2" pointwise {{.*}} vector_width = 4 : i64
+// CHECK: kiln.kernel "neg_3" pointwise {{.*}} vector_width = 2 : i64
+func.func @vector_width_by_dtype_and_tail(%a: tensor<4x64xf16>, %b: tensor<2x4097xf32>, %c: tensor<64xf32>, %d: tensor<3xf16>) -> (tensor<4x64xf16>, tensor<2x4097xf32>, tensor<64xf16>, tensor<3xf16>) {
   %0 = kiln.exp %a : tensor<4x64xf16> -> tensor<4x64xf16>
   %1 = kiln.exp %b : tensor<2x4097xf32> -> tensor<2x4097xf32>
-  return %0, %1 : tensor<4x64xf16>, tensor<2x4097xf32>
+  %2 = kiln.cast %c {to = f16} : tensor<64xf32> -> tensor<64xf16>
+  %3 = kiln.neg %d : tensor<3xf16> -> tensor<3xf16>
+  return %0, %1, %2, %3 : tensor<4x64xf16>, tensor<2x4097xf32>, tensor<64xf16>, tensor<3xf16>
 }
 
 // -----
@@ -36,16 +43,23 @@ func.func @broadcast_vectors(%a: tensor<4x64xf32>, %b: tensor<64xf32>, %s: tenso
 // -----
 
 // Rows of <= 1024 elements: a warp per row, 4 rows per block; longer rows: a
-// block per row (1024 threads from 8192 elements on).
+// block per row, for softmax with about 16 values per thread (128 to 1024
+// threads). Softmax rows are read in 16-byte vectors when their length
+// allows, narrower ones when a warp's lanes would otherwise idle (rows of 64
+// f16: vectors of 2).
 // CHECK-LABEL: func.func @row_strategies
-// CHECK: kiln.kernel "softmax_0" row_reduce {{.*}} attributes {block_size = 128 : i64, grid_size = 25 : i64, reduction = "warp", rows_per_block = 4 : i64}
-// CHECK: kiln.kernel "softmax_1" row_reduce {{.*}} attributes {block_size = 512 : i64, grid_size = 3 : i64, reduction = "block", rows_per_block = 1 : i64}
-// CHECK: kiln.kernel "softmax_2" row_reduce {{.*}} attributes {block_size = 1024 : i64, grid_size = 2 : i64, reduction = "block", rows_per_block = 1 : i64}
-func.func @row_strategies(%a: tensor<100x128xf32>, %b: tensor<3x4097xf32>, %c: tensor<2x50257xf32>) -> (tensor<100x128xf32>, tensor<3x4097xf32>, tensor<2x50257xf32>) {
+// CHECK: kiln.kernel "softmax_0" row_reduce {{.*}} attributes {block_size = 128 : i64, grid_size = 25 : i64, reduction = "warp", rows_per_block = 4 : i64, vector_width = 4 : i64}
+// CHECK: kiln.kernel "softmax_1" row_reduce {{.*}} attributes {block_size = 512 : i64, grid_size = 3 : i64, reduction = "block", rows_per_block = 1 : i64, vector_width = 1 : i64}
+// CHECK: kiln.kernel "softmax_2" row_reduce {{.*}} attributes {block_size = 1024 : i64, grid_size = 2 : i64, reduction = "block", rows_per_block = 1 : i64, vector_width = 1 : i64}
+// CHECK: kiln.kernel "softmax_3" row_reduce {{.*}} attributes {block_size = 256 : i64, grid_size = 4096 : i64, reduction = "block", rows_per_block = 1 : i64, vector_width = 8 : i64}
+// CHECK: kiln.kernel "log_softmax_4" row_reduce {{.*}} attributes {block_size = 128 : i64, grid_size = 4 : i64, reduction = "warp", rows_per_block = 4 : i64, vector_width = 2 : i64}
+func.func @row_strategies(%a: tensor<100x128xf32>, %b: tensor<3x4097xf32>, %c: tensor<2x50257xf32>, %d: tensor<4096x4096xf16>, %e: tensor<16x64xf16>) -> (tensor<100x128xf32>, tensor<3x4097xf32>, tensor<2x50257xf32>, tensor<4096x4096xf16>, tensor<16x64xf16>) {
   %0 = kiln.softmax %a : tensor<100x128xf32> -> tensor<100x128xf32>
   %1 = kiln.softmax %b : tensor<3x4097xf32> -> tensor<3x4097xf32>
   %2 = kiln.softmax %c : tensor<2x50257xf32> -> tensor<2x50257xf32>
-  return %0, %1, %2 : tensor<100x128xf32>, tensor<3x4097xf32>, tensor<2x50257xf32>
+  %3 = kiln.softmax %d : tensor<4096x4096xf16> -> tensor<4096x4096xf16>
+  %4 = kiln.log_softmax %e : tensor<16x64xf16> -> tensor<16x64xf16>
+  return %0, %1, %2, %3, %4 : tensor<100x128xf32>, tensor<3x4097xf32>, tensor<2x50257xf32>, tensor<4096x4096xf16>, tensor<16x64xf16>
 }
 
 // -----

@@ -34,6 +34,13 @@ mlir::LogicalResult emitLayerNormRows(ElementalEmitter &emitter,
                                       LayerNormOp layerNorm,
                                       const RowGeometry &geometry,
                                       LaunchGeometry &launch);
+/// row_reduce with a softmax or log_softmax anchor over the last axis: each
+/// row read once (vectors of `vector_width`) into registers, max and sum of
+/// exponentials in the computation type, vectorised writes.
+mlir::LogicalResult emitSoftmaxRows(ElementalEmitter &emitter,
+                                    mlir::Operation *softmax,
+                                    const RowGeometry &geometry,
+                                    LaunchGeometry &launch);
 /// transpose: 32x32 shared-memory tiles (falls back to the loop template
 /// when the innermost dim does not move).
 mlir::LogicalResult emitTransposeKernel(ElementalEmitter &emitter,

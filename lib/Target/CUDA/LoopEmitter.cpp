@@ -1,7 +1,30 @@
 // The loop template (pointwise and data_movement kernels): a grid-stride loop
-// in which each thread computes `elements_per_thread` consecutive elements,
-// or consecutive vectors of `vector_width` elements with aligned vector loads
-// and stores.
+// over units of `vector_width` consecutive elements (one element, or one
+// vector of at most 16 bytes per tensor, read and written with one aligned
+// access), each thread taking `elements_per_thread` units per step,
+// blockDim.x units apart, so that a warp's accesses are contiguous.
+//
+// Steps of the emitted loop:
+//  1. Whole steps: a thread's units are all in range, so every vector (or
+//     element) load of the inputs read at the unit's own index is issued
+//     first, then the elements are computed and stored a unit at a time.
+//  2. The last, partial step: the thread's remaining units one at a time.
+//  3. The tail: the count % vector_width elements that fill no vector, one
+//     element per thread with scalar loads and stores.
+// An input is loaded by unit only where it has the output's element count
+// and is read at the lane's own linear index (the text of the index says
+// so: elementwise ops on one shape and views pass it through); every other
+// read (a broadcast, a scalar, a gather) stays a scalar load. Which kernels
+// get vectors is kiln-tile-kernels' choice (`vector_width`).
+//
+// Alignment: vector accesses reinterpret the kernel's pointers as 16-byte
+// vectors without checking them at run time, because every pointer a kernel
+// receives is proven 16-byte aligned: activation and weight buffers sit at
+// 256-byte-aligned arena offsets (kiln-plan-memory, the packager), views
+// outside kernels (reshape, squeeze...) keep their buffer's start, staging
+// buffers come from cudaMalloc, and kiln_session_bind rejects a device
+// pointer that is not 16-byte aligned (runtime/src/session.cpp). The
+// kernel-test runner binds cudaMalloc'd buffers.
 #include "KernelTemplates.h"
 
 using namespace mlir;
@@ -16,17 +39,136 @@ int64_t getIntAttr(KernelOp kernel, StringRef name, int64_t fallback) {
 
 namespace {
 
+constexpr int64_t kVectorBytes = 16;
+
 std::string vectorType(Type elementType, int64_t width) {
   return "kiln_vec<" + ElementalEmitter::storageType(elementType) + ", " +
          std::to_string(width) + ">";
 }
+
+int64_t storageBytes(Type elementType) {
+  if (elementType.isInteger(1))
+    return 1;
+  return (elementType.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+/// Emits the loads, computation and stores of units (`width` consecutive
+/// elements each) whose unit indices are variables named in |units|.
+class UnitEmitter {
+public:
+  UnitEmitter(ElementalEmitter &emitter, int64_t count, int64_t width)
+      : emitter(emitter), kernel(emitter.getKernel()), count(count),
+        width(width) {}
+
+  LogicalResult emitUnits(ArrayRef<std::string> units) {
+    // The linear index of each element of each unit, as the text loads and
+    // index arithmetic see: expressions, not variables, since vector loads
+    // leave most of them unused.
+    std::vector<std::vector<std::string>> lanes;
+    for (const std::string &unit : units) {
+      lanes.emplace_back();
+      for (int64_t lane = 0; lane < width; ++lane)
+        lanes.back().push_back(
+            width == 1 ? unit
+                       : "(" + unit + " * " + std::to_string(width) +
+                             (lane ? " + " + std::to_string(lane) : "") + ")");
+    }
+    // Every load by unit first (a load the body turns out not to use is dead
+    // code to the CUDA compiler): scalar loads as values of the computation
+    // type, vectors as they are in memory.
+    std::vector<unsigned> loaded;
+    Block &body = kernel.getBody().front();
+    for (auto [number, input] : llvm::enumerate(kernel.getInputs())) {
+      if (elementCount(shapeOf(input)) != count)
+        continue;
+      loaded.push_back(number);
+      std::string pointer = emitter.pointerName(number);
+      for (auto [u, unit] : llvm::enumerate(units)) {
+        if (width == 1) {
+          if (failed(emitter.emit(body.getArgument(number),
+                                  ElementIndex::fromLinear(unit))))
+            return failure();
+          continue;
+        }
+        std::string type = vectorType(elementTypeOf(input), width);
+        emitter.line("const " + type + " " + vectorName(number, u) +
+                     " = reinterpret_cast<const " + type + "*>(" + pointer +
+                     ")[" + unit + "];");
+      }
+    }
+    if (width == 1)
+      return emitAllStores(units, lanes);
+    // Lanes of a loaded input read their vector's element.
+    emitter.setLoadOverride(
+        [&](unsigned argument,
+            const ElementIndex &index) -> std::optional<std::string> {
+          if (index.linear.empty() || !llvm::is_contained(loaded, argument))
+            return std::nullopt;
+          for (auto [u, unitLanes] : llvm::enumerate(lanes)) {
+            auto lane = llvm::find(unitLanes, index.linear);
+            if (lane != unitLanes.end())
+              return vectorName(argument, u) + ".v[" +
+                     std::to_string(lane - unitLanes.begin()) + "]";
+          }
+          return std::nullopt;
+        });
+    LogicalResult result = emitAllStores(units, lanes);
+    emitter.setLoadOverride(nullptr);
+    return result;
+  }
+
+private:
+  static std::string vectorName(unsigned argument, size_t unit) {
+    return "vin" + std::to_string(argument) + "_" + std::to_string(unit);
+  }
+
+  LogicalResult emitAllStores(ArrayRef<std::string> units,
+                              ArrayRef<std::vector<std::string>> lanes) {
+    for (auto [u, unit] : llvm::enumerate(units))
+      if (failed(emitStores(unit, u, lanes[u])))
+        return failure();
+    return success();
+  }
+
+  LogicalResult emitStores(const std::string &unit, size_t u,
+                           ArrayRef<std::string> lanes) {
+    for (auto [k, value] : llvm::enumerate(kernel.getYield().getValues())) {
+      Type type = elementTypeOf(value);
+      std::string pointer = "out" + std::to_string(k);
+      std::vector<std::string> results;
+      for (const std::string &lane : lanes) {
+        FailureOr<std::string> result =
+            emitter.emit(value, ElementIndex::fromLinear(lane));
+        if (failed(result))
+          return failure();
+        results.push_back(ElementalEmitter::storeConversion(type, *result));
+      }
+      if (width == 1) {
+        emitter.line(pointer + "[" + unit + "] = " + results[0] + ";");
+        continue;
+      }
+      std::string vector = vectorType(type, width);
+      std::string name = "vout" + std::to_string(k) + "_" + std::to_string(u);
+      emitter.line(vector + " " + name + ";");
+      for (auto [lane, result] : llvm::enumerate(results))
+        emitter.line(name + ".v[" + std::to_string(lane) + "] = " + result +
+                     ";");
+      emitter.line("reinterpret_cast<" + vector + "*>(" + pointer + ")[" +
+                   unit + "] = " + name + ";");
+    }
+    return success();
+  }
+
+  ElementalEmitter &emitter;
+  KernelOp kernel;
+  int64_t count, width;
+};
 
 } // namespace
 
 LogicalResult emitLoopKernel(ElementalEmitter &emitter,
                              LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
-  YieldOp yield = kernel.getYield();
   int64_t count = elementCount(shapeOf(kernel.getOutputs()[0]));
   for (Value output : kernel.getOutputs())
     if (elementCount(shapeOf(output)) != count)
@@ -35,106 +177,88 @@ LogicalResult emitLoopKernel(ElementalEmitter &emitter,
                 "writes all outputs at one linear index";
   int64_t perThread = getIntAttr(kernel, "elements_per_thread", 1);
   int64_t width = getIntAttr(kernel, "vector_width", 1);
-  if (width > 16 || (width & (width - 1)) != 0)
+  if (perThread < 1)
+    return emitter.error(nullptr)
+           << "elements_per_thread " << perThread << " is not positive";
+  if (width < 1 || width > 16 || (width & (width - 1)) != 0)
     return emitter.error(nullptr)
            << "vector_width " << width << " is not a power of two <= 16";
-  if (count % width != 0)
-    return emitter.error(nullptr)
-           << "vector_width " << width << " does not divide the " << count
-           << " output elements";
+  // Vectors hold at most 16 bytes (the alignment the pointers have).
+  if (width > 1) {
+    SmallVector<Value> accessed(kernel.getOutputs());
+    for (Value input : kernel.getInputs())
+      if (elementCount(shapeOf(input)) == count)
+        accessed.push_back(input);
+    for (Value value : accessed)
+      if (width * storageBytes(elementTypeOf(value)) > kVectorBytes)
+        return emitter.error(nullptr)
+               << "vector_width " << width << " makes vectors of "
+               << elementTypeOf(value) << " wider than " << kVectorBytes
+               << " bytes";
+  }
 
-  int64_t vectors = count / width;
-  std::string unit = width == 1 ? "element" : "vector";
+  int64_t units = count / width, tail = count % width;
+  std::string perThreadText = std::to_string(perThread);
+  std::string what = width == 1 ? "element" : "vector";
   emitter.line(
-      "// " + std::to_string(count) + " elements; " +
-      std::to_string(perThread) + " consecutive " + unit +
-      (perThread == 1 ? "" : "s") + " per thread" +
-      (width == 1 ? ""
-                  : " of " + std::to_string(width) + " elements (vectorised)") +
-      ", grid-stride.");
-  emitter.line("const kiln_index_t kiln_count = " + std::to_string(vectors) +
+      "// " + std::to_string(count) + " elements" +
+      (width == 1
+           ? ""
+           : " in " + std::to_string(units) + " vectors of " +
+                 std::to_string(width) +
+                 (tail ? " and a tail of " + std::to_string(tail) : "")) +
+      "; " + perThreadText + " " + what + (perThread == 1 ? "" : "s") +
+      " per thread and grid-stride step" +
+      (perThread == 1 ? "" : ", blockDim.x apart") + ".");
+  emitter.line("const kiln_index_t kiln_count = " + std::to_string(units) +
                ";");
-  emitter.open("for (kiln_index_t chunk = (kiln_index_t)blockIdx.x * "
-               "blockDim.x + threadIdx.x; " +
-               (perThread == 1 ? std::string("chunk")
-                               : "chunk * " + std::to_string(perThread)) +
-               " < kiln_count; chunk += (kiln_index_t)gridDim.x * blockDim.x)");
-  if (perThread > 1) {
-    emitter.line("#pragma unroll");
-    emitter.open("for (int e = 0; e < " + std::to_string(perThread) + "; ++e)");
-    emitter.line("const kiln_index_t i = chunk * " + std::to_string(perThread) +
-                 " + e;");
-    emitter.line("if (i >= kiln_count) break;");
-  } else {
-    emitter.line("const kiln_index_t i = chunk;");
-  }
-
-  unsigned numInputs = emitter.getNumInputs();
-  if (width == 1) {
-    for (auto [k, value] : llvm::enumerate(yield.getValues())) {
-      FailureOr<std::string> result =
-          emitter.emit(value, ElementIndex::fromLinear("i"));
-      if (failed(result))
-        return failure();
-      emitter.line(
-          "out" + std::to_string(k) + "[i] = " +
-          ElementalEmitter::storeConversion(elementTypeOf(value), *result) +
-          ";");
-    }
-  } else {
-    // Lanes: element i * width + lane. Inputs read at that linear index come
-    // from one vector load each; other reads stay scalar.
-    std::vector<std::string> lanes;
-    for (int64_t lane = 0; lane < width; ++lane) {
-      lanes.push_back("i" + std::to_string(lane));
-      emitter.line("const kiln_index_t " + lanes.back() + " = i * " +
-                   std::to_string(width) + " + " + std::to_string(lane) + ";");
-    }
-    std::vector<bool> loaded(numInputs, false);
-    emitter.setLoadOverride(
-        [&](unsigned argument,
-            const ElementIndex &index) -> std::optional<std::string> {
-          Value input = kernel.getInputs()[argument];
-          if (elementCount(shapeOf(input)) != count || index.linear.empty())
-            return std::nullopt;
-          auto lane = llvm::find(lanes, index.linear);
-          if (lane == lanes.end())
-            return std::nullopt;
-          std::string name = "vin" + std::to_string(argument);
-          if (!loaded[argument]) {
-            std::string type = vectorType(elementTypeOf(input), width);
-            emitter.line("const " + type + " " + name +
-                         " = reinterpret_cast<const " + type + "*>(in" +
-                         std::to_string(argument) + ")[i];");
-            loaded[argument] = true;
-          }
-          return name + ".v[" + std::to_string(lane - lanes.begin()) + "]";
-        });
-    for (auto [k, value] : llvm::enumerate(yield.getValues())) {
-      std::string type = vectorType(elementTypeOf(value), width);
-      std::string name = "vout" + std::to_string(k);
-      std::vector<std::string> results;
-      for (const std::string &lane : lanes) {
-        FailureOr<std::string> result =
-            emitter.emit(value, ElementIndex::fromLinear(lane));
-        if (failed(result))
-          return failure();
-        results.push_back(*result);
-      }
-      emitter.line(type + " " + name + ";");
-      for (auto [lane, result] : llvm::enumerate(results))
-        emitter.line(
-            name + ".v[" + std::to_string(lane) + "] = " +
-            ElementalEmitter::storeConversion(elementTypeOf(value), result) +
-            ";");
-      emitter.line("reinterpret_cast<" + type + "*>(out" + std::to_string(k) +
-                   ")[i] = " + name + ";");
-    }
-    emitter.setLoadOverride(nullptr);
-  }
-  if (perThread > 1)
+  UnitEmitter body(emitter, count, width);
+  const std::string threads = "(kiln_index_t)blockDim.x";
+  const std::string gridThreads = "(kiln_index_t)gridDim.x * blockDim.x";
+  const std::string firstThread =
+      "(kiln_index_t)blockIdx.x * blockDim.x + threadIdx.x";
+  if (perThread == 1) {
+    emitter.open("for (kiln_index_t i = " + firstThread +
+                 "; i < kiln_count; i += " + gridThreads + ")");
+    if (failed(body.emitUnits({"i"})))
+      return failure();
     emitter.close();
-  emitter.close();
+  } else {
+    emitter.line("kiln_index_t kiln_unit = (kiln_index_t)blockIdx.x * "
+                 "blockDim.x * " +
+                 perThreadText + " + threadIdx.x;");
+    emitter.open("for (; kiln_unit + " + std::to_string(perThread - 1) + " * " +
+                 threads + " < kiln_count; kiln_unit += " + gridThreads +
+                 " * " + perThreadText + ")");
+    std::vector<std::string> names;
+    for (int64_t e = 0; e < perThread; ++e) {
+      names.push_back("i" + std::to_string(e));
+      emitter.line("const kiln_index_t " + names.back() + " = kiln_unit" +
+                   (e == 0 ? "" : " + " + std::to_string(e) + " * " + threads) +
+                   ";");
+    }
+    if (failed(body.emitUnits(names)))
+      return failure();
+    emitter.close();
+    emitter.line("// The last, partial step: this thread's remaining " + what +
+                 "s.");
+    emitter.open("for (kiln_index_t i = kiln_unit; i < kiln_count; i += " +
+                 threads + ")");
+    if (failed(body.emitUnits({"i"})))
+      return failure();
+    emitter.close();
+  }
+  if (tail) {
+    emitter.line("// The " + std::to_string(tail) +
+                 " elements after the last whole vector.");
+    emitter.open("for (kiln_index_t i = " + std::to_string(units * width) +
+                 " + " + firstThread + "; i < " + std::to_string(count) +
+                 "; i += " + gridThreads + ")");
+    UnitEmitter scalar(emitter, count, 1);
+    if (failed(scalar.emitUnits({"i"})))
+      return failure();
+    emitter.close();
+  }
 
   launch.block = getIntAttr(kernel, "block_size", 0);
   launch.grid = getIntAttr(kernel, "grid_size", 0);

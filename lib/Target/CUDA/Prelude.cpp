@@ -40,16 +40,18 @@ KILN_DEVICE double kiln_reciprocal(double x) { return 1.0 / x; }
 // relu(NaN) = NaN.
 KILN_DEVICE float kiln_relu(float x) { return x < 0.0f ? 0.0f : x; }
 KILN_DEVICE double kiln_relu(double x) { return x < 0.0 ? 0.0 : x; }
-// x >= 0: 1/(1+e^-x), else e^x/(1+e^x): no overflow.
+// x >= 0: 1/(1+e^-x), else e^x/(1+e^x): no overflow. Written without a
+// branch (e = e^-|x| serves both cases, the numerator is selected) and so
+// bit-identical to the two-branch form; with a branch, a warp whose lanes
+// have both signs ran two exps and two divisions per element, which made
+// sigmoid chains compute-bound.
 KILN_DEVICE float kiln_sigmoid(float x) {
-  if (x >= 0.0f) return 1.0f / (1.0f + expf(-x));
-  const float e = expf(x);
-  return e / (1.0f + e);
+  const float e = expf(-fabsf(x));
+  return (x >= 0.0f ? 1.0f : e) / (1.0f + e);
 }
 KILN_DEVICE double kiln_sigmoid(double x) {
-  if (x >= 0.0) return 1.0 / (1.0 + exp(-x));
-  const double e = exp(x);
-  return e / (1.0 + e);
+  const double e = exp(-fabs(x));
+  return (x >= 0.0 ? 1.0 : e) / (1.0 + e);
 }
 // NaN if either operand is NaN (the combiner of ReduceMax).
 KILN_DEVICE float kiln_max(float a, float b) {

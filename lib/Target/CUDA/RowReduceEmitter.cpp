@@ -1,10 +1,11 @@
 // The row-reduce template: one anchor (reduce_sum/mean/max/min/prod over
-// trailing axes, softmax or log_softmax over the last axis) computed by one
-// warp (`reduction = warp`, `rows_per_block` warps per block) or one block
-// (`reduction = block`) per row, with the elementwise prologue evaluated per
-// input element and the epilogue per result element. Accumulation is in the
-// computation type (float for f16/bf16/f32, double for f64). A layer_norm
-// anchor goes to emitLayerNormRows (LayerNormRowEmitter.cpp).
+// trailing axes) computed by one warp (`reduction = warp`, `rows_per_block`
+// warps per block) or one block (`reduction = block`) per row, with the
+// elementwise prologue evaluated per input element and the epilogue per
+// result element. Accumulation is in the computation type (float for
+// f16/bf16/f32, double for f64). A layer_norm anchor goes to
+// emitLayerNormRows (LayerNormRowEmitter.cpp), a softmax or log_softmax over
+// the last axis to emitSoftmaxRows (SoftmaxRowEmitter.cpp).
 #include "ElementalModels.h"
 #include "KernelTemplates.h"
 
@@ -28,8 +29,7 @@ enum class AnchorKind {
   LayerNorm
 };
 
-/// Softmax-like anchors: max, sum-of-exp and write passes, one result per
-/// input element.
+/// Softmax-like anchors: one result per input element (SoftmaxRowEmitter).
 bool isSoftmaxLike(AnchorKind kind) {
   return kind == AnchorKind::Softmax || kind == AnchorKind::LogSoftmax;
 }
@@ -114,7 +114,7 @@ std::string combineLine(Type type, AnchorKind kind, const std::string &acc,
                         const std::string &value) {
   bool isInt = type.isIntOrIndex();
   std::string u = ElementalEmitter::isUnsignedInteger(type) ? "true" : "false";
-  if (kind == AnchorKind::Max || isSoftmaxLike(kind))
+  if (kind == AnchorKind::Max)
     return acc + " = " +
            (isInt ? "kiln_imax(" + acc + ", " + value + ", " + u + ")"
                   : "kiln_max(" + acc + ", " + value + ")") +
@@ -132,18 +132,17 @@ std::string combineLine(Type type, AnchorKind kind, const std::string &acc,
 }
 
 std::string combinerFunctor(Type type, AnchorKind kind) {
-  bool max = kind == AnchorKind::Max || isSoftmaxLike(kind);
-  std::string u =
-      ElementalEmitter::isUnsignedInteger(type) ? "true" : "false";
+  bool max = kind == AnchorKind::Max;
+  std::string u = ElementalEmitter::isUnsignedInteger(type) ? "true" : "false";
   if (type.isIntOrIndex())
-    return max ? "kiln_imax_op<" + u + ">()"
+    return max                        ? "kiln_imax_op<" + u + ">()"
            : kind == AnchorKind::Min  ? "kiln_imin_op<" + u + ">()"
            : kind == AnchorKind::Prod ? std::string("kiln_iprod_op()")
                                       : std::string("kiln_isum_op()");
-  return max                          ? "kiln_max_op()"
-         : kind == AnchorKind::Min    ? "kiln_min_op()"
-         : kind == AnchorKind::Prod   ? "kiln_prod_op()"
-                                      : "kiln_sum_op()";
+  return max                        ? "kiln_max_op()"
+         : kind == AnchorKind::Min  ? "kiln_min_op()"
+         : kind == AnchorKind::Prod ? "kiln_prod_op()"
+                                    : "kiln_sum_op()";
 }
 
 /// The identity of the anchor's combiner in the computation type.
@@ -153,8 +152,6 @@ std::string initialValue(Type type, AnchorKind kind) {
   bool isUnsigned = ElementalEmitter::isUnsignedInteger(type);
   switch (kind) {
   case AnchorKind::Max:
-  case AnchorKind::Softmax:
-  case AnchorKind::LogSoftmax:
     if (!isInt)
       return ElementalEmitter::floatLiteral(type, -INFINITY);
     return isUnsigned ? std::string("0LL")
@@ -170,9 +167,11 @@ std::string initialValue(Type type, AnchorKind kind) {
     return ElementalEmitter::intLiteral(
         int64_t((uint64_t(1) << (bits - 1)) - 1));
   case AnchorKind::Prod:
-    return isInt ? std::string("1LL") : ElementalEmitter::floatLiteral(type, 1.0);
+    return isInt ? std::string("1LL")
+                 : ElementalEmitter::floatLiteral(type, 1.0);
   default:
-    return isInt ? std::string("0LL") : ElementalEmitter::floatLiteral(type, 0.0);
+    return isInt ? std::string("0LL")
+                 : ElementalEmitter::floatLiteral(type, 0.0);
   }
 }
 
@@ -202,25 +201,22 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
   if (!warp && rowsPerBlock != 1)
     return emitter.error(nullptr) << "block reduction needs rows_per_block = 1";
 
+  RowGeometry geometry{anchor.rows, anchor.length, warp, block, rowsPerBlock};
   if (anchor.kind == AnchorKind::LayerNorm)
-    return emitLayerNormRows(
-        emitter, cast<LayerNormOp>(anchor.op),
-        RowGeometry{anchor.rows, anchor.length, warp, block, rowsPerBlock},
-        launch);
+    return emitLayerNormRows(emitter, cast<LayerNormOp>(anchor.op), geometry,
+                             launch);
+  if (isSoftmaxLike(anchor.kind))
+    return emitSoftmaxRows(emitter, anchor.op, geometry, launch);
 
-  bool softmax = isSoftmaxLike(anchor.kind);
-  int64_t outputCount = softmax ? anchor.rows * anchor.length : anchor.rows;
   for (Value output : kernel.getOutputs())
-    if (elementCount(shapeOf(output)) != outputCount)
+    if (elementCount(shapeOf(output)) != anchor.rows)
       return emitter.error(nullptr)
              << "has an output of " << elementCount(shapeOf(output))
-             << " elements; the anchor gives " << outputCount;
+             << " elements; the anchor gives " << anchor.rows;
 
   Type type = elementTypeOf(anchor.data);
   std::string accType = ElementalEmitter::computeType(type);
   bool isInt = type.isIntOrIndex();
-  if (softmax && isInt)
-    return emitter.error(anchor.op) << "softmax needs a float type";
   std::string rows = std::to_string(anchor.rows);
   std::string length = std::to_string(anchor.length);
   std::string lanes = warp ? "32" : "blockDim.x";
@@ -252,9 +248,8 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
 
   // One pass over the row: |visit| gets the prologue value at column `col`.
   auto pass = [&](const std::string &header,
-                  llvm::function_ref<LogicalResult(const std::string &,
-                                                   const std::string &)>
-                      visit) -> LogicalResult {
+                  llvm::function_ref<LogicalResult(const std::string &)> visit)
+      -> LogicalResult {
     emitter.line(header);
     emitter.open("for (kiln_index_t col = " + laneId + "; col < " + length +
                  "; col += " + lanes + ")");
@@ -262,7 +257,7 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
     emitter.line("const kiln_index_t " + at + " = row * " + length + " + col;");
     FailureOr<std::string> x =
         emitter.emit(anchor.data, ElementIndex::fromLinear(at));
-    if (failed(x) || failed(visit(*x, at)))
+    if (failed(x) || failed(visit(*x)))
       return failure();
     emitter.close();
     return success();
@@ -284,68 +279,35 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
   ArrayRef<int64_t> resultShape = shapeOf(anchorResult);
 
   std::string init = initialValue(type, anchor.kind);
-  if (failed(pass(accType + " acc = " + init + ";",
-                  [&](const std::string &x, const std::string &) {
-                    emitter.line(combineLine(type, anchor.kind, "acc", x));
-                    return success();
-                  })))
+  if (failed(pass(accType + " acc = " + init + ";", [&](const std::string &x) {
+        emitter.line(combineLine(type, anchor.kind, "acc", x));
+        return success();
+      })))
     return failure();
   emitter.line("acc = " + allReduce("acc", anchor.kind) + ";");
 
-  if (!softmax) {
-    std::string reduced = "acc";
-    if (anchor.kind == AnchorKind::Mean) {
-      emitter.line(
-          "const " + accType + " mean = " +
-          (isInt ? "kiln_idiv(acc, " + length + "LL, " +
-                       (type.isUnsignedInteger(64) ? "true" : "false") + ")"
-                 : "acc / " + ElementalEmitter::floatLiteral(
-                                  type, double(anchor.length))) +
-          ";");
-      reduced = "mean";
-    }
-    reduced = ElementalEmitter::wrapInteger(type, reduced);
-    emitter.setValueOverride(
-        [&](Value value,
-            const ElementIndex &index) -> std::optional<std::string> {
-          if (value == anchorResult &&
-              emitter.linearOf(index, resultShape) == "row")
-            return reduced;
-          return std::nullopt;
-        });
-    emitter.open("if (" + laneId + " == 0)");
-    if (failed(writeOutputs("row")))
-      return failure();
-    emitter.close();
-  } else {
-    // Softmax: max pass (above), sum-of-exp pass, write pass; log_softmax
-    // writes x - max - log(sum).
-    if (failed(pass(accType + " sum = " +
-                        ElementalEmitter::floatLiteral(type, 0.0) + ";",
-                    [&](const std::string &x, const std::string &) {
-                      emitter.line("sum += kiln_exp(" + x + " - acc);");
-                      return success();
-                    })))
-      return failure();
-    emitter.line("sum = " + allReduce("sum", AnchorKind::Sum) + ";");
-    std::string current;
-    emitter.setValueOverride([&](Value value, const ElementIndex &index)
-                                 -> std::optional<std::string> {
-      if (value != anchorResult || current.empty() ||
-          emitter.linearOf(index, resultShape) != current)
-        return std::nullopt;
-      std::string x = emitter.emit(anchor.data, index).value_or("0");
-      if (anchor.kind == AnchorKind::LogSoftmax)
-        return x + " - acc - kiln_log(sum)";
-      return "kiln_exp(" + x + " - acc) / sum";
-    });
-    if (failed(pass("// Write pass.",
-                    [&](const std::string &, const std::string &at) {
-                      current = at;
-                      return writeOutputs(at);
-                    })))
-      return failure();
+  std::string reduced = "acc";
+  if (anchor.kind == AnchorKind::Mean) {
+    emitter.line("const " + accType + " mean = " +
+                 (isInt ? "kiln_idiv(acc, " + length + "LL, " +
+                              (type.isUnsignedInteger(64) ? "true" : "false") +
+                              ")"
+                        : "acc / " + ElementalEmitter::floatLiteral(
+                                         type, double(anchor.length))) +
+                 ";");
+    reduced = "mean";
   }
+  reduced = ElementalEmitter::wrapInteger(type, reduced);
+  emitter.setValueOverride([&](Value value, const ElementIndex &index)
+                               -> std::optional<std::string> {
+    if (value == anchorResult && emitter.linearOf(index, resultShape) == "row")
+      return reduced;
+    return std::nullopt;
+  });
+  emitter.open("if (" + laneId + " == 0)");
+  if (failed(writeOutputs("row")))
+    return failure();
+  emitter.close();
   emitter.setValueOverride(nullptr);
   emitter.close();
 

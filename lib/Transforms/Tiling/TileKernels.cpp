@@ -2,14 +2,18 @@
 //
 // Per kind:
 //  - pointwise / data_movement: 256 threads; 16-byte vectors when every input
-//    is read at the output's own index (same shape, or a single element) and
-//    the innermost dim allows it; 4 elements (or vectors) per thread once the
-//    output has a million elements; a grid that covers the output, capped at
-//    64 blocks per multiprocessor (the loop is grid-stride).
+//    is read at the output's own linear index (elementwise ops on one shape
+//    and views that keep the element order) or is a single element,
+//    the elements after the last whole vector handled one per thread; 4
+//    elements (or vectors) per thread once the output has a million
+//    elements; a grid that covers the output's vectors, capped at 64 blocks
+//    per multiprocessor (the loop is grid-stride).
 //  - row_reduce: rows of <= 1024 elements get one warp each, 4 rows per
 //    128-thread block; longer rows get a block each (512 threads, 1024 for
-//    rows of 8192 and more). A layer_norm row is read in 16-byte vectors
-//    when its length allows (`vector_width`).
+//    rows of 8192 and more; softmax: about 16 values per thread, 128 to 1024
+//    threads, so that each thread has several loads in flight). A layer_norm
+//    or softmax row is read in 16-byte vectors when its length allows
+//    (`vector_width`).
 //  - transpose: 32x32 tiles moved by 32x8 threads (4 rows each); the grid is
 //    one block per tile.
 //  - attention: 128 threads; the grid is one block per (batch, query row),
@@ -49,16 +53,27 @@ int64_t vectorWidth(KernelOp kernel) {
   auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
   if (output.getRank() == 0)
     return 1;
-  // Only elementwise ops at the output's own index (no views, broadcasts of
-  // non-scalars, data movement or reductions).
+  // Every value must be read at the output's own linear index: each op
+  // computes as many elements as the output and is elementwise with
+  // operands of its result's shape or of one element, or a view (which keeps
+  // the row-major order; its other operands are shapes and axes). Broadcasts
+  // of non-scalars, data movement and reductions read elsewhere.
   for (Operation &op : kernel.getBody().front().without_terminator()) {
     if (isa<ConstantOp>(op))
       continue;
-    if (classifyForFusion(&op) != FusionClass::Pointwise)
+    if (op.getNumResults() != 1)
+      return 1;
+    auto result = cast<RankedTensorType>(op.getResult(0).getType());
+    if (result.getNumElements() != output.getNumElements())
+      return 1;
+    FusionClass fusionClass = classifyForFusion(&op);
+    if (fusionClass == FusionClass::View)
+      continue;
+    if (fusionClass != FusionClass::Pointwise)
       return 1;
     for (Value operand : op.getOperands()) {
       auto type = cast<RankedTensorType>(operand.getType());
-      if (type.getNumElements() != 1 && type.getShape() != output.getShape())
+      if (type.getNumElements() != 1 && type.getShape() != result.getShape())
         return 1;
     }
   }
@@ -69,7 +84,10 @@ int64_t vectorWidth(KernelOp kernel) {
       return 1;
     width = std::min(width, kVectorBytes / bytes);
   }
-  while (width > 1 && output.getShape().back() % width != 0)
+  // Vectors are linear runs of the output: only the element count matters,
+  // and the loop template handles a tail; outputs smaller than a vector get
+  // narrower vectors.
+  while (width > 1 && output.getNumElements() < width)
     width /= 2;
   return std::max<int64_t>(width, 1);
 }
@@ -93,6 +111,19 @@ int64_t rowVectorWidth(KernelOp kernel, int64_t rowLength,
   while (width > 1 && rowLength % width != 0)
     width /= 2;
   return std::max<int64_t>(width, 1);
+}
+
+/// Threads per block for a softmax row of |rowLength| (> 1024) elements:
+/// about kSoftmaxValuesPerThread each (two 16-byte vectors of f16), between
+/// 128 and 1024 threads. Fewer, fuller threads than layer_norm's 512 keep
+/// more bytes in flight per multiprocessor, since softmax reads one tensor
+/// where layer_norm reads two, and make the block reductions cheaper.
+int64_t softmaxBlockSize(int64_t rowLength) {
+  constexpr int64_t kSoftmaxValuesPerThread = 16;
+  int64_t threads = 128;
+  while (threads < 1024 && threads * kSoftmaxValuesPerThread < rowLength)
+    threads *= 2;
+  return threads;
 }
 
 struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
@@ -133,7 +164,8 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     // Row length: the product of the reduced trailing dims (softmax: 1 dim,
     // layer_norm: the dims from its axis on).
     int64_t rowLength = 1;
-    if (isa<SoftmaxOp, LogSoftmaxOp>(anchor)) {
+    bool softmax = isa<SoftmaxOp, LogSoftmaxOp>(anchor);
+    if (softmax) {
       rowLength = input.getShape().back();
     } else if (auto layerNorm = dyn_cast<LayerNormOp>(anchor)) {
       int64_t axis =
@@ -151,13 +183,24 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     if (!kernel.getReduction())
       kernel.setReductionAttr(StringAttr::get(
           kernel.getContext(), rowLength <= 1024 ? "warp" : "block"));
-    if (*kernel.getReduction() == "warp") {
+    bool warp = *kernel.getReduction() == "warp";
+    if (warp) {
       setIfAbsent(kernel, "rows_per_block", 4);
       setIfAbsent(kernel, "block_size",
                   kWarpSize * kernel.getRowsPerBlock().value_or(4));
     } else {
       setIfAbsent(kernel, "rows_per_block", 1);
-      setIfAbsent(kernel, "block_size", rowLength >= 8192 ? 1024 : 512);
+      setIfAbsent(kernel, "block_size",
+                  softmax ? softmaxBlockSize(rowLength)
+                          : (rowLength >= 8192 ? 1024 : 512));
+    }
+    if (softmax) {
+      // Vectors as for layer_norm, but narrower where whole ones would leave
+      // lanes of a row's warp idle (rows of 128 f16: 32 vectors of 4).
+      int64_t width = rowVectorWidth(kernel, rowLength, input.getNumElements());
+      while (warp && width > 1 && rowLength / width < kWarpSize)
+        width /= 2;
+      setIfAbsent(kernel, "vector_width", width);
     }
     setIfAbsent(kernel, "grid_size",
                 std::max<int64_t>(

@@ -1,8 +1,8 @@
 // GPU kernel tests: kiln.layer_norm as a row_reduce anchor with the residual
 // and bias adds fused in front (one kernel, the row read once into
 // registers), f32/f16/bf16, warp and block rows, vector widths 8, 4 and 1;
-// log_softmax over the last axis on the softmax passes. Unfused functions go
-// through kiln-fuse-kernels and kiln-tile-kernels.
+// log_softmax over the last axis on the softmax row template. Unfused
+// functions go through kiln-fuse-kernels and kiln-tile-kernels.
 // RUN: rm -rf %t && kiln-translate %s --kernel-test-bundle %t | FileCheck %s
 // CHECK: wrote case layer_norm.f32_256x768 (1 kernels, 1 launches)
 // CHECK: wrote case layer_norm.f16_1024x768 (1 kernels, 1 launches)

@@ -1,8 +1,12 @@
 // GPU kernel tests: f16 pointwise chains (computed in float, stored as f16),
-// vectorised (8 x 2 bytes = 16-byte accesses) and scalar with tails.
+// vectorised (8 x 2 bytes = 16-byte accesses, whole and partial steps, tails)
+// and scalar with tails, hand-tiled and through the kernel pipeline.
 // RUN: rm -rf %t && kiln-translate %s --kernel-test-bundle %t | FileCheck %s
 // CHECK: wrote case pointwise_f16.vectorised (1 kernels, 1 launches)
 // CHECK: wrote case pointwise_f16.broadcast_tail (1 kernels, 1 launches)
+// CHECK: wrote case pointwise_f16.vector_steps_tail (1 kernels, 1 launches)
+// CHECK: wrote case pointwise_f16.chain_tail_tiled (1 kernels, 1 launches)
+// CHECK: wrote case pointwise_f16.row_broadcast_tiled (1 kernels, 1 launches)
 
 func.func @vectorised(%a: tensor<8x4096xf16>, %b: tensor<8x4096xf16>) -> tensor<8x4096xf16> {
   %e = kiln.empty : tensor<8x4096xf16>
@@ -27,4 +31,39 @@ func.func @broadcast_tail(%a: tensor<3x4097xf16>, %b: tensor<1x4097xf16>) -> ten
     kiln.yield %w : tensor<3x4097xf16>
   } -> tensor<3x4097xf16>
   return %r : tensor<3x4097xf16>
+}
+
+// Vectors of 8, 4 per thread, over 2 blocks of 32 threads: a whole step, a
+// partial step and the 3 elements after the last vector (3003 = 375 * 8 + 3);
+// a scalar input read by every lane.
+func.func @vector_steps_tail(%a: tensor<3x1001xf16>, %s: tensor<f16>) -> tensor<3x1001xf16> {
+  %e = kiln.empty : tensor<3x1001xf16>
+  %r = kiln.kernel "sigmoid_scale" pointwise ins(%a, %s : tensor<3x1001xf16>, tensor<f16>) outs(%e : tensor<3x1001xf16>) attributes {block_size = 32 : i64, grid_size = 2 : i64, elements_per_thread = 4 : i64, vector_width = 8 : i64} {
+  ^bb0(%x: tensor<3x1001xf16>, %y: tensor<f16>, %o: tensor<3x1001xf16>):
+    %c = kiln.constant dense<0.25> : tensor<f16>
+    %m = kiln.mul %x, %y : tensor<3x1001xf16>, tensor<f16> -> tensor<3x1001xf16>
+    %p = kiln.add %m, %c : tensor<3x1001xf16>, tensor<f16> -> tensor<3x1001xf16>
+    %g = kiln.sigmoid %p : tensor<3x1001xf16> -> tensor<3x1001xf16>
+    %z = kiln.mul %g, %x : tensor<3x1001xf16>, tensor<3x1001xf16> -> tensor<3x1001xf16>
+    kiln.yield %z : tensor<3x1001xf16>
+  } -> tensor<3x1001xf16>
+  return %r : tensor<3x1001xf16>
+}
+
+// Through the kernel pipeline: the benchmark's chain with a scalar input is
+// vectorised with a tail (7007 = 875 * 8 + 7); a row broadcast keeps the
+// scalar loop.
+func.func @chain_tail_tiled(%x: tensor<7x1001xf16>, %s: tensor<f16>) -> tensor<7x1001xf16> {
+  %c = kiln.constant dense<0.25> : tensor<f16>
+  %m = kiln.mul %x, %s : tensor<7x1001xf16>, tensor<f16> -> tensor<7x1001xf16>
+  %p = kiln.add %m, %c : tensor<7x1001xf16>, tensor<f16> -> tensor<7x1001xf16>
+  %g = kiln.sigmoid %p : tensor<7x1001xf16> -> tensor<7x1001xf16>
+  %z = kiln.mul %g, %x : tensor<7x1001xf16>, tensor<7x1001xf16> -> tensor<7x1001xf16>
+  return %z : tensor<7x1001xf16>
+}
+
+func.func @row_broadcast_tiled(%x: tensor<8x1000xf16>, %b: tensor<1000xf16>) -> tensor<8x1000xf16> {
+  %s = kiln.sub %x, %b : tensor<8x1000xf16>, tensor<1000xf16> -> tensor<8x1000xf16>
+  %t = kiln.tanh %s : tensor<8x1000xf16> -> tensor<8x1000xf16>
+  return %t : tensor<8x1000xf16>
 }

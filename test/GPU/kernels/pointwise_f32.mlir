@@ -1,10 +1,14 @@
 // GPU kernel tests: f32 pointwise chains with broadcasting, 4097-element
-// tails, scalar and vectorised loops.
+// tails, scalar and vectorised loops (whole and partial steps, tails),
+// hand-tiled and through the kernel pipeline.
 // RUN: rm -rf %t && kiln-translate %s --kernel-test-bundle %t | FileCheck %s
 // CHECK: wrote case pointwise_f32.add_relu_broadcast (1 kernels, 1 launches)
 // CHECK: wrote case pointwise_f32.sigmoid_chain_scalar (1 kernels, 1 launches)
 // CHECK: wrote case pointwise_f32.vectorised (1 kernels, 1 launches)
 // CHECK: wrote case pointwise_f32.two_kernels (2 kernels, 2 launches)
+// CHECK: wrote case pointwise_f32.vector_steps_tail (1 kernels, 1 launches)
+// CHECK: wrote case pointwise_f32.cast_tail_tiled (1 kernels, 1 launches)
+// CHECK: wrote case pointwise_f32.row_broadcast_tiled (1 kernels, 1 launches)
 
 func.func @add_relu_broadcast(%a: tensor<8x4097xf32>, %b: tensor<4097xf32>) -> tensor<8x4097xf32> {
   %e = kiln.empty : tensor<8x4097xf32>
@@ -67,4 +71,34 @@ func.func @two_kernels(%a: tensor<4x4097xf32>) -> tensor<4097x4xf32> {
     kiln.yield %t : tensor<4097x4xf32>
   } -> tensor<4097x4xf32>
   return %r2 : tensor<4097x4xf32>
+}
+
+// Vectors of 4, 4 per thread, over 3 blocks of 64 threads: a whole step, a
+// partial step (one block's threads split between both loops, one block
+// idle) and 3 elements after the last vector (4995 = 1248 * 4 + 3).
+func.func @vector_steps_tail(%a: tensor<5x999xf32>, %b: tensor<5x999xf32>, %s: tensor<f32>) -> tensor<5x999xf32> {
+  %e = kiln.empty : tensor<5x999xf32>
+  %r = kiln.kernel "sigmoid_mix" pointwise ins(%a, %b, %s : tensor<5x999xf32>, tensor<5x999xf32>, tensor<f32>) outs(%e : tensor<5x999xf32>) attributes {block_size = 64 : i64, grid_size = 3 : i64, elements_per_thread = 4 : i64, vector_width = 4 : i64} {
+  ^bb0(%x: tensor<5x999xf32>, %y: tensor<5x999xf32>, %z: tensor<f32>, %o: tensor<5x999xf32>):
+    %m = kiln.mul %x, %z : tensor<5x999xf32>, tensor<f32> -> tensor<5x999xf32>
+    %g = kiln.sigmoid %m : tensor<5x999xf32> -> tensor<5x999xf32>
+    %w = kiln.sub %g, %y : tensor<5x999xf32>, tensor<5x999xf32> -> tensor<5x999xf32>
+    kiln.yield %w : tensor<5x999xf32>
+  } -> tensor<5x999xf32>
+  return %r : tensor<5x999xf32>
+}
+
+// Through the kernel pipeline: f32 to f16 takes vectors of 4 (16 bytes read,
+// 8 written) with a tail of 3; a row broadcast keeps the scalar loop.
+func.func @cast_tail_tiled(%x: tensor<5x999xf32>, %s: tensor<f32>) -> tensor<5x999xf16> {
+  %m = kiln.mul %x, %s : tensor<5x999xf32>, tensor<f32> -> tensor<5x999xf32>
+  %g = kiln.sigmoid %m : tensor<5x999xf32> -> tensor<5x999xf32>
+  %c = kiln.cast %g {to = f16} : tensor<5x999xf32> -> tensor<5x999xf16>
+  return %c : tensor<5x999xf16>
+}
+
+func.func @row_broadcast_tiled(%x: tensor<16x1000xf32>, %b: tensor<1000xf32>) -> tensor<16x1000xf32> {
+  %s = kiln.mul %x, %b : tensor<16x1000xf32>, tensor<1000xf32> -> tensor<16x1000xf32>
+  %t = kiln.sigmoid %s : tensor<16x1000xf32> -> tensor<16x1000xf32>
+  return %t : tensor<16x1000xf32>
 }

@@ -1,10 +1,18 @@
-// GPU kernel tests: softmax as a row_reduce kernel: rows of 128 (one warp per
-// row), 4097 and 50257 (one block per row), f32 and f16, with a prologue.
+// GPU kernel tests: softmax as a row_reduce kernel, each row read once into
+// registers (SoftmaxRowEmitter): hand-tiled kernels without `vector_width`
+// (one element at a time) with rows of 128 (one warp per row), 4097 and
+// 50257 (one block per row), f32 and f16, with a prologue; then, through
+// kiln-fuse-kernels and kiln-tile-kernels, the benchmark's rows (4096 f16,
+// 16-byte vectors) and attention scores with a scale and a broadcast padding
+// mask. test/GPU/runner.mlir runs these cases in the host emulation too;
+// softmax_rows.mlir has the wider matrix of types, lengths and prologues.
 // RUN: rm -rf %t && kiln-translate %s --kernel-test-bundle %t | FileCheck %s
 // CHECK: wrote case softmax.warp_128 (1 kernels, 1 launches)
 // CHECK: wrote case softmax.block_4097 (1 kernels, 1 launches)
 // CHECK: wrote case softmax.block_50257 (1 kernels, 1 launches)
 // CHECK: wrote case softmax.warp_f16_scaled (1 kernels, 1 launches)
+// CHECK: wrote case softmax.f16_8x4096 (1 kernels, 1 launches)
+// CHECK: wrote case softmax.f16_scaled_padding_mask (1 kernels, 1 launches)
 
 func.func @warp_128(%a: tensor<4x33x128xf32>) -> tensor<4x33x128xf32> {
   %e = kiln.empty : tensor<4x33x128xf32>
@@ -53,4 +61,24 @@ func.func @warp_f16_scaled(%a: tensor<16x200xf16>, %m: tensor<200xf16>) -> tenso
     kiln.yield %c : tensor<16x200xf32>
   } -> tensor<16x200xf32>
   return %r : tensor<16x200xf32>
+}
+
+// The benchmark's rows (4096 f16; 8 rows, not 4096, to keep the bundle
+// small): a block of 256 threads per row, 2 vectors of 8 each.
+func.func @f16_8x4096(%x: tensor<8x4096xf16>) -> tensor<8x4096xf16>
+    attributes {kiln.test_tolerance = [1.0e-2, 1.0e-6]} {
+  %0 = kiln.softmax %x {axis = -1 : i64} : tensor<8x4096xf16> -> tensor<8x4096xf16>
+  return %0 : tensor<8x4096xf16>
+}
+
+// Attention scores: scale, then a padding mask [2, 1, 1, 128] broadcast over
+// heads and query rows (a vector at the row's batch); rows of 128 f16 in
+// vectors of 4.
+func.func @f16_scaled_padding_mask(%x: tensor<2x2x32x128xf16>, %m: tensor<2x1x1x128xf16> {kiln.test_range = [-8.0, 0.0]}) -> tensor<2x2x32x128xf16>
+    attributes {kiln.test_tolerance = [1.0e-2, 1.0e-6]} {
+  %k = kiln.constant dense<0.125> : tensor<f16>
+  %0 = kiln.mul %x, %k : tensor<2x2x32x128xf16>, tensor<f16> -> tensor<2x2x32x128xf16>
+  %1 = kiln.add %0, %m : tensor<2x2x32x128xf16>, tensor<2x1x1x128xf16> -> tensor<2x2x32x128xf16>
+  %2 = kiln.softmax %1 {axis = -1 : i64} : tensor<2x2x32x128xf16> -> tensor<2x2x32x128xf16>
+  return %2 : tensor<2x2x32x128xf16>
 }

@@ -23,6 +23,6 @@ func.func @exp(%a: tensor<64xf32>) -> tensor<64xf32> {
 }
 
 // ATTR: bad-attributes.mlir:4:{{[0-9]+}}: error: CUDA emitter: kernel 'big_block' has block_size 2048; CUDA allows at most 1024 threads per block
-// ATTR: bad-attributes.mlir:13:{{[0-9]+}}: error: CUDA emitter: kernel 'odd_vector' vector_width 4 does not divide the 6 output elements
+// ATTR: bad-attributes.mlir:13:{{[0-9]+}}: error: CUDA emitter: kernel 'wide_vector' vector_width 8 makes vectors of 'f32' wider than 16 bytes
 // ATTR: bad-attributes.mlir:22:{{[0-9]+}}: error: CUDA emitter: kernel 'untiled' has no block_size attribute; run kiln-tile-kernels first
 // ATTR: bad-attributes.mlir:31:{{[0-9]+}}: error: CUDA emitter: kernel 'warp_rows' block_size 96 != 32 x 2 rows_per_block

@@ -8,8 +8,7 @@
 // CHECK:       typedef int kiln_index_t;
 // CHECK:       extern "C" __global__ void __launch_bounds__(256) kiln_pointwise_{{[0-9a-f]+}}(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0) {
 // CHECK:         const kiln_index_t kiln_count = 16388;
-// CHECK:         for (kiln_index_t chunk = (kiln_index_t)blockIdx.x * blockDim.x + threadIdx.x; chunk < kiln_count; chunk += (kiln_index_t)gridDim.x * blockDim.x) {
-// CHECK-NEXT:      const kiln_index_t i = chunk;
+// CHECK-NEXT:    for (kiln_index_t i = (kiln_index_t)blockIdx.x * blockDim.x + threadIdx.x; i < kiln_count; i += (kiln_index_t)gridDim.x * blockDim.x) {
 // CHECK-NEXT:      const float x0 = in0[i];
 // CHECK-NEXT:      const float x1 = in1[(i % 4097)];
 // CHECK-NEXT:      const float v2 = (x0 + x1);
@@ -26,14 +25,25 @@ func.func @scalar_loop(%a: tensor<4x4097xf32>, %b: tensor<4097xf32>) -> tensor<4
   return %r : tensor<4x4097xf32>
 }
 
-// The same body with elements_per_thread = 4 is another kernel: an unrolled
-// inner loop with a tail check.
+// The same body with elements_per_thread = 4 is another kernel: whole steps
+// of 4 elements blockDim.x apart (coalesced), every same-index load first,
+// then the thread's part of the last, partial step one element at a time.
 // CHECK-LABEL: kiln.kernel "four_per_thread"
-// CHECK:         for (kiln_index_t chunk = {{.*}}; chunk * 4 < kiln_count; chunk += {{.*}}) {
-// CHECK-NEXT:      #pragma unroll
-// CHECK-NEXT:      for (int e = 0; e < 4; ++e) {
-// CHECK-NEXT:        const kiln_index_t i = chunk * 4 + e;
-// CHECK-NEXT:        if (i >= kiln_count) break;
+// CHECK:         kiln_index_t kiln_unit = (kiln_index_t)blockIdx.x * blockDim.x * 4 + threadIdx.x;
+// CHECK-NEXT:    for (; kiln_unit + 3 * (kiln_index_t)blockDim.x < kiln_count; kiln_unit += (kiln_index_t)gridDim.x * blockDim.x * 4) {
+// CHECK-NEXT:      const kiln_index_t i0 = kiln_unit;
+// CHECK-NEXT:      const kiln_index_t i1 = kiln_unit + 1 * (kiln_index_t)blockDim.x;
+// CHECK:           const kiln_index_t i3 = kiln_unit + 3 * (kiln_index_t)blockDim.x;
+// CHECK-NEXT:      const float x0 = in0[i0];
+// CHECK-NEXT:      const float x1 = in0[i1];
+// CHECK-NEXT:      const float x2 = in0[i2];
+// CHECK-NEXT:      const float x3 = in0[i3];
+// CHECK-NEXT:      const float x4 = in1[(i0 % 4097)];
+// CHECK:           out0[i3] = v{{[0-9]+}};
+// CHECK-NEXT:    }
+// CHECK-NEXT:    // The last, partial step: this thread's remaining elements.
+// CHECK-NEXT:    for (kiln_index_t i = kiln_unit; i < kiln_count; i += (kiln_index_t)blockDim.x) {
+// CHECK-NEXT:      const float x{{[0-9]+}} = in0[i];
 func.func @four_per_thread(%a: tensor<4x4097xf32>, %b: tensor<4097xf32>) -> tensor<4x4097xf32> {
   %e = kiln.empty : tensor<4x4097xf32>
   %r = kiln.kernel "four_per_thread" pointwise ins(%a, %b : tensor<4x4097xf32>, tensor<4097xf32>) outs(%e : tensor<4x4097xf32>) attributes {block_size = 256 : i64, grid_size = 16 : i64, elements_per_thread = 4 : i64} {
@@ -49,16 +59,19 @@ func.func @four_per_thread(%a: tensor<4x4097xf32>, %b: tensor<4097xf32>) -> tens
 // inputs stay scalar, one 16-byte store; values computed in float.
 // CHECK-LABEL: kiln.kernel "vector_f16"
 // CHECK:       (const __half* __restrict__ in0, const __half* __restrict__ in1, __half* __restrict__ out0)
-// CHECK:         const kiln_index_t kiln_count = 4096;
-// CHECK:         const kiln_index_t i7 = i * 8 + 7;
-// CHECK:         const kiln_vec<__half, 8> vin0 = reinterpret_cast<const kiln_vec<__half, 8>*>(in0)[i];
-// CHECK-NEXT:    const float x0 = __half2float(vin0.v[0]);
-// CHECK-NEXT:    const float x1 = __half2float(in1[0]);
-// CHECK-NEXT:    const float v2 = (x0 * x1);
-// CHECK:         const float x{{[0-9]+}} = __half2float(vin0.v[7]);
-// CHECK:         kiln_vec<__half, 8> vout0;
-// CHECK:         vout0.v[7] = __float2half_rn(v{{[0-9]+}});
-// CHECK-NEXT:    reinterpret_cast<kiln_vec<__half, 8>*>(out0)[i] = vout0;
+// CHECK:         // 32768 elements in 4096 vectors of 8; 1 vector per thread and grid-stride step.
+// CHECK-NEXT:    const kiln_index_t kiln_count = 4096;
+// CHECK-NEXT:    for (kiln_index_t i = (kiln_index_t)blockIdx.x * blockDim.x + threadIdx.x; i < kiln_count; i += (kiln_index_t)gridDim.x * blockDim.x) {
+// CHECK-NEXT:      const kiln_vec<__half, 8> vin0_0 = reinterpret_cast<const kiln_vec<__half, 8>*>(in0)[i];
+// CHECK-NEXT:      const float x0 = __half2float(vin0_0.v[0]);
+// CHECK-NEXT:      const float x1 = __half2float(in1[0]);
+// CHECK-NEXT:      const float v2 = (x0 * x1);
+// CHECK:           const float x{{[0-9]+}} = __half2float(vin0_0.v[7]);
+// CHECK:           kiln_vec<__half, 8> vout0_0;
+// CHECK:           vout0_0.v[7] = __float2half_rn(v{{[0-9]+}});
+// CHECK-NEXT:      reinterpret_cast<kiln_vec<__half, 8>*>(out0)[i] = vout0_0;
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
 func.func @vector_f16(%a: tensor<8x4096xf16>, %s: tensor<f16>) -> tensor<8x4096xf16> {
   %e = kiln.empty : tensor<8x4096xf16>
   %r = kiln.kernel "vector_f16" pointwise ins(%a, %s : tensor<8x4096xf16>, tensor<f16>) outs(%e : tensor<8x4096xf16>) attributes {block_size = 128 : i64, grid_size = 32 : i64, vector_width = 8 : i64} {

@@ -1,21 +1,28 @@
 // The row-reduce template: `reduction` picks warp shuffles or a block
-// reduction through shared memory; softmax makes max, sum and write passes;
-// the prologue is computed per input element and the epilogue on the result.
+// reduction through shared memory; the prologue is computed per input
+// element and the epilogue on the result. Softmax holds its row in registers
+// (without `vector_width`, one element at a time; softmax.mlir has the
+// vectors): a max pass, exponentials summed in place, a write pass.
 // RUN: kiln-translate %s --emit-cuda | FileCheck %s
 
 // CHECK-LABEL: kiln.kernel "softmax_warp"
 // CHECK:       __launch_bounds__(128)
-// CHECK:         // 64 rows of 128 elements; one warp per row, 4 rows per block.
+// CHECK:         // 64 rows of 128 elements; one warp per row, 4 rows per block; 4 elements per thread, held in registers.
 // CHECK-NEXT:    const int lane = threadIdx.x & 31;
 // CHECK-NEXT:    for (kiln_index_t row = (kiln_index_t)blockIdx.x * 4 + (threadIdx.x >> 5); row < 64; row += (kiln_index_t)gridDim.x * 4) {
-// CHECK-NEXT:      float acc = (-__int_as_float(0x7f800000));
-// CHECK-NEXT:      for (kiln_index_t col = lane; col < 128; col += 32) {
-// CHECK:             acc = kiln_max(acc, x{{[0-9]+}});
-// CHECK:           acc = kiln_warp_allreduce(acc, kiln_max_op());
-// CHECK:             sum += kiln_exp(x{{[0-9]+}} - acc);
+// CHECK-NEXT:      float xs[4];
+// CHECK-NEXT:      float rowMax = (-__int_as_float(0x7f800000));
+// CHECK:           for (int k = 0; k < 4; ++k) {
+// CHECK:             const float [[X:x[0-9]+]] = in0[at{{[0-9]+}}];
+// CHECK-NEXT:        xs[k * 1 + 0] = [[X]];
+// CHECK-NEXT:        rowMax = kiln_max(rowMax, [[X]]);
+// CHECK:           rowMax = kiln_warp_allreduce(rowMax, kiln_max_op());
+// CHECK:             xs[k * 1 + 0] = exp2f((xs[k * 1 + 0] - rowMax) * 1.44269502f);
+// CHECK-NEXT:        sum += xs[k * 1 + 0];
 // CHECK:           sum = kiln_warp_allreduce(sum, kiln_sum_op());
-// CHECK:           // Write pass.
-// CHECK:             out0[at{{[0-9]+}}] = kiln_exp(x{{[0-9]+}} - acc) / sum;
+// CHECK-NEXT:      const float inv = 1.0f / sum;
+// CHECK:             const float [[Y:y[0-9]+]] = xs[k * 1 + 0] * inv;
+// CHECK-NEXT:        out0[at{{[0-9]+}}] = [[Y]];
 // CHECK-NOT:     __shared__
 func.func @softmax_warp(%a: tensor<64x128xf32>) -> tensor<64x128xf32> {
   %e = kiln.empty : tensor<64x128xf32>
@@ -31,11 +38,13 @@ func.func @softmax_warp(%a: tensor<64x128xf32>) -> tensor<64x128xf32> {
 // results through shared memory. Rows of 50257 have a tail.
 // CHECK-LABEL: kiln.kernel "softmax_block"
 // CHECK:       __launch_bounds__(1024)
-// CHECK:         // 2 rows of 50257 elements; one block per row.
+// CHECK:         // 2 rows of 50257 elements; one block per row; 50 elements per thread, held in registers.
 // CHECK-NEXT:    __shared__ float kiln_partials[32];
 // CHECK-NEXT:    for (kiln_index_t row = blockIdx.x; row < 2; row += gridDim.x) {
-// CHECK:             for (kiln_index_t col = threadIdx.x; col < 50257; col += blockDim.x) {
-// CHECK:           acc = kiln_block_allreduce(acc, kiln_max_op(), kiln_partials);
+// CHECK-NEXT:      float xs[50];
+// CHECK:             const kiln_index_t [[V:vcol[0-9]+]] = threadIdx.x + k * 1024;
+// CHECK-NEXT:        if ([[V]] < 50257) {
+// CHECK:           rowMax = kiln_block_allreduce(rowMax, kiln_max_op(), kiln_partials);
 // CHECK:           sum = kiln_block_allreduce(sum, kiln_sum_op(), kiln_partials);
 func.func @softmax_block(%a: tensor<2x50257xf32>) -> tensor<2x50257xf32> {
   %e = kiln.empty : tensor<2x50257xf32>

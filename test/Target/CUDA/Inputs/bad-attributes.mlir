@@ -8,9 +8,9 @@ func.func @too_many_threads(%a: tensor<64xf32>) -> tensor<64xf32> {
   return %r : tensor<64xf32>
 }
 
-func.func @vector_does_not_divide(%a: tensor<6xf32>) -> tensor<6xf32> {
+func.func @vector_too_wide(%a: tensor<6xf32>) -> tensor<6xf32> {
   %e = kiln.empty : tensor<6xf32>
-  %r = kiln.kernel "odd_vector" pointwise ins(%a : tensor<6xf32>) outs(%e : tensor<6xf32>) attributes {block_size = 32 : i64, grid_size = 1 : i64, vector_width = 4 : i64} {
+  %r = kiln.kernel "wide_vector" pointwise ins(%a : tensor<6xf32>) outs(%e : tensor<6xf32>) attributes {block_size = 32 : i64, grid_size = 1 : i64, vector_width = 8 : i64} {
   ^bb0(%x: tensor<6xf32>, %o: tensor<6xf32>):
     kiln.yield %x : tensor<6xf32>
   } -> tensor<6xf32>

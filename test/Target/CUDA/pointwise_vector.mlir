@@ -1,0 +1,117 @@
+// The vectorised loop template as kiln-tile-kernels chooses it: 16-byte
+// vectors when every input is read at the output's own index or is a single
+// element, a tail for counts that are not a multiple of the vector, and the
+// scalar loop for broadcasts of non-scalars and views. Compiled by NVRTC.
+// RUN: kiln-opt %s --kiln-tile-kernels | kiln-translate --emit-cuda | FileCheck %s
+
+// The benchmark chain Sigmoid(x * 1.5 + 0.25) * x over 2^20 f16 elements:
+// 8 halves per vector, 4 vectors per thread blockDim.x apart, the 4 loads
+// first; no tail.
+// CHECK-LABEL: kiln.kernel "sigmoid_chain_f16"
+// CHECK:         // 1048576 elements in 131072 vectors of 8; 4 vectors per thread and grid-stride step, blockDim.x apart.
+// CHECK:         for (; kiln_unit + 3 * (kiln_index_t)blockDim.x < kiln_count; kiln_unit += (kiln_index_t)gridDim.x * blockDim.x * 4) {
+// CHECK:           const kiln_vec<__half, 8> vin0_0 = reinterpret_cast<const kiln_vec<__half, 8>*>(in0)[i0];
+// CHECK-NEXT:      const kiln_vec<__half, 8> vin0_1 = reinterpret_cast<const kiln_vec<__half, 8>*>(in0)[i1];
+// CHECK-NEXT:      const kiln_vec<__half, 8> vin0_2 = reinterpret_cast<const kiln_vec<__half, 8>*>(in0)[i2];
+// CHECK-NEXT:      const kiln_vec<__half, 8> vin0_3 = reinterpret_cast<const kiln_vec<__half, 8>*>(in0)[i3];
+// CHECK-NEXT:      const float x0 = __half2float(vin0_0.v[0]);
+// CHECK-NEXT:      const float v1 = (x0 * 1.5f);
+// CHECK-NEXT:      const float v2 = (v1 + 0.25f);
+// CHECK-NEXT:      const float v3 = kiln_sigmoid(v2);
+// CHECK:           reinterpret_cast<kiln_vec<__half, 8>*>(out0)[i3] = vout0_3;
+// CHECK:         for (kiln_index_t i = kiln_unit; i < kiln_count; i += (kiln_index_t)blockDim.x) {
+// CHECK:           reinterpret_cast<kiln_vec<__half, 8>*>(out0)[i] = vout0_0;
+// CHECK-NOT:     elements after the last whole vector
+// CHECK-NOT:     in0[
+func.func @sigmoid_chain_f16(%x: tensor<1024x1024xf16>) -> tensor<1024x1024xf16> {
+  %e = kiln.empty : tensor<1024x1024xf16>
+  %r = kiln.kernel "sigmoid_chain_f16" pointwise ins(%x : tensor<1024x1024xf16>) outs(%e : tensor<1024x1024xf16>) {
+  ^bb0(%a: tensor<1024x1024xf16>, %o: tensor<1024x1024xf16>):
+    %k = kiln.constant dense<1.5> : tensor<f16>
+    %b = kiln.constant dense<0.25> : tensor<f16>
+    %m = kiln.mul %a, %k : tensor<1024x1024xf16>, tensor<f16> -> tensor<1024x1024xf16>
+    %s = kiln.add %m, %b : tensor<1024x1024xf16>, tensor<f16> -> tensor<1024x1024xf16>
+    %g = kiln.sigmoid %s : tensor<1024x1024xf16> -> tensor<1024x1024xf16>
+    %y = kiln.mul %g, %a : tensor<1024x1024xf16>, tensor<1024x1024xf16> -> tensor<1024x1024xf16>
+    kiln.yield %y : tensor<1024x1024xf16>
+  } -> tensor<1024x1024xf16>
+  return %r : tensor<1024x1024xf16>
+}
+
+// 3003 bf16 elements: 375 vectors of 8, then 3 elements one per thread; the
+// scalar input is one uniform load in both loops.
+// CHECK-LABEL: kiln.kernel "tail_bf16"
+// CHECK:         // 3003 elements in 375 vectors of 8 and a tail of 3; 1 vector per thread and grid-stride step.
+// CHECK:           const kiln_vec<__nv_bfloat16, 8> vin0_0 = reinterpret_cast<const kiln_vec<__nv_bfloat16, 8>*>(in0)[i];
+// CHECK-NEXT:      const float x0 = __bfloat162float(vin0_0.v[0]);
+// CHECK-NEXT:      const float x1 = __bfloat162float(in1[0]);
+// CHECK:           reinterpret_cast<kiln_vec<__nv_bfloat16, 8>*>(out0)[i] = vout0_0;
+// CHECK:         // The 3 elements after the last whole vector.
+// CHECK-NEXT:    for (kiln_index_t i = 3000 + (kiln_index_t)blockIdx.x * blockDim.x + threadIdx.x; i < 3003; i += (kiln_index_t)gridDim.x * blockDim.x) {
+// CHECK-NEXT:      const float x{{[0-9]+}} = __bfloat162float(in0[i]);
+// CHECK-NEXT:      const float x{{[0-9]+}} = __bfloat162float(in1[0]);
+// CHECK:           out0[i] = __float2bfloat16_rn(v{{[0-9]+}});
+func.func @tail_bf16(%x: tensor<3x1001xbf16>, %s: tensor<bf16>) -> tensor<3x1001xbf16> {
+  %e = kiln.empty : tensor<3x1001xbf16>
+  %r = kiln.kernel "tail_bf16" pointwise ins(%x, %s : tensor<3x1001xbf16>, tensor<bf16>) outs(%e : tensor<3x1001xbf16>) {
+  ^bb0(%a: tensor<3x1001xbf16>, %b: tensor<bf16>, %o: tensor<3x1001xbf16>):
+    %m = kiln.sub %a, %b : tensor<3x1001xbf16>, tensor<bf16> -> tensor<3x1001xbf16>
+    %t = kiln.tanh %m : tensor<3x1001xbf16> -> tensor<3x1001xbf16>
+    kiln.yield %t : tensor<3x1001xbf16>
+  } -> tensor<3x1001xbf16>
+  return %r : tensor<3x1001xbf16>
+}
+
+// A row broadcast ([4096] to [4, 4096]) keeps the scalar loop.
+// CHECK-LABEL: kiln.kernel "row_broadcast_f32"
+// CHECK-NOT:     reinterpret_cast
+// CHECK:         // 16384 elements; 1 element per thread and grid-stride step.
+// CHECK:           const float x0 = in0[i];
+// CHECK-NEXT:      const float x1 = in1[(i % 4096)];
+// CHECK:           out0[i] = v{{[0-9]+}};
+// CHECK-NOT:     reinterpret_cast
+func.func @row_broadcast_f32(%x: tensor<4x4096xf32>, %b: tensor<4096xf32>) -> tensor<4x4096xf32> {
+  %e = kiln.empty : tensor<4x4096xf32>
+  %r = kiln.kernel "row_broadcast_f32" pointwise ins(%x, %b : tensor<4x4096xf32>, tensor<4096xf32>) outs(%e : tensor<4x4096xf32>) {
+  ^bb0(%a: tensor<4x4096xf32>, %c: tensor<4096xf32>, %o: tensor<4x4096xf32>):
+    %s = kiln.add %a, %c : tensor<4x4096xf32>, tensor<4096xf32> -> tensor<4x4096xf32>
+    %y = kiln.relu %s : tensor<4x4096xf32> -> tensor<4x4096xf32>
+    kiln.yield %y : tensor<4x4096xf32>
+  } -> tensor<4x4096xf32>
+  return %r : tensor<4x4096xf32>
+}
+
+// A view inside the kernel keeps the element order: the reshaped input is
+// read by vector too.
+// CHECK-LABEL: kiln.kernel "view_f16"
+// CHECK:         // 512 elements in 64 vectors of 8; 1 vector per thread and grid-stride step.
+// CHECK:           const kiln_vec<__half, 8> vin0_0 = reinterpret_cast<const kiln_vec<__half, 8>*>(in0)[i];
+// CHECK-NEXT:      const kiln_vec<__half, 8> vin1_0 = reinterpret_cast<const kiln_vec<__half, 8>*>(in1)[i];
+// CHECK-NEXT:      const float x0 = __half2float(vin0_0.v[0]);
+// CHECK-NEXT:      const float x1 = __half2float(vin1_0.v[0]);
+func.func @view_f16(%x: tensor<64x8xf16>, %y: tensor<512xf16>) -> tensor<512xf16> {
+  %e = kiln.empty : tensor<512xf16>
+  %r = kiln.kernel "view_f16" pointwise ins(%x, %y : tensor<64x8xf16>, tensor<512xf16>) outs(%e : tensor<512xf16>) {
+  ^bb0(%a: tensor<64x8xf16>, %b: tensor<512xf16>, %o: tensor<512xf16>):
+    %shape = kiln.constant dense<[512]> : tensor<1xi64>
+    %v = kiln.reshape %a, %shape : tensor<64x8xf16>, tensor<1xi64> -> tensor<512xf16>
+    %s = kiln.add %v, %b : tensor<512xf16>, tensor<512xf16> -> tensor<512xf16>
+    kiln.yield %s : tensor<512xf16>
+  } -> tensor<512xf16>
+  return %r : tensor<512xf16>
+}
+
+// f32 to f16: vectors of 4, 16 bytes read and 8 written per vector.
+// CHECK-LABEL: kiln.kernel "cast_f32_f16"
+// CHECK:           const kiln_vec<float, 4> vin0_0 = reinterpret_cast<const kiln_vec<float, 4>*>(in0)[i];
+// CHECK:           reinterpret_cast<kiln_vec<__half, 4>*>(out0)[i] = vout0_0;
+// CHECK:       // nvrtc: 5 kernels for sm_90 in
+func.func @cast_f32_f16(%x: tensor<256xf32>) -> tensor<256xf16> {
+  %e = kiln.empty : tensor<256xf16>
+  %r = kiln.kernel "cast_f32_f16" pointwise ins(%x : tensor<256xf32>) outs(%e : tensor<256xf16>) {
+  ^bb0(%a: tensor<256xf32>, %o: tensor<256xf16>):
+    %c = kiln.cast %a {to = f16} : tensor<256xf32> -> tensor<256xf16>
+    kiln.yield %c : tensor<256xf16>
+  } -> tensor<256xf16>
+  return %r : tensor<256xf16>
+}
