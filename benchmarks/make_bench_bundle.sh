@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build machine: the bundle for benchmarks/compare_torch.py: an fp16 artifact
 # per model at the performance issue's shapes (ResNet-50 bs32, BERT-base bs8
-# seq128, GPT-2 bs1 seq1024) from the graph-only TorchScript exports, with
+# seq128, GPT-2 bs1 seq1024; ResNet-50 and BERT at batch 1 too) from the
+# graph-only TorchScript exports, with
 # external weights (the GPU machine fills the same bytes), and bin/kiln-run.
 # Usage: benchmarks/make_bench_bundle.sh OUTDIR
 set -euo pipefail
@@ -25,6 +26,8 @@ done <<'LIST'
 resnet50 resnet50-torchscript batch=32
 bert bert-torchscript batch=8,seq=128
 gpt2 gpt2-torchscript batch=1,seq=1024
+resnet50-bs1 resnet50-torchscript batch=1
+bert-bs1 bert-torchscript batch=1,seq=128
 LIST
 echo "bundle: $out ($(du -sk "$out" | cut -f1) KiB)"
 echo "on the GPU machine: python3 benchmarks/compare_torch.py --bundle $out"

@@ -3,6 +3,7 @@
 // the step runs), bias by cudnnAddTensor or, with a residual/relu epilogue,
 // everything in one cudnnConvolutionBiasActivationForward.
 #include "conv.h"
+#include "gpu_timing.h"
 #include "status.h"
 
 #include <algorithm>
@@ -61,7 +62,6 @@ kiln_status_t ConvPlan::create(const Conv &conv, DType dtype) {
       size_t(conv.n() * conv.k() * conv.out_h() * conv.out_w()) * element;
   hasResidual = conv.residual() >= 0;
   relu = conv.activation() == ConvActivation_Relu;
-  hasEpilogue = hasResidual || relu;
   operandBytes[4] = hasResidual ? operandBytes[3] : 0;
   // Dims are given as N, C, H, W (K, C, R, S) in either layout; the format
   // says how they lie in memory.
@@ -101,7 +101,9 @@ kiln_status_t ConvPlan::create(const Conv &conv, DType dtype) {
                          : CUDNN_TENSOR_OP_MATH;
   KILN_RETURN_IF_ERROR(cudnnStatus(cudnnSetConvolutionMathType(convDesc, math),
                                    "setting the math type"));
-  if (hasEpilogue) {
+  // With a bias, the fused call is a candidate even without an epilogue
+  // (IDENTITY activation): it saves cudnnAddTensor's pass over the output.
+  if (conv.bias() >= 0) {
     KILN_RETURN_IF_ERROR(
         cudnnStatus(cudnnCreateActivationDescriptor(&activationDesc),
                     "cudnnCreateActivationDescriptor"));
@@ -126,9 +128,10 @@ kiln_status_t ConvPlan::create(const Conv &conv, DType dtype) {
 
 namespace {
 /// How many of cuDNN's ranked algorithms are timed as the step runs, and
-/// how often each.
+/// how: kTimings timings of kTimedReplays graph replays each, median.
 constexpr int kTimedAlgorithms = 4;
-constexpr int kTimedRuns = 5;
+constexpr int kTimings = 3;
+constexpr int kTimedReplays = 5;
 
 const char *algorithmText(cudnnConvolutionFwdAlgo_t algo) {
   switch (algo) {
@@ -153,16 +156,6 @@ const char *algorithmText(cudnnConvolutionFwdAlgo_t algo) {
   }
 }
 
-/// Two timing events, destroyed with the object.
-struct EventPair {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  ~EventPair() {
-    if (start)
-      cudaEventDestroy(start);
-    if (stop)
-      cudaEventDestroy(stop);
-  }
-};
 } // namespace
 
 std::string ConvPlan::algorithmName() const {
@@ -196,13 +189,11 @@ kiln_status_t ConvPlan::chooseAlgorithm(cudnnHandle_t handle,
            << "cuDNN has no algorithm for this convolution within a "
            << workspaceBytes << "-byte workspace";
 
-  EventPair events;
-  KILN_RETURN_IF_ERROR(
-      cudaStatus(cudaEventCreate(&events.start), "cudaEventCreate"));
-  KILN_RETURN_IF_ERROR(
-      cudaStatus(cudaEventCreate(&events.stop), "cudaEventCreate"));
-  // The median time of |perf| run as the step runs, or a negative value when
-  // cuDNN refuses it (a fused call it does not support).
+  // The median GPU time of |perf| run as the step runs, or a negative value
+  // when cuDNN refuses it (a fused call it does not support). Replayed from
+  // a graph: enqueued directly, a call spends tens of microseconds on the
+  // host, which events around it would count (and did: the choice fell on
+  // algorithms several times slower on the GPU).
   auto timeOne = [&](const cudnnConvolutionFwdAlgoPerf_t &perf, bool fusedCall,
                      float *median) -> kiln_status_t {
     *median = -1;
@@ -220,29 +211,31 @@ kiln_status_t ConvPlan::chooseAlgorithm(cudnnHandle_t handle,
       kiln_status_free(refused); // Not this algorithm; the next may do.
       return nullptr;
     }
-    float times[kTimedRuns];
-    for (float &time : times) {
-      KILN_RETURN_IF_ERROR(
-          cudaStatus(cudaEventRecord(events.start, stream), "timing"));
-      KILN_RETURN_IF_ERROR(run(handle, scratch, perf.algo, perf.memory,
-                               fusedCall, workspace));
-      KILN_RETURN_IF_ERROR(
-          cudaStatus(cudaEventRecord(events.stop, stream), "timing"));
-      KILN_RETURN_IF_ERROR(cudaStatus(cudaEventSynchronize(events.stop),
-                                      "timing the convolution"));
-      KILN_RETURN_IF_ERROR(cudaStatus(
-          cudaEventElapsedTime(&time, events.start, events.stop), "timing"));
+    cudaGraphExec_t exec = nullptr;
+    if (kiln_status_t refused = captureGraph(stream, [&] {
+          return run(handle, scratch, perf.algo, perf.memory, fusedCall,
+                     workspace);
+        }, &exec)) {
+      kiln_status_free(refused); // Not capturable: not this algorithm.
+      cudaGetLastError();
+      return nullptr;
     }
-    std::sort(times, times + kTimedRuns);
-    *median = times[kTimedRuns / 2];
+    float times[kTimings];
+    kiln_status_t status = cudaStatus(cudaGraphLaunch(exec, stream), "warm-up");
+    for (int i = 0; i < kTimings && !status; ++i)
+      status = timeGraph(exec, stream, kTimedReplays, &times[i]);
+    cudaGraphExecDestroy(exec);
+    KILN_RETURN_IF_ERROR(status);
+    std::sort(times, times + kTimings);
+    *median = times[kTimings / 2];
     return nullptr;
   };
   const cudnnConvolutionFwdAlgoPerf_t *best = nullptr;
   float bestTime = 0;
-  // With an epilogue, fused calls first; the unfused sequence only when no
-  // algorithm runs it fused.
+  // Every candidate fused (when there is a bias) and unfused; the fastest
+  // wins, fused first on ties.
   for (bool fusedCall : {true, false}) {
-    if (fusedCall && !hasEpilogue)
+    if (fusedCall && !activationDesc)
       continue;
     for (const cudnnConvolutionFwdAlgoPerf_t *perf : ranked) {
       float time = -1;
@@ -253,8 +246,6 @@ kiln_status_t ConvPlan::chooseAlgorithm(cudnnHandle_t handle,
         fused = fusedCall;
       }
     }
-    if (best)
-      break;
   }
   if (!best)
     return Error(KILN_STATUS_INCOMPATIBLE)

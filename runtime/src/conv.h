@@ -19,12 +19,13 @@ struct ConvPointers {
 };
 
 /// out = act(conv2d(x, w) (+ bias per output channel) (+ residual)) on NCHW
-/// or NHWC tensors (the step's layout), accumulating in fp32. Without an
-/// epilogue: cudnnConvolutionForward, then cudnnAddTensor for the bias. With
-/// a residual or an activation: one cudnnConvolutionBiasActivationForward
-/// when some algorithm runs it, else the unfused sequence (convolution, bias,
-/// residual add, activation). f16/bf16 use tensor cores; f32 uses FMA only
-/// (no TF32) unless the step allows TF32.
+/// or NHWC tensors (the step's layout), accumulating in fp32, by whichever
+/// measures faster at session creation: one
+/// cudnnConvolutionBiasActivationForward (needs a bias; IDENTITY activation
+/// when there is no relu, which only the precomputed implicit GEMM takes),
+/// or the unfused sequence (cudnnConvolutionForward, cudnnAddTensor for the
+/// bias and the residual, cudnnActivationForward). f16/bf16 use tensor
+/// cores; f32 uses FMA only (no TF32) unless the step allows TF32.
 class ConvPlan {
 public:
   ConvPlan() = default;
@@ -40,8 +41,9 @@ public:
   /// Chooses the algorithm on |scratch| (buffers of the operands' sizes whose
   /// contents do not matter): cuDNN's own timing ranks the algorithms that
   /// need at most |workspaceBytes|, then the best few run as the step will
-  /// (epilogue included), several times each, and the lowest median wins
-  /// (ties: cuDNN's order). The chosen call ran last, so nothing loads
+  /// (epilogue included), replayed from a CUDA graph and timed on the GPU
+  /// (gpu_timing.h) three times, and the lowest median wins (ties: cuDNN's
+  /// order). The chosen call ran last, so nothing loads
   /// lazily during graph capture. Synchronises |stream|.
   kiln_status_t chooseAlgorithm(cudnnHandle_t handle,
                                 const ConvPointers &scratch, void *workspace,
@@ -75,9 +77,9 @@ private:
       CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
   size_t algorithmWorkspace = 0;
   bool keepFmaMath = false;
-  /// The step has an epilogue (residual or activation), and it runs fused in
+  /// The step's epilogue (a residual, relu), and whether the chosen call is
   /// cudnnConvolutionBiasActivationForward (else: the unfused sequence).
-  bool hasEpilogue = false, hasResidual = false, relu = false, fused = false;
+  bool hasResidual = false, relu = false, fused = false;
 };
 
 } // namespace kiln::runtime

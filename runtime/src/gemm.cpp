@@ -1,7 +1,10 @@
 // Gemm steps through cuBLASLt: row-major via the transpose trick, epilogues,
 // strided batches.
 #include "gemm.h"
+#include "gpu_timing.h"
 #include "status.h"
+
+#include <algorithm>
 
 namespace kiln::runtime {
 
@@ -138,19 +141,69 @@ kiln_status_t GemmPlan::create(cublasLtHandle_t handle, const Gemm &gemm,
                                              &alignment, sizeof(alignment)),
         "setting operand alignment"));
   }
-  cublasLtMatmulHeuristicResult_t result{};
+  // The heuristic's candidates: the first is used unless chooseAlgorithm
+  // times a faster one.
+  constexpr int kGemmCandidates = 8;
+  cublasLtMatmulHeuristicResult_t results[kGemmCandidates] = {};
   int found = 0;
   KILN_RETURN_IF_ERROR(cublasStatus(
       cublasLtMatmulAlgoGetHeuristic(handle, operation, layoutA, layoutB,
-                                     layoutC, layoutD, preference, 1, &result,
-                                     &found),
+                                     layoutC, layoutD, preference,
+                                     kGemmCandidates, results, &found),
       "cublasLtMatmulAlgoGetHeuristic"));
+  for (int i = 0; i < found; ++i)
+    if (results[i].state == CUBLAS_STATUS_SUCCESS &&
+        results[i].workspaceSize <= workspaceBytes)
+      candidates.push_back(results[i].algo);
+  found = int(candidates.size());
   if (found == 0)
     return Error(KILN_STATUS_INCOMPATIBLE)
            << "cuBLASLt has no algorithm for this gemm (m=" << m << " n=" << n
            << " k=" << k << " batch=" << batch << ", " << workspaceBytes
            << "-byte workspace)";
-  algorithm = result.algo;
+  algorithm = candidates.front();
+  configuration = std::to_string(int(dtype)) + "/" + std::to_string(int(biasDType));
+  for (int64_t value :
+       {m, n, k, batch, gemm.stride_a(), gemm.stride_b(), gemm.stride_c(),
+        gemm.stride_out(), int64_t(gemm.trans_a()), int64_t(gemm.trans_b()),
+        int64_t(gemm.epilogue()), int64_t(hasC), int64_t(gemm.allow_tf32()),
+        int64_t(alignments[0]), int64_t(alignments[1]), int64_t(alignments[2]),
+        int64_t(alignments[3]), int64_t(workspaceBytes)})
+    configuration += "/" + std::to_string(value);
+  configuration += "/" + std::to_string(alpha) + "/" + std::to_string(beta);
+  return nullptr;
+}
+
+kiln_status_t GemmPlan::chooseAlgorithm(cublasLtHandle_t handle,
+                                        const GemmPointers &scratch,
+                                        void *workspace, size_t workspaceBytes,
+                                        cudaStream_t stream) {
+  constexpr int kTimings = 3, kTimedReplays = 5;
+  float bestTime = -1;
+  cublasLtMatmulAlgo_t best = candidates.front();
+  for (const cublasLtMatmulAlgo_t &candidate : candidates) {
+    algorithm = candidate;
+    cudaGraphExec_t exec = nullptr;
+    if (kiln_status_t refused = captureGraph(stream, [&] {
+          return enqueue(handle, scratch, workspace, workspaceBytes, stream);
+        }, &exec)) {
+      kiln_status_free(refused); // This candidate does not run here.
+      cudaGetLastError();
+      continue;
+    }
+    float times[kTimings];
+    kiln_status_t status = cudaStatus(cudaGraphLaunch(exec, stream), "warm-up");
+    for (int i = 0; i < kTimings && !status; ++i)
+      status = timeGraph(exec, stream, kTimedReplays, &times[i]);
+    cudaGraphExecDestroy(exec);
+    KILN_RETURN_IF_ERROR(status);
+    std::sort(times, times + kTimings);
+    if (bestTime < 0 || times[kTimings / 2] < bestTime) {
+      bestTime = times[kTimings / 2];
+      best = candidate;
+    }
+  }
+  algorithm = best;
   return nullptr;
 }
 

@@ -7,6 +7,9 @@
 
 #include <cublasLt.h>
 
+#include <string>
+#include <vector>
+
 namespace kiln::runtime {
 
 /// Pointers of one Gemm execution (c and bias may be NULL).
@@ -34,6 +37,22 @@ public:
                        kiln::artifact::DType biasDType,
                        const uint32_t alignments[4], size_t workspaceBytes);
 
+  /// Times cuBLASLt's heuristic candidates (up to kGemmCandidates) on
+  /// |scratch| (buffers of the operands' sizes, contents irrelevant),
+  /// replayed from a CUDA graph and timed on the GPU (gpu_timing.h), and
+  /// keeps the fastest (ties: the heuristic's order). Synchronises |stream|.
+  kiln_status_t chooseAlgorithm(cublasLtHandle_t handle,
+                                const GemmPointers &scratch, void *workspace,
+                                size_t workspaceBytes, cudaStream_t stream);
+
+  /// Equal for plans that run identically (dims, strides, transposes,
+  /// epilogue, scalars, dtypes, alignments, workspace): one timing serves
+  /// them all (useAlgorithmOf).
+  const std::string &key() const { return configuration; }
+  void useAlgorithmOf(const GemmPlan &timed) { algorithm = timed.algorithm; }
+  /// Bytes of a, b, c, bias (0 without) and out, for scratch operands.
+  size_t operandBytes[5] = {0, 0, 0, 0, 0};
+
   /// Enqueues the matmul on |stream|. Capturable (no allocation, no sync).
   kiln_status_t enqueue(cublasLtHandle_t handle, const GemmPointers &pointers,
                         void *workspace, size_t workspaceBytes,
@@ -45,6 +64,8 @@ private:
                          layoutC = nullptr, layoutD = nullptr;
   cublasLtMatmulPreference_t preference = nullptr;
   cublasLtMatmulAlgo_t algorithm{};
+  std::vector<cublasLtMatmulAlgo_t> candidates; // The heuristic's, best first.
+  std::string configuration;
   float alpha = 1, beta = 0;
   bool hasBias = false, hasC = false;
 };

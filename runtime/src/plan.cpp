@@ -150,6 +150,13 @@ static kiln_status_t prepareGemm(kiln_session_s *session, const Step &step,
           ? entry.buffers()->Get(static_cast<uint32_t>(gemm.bias()))->dtype()
           : dtype;
   prepared.gemm = std::make_unique<GemmPlan>();
+  // Scratch sizes for the timing at session creation (autotune.cpp).
+  int64_t operands[5] = {gemm.a(), gemm.b(), gemm.c(), gemm.bias(), gemm.out()};
+  for (int i = 0; i < 5; ++i)
+    prepared.gemm->operandBytes[i] =
+        operands[i] >= 0
+            ? entry.buffers()->Get(static_cast<uint32_t>(operands[i]))->bytes()
+            : 0;
   return prepared.gemm->create(session->cublas, gemm, dtype, biasDType,
                                alignments, session->workspaceBytes);
 }
@@ -200,49 +207,6 @@ static kiln_status_t prepareConv(kiln_session_s *session, const Step &step,
       conv, session->entry->buffers()->Get(conv.out())->dtype());
 }
 
-/// Chooses every Conv step's cuDNN algorithm by timing them on scratch
-/// operands (one allocation sized for the largest of each, freed after).
-static kiln_status_t chooseConvAlgorithms(kiln_session_s *session) {
-  constexpr int kOperands = 5; // x, w, bias, out, residual.
-  size_t largest[kOperands] = {0, 0, 0, 0, 0};
-  for (const PreparedStep &step : session->steps)
-    if (step.conv)
-      for (int i = 0; i < kOperands; ++i)
-        largest[i] = std::max(largest[i], step.conv->operandBytes[i]);
-  if (largest[0] == 0)
-    return nullptr;
-  KILN_RETURN_IF_ERROR(
-      cudnnStatus(cudnnCreate(&session->cudnn), "cudnnCreate"));
-  size_t offsets[kOperands], total = 0;
-  for (int i = 0; i < kOperands; ++i) {
-    offsets[i] = total;
-    total += (largest[i] + 255) / 256 * 256;
-  }
-  void *scratch = nullptr;
-  KILN_RETURN_IF_ERROR(cudaStatus(
-      cudaMalloc(&scratch, total),
-      "allocating " + std::to_string(total) +
-          " bytes of scratch operands to time convolution algorithms"));
-  char *base = static_cast<char *>(scratch);
-  ConvPointers pointers{base + offsets[0], base + offsets[1], base + offsets[2],
-                        base + offsets[3], base + offsets[4]};
-  kiln_status_t status = cudaStatus(cudaMemset(scratch, 0, total),
-                                    "clearing the convolution scratch");
-  for (size_t i = 0; i < session->steps.size() && !status; ++i) {
-    PreparedStep &step = session->steps[i];
-    if (!step.conv)
-      continue;
-    status = annotate(step.conv->chooseAlgorithm(
-                          session->cudnn, pointers,
-                          session->workspaces[step.stream],
-                          session->workspaceBytes, session->streams[0]),
-                      step.describe(i));
-    step.algorithm = step.conv->algorithmName();
-  }
-  cudaFree(scratch);
-  return status;
-}
-
 kiln_status_t prepareSteps(kiln_session_s *session) {
   const EntryPoint &entry = *session->entry;
   uint32_t count = entry.steps() ? entry.steps()->size() : 0;
@@ -273,7 +237,7 @@ kiln_status_t prepareSteps(kiln_session_s *session) {
     KILN_RETURN_IF_ERROR(annotate(status, prepared.describe(i)));
     countTraffic(entry, step, prepared);
   }
-  return chooseConvAlgorithms(session);
+  return chooseLibraryAlgorithms(session);
 }
 
 kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,

@@ -64,6 +64,9 @@ void resolveAddresses(const kiln_session_s &session,
 /// Builds PreparedSteps (launch checks, cuBLASLt and cuDNN algorithms) for
 /// the session's entry point.
 kiln_status_t prepareSteps(kiln_session_s *session);
+/// Chooses the Conv and Gemm steps' library algorithms by timing them on the
+/// GPU (autotune.cpp); creates the cuDNN handle when there are Conv steps.
+kiln_status_t chooseLibraryAlgorithms(kiln_session_s *session);
 /// Enqueues step |index| on |stream| with buffer |addresses|.
 kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
                           const std::vector<void *> &addresses,

@@ -1,6 +1,7 @@
 // kiln_session_run's work: host staging, CUDA graph capture/update/replay, and
 // step-by-step debug and profile runs.
 #include "bindings.h"
+#include "gpu_timing.h"
 #include "session.h"
 #include "status.h"
 
@@ -113,21 +114,12 @@ kiln_status_t captureStepGraphs(kiln_session_s *session,
     StepKind kind = session->steps[i].kind;
     if (kind == StepKind_RecordEvent || kind == StepKind_WaitEvent)
       continue;
-    KILN_RETURN_IF_ERROR(cudaStatus(
-        cudaStreamBeginCapture(origin, cudaStreamCaptureModeThreadLocal),
-        "capturing a step to profile"));
-    kiln_status_t status = enqueueStep(*session, i, addresses, origin);
-    cudaGraph_t graph = nullptr;
-    cudaError_t ended = cudaStreamEndCapture(origin, &graph);
-    if (!status)
-      status = cudaStatus(ended, "cudaStreamEndCapture");
-    if (!status)
-      status = cudaStatus(
-          cudaGraphInstantiate(&session->stepGraphs[i], graph, 0),
-          "cudaGraphInstantiate");
-    if (graph)
-      cudaGraphDestroy(graph);
-    KILN_RETURN_IF_ERROR(annotate(status, session->steps[i].describe(i)));
+    KILN_RETURN_IF_ERROR(annotate(
+        captureGraph(
+            origin,
+            [&] { return enqueueStep(*session, i, addresses, origin); },
+            &session->stepGraphs[i]),
+        "capturing " + session->steps[i].describe(i) + " to profile it"));
   }
   session->stepGraphAddresses = addresses;
   return nullptr;
@@ -141,8 +133,14 @@ kiln_status_t runStepByStep(kiln_session_s *session,
                             const std::vector<void *> &addresses,
                             cudaStream_t stream) {
   bool graphs = session->profile && !session->debug;
-  if (graphs)
+  if (graphs) {
     KILN_RETURN_IF_ERROR(captureStepGraphs(session, addresses));
+    // Let every launch below queue up before the GPU starts (a step's
+    // events then time it alone, not its launch latency): a few
+    // microseconds of host time a step.
+    KILN_RETURN_IF_ERROR(holdStream(
+        stream, 1000 + 10 * static_cast<unsigned>(session->steps.size())));
+  }
   if (session->profile)
     KILN_RETURN_IF_ERROR(
         cudaStatus(cudaEventRecord(session->runStart, stream), "profiling"));

@@ -1,0 +1,81 @@
+// GPU-side timing: held streams, graph capture and timed replays.
+#include "gpu_timing.h"
+#include "status.h"
+
+#include <chrono>
+#include <thread>
+
+namespace kiln::runtime {
+
+namespace {
+void CUDART_CB sleepCallback(void *data) {
+  auto microseconds = static_cast<unsigned>(reinterpret_cast<uintptr_t>(data));
+  std::this_thread::sleep_for(std::chrono::microseconds(microseconds));
+}
+
+/// Two timing events, destroyed with the object.
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  ~EventPair() {
+    if (start)
+      cudaEventDestroy(start);
+    if (stop)
+      cudaEventDestroy(stop);
+  }
+};
+} // namespace
+
+kiln_status_t holdStream(cudaStream_t stream, unsigned microseconds) {
+  return cudaStatus(
+      cudaLaunchHostFunc(stream, sleepCallback,
+                         reinterpret_cast<void *>(uintptr_t(microseconds))),
+      "holding the stream for timing");
+}
+
+kiln_status_t captureGraph(cudaStream_t stream,
+                           const std::function<kiln_status_t()> &enqueue,
+                           cudaGraphExec_t *exec) {
+  *exec = nullptr;
+  KILN_RETURN_IF_ERROR(cudaStatus(
+      cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
+      "cudaStreamBeginCapture"));
+  kiln_status_t status = enqueue();
+  cudaGraph_t graph = nullptr;
+  cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+  if (!status)
+    status = cudaStatus(ended, "cudaStreamEndCapture");
+  if (!status)
+    status = cudaStatus(cudaGraphInstantiate(exec, graph, 0),
+                        "cudaGraphInstantiate");
+  if (graph)
+    cudaGraphDestroy(graph);
+  return status;
+}
+
+kiln_status_t timeGraph(cudaGraphExec_t exec, cudaStream_t stream, int repeats,
+                        float *milliseconds) {
+  EventPair events;
+  KILN_RETURN_IF_ERROR(
+      cudaStatus(cudaEventCreate(&events.start), "cudaEventCreate"));
+  KILN_RETURN_IF_ERROR(
+      cudaStatus(cudaEventCreate(&events.stop), "cudaEventCreate"));
+  // A graph launch takes a few microseconds of host time: hold the stream
+  // long enough for all of them to queue.
+  KILN_RETURN_IF_ERROR(holdStream(stream, 200 + 20 * unsigned(repeats)));
+  KILN_RETURN_IF_ERROR(
+      cudaStatus(cudaEventRecord(events.start, stream), "timing"));
+  for (int i = 0; i < repeats; ++i)
+    KILN_RETURN_IF_ERROR(
+        cudaStatus(cudaGraphLaunch(exec, stream), "cudaGraphLaunch"));
+  KILN_RETURN_IF_ERROR(
+      cudaStatus(cudaEventRecord(events.stop, stream), "timing"));
+  KILN_RETURN_IF_ERROR(
+      cudaStatus(cudaEventSynchronize(events.stop), "timing a graph"));
+  float total = 0;
+  KILN_RETURN_IF_ERROR(cudaStatus(
+      cudaEventElapsedTime(&total, events.start, events.stop), "timing"));
+  *milliseconds = total / float(repeats);
+  return nullptr;
+}
+
+} // namespace kiln::runtime
