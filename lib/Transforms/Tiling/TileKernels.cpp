@@ -114,12 +114,15 @@ int64_t rowVectorWidth(KernelOp kernel, int64_t rowLength,
 }
 
 /// Threads per block for a softmax row of |rowLength| (> 1024) elements:
-/// about kSoftmaxValuesPerThread each (two 16-byte vectors of f16), between
+/// about kSoftmaxValuesPerThread each (four 16-byte vectors of f16), between
 /// 128 and 1024 threads. Fewer, fuller threads than layer_norm's 512 keep
 /// more bytes in flight per multiprocessor, since softmax reads one tensor
-/// where layer_norm reads two, and make the block reductions cheaper.
+/// where layer_norm reads two, and make the block reductions cheaper. On the
+/// H200, rows of 4096 f16 ([4096, 4096]) ran at 19.6-21.2 us with 128
+/// threads (32 values each), 21.9 with 256, 33.5 with 512 and 86 with 1024
+/// (benchmarks/results/2026-11-30-h200-kernels-softmax-tilings.json).
 int64_t softmaxBlockSize(int64_t rowLength) {
-  constexpr int64_t kSoftmaxValuesPerThread = 16;
+  constexpr int64_t kSoftmaxValuesPerThread = 32;
   int64_t threads = 128;
   while (threads < 1024 && threads * kSoftmaxValuesPerThread < rowLength)
     threads *= 2;

@@ -5,17 +5,17 @@
 // across the warp or block; the results are written in vectors.
 // RUN: kiln-opt %s --split-input-file --kiln-fuse-kernels --kiln-tile-kernels | kiln-translate --emit-cuda | FileCheck %s
 
-// The benchmark: 4096 rows of 4096 f16, a block of 256 threads per row, two
+// The benchmark: 4096 rows of 4096 f16, a block of 128 threads per row, four
 // vectors of 8 per thread; partial results through shared memory; the
 // exponentials replace the held values.
-// CHECK-LABEL: // 4096 rows of 4096 elements; one block per row; 2 vectors of 8 per thread, held in registers.
+// CHECK-LABEL: // 4096 rows of 4096 elements; one block per row; 4 vectors of 8 per thread, held in registers.
 // CHECK-NEXT:    __shared__ float kiln_partials[32];
 // CHECK-NEXT:    for (kiln_index_t row = blockIdx.x; row < 4096; row += gridDim.x) {
-// CHECK-NEXT:      float xs[16];
+// CHECK-NEXT:      float xs[32];
 // CHECK-NEXT:      float rowMax = (-__int_as_float(0x7f800000));
 // CHECK-NEXT:      #pragma unroll
-// CHECK-NEXT:      for (int k = 0; k < 2; ++k) {
-// CHECK-NEXT:        const kiln_index_t [[V:vcol[0-9]+]] = threadIdx.x + k * 256;
+// CHECK-NEXT:      for (int k = 0; k < 4; ++k) {
+// CHECK-NEXT:        const kiln_index_t [[V:vcol[0-9]+]] = threadIdx.x + k * 128;
 // CHECK-NOT:         if ([[V]]
 // CHECK:             const kiln_vec<__half, 8> [[X:vin[0-9]+]] = reinterpret_cast<const kiln_vec<__half, 8>*>(in0)[row * 512 + [[V]]];
 // CHECK-NEXT:        const float [[X0:x[0-9]+]] = __half2float([[X]].v[0]);
