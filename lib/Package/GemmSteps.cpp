@@ -1,9 +1,11 @@
 // GEMM descriptors of `library` kernels: ONNX MatMul (NumPy batching with
 // broadcast batch dims) and Gemm (transposes, alpha, beta, C) as one
-// strided-batched, row-major cuBLASLt call.
+// strided-batched, row-major cuBLASLt call, with the epilogue fused after it
+// (relu or tanh GELU, after the bias; or a residual read as C).
 #include "PackageInternal.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Transforms/FusionRules.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -144,6 +146,32 @@ LogicalResult describeGemmOp(KernelOp kernel, GemmOp op, BodyBufferFn bufferOf,
 
 } // namespace
 
+/// Adds the fused |epilogue| to |gemm| (already described).
+LogicalResult describeEpilogue(KernelOp kernel, const ::kiln::GemmEpilogue &epilogue,
+                               BodyBufferFn bufferOf, GemmT &gemm) {
+  if (epilogue.add) {
+    if (gemm.c >= 0)
+      return kernel.emitError("packager: kernel '")
+             << kernel.getSymName()
+             << "': a residual add after a Gemm that already has C";
+    FailureOr<uint32_t> residual = bufferOf(epilogue.residual);
+    if (failed(residual))
+      return failure();
+    // Views keep the element order: the residual lies like out.
+    gemm.c = *residual;
+    gemm.beta = 1.0f;
+    gemm.stride_c = gemm.stride_out;
+  }
+  if (!epilogue.activation)
+    return success();
+  bool bias = gemm.epilogue == GemmEpilogue_Bias;
+  if (isa<ReluOp>(epilogue.activation))
+    gemm.epilogue = bias ? GemmEpilogue_BiasRelu : GemmEpilogue_Relu;
+  else
+    gemm.epilogue = bias ? GemmEpilogue_BiasGelu : GemmEpilogue_Gelu;
+  return success();
+}
+
 LogicalResult describeGemm(KernelOp kernel, BodyBufferFn bufferOf,
                            GemmT &gemm) {
   YieldOp yield = kernel.getYield();
@@ -154,13 +182,25 @@ LogicalResult describeGemm(KernelOp kernel, BodyBufferFn bufferOf,
   auto precision =
       module ? module->getAttrOfType<StringAttr>(kPrecisionAttr) : nullptr;
   gemm.allow_tf32 = precision && precision.getValue() == "tf32";
+  std::optional<::kiln::GemmEpilogue> epilogue;
+  if (!isa_and_nonnull<MatMulOp, GemmOp>(producer)) {
+    epilogue = matchGemmEpilogue(producer, /*singleUse=*/false);
+    if (epilogue)
+      producer = epilogue->gemm;
+  }
+  LogicalResult described = failure();
   if (auto matmul = dyn_cast_or_null<MatMulOp>(producer))
-    return describeMatMul(kernel, matmul, bufferOf, gemm);
-  if (auto op = dyn_cast_or_null<GemmOp>(producer))
-    return describeGemmOp(kernel, op, bufferOf, gemm);
-  return kernel.emitError("packager: library kernel '")
-         << kernel.getSymName()
-         << "' must yield the result of one kiln.matmul or kiln.gemm";
+    described = describeMatMul(kernel, matmul, bufferOf, gemm);
+  else if (auto op = dyn_cast_or_null<GemmOp>(producer))
+    described = describeGemmOp(kernel, op, bufferOf, gemm);
+  else
+    return kernel.emitError("packager: library kernel '")
+           << kernel.getSymName()
+           << "' must yield the result of one kiln.matmul or kiln.gemm, or "
+              "its epilogue (relu, tanh GELU, a residual add)";
+  if (failed(described) || !epilogue)
+    return described;
+  return describeEpilogue(kernel, *epilogue, bufferOf, gemm);
 }
 
 } // namespace kiln::package

@@ -90,11 +90,18 @@ kiln_status_t GemmPlan::create(cublasLtHandle_t handle, const Gemm &gemm,
   case GemmEpilogue_BiasRelu:
     epilogue = CUBLASLT_EPILOGUE_RELU_BIAS;
     break;
+  case GemmEpilogue_Gelu:
+    epilogue = CUBLASLT_EPILOGUE_GELU;
+    break;
+  case GemmEpilogue_BiasGelu:
+    epilogue = CUBLASLT_EPILOGUE_GELU_BIAS;
+    break;
   default:
     break;
   }
   hasBias = epilogue == CUBLASLT_EPILOGUE_BIAS ||
-            epilogue == CUBLASLT_EPILOGUE_RELU_BIAS;
+            epilogue == CUBLASLT_EPILOGUE_RELU_BIAS ||
+            epilogue == CUBLASLT_EPILOGUE_GELU_BIAS;
   KILN_RETURN_IF_ERROR(cublasStatus(
       cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_EPILOGUE,
                                      &epilogue, sizeof(epilogue)),

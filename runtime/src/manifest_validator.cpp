@@ -262,7 +262,8 @@ private:
       KILN_RETURN_IF_ERROR(checkOperand(gemm->c(), "gemm c", *gemm, gemm->m(),
                                         gemm->n(), gemm->stride_c()));
     bool bias = gemm->epilogue() == GemmEpilogue_Bias ||
-                gemm->epilogue() == GemmEpilogue_BiasRelu;
+                gemm->epilogue() == GemmEpilogue_BiasRelu ||
+                gemm->epilogue() == GemmEpilogue_BiasGelu;
     if (bias) {
       KILN_RETURN_IF_ERROR(checkBuffer(gemm->bias(), "gemm bias"));
       const Buffer &buffer =

@@ -306,3 +306,25 @@ def conv_residual(args):
         n("Relu", ["z"], ["out"], name="relu3"),
     ]
     return _model(nodes, [x], ["out"], inits)
+
+
+@model
+def gemm_epilogues(args):
+    """y = Gemm(Relu(Gemm(x, w1, b1)), w2, b2) + x over x: [batch, 16]: the
+    relu and the residual add are cuBLASLt epilogues of the two Gemms."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16])
+
+    def weight(name, *shape):
+        values = (np.arange(np.prod(shape)) % 7 - 3) / 16.0
+        return numpy_helper.from_array(
+            values.astype(np.float32).reshape(shape), name)
+
+    n = helper.make_node
+    nodes = [
+        n("Gemm", ["x", "w1", "b1"], ["g1"], name="fc1"),
+        n("Relu", ["g1"], ["h"], name="relu"),
+        n("Gemm", ["h", "w2", "b2"], ["g2"], name="fc2"),
+        n("Add", ["g2", "x"], ["y"], name="residual"),
+    ]
+    return _model(nodes, [x], ["y"], [weight("w1", 16, 16), weight("b1", 16),
+                                      weight("w2", 16, 16), weight("b2", 16)])

@@ -2,7 +2,7 @@
 
 // A chain of identical layers needs two layer-sized activations however long
 // it is: each buffer is dead once the next layer has read it. 2 and 6 layers
-// of matmul + relu (8x64xf32 = 2048 bytes) give the same arena; the last
+// of matmul + sigmoid (8x64xf32 = 2048 bytes) give the same arena; the last
 // kernel writes the function result directly.
 // CHECK-LABEL: func.func @two_layers
 // CHECK-SAME: kiln.activation_arena_bytes = 4096 : i64
@@ -10,9 +10,9 @@
 // CHECK: kiln.empty {result_index = 0 : i64}
 func.func @two_layers(%x: tensor<8x64xf32>, %w: tensor<64x64xf32>) -> tensor<8x64xf32> {
   %0 = kiln.matmul %x, %w : tensor<8x64xf32>, tensor<64x64xf32> -> tensor<8x64xf32>
-  %1 = kiln.relu %0 : tensor<8x64xf32> -> tensor<8x64xf32>
+  %1 = kiln.sigmoid %0 : tensor<8x64xf32> -> tensor<8x64xf32>
   %2 = kiln.matmul %1, %w : tensor<8x64xf32>, tensor<64x64xf32> -> tensor<8x64xf32>
-  %3 = kiln.relu %2 : tensor<8x64xf32> -> tensor<8x64xf32>
+  %3 = kiln.sigmoid %2 : tensor<8x64xf32> -> tensor<8x64xf32>
   return %3 : tensor<8x64xf32>
 }
 
@@ -24,17 +24,17 @@ func.func @two_layers(%x: tensor<8x64xf32>, %w: tensor<64x64xf32>) -> tensor<8x6
 // CHECK: kiln.empty {result_index = 0 : i64}
 func.func @six_layers(%x: tensor<8x64xf32>, %w: tensor<64x64xf32>) -> tensor<8x64xf32> {
   %0 = kiln.matmul %x, %w : tensor<8x64xf32>, tensor<64x64xf32> -> tensor<8x64xf32>
-  %1 = kiln.relu %0 : tensor<8x64xf32> -> tensor<8x64xf32>
+  %1 = kiln.sigmoid %0 : tensor<8x64xf32> -> tensor<8x64xf32>
   %2 = kiln.matmul %1, %w : tensor<8x64xf32>, tensor<64x64xf32> -> tensor<8x64xf32>
-  %3 = kiln.relu %2 : tensor<8x64xf32> -> tensor<8x64xf32>
+  %3 = kiln.sigmoid %2 : tensor<8x64xf32> -> tensor<8x64xf32>
   %4 = kiln.matmul %3, %w : tensor<8x64xf32>, tensor<64x64xf32> -> tensor<8x64xf32>
-  %5 = kiln.relu %4 : tensor<8x64xf32> -> tensor<8x64xf32>
+  %5 = kiln.sigmoid %4 : tensor<8x64xf32> -> tensor<8x64xf32>
   %6 = kiln.matmul %5, %w : tensor<8x64xf32>, tensor<64x64xf32> -> tensor<8x64xf32>
-  %7 = kiln.relu %6 : tensor<8x64xf32> -> tensor<8x64xf32>
+  %7 = kiln.sigmoid %6 : tensor<8x64xf32> -> tensor<8x64xf32>
   %8 = kiln.matmul %7, %w : tensor<8x64xf32>, tensor<64x64xf32> -> tensor<8x64xf32>
-  %9 = kiln.relu %8 : tensor<8x64xf32> -> tensor<8x64xf32>
+  %9 = kiln.sigmoid %8 : tensor<8x64xf32> -> tensor<8x64xf32>
   %10 = kiln.matmul %9, %w : tensor<8x64xf32>, tensor<64x64xf32> -> tensor<8x64xf32>
-  %11 = kiln.relu %10 : tensor<8x64xf32> -> tensor<8x64xf32>
+  %11 = kiln.sigmoid %10 : tensor<8x64xf32> -> tensor<8x64xf32>
   return %11 : tensor<8x64xf32>
 }
 
@@ -62,7 +62,7 @@ func.func @concurrent_streams(%a: tensor<8x64xf32>, %b: tensor<8x64xf32>, %w0: t
   %1 = kiln.matmul %0, %w1 : tensor<8x64xf32>, tensor<64x64xf32> -> tensor<8x64xf32>
   %2 = kiln.matmul %b, %w1 : tensor<8x64xf32>, tensor<64x64xf32> -> tensor<8x64xf32>
   %3 = kiln.matmul %2, %w0 : tensor<8x64xf32>, tensor<64x64xf32> -> tensor<8x64xf32>
-  %4 = kiln.add %1, %3 : tensor<8x64xf32>, tensor<8x64xf32> -> tensor<8x64xf32>
+  %4 = kiln.sub %1, %3 : tensor<8x64xf32>, tensor<8x64xf32> -> tensor<8x64xf32>
   return %4 : tensor<8x64xf32>
 }
 

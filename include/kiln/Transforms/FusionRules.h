@@ -68,6 +68,27 @@ matchConvEpilogue(mlir::Operation *root,
                   llvm::function_ref<bool(mlir::Operation *)> isConvolution,
                   bool singleUse);
 
+/// A library GEMM (kiln.matmul or kiln.gemm that cuBLASLt runs) with the
+/// epilogue cuBLASLt fuses after it: act(gemm) with act a relu or a tanh
+/// GELU (cuBLASLt's GELU is the tanh form), or gemm + residual (C, beta 1),
+/// through views that keep the element order (a reshape of the result).
+struct GemmEpilogue {
+  mlir::Operation *gemm = nullptr;           // The kiln.matmul / kiln.gemm.
+  llvm::SmallVector<mlir::Operation *> views; // Between gemm and the root.
+  mlir::Operation *add = nullptr;            // The residual add, or null.
+  mlir::Value residual;                      // Its other operand.
+  mlir::Operation *activation = nullptr;     // kiln.relu / kiln.gelu, or null.
+  mlir::Operation *root = nullptr;           // The epilogue's last op.
+};
+
+/// Matches |root| = act(views(gemm)) or add(views(gemm), residual) (either
+/// operand order; the residual of the add's type, no broadcast) where the
+/// GEMM is classified Library and has no C of the result's shape (a bias row
+/// is fine). With |singleUse| every op but the root must have one user (the
+/// next op); the packager matches a kernel's body, where that holds.
+std::optional<GemmEpilogue> matchGemmEpilogue(mlir::Operation *root,
+                                              bool singleUse);
+
 /// Rewrites run by kiln-fuse-kernels before grouping: a Gemm C the library
 /// call cannot take becomes a separate add, MatMul batch dims broadcast only
 /// in part are expanded, and outputs that are (views of) graph inputs get an

@@ -11,7 +11,8 @@
 //     data movement; a row reduction joins a group of ops shaped like its
 //     result and becomes the anchor of a row_reduce kernel). A relu rooted
 //     on a library convolution (with an optional residual add between) is
-//     the convolution's epilogue: the three form one library kernel.
+//     the convolution's epilogue: the three form one library kernel; so is
+//     a relu, tanh GELU or residual add on a library GEMM (matchGemmEpilogue).
 //  3. Outline each group in program order: values from outside become
 //     inputs (constants of <= 16 elements are cloned instead), a kiln.empty
 //     is the destination of the root's result, and the root's uses read the
@@ -214,6 +215,20 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
       }
       Group group;
       group.root = op;
+      // act(gemm) or gemm + residual: one cuBLASLt call with its epilogue.
+      if (std::optional<GemmEpilogue> epilogue =
+              matchGemmEpilogue(op, /*singleUse=*/true);
+          epilogue && !groupOf.count(epilogue->gemm)) {
+        group.kind = "library";
+        SmallVector<Operation *> members{epilogue->root, epilogue->gemm};
+        members.append(epilogue->views.begin(), epilogue->views.end());
+        for (Operation *member : members) {
+          group.ops.insert(member);
+          groupOf[member] = groups.size();
+        }
+        groups.push_back(std::move(group));
+        continue;
+      }
       // relu(conv + bias [+ residual]): one cuDNN call with its epilogue.
       if (std::optional<ConvEpilogue> epilogue =
               matchConvEpilogue(op, isLibraryConvolution, /*singleUse=*/true);

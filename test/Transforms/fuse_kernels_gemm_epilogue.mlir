@@ -1,0 +1,59 @@
+// RUN: kiln-opt %s --split-input-file --kiln-fuse-kernels | FileCheck %s
+
+// GPT-2's MLP and residuals: a tanh GELU after a Gemm with a bias row and a
+// residual add after a view of a Gemm go into the library kernel (cuBLASLt's
+// GELU_BIAS epilogue; the residual read as C with beta 1).
+// CHECK-LABEL: func.func @gpt2_mlp
+// CHECK: %[[H:.+]] = kiln.kernel "gemm_gelu_0" library
+// CHECK-NEXT: ^bb0
+// CHECK: kiln.gemm
+// CHECK-NEXT: kiln.reshape
+// CHECK-NEXT: kiln.gelu {{.*}} {approximate = "tanh"}
+// CHECK-NEXT: kiln.yield
+// CHECK: kiln.kernel "gemm_add_1" library ins(%{{.+}}, %{{.+}}, %{{.+}}, %arg0 :
+// CHECK-NEXT: ^bb0
+// CHECK: kiln.gemm
+// CHECK-NEXT: kiln.reshape
+// CHECK-NEXT: kiln.add
+// CHECK-NEXT: kiln.yield
+// CHECK-NOT: kiln.kernel
+func.func @gpt2_mlp(%x: tensor<1x8x16xf16>, %w1: tensor<16x64xf16>, %b1: tensor<64xf16>, %w2: tensor<64x16xf16>, %b2: tensor<16xf16>) -> tensor<1x8x16xf16> {
+  %s = kiln.constant dense<[8, 16]> : tensor<2xi64>
+  %s1 = kiln.constant dense<[1, 8, 64]> : tensor<3xi64>
+  %s2 = kiln.constant dense<[8, 64]> : tensor<2xi64>
+  %s3 = kiln.constant dense<[1, 8, 16]> : tensor<3xi64>
+  %x2 = kiln.reshape %x, %s : tensor<1x8x16xf16>, tensor<2xi64> -> tensor<8x16xf16>
+  %g1 = kiln.gemm %x2, %w1, %b1 : tensor<8x16xf16>, tensor<16x64xf16>, tensor<64xf16> -> tensor<8x64xf16>
+  %r1 = kiln.reshape %g1, %s1 : tensor<8x64xf16>, tensor<3xi64> -> tensor<1x8x64xf16>
+  %a = kiln.gelu %r1 {approximate = "tanh"} : tensor<1x8x64xf16> -> tensor<1x8x64xf16>
+  %a2 = kiln.reshape %a, %s2 : tensor<1x8x64xf16>, tensor<2xi64> -> tensor<8x64xf16>
+  %g2 = kiln.gemm %a2, %w2, %b2 : tensor<8x64xf16>, tensor<64x16xf16>, tensor<16xf16> -> tensor<8x16xf16>
+  %r2 = kiln.reshape %g2, %s3 : tensor<8x16xf16>, tensor<3xi64> -> tensor<1x8x16xf16>
+  %y = kiln.add %r2, %x : tensor<1x8x16xf16>, tensor<1x8x16xf16> -> tensor<1x8x16xf16>
+  return %y : tensor<1x8x16xf16>
+}
+
+// -----
+
+// A relu after a MatMul is its epilogue; BERT's erf GELU is not (cuBLASLt's
+// GELU is the tanh form), nor an add that broadcasts, nor an epilogue on a
+// result that has another user.
+// CHECK-LABEL: func.func @not_fused
+// CHECK: kiln.kernel "matmul_relu_0" library
+// CHECK: kiln.kernel "matmul_1" library
+// CHECK: kiln.kernel "gelu_2" pointwise
+// CHECK: kiln.kernel "matmul_3" library
+// CHECK: kiln.kernel "add_4" pointwise
+// CHECK: kiln.kernel "matmul_5" library
+// CHECK: kiln.kernel "relu_6" pointwise
+func.func @not_fused(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %r: tensor<1x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) {
+  %m0 = kiln.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %y0 = kiln.relu %m0 : tensor<8x16xf32> -> tensor<8x16xf32>
+  %m1 = kiln.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %y1 = kiln.gelu %m1 : tensor<8x16xf32> -> tensor<8x16xf32>
+  %m2 = kiln.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %y2 = kiln.add %m2, %r : tensor<8x16xf32>, tensor<1x16xf32> -> tensor<8x16xf32>
+  %m3 = kiln.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %y3 = kiln.relu %m3 : tensor<8x16xf32> -> tensor<8x16xf32>
+  return %y0, %y1, %y2, %m3, %y3 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
+}
