@@ -28,6 +28,10 @@
 //     entries are all alike (-65504 everywhere: uniform weights), since then
 //     no key is skippable. So every row meets its largest entry.
 //  4. No bounds when no tile skips anything; slices with equal bounds merge.
+//  5. A causal mask whose entries on and below the diagonal are all 0 and
+//     whose entries above it are all skippable (GPT-2's) need not be read:
+//     the kernel adds nothing and sets the keys above the diagonal to -inf
+//     in the diagonal tile, which gives their weights the same exact 0.
 #include "AttentionTemplates.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
@@ -224,6 +228,16 @@ std::optional<KeyTileBounds> findKeyTileBounds(KernelOp kernel, Value mask,
   bounds.causal = bounds.slices == 1;
   for (int64_t i = 0; i < queryTiles && bounds.causal; ++i)
     bounds.causal = bounds.first[i] == 0 && bounds.last[i] == i;
+
+  // Step 5.
+  bounds.zeroCausal = bounds.causal && slices == 1 && sq == sk &&
+                      rowsPerTile == keysPerTile &&
+                      maskRows == sq && maskCols == sk;
+  for (int64_t row = 0; row < sq && bounds.zeroCausal; ++row)
+    for (int64_t key = 0; key < sk && bounds.zeroCausal; ++key) {
+      double value = values->getDouble(row * maskCols + key);
+      bounds.zeroCausal = key <= row ? value == 0.0 : value <= -kMaskMargin;
+    }
   return bounds;
 }
 

@@ -45,7 +45,7 @@ std::string flashHelpers(mlir::Type type);
 bool canUseFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                        int64_t block);
 /// The flash kernel: a block per 64 query rows of one (batch, head), tensor
-/// cores, online softmax over key tiles of 64.
+/// cores (ldmatrix fragments), online softmax in base 2 over key tiles of 64.
 mlir::LogicalResult emitFlashKernel(ElementalEmitter &emitter,
                                     AttentionOp attention,
                                     LaunchGeometry &launch);
@@ -58,6 +58,9 @@ struct KeyTileBounds {
   llvm::SmallVector<int32_t> first, last;
   /// first = 0 and last = the query tile for every tile (square, causal).
   bool causal = false;
+  /// Causal, with 0 on and below the diagonal and skippable entries above
+  /// it: the kernel needs no mask reads, only -inf above the diagonal.
+  bool zeroCausal = false;
 };
 /// The bounds when |mask| (a value of |kernel|'s body) is computed from
 /// constants only and lets some query tile skip a key tile; see
@@ -67,6 +70,13 @@ std::optional<KeyTileBounds> findKeyTileBounds(KernelOp kernel,
                                                int64_t outputRank, int64_t sq,
                                                int64_t sk, int64_t rowsPerTile,
                                                int64_t keysPerTile);
+
+/// The key-tile loop's online softmax in the flash kernel, after S = Q K^T
+/// (FlashAttentionSoftmax.cpp); |readMask|: the loop has read bias[j][c].
+mlir::LogicalResult emitFlashSoftmax(ElementalEmitter &emitter,
+                                     AttentionOp attention,
+                                     const KeyTileBounds *bounds,
+                                     bool readMask, int64_t keysPerTile);
 
 } // namespace kiln::cuda
 

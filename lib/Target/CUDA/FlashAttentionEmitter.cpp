@@ -51,18 +51,19 @@ bool canUseFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
 ///  1. Start async copies of key/value tile 0 into shared memory (rows
 ///     padded by kFlashPad; keys past sk zero-filled), then load each warp's
 ///     16 query rows as mma A fragments, straight from global memory.
-///  2. Per key tile t: S = Q K^T on tensor cores (fp32), then start copying
-///     key tile t + 1 into the freed buffer. Scale S, add the mask (read with
-///     broadcast indices), -inf for keys past sk.
-///  3. Online softmax per row (a quad of 4 lanes holds a row's columns):
-///     m_new = max(m, max_j s_j); p_j = e^(s_j - m_new); l and O are scaled
-///     by e^(m - m_new). A row whose scores are all -inf so far subtracts 0
-///     instead, so p = 0 (no NaN from -inf - -inf) and the final 0/0 is NaN,
-///     as the decomposed softmax gives.
+///  2. Per key tile t: read the mask's entries (broadcast indices) before
+///     waiting for the tile, so their latency overlaps it; S = Q K^T on
+///     tensor cores (fp32), B fragments by ldmatrix (two n8 tiles, both k
+///     halves, per instruction); then start copying key tile t + 1 into the
+///     freed buffer.
+///  3. Online softmax (emitFlashSoftmax): scale, mask, -inf for keys past sk
+///     (and above the diagonal of a causal mask that is not read); running
+///     max and sum in base 2 (one ex2 per score).
 ///  4. O += P V on tensor cores: P's C fragments, rounded to the storage
-///     dtype, are A fragments as they stand (two n8 tiles = one k16 step);
-///     then start copying value tile t + 1.
-///  5. The output row is O / l, written in the storage dtype.
+///     dtype, are A fragments as they stand (two n8 tiles = one k16 step),
+///     V's B fragments by ldmatrix.trans; then start copying value tile
+///     t + 1.
+///  5. The output row is O / l (times 1 / l), in the storage dtype.
 /// Copies are committed in the order K0, V0, K1, V1, ... (empty groups when
 /// there is no next tile), so "all but the newest group" is always the tile
 /// about to be read.
@@ -100,11 +101,15 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   auto emitTileCopy = [&](const std::string &buffer, const std::string &source,
                           int64_t cols, const std::string &keyStart,
                           const std::string &condition) {
-    int64_t pieces = cols / 8;
+    int64_t pieces = cols / 8, total = kFlashKeys * pieces;
     if (!condition.empty())
       emitter.open("if (" + condition + ")");
-    emitter.open("for (int c = threadIdx.x; c < " + text(kFlashKeys * pieces) +
-                 "; c += " + text(block) + ")");
+    emitter.line("#pragma unroll");
+    emitter.open("for (int i = 0; i < " + text((total + block - 1) / block) +
+                 "; ++i)");
+    emitter.line("const int c = threadIdx.x + i * " + text(block) + ";");
+    if (total % block != 0)
+      emitter.line("if (c >= " + text(total) + ") break;");
     emitter.line("const int r = c / " + text(pieces) + ", col = (c % " +
                  text(pieces) + ") * 8;");
     emitter.line("const kiln_index_t key = " + keyStart + " + r;");
@@ -128,8 +133,15 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                text(kFlashKeys * (d + kFlashPad)) + "];");
   emitter.line("__align__(16) __shared__ unsigned short kiln_v[" +
                text(kFlashKeys * (dv + kFlashPad)) + "];");
-  emitter.line("const int warp = threadIdx.x >> 5, group = (threadIdx.x & 31) "
-               ">> 2, pair = threadIdx.x & 3;");
+  emitter.line("const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, "
+               "group = lane >> 2, pair = lane & 3;");
+  emitter.line("// The shared row this lane addresses for ldmatrix: of K, key "
+               "(lane & 7) + 8 (lane >> 4) at column 8 ((lane >> 3) & 1); of V,");
+  emitter.line("// key lane & 15 at column 8 (lane >> 4).");
+  emitter.line("const int kLane = ((lane & 7) + ((lane >> 4) << 3)) * " +
+               keyStride + " + ((lane >> 3) & 1) * 8;");
+  emitter.line("const int vLane = (lane & 15) * " + valueStride +
+               " + (lane >> 4) * 8;");
   emitter.open("for (kiln_index_t tile = blockIdx.x; tile < " + text(tiles) +
                "; tile += gridDim.x)");
   emitter.line("const kiln_index_t b = tile / " + text(queryTiles) + ";");
@@ -147,6 +159,9 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
     if (bounds->causal) {
       emitter.line("// The causal mask: query tile i needs key tiles 0 ... "
                    "i only.");
+      if (bounds->zeroCausal)
+        emitter.line("// Its entries are 0 up to the diagonal and masked "
+                     "above it: not read; -inf above the diagonal of tile i.");
       emitter.line("const int firstTile = 0, lastTile = queryTile;");
     } else {
       std::string table = emitter.fresh("kiln_key_tiles");
@@ -214,88 +229,55 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
 
   emitter.open("for (int t = " + loopStart + "; " + loopCondition + "; ++t)");
   emitter.line("const kiln_index_t key0 = t * " + text(kFlashKeys) + ";");
+  // A mask read at run time: its entries of this tile, loaded before the
+  // wait so that their latency overlaps it and S = Q K^T.
+  Value mask = attention.getMask();
+  bool readMask = mask && !(bounds && bounds->zeroCausal);
+  if (readMask) {
+    emitter.line("float bias[" + text(kFlashKeys / 8) + "][4];");
+    emitter.line("#pragma unroll");
+    emitter.open("for (int j = 0; j < " + text(kFlashKeys / 8) + "; ++j)");
+    emitter.line("#pragma unroll");
+    emitter.open("for (int c = 0; c < 4; ++c)");
+    emitter.line("const kiln_index_t key = key0 + j * 8 + pair * 2 + (c & 1);");
+    emitter.line("const kiln_index_t row = c < 2 ? row0 : row1;");
+    emitter.line("const kiln_index_t maskRow = row < " + text(sq) +
+                 " ? row : " + text(sq - 1) + ", maskKey = key < " + text(sk) +
+                 " ? key : " + text(sk - 1) + ";");
+    FailureOr<std::string> entry =
+        operands.at(mask, sq, sk, "maskRow", "maskKey");
+    if (failed(entry))
+      return failure();
+    emitter.line("bias[j][c] = " + *entry + ";");
+    emitter.close();
+    emitter.close();
+  }
   emitter.line("kiln_flash_wait_one();  // This thread's copies of key tile "
                "t have landed,");
   emitter.line("__syncthreads();        // and everyone's.");
   emitter.line("// s[j]: the C fragment of keys key0 + 8j ... key0 + 8j + 7.");
   emitter.line("float s[" + text(kFlashKeys / 8) + "][4];");
   emitter.line("#pragma unroll");
-  emitter.open("for (int j = 0; j < " + text(kFlashKeys / 8) + "; ++j)");
-  emitter.line("s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.0f;");
+  emitter.line("for (int j = 0; j < " + text(kFlashKeys / 8) +
+               "; ++j) s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.0f;");
+  emitter.line("#pragma unroll");
+  emitter.open("for (int j = 0; j < " + text(kFlashKeys / 8) + "; j += 2)");
   emitter.line("#pragma unroll");
   emitter.open("for (int ks = 0; ks < " + text(d / 16) + "; ++ks)");
-  emitter.line("// B[k][n] = K[key0 + 8j + n][16 ks + k]: two adjacent k of "
-               "one key row.");
-  emitter.line("const unsigned short *kr = &kiln_k[(j * 8 + group) * " +
-               keyStride + " + ks * 16 + pair * 2];");
-  emitter.line("kiln_flash_mma(s[j], qa[ks], *reinterpret_cast<const "
-               "unsigned *>(kr), *reinterpret_cast<const unsigned *>(kr + "
-               "8));");
+  emitter.line("// B[k][n] = K[key0 + 8j + n][16 ks + k]: b[0], b[1] of keys "
+               "8j ..., b[2], b[3] of keys 8j + 8 ....");
+  emitter.line("unsigned b[4];");
+  emitter.line("kiln_flash_ldmatrix(b, &kiln_k[j * " +
+               text(8 * (d + kFlashPad)) + " + ks * 16 + kLane]);");
+  emitter.line("kiln_flash_mma(s[j], qa[ks], b[0], b[1]);");
+  emitter.line("kiln_flash_mma(s[j + 1], qa[ks], b[2], b[3]);");
   emitter.close();
   emitter.close();
   emitter.line("__syncthreads();  // Every warp is done with kiln_k.");
   emitTileCopy("kiln_k", "k", d, "key0 + " + text(kFlashKeys), nextCondition);
-
-  // Scores: scale, mask, keys past the end; the row maxima.
-  emitter.line("float rowMax[2] = {" + negInf + ", " + negInf + "};");
-  emitter.line("#pragma unroll");
-  emitter.open("for (int j = 0; j < " + text(kFlashKeys / 8) + "; ++j)");
-  emitter.line("#pragma unroll");
-  emitter.open("for (int c = 0; c < 4; ++c)");
-  emitter.line("const kiln_index_t key = key0 + j * 8 + pair * 2 + (c & 1);");
-  emitter.line("float score = s[j][c] * " +
-               ElementalEmitter::floatLiteral(
-                   type, attention.getScale().convertToDouble()) +
-               ";");
-  if (Value mask = attention.getMask()) {
-    emitter.line("const kiln_index_t row = c < 2 ? row0 : row1;");
-    emitter.line("const kiln_index_t maskRow = row < " + text(sq) +
-                 " ? row : " + text(sq - 1) + ", maskKey = key < " + text(sk) +
-                 " ? key : " + text(sk - 1) + ";");
-    FailureOr<std::string> bias =
-        operands.at(mask, sq, sk, "maskRow", "maskKey");
-    if (failed(bias))
-      return failure();
-    emitter.line("score += " + *bias + ";");
-  }
-  if (sk % kFlashKeys != 0)
-    emitter.line("if (key >= " + text(sk) + ") score = " + negInf + ";");
-  emitter.line("s[j][c] = score;");
-  emitter.line("rowMax[c >> 1] = fmaxf(rowMax[c >> 1], score);");
-  emitter.close();
-  emitter.close();
-
-  // Online softmax.
-  emitter.line("float base[2], alpha[2], rowSum[2] = {0.0f, 0.0f};");
-  emitter.line("#pragma unroll");
-  emitter.open("for (int r = 0; r < 2; ++r)");
-  emitter.line("rowMax[r] = fmaxf(rowMax[r], __shfl_xor_sync(0xffffffffu, "
-               "rowMax[r], 1));");
-  emitter.line("rowMax[r] = fmaxf(rowMax[r], __shfl_xor_sync(0xffffffffu, "
-               "rowMax[r], 2));");
-  emitter.line("const float mNew = fmaxf(m[r], rowMax[r]);");
-  emitter.line("base[r] = mNew == " + negInf +
-               " ? 0.0f : mNew;  // All -inf so far: p = 0, not NaN.");
-  emitter.line("alpha[r] = expf(m[r] - base[r]);");
-  emitter.line("m[r] = mNew;");
-  emitter.close();
-  emitter.line("#pragma unroll");
-  emitter.open("for (int j = 0; j < " + text(kFlashKeys / 8) + "; ++j)");
-  emitter.line("#pragma unroll");
-  emitter.open("for (int c = 0; c < 4; ++c)");
-  emitter.line("s[j][c] = expf(s[j][c] - base[c >> 1]);");
-  emitter.line("rowSum[c >> 1] += s[j][c];");
-  emitter.close();
-  emitter.close();
-  emitter.line("l[0] = l[0] * alpha[0] + rowSum[0];");
-  emitter.line("l[1] = l[1] * alpha[1] + rowSum[1];");
-  emitter.line("#pragma unroll");
-  emitter.open("for (int e = 0; e < " + text(dv / 8) + "; ++e)");
-  emitter.line("o[e][0] *= alpha[0];");
-  emitter.line("o[e][1] *= alpha[0];");
-  emitter.line("o[e][2] *= alpha[1];");
-  emitter.line("o[e][3] *= alpha[1];");
-  emitter.close();
+  if (failed(emitFlashSoftmax(emitter, attention, bounds ? &*bounds : nullptr,
+                              readMask, kFlashKeys)))
+    return failure();
 
   // O += P V.
   emitter.line("kiln_flash_wait_one();  // Value tile t has landed.");
@@ -309,17 +291,21 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   emitter.line("                        kiln_flash_pack(s[2 * kk + 1][0], "
                "s[2 * kk + 1][1]), kiln_flash_pack(s[2 * kk + 1][2], s[2 * "
                "kk + 1][3])};");
-  emitter.line("// B[k][n] = V[key0 + 16kk + k][8e + n]: two rows of one "
-               "column per register.");
-  emitter.line("const unsigned short *vr = &kiln_v[(kk * 16 + pair * 2) * " +
-               valueStride + " + group];");
   emitter.line("#pragma unroll");
-  emitter.open("for (int e = 0; e < " + text(dv / 8) + "; ++e)");
-  emitter.line("const unsigned short *ve = vr + e * 8;");
-  emitter.line("kiln_flash_mma(o[e], pa, ve[0] | ((unsigned)ve[" + valueStride +
-               "] << 16), ve[" + text(8 * (dv + kFlashPad)) +
-               "] | ((unsigned)ve[" + text(9 * (dv + kFlashPad)) +
-               "] << 16));");
+  emitter.open("for (int e = 0; e < " + text(dv / 8) + "; e += 2)");
+  emitter.line("// B[k][n] = V[key0 + 16kk + k][8e + n]: b[0], b[1] of columns "
+               "8e ..., b[2], b[3] of 8e + 8 ...");
+  if (dv % 16 != 0)
+    emitter.line("// (past dv, the row's padding: unused).");
+  emitter.line("unsigned b[4];");
+  emitter.line("kiln_flash_ldmatrix_trans(b, &kiln_v[kk * " +
+               text(16 * (dv + kFlashPad)) + " + e * 8 + vLane]);");
+  emitter.line("kiln_flash_mma(o[e], pa, b[0], b[1]);");
+  if (dv % 16 != 0)
+    emitter.line("if (e + 1 < " + text(dv / 8) +
+                 ") kiln_flash_mma(o[e + 1], pa, b[2], b[3]);");
+  else
+    emitter.line("kiln_flash_mma(o[e + 1], pa, b[2], b[3]);");
   emitter.close();
   emitter.close();
   emitter.line("__syncthreads();  // Every warp is done with kiln_v.");
@@ -331,6 +317,8 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   emitter.open("for (int r = 0; r < 2; ++r)");
   emitter.line("l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);");
   emitter.line("l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);");
+  emitter.line("l[r] = 1.0f / l[r];  // 0 (a row of -inf): inf, and 0 * inf = "
+               "NaN.");
   emitter.close();
   std::string out = emitter.pointerName(emitter.getNumInputs());
   emitter.line(storage + " *out = " + out + " + b * " + text(sq * dv) + ";");
@@ -339,10 +327,10 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   emitter.line("const int col = e * 8 + pair * 2;");
   emitter.line("if (row0 < " + text(sq) +
                ") *reinterpret_cast<unsigned *>(out + row0 * " + text(dv) +
-               " + col) = kiln_flash_pack(o[e][0] / l[0], o[e][1] / l[0]);");
+               " + col) = kiln_flash_pack(o[e][0] * l[0], o[e][1] * l[0]);");
   emitter.line("if (row1 < " + text(sq) +
                ") *reinterpret_cast<unsigned *>(out + row1 * " + text(dv) +
-               " + col) = kiln_flash_pack(o[e][2] / l[1], o[e][3] / l[1]);");
+               " + col) = kiln_flash_pack(o[e][2] * l[1], o[e][3] * l[1]);");
   emitter.close();
   emitter.close();
 

@@ -6,7 +6,7 @@
 namespace kiln::cuda {
 namespace {
 
-// Device helpers of the flash kernel; @MMA@, @STORAGE@, @PAIR@, @PACK@ and
+// Device helpers of the flash kernel (mma, ldmatrix, exp2, cp.async); @MMA@, @STORAGE@, @PAIR@, @PACK@ and
 // @TOFLOAT@ are filled in per dtype. The host-emulation branch (selected by
 // the include guard of runtime/kernel-test/emulation/cuda_emulation.h)
 // implements the same contracts in plain C++, so that the emulator checks the
@@ -33,6 +33,29 @@ KILN_DEVICE void kiln_flash_mma(float (&d)[4], const unsigned (&a)[4],
                "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+// Four 8x8 matrices of 16-bit elements from shared memory (ldmatrix .x4):
+// lane i gives the address of row i % 8 of matrix i / 8 (16 bytes, aligned);
+// with group = lane / 4 and pair = lane % 4, r[q] holds matrix q's elements
+//   [group][2 pair, 2 pair + 1]                   (kiln_flash_ldmatrix)
+//   [2 pair][group], [2 pair + 1][group]          (kiln_flash_ldmatrix_trans)
+// the low one in bits 0-15: the mma's b0/b1 from a B stored [n][k] (keys of
+// K) or, transposed, from one stored [k][n] (rows of V).
+KILN_DEVICE void kiln_flash_ldmatrix(unsigned (&r)[4], const void *row) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(row));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(address));
+}
+KILN_DEVICE void kiln_flash_ldmatrix_trans(unsigned (&r)[4], const void *row) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(row));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(address));
+}
+// 2^x, one MUFU.EX2 (results below 2^-126 flush to 0; 2^-inf = 0).
+KILN_DEVICE float kiln_flash_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
 }
 // 16 bytes from global to shared memory, asynchronously; zeros when !valid
 // (|global| must still be a valid address).
@@ -77,6 +100,27 @@ inline void kiln_flash_mma(float (&d)[4], const unsigned (&a)[4], unsigned b0, u
   __shfl_xor_sync(0xffffffffu, 0, 0);  // Every lane has read the exchange.
   for (int i = 0; i < 4; ++i) d[i] = result[i];
 }
+static const unsigned short *kiln_flash_rows[32][32];
+inline void kiln_flash_ldmatrix_lanes(unsigned (&r)[4], const void *row, bool transposed) {
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const unsigned group = lane >> 2, pair = lane & 3;
+  kiln_flash_rows[warp][lane] = static_cast<const unsigned short *>(row);
+  __shfl_xor_sync(0xffffffffu, 0, 0);  // Every row address is posted.
+  for (unsigned q = 0; q < 4; ++q) {
+    const unsigned short *const *rows = &kiln_flash_rows[warp][8 * q];
+    const unsigned low = transposed ? rows[2 * pair][group] : rows[group][2 * pair];
+    const unsigned high = transposed ? rows[2 * pair + 1][group] : rows[group][2 * pair + 1];
+    r[q] = low | high << 16;
+  }
+  __shfl_xor_sync(0xffffffffu, 0, 0);  // Every lane has read the addresses.
+}
+inline void kiln_flash_ldmatrix(unsigned (&r)[4], const void *row) {
+  kiln_flash_ldmatrix_lanes(r, row, false);
+}
+inline void kiln_flash_ldmatrix_trans(unsigned (&r)[4], const void *row) {
+  kiln_flash_ldmatrix_lanes(r, row, true);
+}
+inline float kiln_flash_exp2(float x) { return std::exp2(x); }
 inline void kiln_flash_copy16(void *shared, const void *global, bool valid) {
   if (valid) std::memcpy(shared, global, 16);
   else std::memset(shared, 0, 16);

@@ -16,29 +16,41 @@
 // CHECK:           kiln_flash_copy16(&kiln_k[r * 72 + col], k + (valid ? key : 0) * 64 + col, valid);
 // CHECK:           kiln_flash_commit();
 // CHECK:           qa[ks][3] = row1 < 77 ? *reinterpret_cast<const unsigned *>(q + row1 * 64 + col + 8) : 0u;
+// The mask's entries are read before the wait for the key tile; K and V
+// fragments come from ldmatrix (dv = 40: five n8 tiles, the last pair's
+// second one unused); the softmax's exponentials are ex2 of differences
+// times log2(e).
 // CHECK:           for (int t = 0; t < 5; ++t) {
-// CHECK:             kiln_flash_mma(s[j], qa[ks],
-// CHECK:             float score = s[j][c] * 0.125f;
 // CHECK:             = __half2float(in3[((b / 2) * 300 + maskKey)]);
-// CHECK:             if (key >= 300) score = (-__int_as_float(0x7f800000));
-// CHECK:             alpha[r] = expf(m[r] - base[r]);
-// CHECK:             kiln_flash_mma(o[e], pa, ve[0] | ((unsigned)ve[48] << 16), ve[384] | ((unsigned)ve[432] << 16));
+// CHECK:             kiln_flash_wait_one();
+// CHECK:             kiln_flash_ldmatrix(b, &kiln_k[j * 576 + ks * 16 + kLane]);
+// CHECK-NEXT:        kiln_flash_mma(s[j], qa[ks], b[0], b[1]);
+// CHECK-NEXT:        kiln_flash_mma(s[j + 1], qa[ks], b[2], b[3]);
+// CHECK:             s[j][c] = key >= 300 ? (-__int_as_float(0x7f800000)) : s[j][c] * 0.125f + bias[j][c];
+// CHECK:             alpha[r] = kiln_flash_exp2((m[r] - base[r]) * 1.44269502f);
+// CHECK:             kiln_flash_ldmatrix_trans(b, &kiln_v[kk * 768 + e * 8 + vLane]);
+// CHECK-NEXT:        kiln_flash_mma(o[e], pa, b[0], b[1]);
+// CHECK-NEXT:        if (e + 1 < 5) kiln_flash_mma(o[e + 1], pa, b[2], b[3]);
+// CHECK:           l[r] = 1.0f / l[r];
 // CHECK:           __half *out = out0 + b * 3080;
-// CHECK:           if (row1 < 77) *reinterpret_cast<unsigned *>(out + row1 * 40 + col) = kiln_flash_pack(o[e][2] / l[1], o[e][3] / l[1]);
+// CHECK:           if (row1 < 77) *reinterpret_cast<unsigned *>(out + row1 * 40 + col) = kiln_flash_pack(o[e][2] * l[1], o[e][3] * l[1]);
 func.func @flash_f16_odd(%q: tensor<2x2x77x64xf16>, %k: tensor<2x2x300x64xf16>, %v: tensor<2x2x300x40xf16>, %m: tensor<2x1x1x300xf16>) -> tensor<2x2x77x40xf16> {
   %0 = kiln.attention %q, %k, %v, %m {scale = 0.125 : f32} : tensor<2x2x77x64xf16>, tensor<2x2x300x64xf16>, tensor<2x2x300x40xf16>, tensor<2x1x1x300xf16> -> tensor<2x2x77x40xf16>
   return %0 : tensor<2x2x77x40xf16>
 }
 
 // bf16, head size 128, no mask, keys a multiple of the tile (no key
-// predicate).
+// predicate): scores in base 2, the scale times log2(e) (0.0883883461 *
+// 1.44269504 = 0.127517432).
 // CHECK:       asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
 // CHECK-LABEL: void __launch_bounds__(128) kiln_attention_
 // CHECK:         __align__(16) __shared__ unsigned short kiln_k[8704];
 // CHECK:         const __nv_bfloat16 *k = in1 + ((b * 256) * 128);
 // CHECK:         unsigned qa[8][4];
 // CHECK:         float o[16][4];
-// CHECK-NOT:     if (key >= 256)
+// CHECK-NOT:     key >= 256
+// CHECK:           s[j][c] = s[j][c] * 0.127517432f;
+// CHECK:           alpha[r] = kiln_flash_exp2((m[r] - base[r]));
 // CHECK:         __nv_bfloat16 *out = out0 + b * 16384;
 func.func @flash_bf16_head_128(%q: tensor<3x128x128xbf16>, %k: tensor<3x256x128xbf16>, %v: tensor<3x256x128xbf16>) -> tensor<3x128x128xbf16> {
   %0 = kiln.attention %q, %k, %v {scale = 0.0883883461 : f32} : tensor<3x128x128xbf16>, tensor<3x256x128xbf16>, tensor<3x256x128xbf16> -> tensor<3x128x128xbf16>
@@ -48,20 +60,43 @@ func.func @flash_bf16_head_128(%q: tensor<3x128x128xbf16>, %k: tensor<3x256x128x
 
 // A causal mask computed from constants (trilu of -65504, which kiln
 // evaluates at compile time): query tile i visits key tiles 0 ... i only, the
-// longest tiles first.
+// longest tiles first. Its entries are 0 or masked, so it is not read: keys
+// above the diagonal of the diagonal tile get -inf instead.
 // CHECK-LABEL: void __launch_bounds__(128) kiln_attention_
 // CHECK:         const int queryTile = 3 - (int)(tile % 4);  // The longest first.
 // CHECK-NEXT:    // The causal mask: query tile i needs key tiles 0 ... i only.
+// CHECK-NEXT:    // Its entries are 0 up to the diagonal and masked above it: not read; -inf above the diagonal of tile i.
 // CHECK-NEXT:    const int firstTile = 0, lastTile = queryTile;
 // CHECK:         const kiln_index_t row0 = queryTile * 64 + warp * 16 + group, row1 = row0 + 8;
 // CHECK:         const kiln_index_t key = firstTile * 64 + r;
 // CHECK:         for (int t = firstTile; t <= lastTile; ++t) {
+// CHECK-NOT:         bias
 // CHECK:           if (t < lastTile) {
+// CHECK:           const bool diagonalTile = t == lastTile;
+// CHECK:           s[j][c] = (diagonalTile && key > (c < 2 ? row0 : row1)) ? (-__int_as_float(0x7f800000)) : s[j][c] * 0.180336878f;
 // CHECK:           if (t < lastTile) {
 func.func @flash_causal_constant(%q: tensor<1x2x256x64xf16>, %k: tensor<1x2x256x64xf16>, %v: tensor<1x2x256x64xf16>) -> tensor<1x2x256x64xf16> {
   %big = kiln.constant dense<-65504.0> : tensor<1x1x256x256xf16>
   %one = kiln.constant dense<1> : tensor<i64>
   %mask = kiln.trilu %big, %one {upper = true} : tensor<1x1x256x256xf16>, tensor<i64> -> tensor<1x1x256x256xf16>
+  %0 = kiln.attention %q, %k, %v, %mask {scale = 0.125 : f32} : tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x1x256x256xf16> -> tensor<1x2x256x64xf16>
+  return %0 : tensor<1x2x256x64xf16>
+}
+
+// The same causal mask plus 0.5 everywhere: causal bounds still, but the
+// entries it keeps are not 0, so the mask is read.
+// CHECK-LABEL: void __launch_bounds__(128) kiln_attention_
+// CHECK:         const int firstTile = 0, lastTile = queryTile;
+// CHECK:         for (int t = firstTile; t <= lastTile; ++t) {
+// CHECK:           bias[j][c] =
+// CHECK-NOT:       diagonalTile
+// CHECK:           s[j][c] = s[j][c] * 0.125f + bias[j][c];
+func.func @flash_causal_offset(%q: tensor<1x2x256x64xf16>, %k: tensor<1x2x256x64xf16>, %v: tensor<1x2x256x64xf16>) -> tensor<1x2x256x64xf16> {
+  %big = kiln.constant dense<-65504.0> : tensor<1x1x256x256xf16>
+  %one = kiln.constant dense<1> : tensor<i64>
+  %half = kiln.constant dense<0.5> : tensor<f16>
+  %causal = kiln.trilu %big, %one {upper = true} : tensor<1x1x256x256xf16>, tensor<i64> -> tensor<1x1x256x256xf16>
+  %mask = kiln.add %causal, %half : tensor<1x1x256x256xf16>, tensor<f16> -> tensor<1x1x256x256xf16>
   %0 = kiln.attention %q, %k, %v, %mask {scale = 0.125 : f32} : tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x2x256x64xf16>, tensor<1x1x256x256xf16> -> tensor<1x2x256x64xf16>
   return %0 : tensor<1x2x256x64xf16>
 }
@@ -73,6 +108,7 @@ func.func @flash_causal_constant(%q: tensor<1x2x256x64xf16>, %k: tensor<1x2x256x
 // CHECK:         const int *tileRange = &kiln_key_tiles{{[0-9]*}}[(0 * 2 + queryTile) * 2];
 // CHECK-NEXT:    const int firstTile = tileRange[0], lastTile = tileRange[1];
 // CHECK:         for (int t = firstTile; t <= lastTile; ++t) {
+// CHECK:           bias[j][c] =
 func.func @flash_constant_key_mask(%q: tensor<2x100x64xf16>, %k: tensor<2x192x64xf16>, %v: tensor<2x192x64xf16>) -> tensor<2x100x64xf16> {
   %mask = kiln.constant dense<"0x0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC00FC"> : tensor<1x1x192xf16>
   %0 = kiln.attention %q, %k, %v, %mask {scale = 0.125 : f32} : tensor<2x100x64xf16>, tensor<2x192x64xf16>, tensor<2x192x64xf16>, tensor<1x1x192xf16> -> tensor<2x100x64xf16>
