@@ -6,7 +6,6 @@
 #include "gpu_timing.h"
 #include "status.h"
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -127,11 +126,8 @@ kiln_status_t ConvPlan::create(const Conv &conv, DType dtype) {
 }
 
 namespace {
-/// How many of cuDNN's ranked algorithms are timed as the step runs, and
-/// how: kTimings timings of kTimedReplays graph replays each, median.
+/// How many of cuDNN's ranked algorithms are timed as the step runs.
 constexpr int kTimedAlgorithms = 4;
-constexpr int kTimings = 3;
-constexpr int kTimedReplays = 5;
 
 const char *algorithmText(cudnnConvolutionFwdAlgo_t algo) {
   switch (algo) {
@@ -211,24 +207,10 @@ kiln_status_t ConvPlan::chooseAlgorithm(cudnnHandle_t handle,
       kiln_status_free(refused); // Not this algorithm; the next may do.
       return nullptr;
     }
-    cudaGraphExec_t exec = nullptr;
-    if (kiln_status_t refused = captureGraph(stream, [&] {
-          return run(handle, scratch, perf.algo, perf.memory, fusedCall,
-                     workspace);
-        }, &exec)) {
-      kiln_status_free(refused); // Not capturable: not this algorithm.
-      cudaGetLastError();
-      return nullptr;
-    }
-    float times[kTimings];
-    kiln_status_t status = cudaStatus(cudaGraphLaunch(exec, stream), "warm-up");
-    for (int i = 0; i < kTimings && !status; ++i)
-      status = timeGraph(exec, stream, kTimedReplays, &times[i]);
-    cudaGraphExecDestroy(exec);
-    KILN_RETURN_IF_ERROR(status);
-    std::sort(times, times + kTimings);
-    *median = times[kTimings / 2];
-    return nullptr;
+    return timeCandidate(stream, [&] {
+      return run(handle, scratch, perf.algo, perf.memory, fusedCall,
+                 workspace);
+    }, median);
   };
   const cudnnConvolutionFwdAlgoPerf_t *best = nullptr;
   float bestTime = 0;

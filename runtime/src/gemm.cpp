@@ -4,7 +4,6 @@
 #include "gpu_timing.h"
 #include "status.h"
 
-#include <algorithm>
 
 namespace kiln::runtime {
 
@@ -185,28 +184,16 @@ kiln_status_t GemmPlan::chooseAlgorithm(cublasLtHandle_t handle,
                                         const GemmPointers &scratch,
                                         void *workspace, size_t workspaceBytes,
                                         cudaStream_t stream) {
-  constexpr int kTimings = 3, kTimedReplays = 5;
   float bestTime = -1;
   cublasLtMatmulAlgo_t best = candidates.front();
   for (const cublasLtMatmulAlgo_t &candidate : candidates) {
     algorithm = candidate;
-    cudaGraphExec_t exec = nullptr;
-    if (kiln_status_t refused = captureGraph(stream, [&] {
-          return enqueue(handle, scratch, workspace, workspaceBytes, stream);
-        }, &exec)) {
-      kiln_status_free(refused); // This candidate does not run here.
-      cudaGetLastError();
-      continue;
-    }
-    float times[kTimings];
-    kiln_status_t status = cudaStatus(cudaGraphLaunch(exec, stream), "warm-up");
-    for (int i = 0; i < kTimings && !status; ++i)
-      status = timeGraph(exec, stream, kTimedReplays, &times[i]);
-    cudaGraphExecDestroy(exec);
-    KILN_RETURN_IF_ERROR(status);
-    std::sort(times, times + kTimings);
-    if (bestTime < 0 || times[kTimings / 2] < bestTime) {
-      bestTime = times[kTimings / 2];
+    float time = -1;
+    KILN_RETURN_IF_ERROR(timeCandidate(stream, [&] {
+      return enqueue(handle, scratch, workspace, workspaceBytes, stream);
+    }, &time));
+    if (time >= 0 && (bestTime < 0 || time < bestTime)) {
+      bestTime = time;
       best = candidate;
     }
   }

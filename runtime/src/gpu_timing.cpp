@@ -2,8 +2,10 @@
 #include "gpu_timing.h"
 #include "status.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 namespace kiln::runtime {
 
@@ -75,6 +77,27 @@ kiln_status_t timeGraph(cudaGraphExec_t exec, cudaStream_t stream, int repeats,
   KILN_RETURN_IF_ERROR(cudaStatus(
       cudaEventElapsedTime(&total, events.start, events.stop), "timing"));
   *milliseconds = total / float(repeats);
+  return nullptr;
+}
+
+kiln_status_t timeCandidate(cudaStream_t stream,
+                            const std::function<kiln_status_t()> &enqueue,
+                            float *median, int timings, int replays) {
+  *median = -1;
+  cudaGraphExec_t exec = nullptr;
+  if (kiln_status_t refused = captureGraph(stream, enqueue, &exec)) {
+    kiln_status_free(refused);
+    cudaGetLastError();
+    return nullptr;
+  }
+  std::vector<float> times(timings);
+  kiln_status_t status = cudaStatus(cudaGraphLaunch(exec, stream), "warm-up");
+  for (int i = 0; i < timings && !status; ++i)
+    status = timeGraph(exec, stream, replays, &times[i]);
+  cudaGraphExecDestroy(exec);
+  KILN_RETURN_IF_ERROR(status);
+  std::sort(times.begin(), times.end());
+  *median = times[timings / 2];
   return nullptr;
 }
 

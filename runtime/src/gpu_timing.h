@@ -30,6 +30,14 @@ kiln_status_t captureGraph(cudaStream_t stream,
 kiln_status_t timeGraph(cudaGraphExec_t exec, cudaStream_t stream,
                         int repeats, float *milliseconds);
 
+/// The median over |timings| timeGraph calls (|replays| each) of what
+/// |enqueue| captures, in |*median|; -1 when it cannot be captured (a
+/// library candidate that refuses: its error is dropped). The candidates of
+/// an algorithm choice are compared with this.
+kiln_status_t timeCandidate(cudaStream_t stream,
+                            const std::function<kiln_status_t()> &enqueue,
+                            float *median, int timings = 3, int replays = 5);
+
 } // namespace kiln::runtime
 
 #endif // KILN_RUNTIME_GPU_TIMING_H
