@@ -1,6 +1,7 @@
 // Checks every index and size in a verified manifest, so that later code can
 // index without checks.
 #include "artifact_reader.h"
+#include "library_step_validation.h"
 #include "status.h"
 
 #include "kiln/artifact_format.h"
@@ -191,197 +192,12 @@ private:
     return nullptr;
   }
 
-  kiln_status_t checkBuffer(int64_t id, const char *role) {
-    if (id < 0 || id >= numBuffers)
-      return Error(KILN_STATUS_DATA_LOSS)
-             << role << " buffer " << id << " is not a buffer (there are "
-             << numBuffers << ")";
-    return nullptr;
+  kiln_status_t checkBuffer(int64_t id, const char *role) const {
+    return checks.checkBuffer(id, role);
   }
 
-  const Buffer &resolved(uint32_t id) const {
-    const Buffer *buffer = entry.buffers()->Get(id);
-    while (buffer->kind() == BufferKind_Alias)
-      buffer = entry.buffers()->Get(buffer->alias_of());
-    return *buffer;
-  }
-
-  kiln_status_t checkWritable(uint32_t id, const char *role) {
-    BufferKind kind = resolved(id).kind();
-    // The init program writes the derived weights.
-    bool isInit = entry.name() && entry.name()->str() == kInitEntryPoint;
-    if (kind == BufferKind_Input || (kind == BufferKind_Weight && !isInit))
-      return Error(KILN_STATUS_DATA_LOSS)
-             << role << " buffer " << id
-             << " is an input or weight, which are read-only";
-    return nullptr;
-  }
-
-  /// Checks that a matrix operand with |rows| x |cols| elements per batch
-  /// and |stride| between batches fits in its buffer.
-  kiln_status_t checkOperand(int64_t id, const char *role, const Gemm &gemm,
-                             int64_t rows, int64_t cols, int64_t stride) {
-    KILN_RETURN_IF_ERROR(checkBuffer(id, role));
-    const Buffer &buffer = *entry.buffers()->Get(static_cast<uint32_t>(id));
-    if (stride < 0)
-      return Error(KILN_STATUS_DATA_LOSS)
-             << role << ": negative batch stride " << stride;
-    // Sizes are below 2^31 and strides below 2^63: 128 bits cannot overflow.
-    unsigned __int128 elements =
-        static_cast<unsigned __int128>(rows) * cols +
-        static_cast<unsigned __int128>(gemm.batch() - 1) * stride;
-    if (elements > buffer.bytes() / dtypeSize(buffer.dtype()))
-      return Error(KILN_STATUS_DATA_LOSS)
-             << role << " buffer " << id << " holds " << buffer.bytes()
-             << " bytes, too few for its " << rows << "x" << cols
-             << " matrices";
-    return nullptr;
-  }
-
-  kiln_status_t validateGemm(const Gemm *gemm) {
-    if (!gemm)
-      return Error(KILN_STATUS_DATA_LOSS) << "a Gemm step without gemm";
-    const int64_t limit = int64_t(1) << 31;
-    if (gemm->m() <= 0 || gemm->n() <= 0 || gemm->k() <= 0 ||
-        gemm->batch() <= 0 || gemm->m() >= limit || gemm->n() >= limit ||
-        gemm->k() >= limit || gemm->batch() >= limit)
-      return Error(KILN_STATUS_DATA_LOSS)
-             << "invalid gemm sizes m=" << gemm->m() << " n=" << gemm->n()
-             << " k=" << gemm->k() << " batch=" << gemm->batch();
-    if (gemm->epilogue() < GemmEpilogue_MIN ||
-        gemm->epilogue() > GemmEpilogue_MAX)
-      return Error(KILN_STATUS_DATA_LOSS) << "invalid gemm epilogue";
-    KILN_RETURN_IF_ERROR(checkOperand(gemm->a(), "gemm a", *gemm, gemm->m(),
-                                      gemm->k(), gemm->stride_a()));
-    KILN_RETURN_IF_ERROR(checkOperand(gemm->b(), "gemm b", *gemm, gemm->k(),
-                                      gemm->n(), gemm->stride_b()));
-    KILN_RETURN_IF_ERROR(checkOperand(gemm->out(), "gemm out", *gemm, gemm->m(),
-                                      gemm->n(), gemm->stride_out()));
-    KILN_RETURN_IF_ERROR(checkWritable(gemm->out(), "gemm out"));
-    if (gemm->c() >= 0)
-      KILN_RETURN_IF_ERROR(checkOperand(gemm->c(), "gemm c", *gemm, gemm->m(),
-                                        gemm->n(), gemm->stride_c()));
-    bool bias = gemm->epilogue() == GemmEpilogue_Bias ||
-                gemm->epilogue() == GemmEpilogue_BiasRelu ||
-                gemm->epilogue() == GemmEpilogue_BiasGelu;
-    if (bias) {
-      KILN_RETURN_IF_ERROR(checkBuffer(gemm->bias(), "gemm bias"));
-      const Buffer &buffer =
-          *entry.buffers()->Get(static_cast<uint32_t>(gemm->bias()));
-      if (buffer.bytes() <
-          static_cast<uint64_t>(gemm->n()) * dtypeSize(buffer.dtype()))
-        return Error(KILN_STATUS_DATA_LOSS)
-               << "gemm bias buffer is shorter than n";
-    }
-    DType type = entry.buffers()->Get(gemm->out())->dtype();
-    if (type != DType_F32 && type != DType_F16 && type != DType_BF16)
-      return Error(KILN_STATUS_DATA_LOSS)
-             << "gemm dtype must be f32, f16 or bf16";
-    if (entry.buffers()->Get(gemm->a())->dtype() != type ||
-        entry.buffers()->Get(gemm->b())->dtype() != type ||
-        (gemm->c() >= 0 && entry.buffers()->Get(gemm->c())->dtype() != type))
-      return Error(KILN_STATUS_DATA_LOSS)
-             << "gemm operands have different dtypes";
-    return nullptr;
-  }
-
-  /// Checks that conv operand |id| holds exactly |elements| of the conv's
-  /// dtype and returns it through |dtype|.
-  kiln_status_t checkConvOperand(int64_t id, const char *role,
-                                 unsigned __int128 elements, DType *dtype) {
-    KILN_RETURN_IF_ERROR(checkBuffer(id, role));
-    const Buffer &buffer = *entry.buffers()->Get(static_cast<uint32_t>(id));
-    *dtype = buffer.dtype();
-    if (elements * dtypeSize(buffer.dtype()) != buffer.bytes())
-      return Error(KILN_STATUS_DATA_LOSS)
-             << role << " buffer " << id << " holds " << buffer.bytes()
-             << " bytes, but the convolution's dims give "
-             << static_cast<uint64_t>(elements) << " elements";
-    return nullptr;
-  }
-
-  kiln_status_t validateConv(const Conv *conv) {
-    if (!conv)
-      return Error(KILN_STATUS_DATA_LOSS) << "a Conv step without conv";
-    // cuDNN describes dims and element counts with ints.
-    const int64_t limit = int64_t(1) << 31;
-    auto size = [&](int64_t v) { return v >= 1 && v < limit; };
-    if (!size(conv->n()) || !size(conv->c()) || !size(conv->h()) ||
-        !size(conv->width()) || !size(conv->k()) || !size(conv->r()) ||
-        !size(conv->s()) || !size(conv->out_h()) || !size(conv->out_w()) ||
-        !size(conv->stride_h()) || !size(conv->stride_w()) ||
-        !size(conv->dilation_h()) || !size(conv->dilation_w()) ||
-        !size(conv->groups()) || conv->pad_h() < 0 || conv->pad_h() >= limit ||
-        conv->pad_w() < 0 || conv->pad_w() >= limit ||
-        conv->c() % conv->groups() != 0 || conv->k() % conv->groups() != 0)
-      return Error(KILN_STATUS_DATA_LOSS)
-             << "invalid conv sizes n=" << conv->n() << " c=" << conv->c()
-             << " h=" << conv->h() << " w=" << conv->width()
-             << " k=" << conv->k() << " r=" << conv->r() << " s=" << conv->s()
-             << " groups=" << conv->groups();
-    if (conv->layout() != ConvLayout_NCHW && conv->layout() != ConvLayout_NHWC)
-      return Error(KILN_STATUS_DATA_LOSS)
-             << "unknown conv layout " << int(conv->layout());
-    // Below 2^31 each, so no product here overflows 64 bits.
-    int64_t spanH = conv->h() + 2 * conv->pad_h() -
-                    conv->dilation_h() * (conv->r() - 1) - 1;
-    int64_t spanW = conv->width() + 2 * conv->pad_w() -
-                    conv->dilation_w() * (conv->s() - 1) - 1;
-    int64_t outH = spanH < 0 ? 0 : spanH / conv->stride_h() + 1;
-    int64_t outW = spanW < 0 ? 0 : spanW / conv->stride_w() + 1;
-    if (outH != conv->out_h() || outW != conv->out_w())
-      return Error(KILN_STATUS_DATA_LOSS)
-             << "conv output [" << conv->out_h() << ", " << conv->out_w()
-             << "] but the window gives [" << outH << ", " << outW << "]";
-    using Wide = unsigned __int128;
-    Wide x = Wide(conv->n()) * conv->c() * conv->h() * conv->width();
-    Wide w =
-        Wide(conv->k()) * (conv->c() / conv->groups()) * conv->r() * conv->s();
-    Wide out = Wide(conv->n()) * conv->k() * conv->out_h() * conv->out_w();
-    if (x >= Wide(limit) || w >= Wide(limit) || out >= Wide(limit))
-      return Error(KILN_STATUS_DATA_LOSS)
-             << "conv tensors of 2^31 elements or more";
-    DType types[4] = {DType_F32, DType_F32, DType_F32, DType_F32};
-    KILN_RETURN_IF_ERROR(checkConvOperand(conv->x(), "conv x", x, &types[0]));
-    KILN_RETURN_IF_ERROR(checkConvOperand(conv->w(), "conv w", w, &types[1]));
-    KILN_RETURN_IF_ERROR(
-        checkConvOperand(conv->out(), "conv out", out, &types[2]));
-    KILN_RETURN_IF_ERROR(checkWritable(conv->out(), "conv out"));
-    types[3] = types[2];
-    if (conv->bias() >= 0)
-      KILN_RETURN_IF_ERROR(
-          checkConvOperand(conv->bias(), "conv bias", conv->k(), &types[3]));
-    else if (conv->bias() != -1)
-      return Error(KILN_STATUS_DATA_LOSS)
-             << "conv bias buffer " << conv->bias() << " is not a buffer";
-    if (types[2] != DType_F32 && types[2] != DType_F16 &&
-        types[2] != DType_BF16)
-      return Error(KILN_STATUS_DATA_LOSS)
-             << "conv dtype must be f32, f16 or bf16";
-    // The fused epilogue: a residual shaped like out, an activation, both
-    // only with a bias (cudnnConvolutionBiasActivationForward needs one).
-    DType residualType = types[2];
-    if (conv->activation() != ConvActivation_None &&
-        conv->activation() != ConvActivation_Relu)
-      return Error(KILN_STATUS_DATA_LOSS)
-             << "unknown conv activation " << int(conv->activation());
-    if (conv->residual() >= 0) {
-      KILN_RETURN_IF_ERROR(checkConvOperand(conv->residual(), "conv residual",
-                                            out, &residualType));
-    } else if (conv->residual() != -1) {
-      return Error(KILN_STATUS_DATA_LOSS)
-             << "conv residual buffer " << conv->residual()
-             << " is not a buffer";
-    }
-    if ((conv->residual() >= 0 || conv->activation() != ConvActivation_None) &&
-        conv->bias() < 0)
-      return Error(KILN_STATUS_DATA_LOSS)
-             << "a conv with a residual or an activation needs a bias";
-    if (types[0] != types[2] || types[1] != types[2] || types[3] != types[2] ||
-        residualType != types[2])
-      return Error(KILN_STATUS_DATA_LOSS)
-             << "conv operands have different dtypes";
-    return nullptr;
+  kiln_status_t checkWritable(uint32_t id, const char *role) const {
+    return checks.checkWritable(id, role);
   }
 
   static kiln_status_t checkDims(const flatbuffers::Vector<uint32_t> *dims,
@@ -415,9 +231,9 @@ private:
                << count(step.args()) << " kernel arguments";
       return nullptr;
     case StepKind_Gemm:
-      return validateGemm(step.gemm());
+      return validateGemmStep(checks, step.gemm());
     case StepKind_Conv:
-      return validateConv(step.conv());
+      return validateConvStep(checks, step.conv());
     case StepKind_Copy:
       if (count(step.args()) != 2)
         return Error(KILN_STATUS_DATA_LOSS) << "a copy needs 2 arguments";
@@ -443,10 +259,34 @@ private:
   const Model &model;
   const EntryPoint &entry;
   uint32_t numBuffers;
+  BufferChecks checks{entry, numBuffers};
   std::string where;
 };
 
 } // namespace
+
+kiln_status_t BufferChecks::checkBuffer(int64_t id, const char *role) const {
+  if (id < 0 || id >= numBuffers)
+    return Error(KILN_STATUS_DATA_LOSS)
+           << role << " buffer " << id << " is not a buffer (there are "
+           << numBuffers << ")";
+  return nullptr;
+}
+
+kiln_status_t BufferChecks::checkWritable(uint32_t id,
+                                          const char *role) const {
+  const Buffer *buffer = entry.buffers()->Get(id);
+  while (buffer->kind() == BufferKind_Alias)
+    buffer = entry.buffers()->Get(buffer->alias_of());
+  BufferKind kind = buffer->kind();
+  // The init program writes the derived weights.
+  bool isInit = entry.name() && entry.name()->str() == kInitEntryPoint;
+  if (kind == BufferKind_Input || (kind == BufferKind_Weight && !isInit))
+    return Error(KILN_STATUS_DATA_LOSS)
+           << role << " buffer " << id
+           << " is an input or weight, which are read-only";
+  return nullptr;
+}
 
 kiln_status_t validateManifest(const Model &model) {
   uint32_t sections = count(model.sections());
