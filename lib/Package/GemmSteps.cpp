@@ -149,6 +149,16 @@ LogicalResult describeGemmOp(KernelOp kernel, GemmOp op, BodyBufferFn bufferOf,
 /// Adds the fused |epilogue| to |gemm| (already described).
 LogicalResult describeEpilogue(KernelOp kernel, const ::kiln::GemmEpilogue &epilogue,
                                BodyBufferFn bufferOf, GemmT &gemm) {
+  if (epilogue.biasAdd) {
+    if (gemm.epilogue == GemmEpilogue_Bias)
+      return kernel.emitError("packager: kernel '")
+             << kernel.getSymName() << "': a bias add after a Gemm with a bias";
+    FailureOr<uint32_t> bias = bufferOf(epilogue.bias);
+    if (failed(bias))
+      return failure();
+    gemm.bias = *bias;
+    gemm.epilogue = GemmEpilogue_Bias;
+  }
   if (epilogue.add) {
     if (gemm.c >= 0)
       return kernel.emitError("packager: kernel '")

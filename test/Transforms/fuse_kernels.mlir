@@ -85,13 +85,18 @@ func.func @leading_axis_reduction(%x: tensor<8x16xf32>) -> tensor<16xf32> {
 
 // -----
 
-// MatMul is a library kernel; its bias and activation are a pointwise kernel.
-// Constants of more than 16 elements (weights) are kernel inputs, not cloned.
+// MatMul is a library kernel; a bias row and a relu after it are its
+// cuBLASLt epilogue (BIAS_RELU), in the same kernel. Constants of more than
+// 16 elements (weights) are kernel inputs, not cloned.
 // CHECK-LABEL: func.func @library
 // CHECK: %[[W:.+]] = kiln.constant dense<{{.*}}> : tensor<4x5xf32>
-// CHECK: %[[MM:.+]] = kiln.kernel "matmul_0" library ins(%arg0, %[[W]] : tensor<3x4xf32>, tensor<4x5xf32>)
-// CHECK: kiln.matmul
-// CHECK: kiln.kernel "add_relu_1" pointwise ins(%[[MM]], %arg1 : tensor<3x5xf32>, tensor<5xf32>)
+// CHECK: kiln.kernel "matmul_add_relu_0" library ins(%arg0, %[[W]], %arg1 : tensor<3x4xf32>, tensor<4x5xf32>, tensor<5xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: kiln.matmul
+// CHECK-NEXT: kiln.add
+// CHECK-NEXT: kiln.relu
+// CHECK-NEXT: kiln.yield
+// CHECK-NOT: kiln.kernel
 func.func @library(%x: tensor<3x4xf32>, %b: tensor<5xf32>) -> tensor<3x5xf32> {
   %w = kiln.constant dense<[[1.0, 2.0, 3.0, 4.0, 5.0], [6.0, 7.0, 8.0, 9.0, 10.0], [11.0, 12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0, 20.0]]> : tensor<4x5xf32>
   %0 = kiln.matmul %x, %w : tensor<3x4xf32>, tensor<4x5xf32> -> tensor<3x5xf32>

@@ -36,8 +36,8 @@ func.func @gpt2_mlp(%x: tensor<1x8x16xf16>, %w1: tensor<16x64xf16>, %b1: tensor<
 // -----
 
 // A relu after a MatMul is its epilogue; BERT's erf GELU is not (cuBLASLt's
-// GELU is the tanh form), nor an add that broadcasts, nor an epilogue on a
-// result that has another user.
+// GELU is the tanh form), nor an add that broadcasts a column, nor an
+// epilogue on a result that has another user.
 // CHECK-LABEL: func.func @not_fused
 // CHECK: kiln.kernel "matmul_relu_0" library
 // CHECK: kiln.kernel "matmul_1" library
@@ -46,14 +46,35 @@ func.func @gpt2_mlp(%x: tensor<1x8x16xf16>, %w1: tensor<16x64xf16>, %b1: tensor<
 // CHECK: kiln.kernel "add_4" pointwise
 // CHECK: kiln.kernel "matmul_5" library
 // CHECK: kiln.kernel "relu_6" pointwise
-func.func @not_fused(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %r: tensor<1x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) {
+func.func @not_fused(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %r: tensor<8x1xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) {
   %m0 = kiln.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
   %y0 = kiln.relu %m0 : tensor<8x16xf32> -> tensor<8x16xf32>
   %m1 = kiln.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
   %y1 = kiln.gelu %m1 : tensor<8x16xf32> -> tensor<8x16xf32>
   %m2 = kiln.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
-  %y2 = kiln.add %m2, %r : tensor<8x16xf32>, tensor<1x16xf32> -> tensor<8x16xf32>
+  %y2 = kiln.add %m2, %r : tensor<8x16xf32>, tensor<8x1xf32> -> tensor<8x16xf32>
   %m3 = kiln.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
   %y3 = kiln.relu %m3 : tensor<8x16xf32> -> tensor<8x16xf32>
   return %y0, %y1, %y2, %m3, %y3 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
+}
+
+// -----
+
+// A row of the result's last dim added to a MatMul (either operand order) is
+// cuBLASLt's bias, before the relu; a Gemm with a C row already has one, so
+// a second row add stays a pointwise kernel.
+// CHECK-LABEL: func.func @bias_rows
+// CHECK: kiln.kernel "matmul_add_relu_0" library ins(%arg0, %arg1, %arg2 :
+// CHECK: kiln.kernel "matmul_add_1" library ins(%arg0, %arg1, %arg3 :
+// CHECK: kiln.kernel "gemm_2" library
+// CHECK: kiln.kernel "add_3" pointwise
+func.func @bias_rows(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %b: tensor<16xf32>, %r: tensor<1x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) {
+  %m0 = kiln.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %a0 = kiln.add %m0, %b : tensor<8x16xf32>, tensor<16xf32> -> tensor<8x16xf32>
+  %y0 = kiln.relu %a0 : tensor<8x16xf32> -> tensor<8x16xf32>
+  %m1 = kiln.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %y1 = kiln.add %r, %m1 : tensor<1x16xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
+  %g = kiln.gemm %x, %w, %b : tensor<8x16xf32>, tensor<16x16xf32>, tensor<16xf32> -> tensor<8x16xf32>
+  %y2 = kiln.add %g, %r : tensor<8x16xf32>, tensor<1x16xf32> -> tensor<8x16xf32>
+  return %y0, %y1, %y2 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
 }

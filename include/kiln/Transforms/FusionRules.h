@@ -69,22 +69,27 @@ matchConvEpilogue(mlir::Operation *root,
                   bool singleUse);
 
 /// A library GEMM (kiln.matmul or kiln.gemm that cuBLASLt runs) with the
-/// epilogue cuBLASLt fuses after it: act(gemm) with act a relu or a tanh
-/// GELU (cuBLASLt's GELU is the tanh form), or gemm + residual (C, beta 1),
-/// through views that keep the element order (a reshape of the result).
+/// epilogue cuBLASLt fuses after it: act(gemm [+ bias row]) with act a relu
+/// or a tanh GELU (cuBLASLt's GELU is the tanh form), gemm + bias row, or
+/// gemm + residual (C, beta 1), through views that keep the element order (a
+/// reshape of the result).
 struct GemmEpilogue {
   mlir::Operation *gemm = nullptr;           // The kiln.matmul / kiln.gemm.
   llvm::SmallVector<mlir::Operation *> views; // Between gemm and the root.
   mlir::Operation *add = nullptr;            // The residual add, or null.
   mlir::Value residual;                      // Its other operand.
+  mlir::Operation *biasAdd = nullptr;        // The add of a bias row, or null.
+  mlir::Value bias;                          // That row ([n] or [1, .., n]).
   mlir::Operation *activation = nullptr;     // kiln.relu / kiln.gelu, or null.
   mlir::Operation *root = nullptr;           // The epilogue's last op.
 };
 
-/// Matches |root| = act(views(gemm)) or add(views(gemm), residual) (either
-/// operand order; the residual of the add's type, no broadcast) where the
-/// GEMM is classified Library and has no C of the result's shape (a bias row
-/// is fine). With |singleUse| every op but the root must have one user (the
+/// Matches |root| = act(views(gemm)), act(views(gemm) + bias),
+/// views(gemm) + bias or views(gemm) + residual (adds in either operand
+/// order; the residual of the add's type, no broadcast; the bias a row of
+/// the result's last dim, for a GEMM without one) where the GEMM is
+/// classified Library and has no C of the result's shape (a bias row is
+/// fine). With |singleUse| every op but the root must have one user (the
 /// next op); the packager matches a kernel's body, where that holds.
 std::optional<GemmEpilogue> matchGemmEpilogue(mlir::Operation *root,
                                               bool singleUse);

@@ -222,6 +222,8 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
         group.kind = "library";
         SmallVector<Operation *> members{epilogue->root, epilogue->gemm};
         members.append(epilogue->views.begin(), epilogue->views.end());
+        if (epilogue->biasAdd && epilogue->biasAdd != epilogue->root)
+          members.push_back(epilogue->biasAdd);
         for (Operation *member : members) {
           group.ops.insert(member);
           groupOf[member] = groups.size();

@@ -1,5 +1,6 @@
-// The epilogue cuBLASLt fuses after a library GEMM: a relu or tanh GELU
-// (CUBLASLT_EPILOGUE_RELU/GELU[_BIAS]) or a residual read as C with beta 1.
+// The epilogue cuBLASLt fuses after a library GEMM: a bias row, a relu or
+// tanh GELU (CUBLASLT_EPILOGUE_[RELU_|GELU_]BIAS, _RELU, _GELU) or a residual
+// read as C with beta 1.
 #include "kiln/Transforms/FusionRules.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -33,6 +34,49 @@ Operation *gemmThroughViews(Value value, bool singleUse,
         return nullptr;
   return op;
 }
+/// Whether |value| is a row cuBLASLt's bias epilogue adds to every row of
+/// |result| (the result of views of |gemm|): [n] or [1, .., 1, n] of the
+/// element type, n the last dim of both; and |gemm| has no bias yet.
+bool isBiasRow(Value value, Value result, Operation *gemm) {
+  auto row = dyn_cast<RankedTensorType>(value.getType());
+  auto out = dyn_cast<RankedTensorType>(result.getType());
+  auto product = dyn_cast<RankedTensorType>(gemm->getResult(0).getType());
+  if (!row || !out || !product || row.getRank() == 0 ||
+      row.getRank() > out.getRank() || !row.hasStaticShape() ||
+      !out.hasStaticShape() || !product.hasStaticShape() ||
+      row.getElementType() != out.getElementType() ||
+      row.getShape().back() != out.getShape().back() ||
+      product.getShape().back() != out.getShape().back())
+    return false;
+  if (llvm::any_of(row.getShape().drop_back(),
+                   [](int64_t dim) { return dim != 1; }))
+    return false;
+  if (auto gemmOp = dyn_cast<GemmOp>(gemm))
+    return !gemmOp.getC(); // A Gemm's C row is its bias already.
+  return true;
+}
+
+/// |value| = views(gemm) + bias row (either order), for |epilogue|: sets its
+/// gemm, views, biasAdd and bias. |isRoot|: the add is the epilogue's last
+/// op, whose users do not matter.
+bool matchBiasAdd(Value value, bool singleUse, bool isRoot,
+                  GemmEpilogue &epilogue) {
+  auto add = value.getDefiningOp<AddOp>();
+  if (!add || (singleUse && !isRoot && !add->hasOneUse()))
+    return false;
+  for (unsigned side : {0u, 1u}) {
+    SmallVector<Operation *> views;
+    Operation *gemm = gemmThroughViews(add->getOperand(side), singleUse, views);
+    if (!gemm || !isBiasRow(add->getOperand(1 - side), add, gemm))
+      continue;
+    epilogue.gemm = gemm;
+    epilogue.views = std::move(views);
+    epilogue.biasAdd = add;
+    epilogue.bias = add->getOperand(1 - side);
+    return true;
+  }
+  return false;
+}
 } // namespace
 
 std::optional<GemmEpilogue> matchGemmEpilogue(Operation *root, bool singleUse) {
@@ -43,12 +87,17 @@ std::optional<GemmEpilogue> matchGemmEpilogue(Operation *root, bool singleUse) {
   auto gelu = dyn_cast<GeluOp>(root);
   if (isa<ReluOp>(root) || (gelu && gelu.getApproximate() == "tanh")) {
     epilogue.activation = root;
+    if (matchBiasAdd(root->getOperand(0), singleUse, /*isRoot=*/false,
+                     epilogue))
+      return epilogue;
     epilogue.gemm =
         gemmThroughViews(root->getOperand(0), singleUse, epilogue.views);
     if (!epilogue.gemm)
       return std::nullopt;
     return epilogue;
   }
+  if (matchBiasAdd(root->getResult(0), singleUse, /*isRoot=*/true, epilogue))
+    return epilogue;
   auto add = dyn_cast<AddOp>(root);
   if (!add || add.getLhs().getType() != add.getType() ||
       add.getRhs().getType() != add.getType())

@@ -186,7 +186,8 @@ LogicalResult planActivations(func::FuncOp function,
         noteWeight(input);
       if (kernel.getKind() == "library")
         kernel.getBody().walk([&](Operation *op) {
-          if (isa<MatMulOp, GemmOp, ConvOp>(op))
+          // The call's operands, and a bias row its epilogue adds.
+          if (isa<MatMulOp, GemmOp, ConvOp, AddOp>(op))
             for (Value operand : op->getOperands())
               noteWeight(operand);
         });
