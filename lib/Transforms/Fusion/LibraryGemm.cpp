@@ -56,6 +56,24 @@ bool isBiasRow(Value value, Value result, Operation *gemm) {
   return true;
 }
 
+/// The other operand of |add| when one operand is views(gemm) and |accepts|
+/// the other one; sets |epilogue|'s gemm and views.
+std::optional<Value> addedToGemm(AddOp add, bool singleUse,
+                                 function_ref<bool(Value, Operation *)> accepts,
+                                 GemmEpilogue &epilogue) {
+  for (unsigned side : {0u, 1u}) {
+    SmallVector<Operation *> views;
+    Operation *gemm = gemmThroughViews(add->getOperand(side), singleUse, views);
+    Value other = add->getOperand(1 - side);
+    if (!gemm || !accepts(other, gemm))
+      continue;
+    epilogue.gemm = gemm;
+    epilogue.views = std::move(views);
+    return other;
+  }
+  return std::nullopt;
+}
+
 /// |value| = views(gemm) + bias row (either order), for |epilogue|: sets its
 /// gemm, views, biasAdd and bias. |isRoot|: the add is the epilogue's last
 /// op, whose users do not matter.
@@ -64,18 +82,15 @@ bool matchBiasAdd(Value value, bool singleUse, bool isRoot,
   auto add = value.getDefiningOp<AddOp>();
   if (!add || (singleUse && !isRoot && !add->hasOneUse()))
     return false;
-  for (unsigned side : {0u, 1u}) {
-    SmallVector<Operation *> views;
-    Operation *gemm = gemmThroughViews(add->getOperand(side), singleUse, views);
-    if (!gemm || !isBiasRow(add->getOperand(1 - side), add, gemm))
-      continue;
-    epilogue.gemm = gemm;
-    epilogue.views = std::move(views);
-    epilogue.biasAdd = add;
-    epilogue.bias = add->getOperand(1 - side);
-    return true;
-  }
-  return false;
+  std::optional<Value> bias = addedToGemm(
+      add, singleUse,
+      [&](Value other, Operation *gemm) { return isBiasRow(other, add, gemm); },
+      epilogue);
+  if (!bias)
+    return false;
+  epilogue.biasAdd = add;
+  epilogue.bias = *bias;
+  return true;
 }
 } // namespace
 
@@ -102,19 +117,13 @@ std::optional<GemmEpilogue> matchGemmEpilogue(Operation *root, bool singleUse) {
   if (!add || add.getLhs().getType() != add.getType() ||
       add.getRhs().getType() != add.getType())
     return std::nullopt;
-  for (unsigned side : {0u, 1u}) {
-    SmallVector<Operation *> views;
-    Operation *gemm =
-        gemmThroughViews(add->getOperand(side), singleUse, views);
-    if (!gemm)
-      continue;
-    epilogue.gemm = gemm;
-    epilogue.views = std::move(views);
-    epilogue.add = add;
-    epilogue.residual = add->getOperand(1 - side);
-    return epilogue;
-  }
-  return std::nullopt;
+  std::optional<Value> residual = addedToGemm(
+      add, singleUse, [](Value, Operation *) { return true; }, epilogue);
+  if (!residual)
+    return std::nullopt;
+  epilogue.add = add;
+  epilogue.residual = *residual;
+  return epilogue;
 }
 
 } // namespace kiln
