@@ -91,6 +91,16 @@ struct EntryPointCounts {
   unsigned launches = 0, gemms = 0, copies = 0, convs = 0;
 };
 
+/// Fills |step| (kind, Gemm or Conv, out) for a `library` kernel; |bufferOf|
+/// gives the buffer of a value outside the kernel (its operands, weights).
+mlir::LogicalResult describeLibraryStep(KernelOp kernel, BodyBufferFn bufferOf,
+                                        artifact::StepT &step,
+                                        EntryPointCounts &counts);
+
+/// The floating-point operations of a kernel's attention, convolution and
+/// matmul ops (multiply-adds count 2), for profiles; 0 for other kernels.
+uint64_t countFlops(KernelOp kernel);
+
 /// Builds the entry point of |function|: I/O signature, buffers and steps.
 mlir::LogicalResult
 buildEntryPoint(mlir::func::FuncOp function, const LaunchGraph &graph,
