@@ -193,8 +193,8 @@ kiln_status_t ConvPlan::chooseAlgorithm(cudnnHandle_t handle,
   auto timeOne = [&](const cudnnConvolutionFwdAlgoPerf_t &perf, bool fusedCall,
                      float *median) -> kiln_status_t {
     *median = -1;
-    // IDENTITY (a residual without relu) fuses only in the precomputed
-    // implicit GEMM.
+    // IDENTITY (no relu: the bias, and the residual if any) fuses only in
+    // the precomputed implicit GEMM.
     if (fusedCall && !relu &&
         perf.algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)
       return nullptr;
