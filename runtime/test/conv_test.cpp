@@ -2,32 +2,17 @@
 // (depthwise), bias, the fused relu and residual epilogue, f16/bf16, NHWC,
 // and a graph replay with new inputs.
 #include "conv_artifact.h"
+#include "host_values.h"
 #include "tensor_files.h"
 #include "test_util.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 using namespace kiln::testing;
 using namespace kiln::artifact;
 
 namespace {
-
-kiln_dtype_t toApi(DType dtype) {
-  return static_cast<kiln_dtype_t>(int(dtype) + 1);
-}
-
-std::vector<uint8_t> encode(const std::vector<float> &values, DType dtype) {
-  kiln::run::HostTensor f32, out;
-  f32.dtype = KILN_DTYPE_F32;
-  f32.dims = {int64_t(values.size())};
-  f32.data.resize(values.size() * 4);
-  std::memcpy(f32.data.data(), values.data(), f32.data.size());
-  std::string error;
-  kiln::run::convertTensor(f32, toApi(dtype), &out, &error);
-  return out.data;
-}
 
 /// Values on a 1/8 grid in [-1, 1]: exact in f16 and bf16.
 std::vector<float> pattern(size_t count, double phase) {

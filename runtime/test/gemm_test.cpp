@@ -1,11 +1,11 @@
 // GPU tests of Gemm steps through cuBLASLt: transposes, batches with strides,
 // beta*C, epilogues, f16/bf16.
 #include "artifact_builder.h"
+#include "host_values.h"
 #include "tensor_files.h"
 #include "test_util.h"
 
 #include <cmath>
-#include <cstring>
 
 using namespace kiln::testing;
 using namespace kiln::artifact;
@@ -22,23 +22,6 @@ struct GemmCase {
 };
 
 constexpr int64_t M = 5, N = 12, K = 7; // Odd sizes: no alignment luck.
-
-kiln_dtype_t toApi(DType dtype);
-
-std::vector<uint8_t> encode(const std::vector<float> &values, DType dtype) {
-  kiln::run::HostTensor f32, out;
-  f32.dtype = KILN_DTYPE_F32;
-  f32.dims = {int64_t(values.size())};
-  f32.data.resize(values.size() * 4);
-  std::memcpy(f32.data.data(), values.data(), f32.data.size());
-  std::string error;
-  kiln::run::convertTensor(f32, toApi(dtype), &out, &error);
-  return out.data;
-}
-
-kiln_dtype_t toApi(DType dtype) {
-  return static_cast<kiln_dtype_t>(int(dtype) + 1);
-}
 
 class GemmTest : public ::testing::TestWithParam<GemmCase> {};
 
