@@ -222,15 +222,10 @@ LogicalResult emitRowKernel(ElementalEmitter &emitter, AttentionOp attention,
 LogicalResult emitAttentionKernel(ElementalEmitter &emitter,
                                   LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
-  AttentionOp attention;
-  unsigned found = 0;
-  kernel.getBody().walk([&](AttentionOp op) {
-    attention = op;
-    ++found;
-  });
-  if (found != 1)
-    return emitter.error(nullptr) << "is an attention kernel with " << found
-                                  << " kiln.attention ops; expected one";
+  FailureOr<AttentionOp> single = emitter.singleOp<AttentionOp>("an attention");
+  if (failed(single))
+    return failure();
+  AttentionOp attention = *single;
   ValueRange yielded = kernel.getYield().getValues();
   if (yielded.size() != 1 || yielded[0] != attention.getResult())
     return emitter.error(nullptr)

@@ -12,15 +12,10 @@ namespace kiln::cuda {
 LogicalResult emitTransposeKernel(ElementalEmitter &emitter,
                                   LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
-  TransposeOp transpose;
-  unsigned found = 0;
-  kernel.getBody().walk([&](TransposeOp op) {
-    transpose = op;
-    ++found;
-  });
-  if (found != 1)
-    return emitter.error(nullptr) << "is a transpose kernel with " << found
-                                  << " kiln.transpose ops; expected one";
+  FailureOr<TransposeOp> single = emitter.singleOp<TransposeOp>("a transpose");
+  if (failed(single))
+    return failure();
+  TransposeOp transpose = *single;
   ArrayRef<int64_t> perm = transpose.getPerm();
   int64_t rank = perm.size();
   if (rank < 2 || perm[rank - 1] == rank - 1)

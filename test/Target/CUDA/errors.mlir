@@ -26,3 +26,4 @@ func.func @exp(%a: tensor<64xf32>) -> tensor<64xf32> {
 // ATTR: bad-attributes.mlir:13:{{[0-9]+}}: error: CUDA emitter: kernel 'wide_vector' vector_width 8 makes vectors of 'f32' wider than 16 bytes
 // ATTR: bad-attributes.mlir:22:{{[0-9]+}}: error: CUDA emitter: kernel 'untiled' has no block_size attribute; run kiln-tile-kernels first
 // ATTR: bad-attributes.mlir:31:{{[0-9]+}}: error: CUDA emitter: kernel 'warp_rows' block_size 96 != 32 x 2 rows_per_block
+// ATTR: bad-attributes.mlir:41:{{[0-9]+}}: error: CUDA emitter: kernel 'no_transpose' is a transpose kernel with 0 kiln.transpose ops; expected one
