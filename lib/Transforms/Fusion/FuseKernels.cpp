@@ -98,6 +98,29 @@ bool canAbsorb(Group &group, Operation *producer) {
   }
 }
 
+/// The ops of a library call fused with the epilogue rooted at |root|:
+/// act(gemm [+ bias]) or gemm + residual (cuBLASLt), relu(conv + bias
+/// [+ residual]) (cuDNN); none when |root| ends no such epilogue.
+std::optional<SmallVector<Operation *>> libraryEpilogue(Operation *root) {
+  SmallVector<Operation *> members;
+  if (std::optional<GemmEpilogue> epilogue =
+          matchGemmEpilogue(root, /*singleUse=*/true)) {
+    members = {epilogue->root, epilogue->gemm};
+    members.append(epilogue->views.begin(), epilogue->views.end());
+    if (epilogue->biasAdd && epilogue->biasAdd != epilogue->root)
+      members.push_back(epilogue->biasAdd);
+    return members;
+  }
+  if (std::optional<ConvEpilogue> epilogue =
+          matchConvEpilogue(root, isLibraryConvolution, /*singleUse=*/true)) {
+    for (Operation *member : {epilogue->relu, epilogue->add, epilogue->conv})
+      if (member)
+        members.push_back(member);
+    return members;
+  }
+  return std::nullopt;
+}
+
 bool allUsersIn(Operation *op, const Group &group) {
   return llvm::all_of(op->getUsers(), [&](Operation *user) {
     return group.ops.contains(user);
@@ -215,33 +238,16 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
       }
       Group group;
       group.root = op;
-      // act(gemm) or gemm + residual: one cuBLASLt call with its epilogue.
-      if (std::optional<GemmEpilogue> epilogue =
-              matchGemmEpilogue(op, /*singleUse=*/true);
-          epilogue && !groupOf.count(epilogue->gemm)) {
+      // A library call and its epilogue: one cuBLASLt or cuDNN call.
+      if (std::optional<SmallVector<Operation *>> members = libraryEpilogue(op);
+          members && llvm::none_of(*members, [&](Operation *member) {
+            return groupOf.count(member);
+          })) {
         group.kind = "library";
-        SmallVector<Operation *> members{epilogue->root, epilogue->gemm};
-        members.append(epilogue->views.begin(), epilogue->views.end());
-        if (epilogue->biasAdd && epilogue->biasAdd != epilogue->root)
-          members.push_back(epilogue->biasAdd);
-        for (Operation *member : members) {
+        for (Operation *member : *members) {
           group.ops.insert(member);
           groupOf[member] = groups.size();
         }
-        groups.push_back(std::move(group));
-        continue;
-      }
-      // relu(conv + bias [+ residual]): one cuDNN call with its epilogue.
-      if (std::optional<ConvEpilogue> epilogue =
-              matchConvEpilogue(op, isLibraryConvolution, /*singleUse=*/true);
-          epilogue && !groupOf.count(epilogue->conv) &&
-          (!epilogue->add || !groupOf.count(epilogue->add))) {
-        group.kind = "library";
-        for (Operation *member : {epilogue->relu, epilogue->add, epilogue->conv})
-          if (member) {
-            group.ops.insert(member);
-            groupOf[member] = groups.size();
-          }
         groups.push_back(std::move(group));
         continue;
       }
