@@ -24,7 +24,9 @@ enum class FusionClass {
                 // calls; a conv takes its relu(+ residual) epilogue
                 // (matchConvEpilogue), nothing else fuses.
   Attention,    // kiln.attention: an `attention` kernel of its own; absorbs
-                // no producers and is not absorbed.
+                // only views, transposes and slices it can address by
+                // strides (matchAttentionStore, isStridedAttentionOperand);
+                // is not absorbed.
   Window,       // Conv, ConvTranspose, pools: a pointwise-kind kernel of
                 // their own that loops over the window per element; never
                 // absorbs producers nor is absorbed (no recomputation).
@@ -93,6 +95,24 @@ struct GemmEpilogue {
 /// next op); the packager matches a kernel's body, where that holds.
 std::optional<GemmEpilogue> matchGemmEpilogue(mlir::Operation *root,
                                               bool singleUse);
+
+/// An attention stored through a transpose: |root| = transpose(views(
+/// attention)) keeping the head dim innermost ([b, h, s, d] -> [b, s, h, d]),
+/// every op but the root with one user. |chain| holds the attention's users
+/// in order, the root last; the attention kernel writes its output in the
+/// root's layout (AttentionLayouts.cpp).
+struct AttentionStore {
+  mlir::Operation *attention = nullptr;
+  llvm::SmallVector<mlir::Operation *, 4> chain;
+};
+std::optional<AttentionStore> matchAttentionStore(mlir::Operation *root);
+
+/// Whether the attention kernel can read |operand| (a q, k or v) through
+/// |views| (views, transposes, slices that produce it, nearest first) as a
+/// strided view of one buffer: rows of the head dim contiguous, every row
+/// starting 8 elements aligned (the flash kernel's 16-byte copies).
+bool isStridedAttentionOperand(mlir::Value operand,
+                               llvm::ArrayRef<mlir::Operation *> views);
 
 /// Rewrites run by kiln-fuse-kernels before grouping: a Gemm C the library
 /// call cannot take becomes a separate add, MatMul batch dims broadcast only

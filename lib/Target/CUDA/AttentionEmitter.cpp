@@ -17,6 +17,10 @@
 //     them), which adds p_j * v[j, e] over the chunk.
 //  4. The output row is acc / l. A row whose scores are all -inf gives 0/0 =
 //     NaN, as the decomposed softmax does.
+// Both kernels read q/k/v through the views, transposes and slices fused
+// into the kernel and may write the output through a transpose of it
+// (AttentionOperands.cpp): the row kernel elementally, the flash kernel by
+// the strides of each operand's rows.
 #include "AttentionTemplates.h"
 
 #include <algorithm>
@@ -206,9 +210,15 @@ LogicalResult emitRowKernel(ElementalEmitter &emitter, AttentionOp attention,
   emitter.open("for (int a = 0; a < " + std::to_string(perThread) + "; ++a)");
   emitter.line("const kiln_index_t e = threadIdx.x + a * " +
                std::to_string(block) + ";");
-  emitter.line(
-      "if (e < " + std::to_string(dv) + ") out0[row * " + std::to_string(dv) +
-      " + e] = " + ElementalEmitter::storeConversion(type, "acc[a] / l") + ";");
+  std::string outRow = "row * " + std::to_string(dv);
+  std::optional<StridedLayout> stored =
+      attentionOutputLayout(emitter, attention);
+  if (attention.getResult() != kernel.getYield().getValues()[0])
+    outRow = operands.stridedMatrixOffset(attention.getResult(), *stored) +
+             " + i * " + std::to_string(stored->strides[rank - 2]);
+  emitter.line("if (e < " + std::to_string(dv) + ") out0[" + outRow +
+               " + e] = " +
+               ElementalEmitter::storeConversion(type, "acc[a] / l") + ";");
   emitter.close();
   emitter.close();
 
@@ -226,10 +236,12 @@ LogicalResult emitAttentionKernel(ElementalEmitter &emitter,
   if (failed(single))
     return failure();
   AttentionOp attention = *single;
-  ValueRange yielded = kernel.getYield().getValues();
-  if (yielded.size() != 1 || yielded[0] != attention.getResult())
+  std::optional<StridedLayout> stored =
+      attentionOutputLayout(emitter, attention);
+  if (!stored || stored->strides.back() != 1)
     return emitter.error(nullptr)
-           << "must yield exactly the kiln.attention result";
+           << "must yield the kiln.attention result, or a transpose or "
+              "reshape of it that keeps the head dim innermost";
   if (canUseFlashKernel(emitter, attention,
                         getIntAttr(kernel, "block_size", 0)))
     return emitFlashKernel(emitter, attention, launch);

@@ -6,6 +6,8 @@
 
 #include "KernelTemplates.h"
 
+#include "kiln/Dialect/Kiln/IR/StridedView.h"
+
 #include <optional>
 #include <string>
 
@@ -27,6 +29,10 @@ struct BatchedOperands {
                                   const std::string &col);
   /// The linear element offset of the operand's matrix for batch b.
   std::string matrixOffset(mlir::Value operand) const;
+  /// The same in |layout| (the operand read or the output written by
+  /// strides): layout.offset plus each batch index times its stride.
+  std::string stridedMatrixOffset(mlir::Value operand,
+                                  const StridedLayout &layout) const;
 
   ElementalEmitter &emitter;
   llvm::SmallVector<int64_t> batchShape;
@@ -36,6 +42,24 @@ struct BatchedOperands {
 /// The kernel-input number of |value|, when it is one.
 std::optional<unsigned> inputNumber(ElementalEmitter &emitter,
                                     mlir::Value value);
+
+/// Where an attention kernel reads |operand| (q, k or v): a kernel input
+/// seen through the views, transposes and slices of the kernel's body that
+/// produce |operand| (a plain input: contiguous); std::nullopt when it is
+/// computed otherwise.
+struct StridedOperand {
+  unsigned input;
+  StridedLayout layout;
+};
+std::optional<StridedOperand> stridedOperand(ElementalEmitter &emitter,
+                                             mlir::Value operand);
+/// The layout in which the kernel's output holds |attention|'s result: the
+/// kernel yields it through transposes and reshapes (contiguous when it
+/// yields the result itself); std::nullopt for any other yield.
+std::optional<StridedLayout> attentionOutputLayout(ElementalEmitter &emitter,
+                                                   AttentionOp attention);
+/// Rows of |layout| are contiguous and start every |alignment| elements.
+bool hasAlignedRows(const StridedLayout &layout, int64_t alignment);
 
 /// The flash kernel's device helpers (mma, cp.async, packing) for f16 or
 /// bf16 |type|, with host-emulation versions (FlashAttentionHelpers.cpp).

@@ -26,7 +26,8 @@ constexpr int64_t kFlashPad = 8;
 } // namespace
 
 /// Whether the flash kernel handles |attention|: f16/bf16 throughout, head
-/// sizes it tiles, q/k/v read from kernel inputs, kFlashWarps warps.
+/// sizes it tiles, q/k/v read from kernel inputs (or strided views of them
+/// with 16-byte aligned rows), kFlashWarps warps.
 bool canUseFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                        int64_t block) {
   Type type = elementTypeOf(attention.getQuery());
@@ -36,10 +37,17 @@ bool canUseFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
        {attention.getKey(), attention.getValue(), attention.getResult()})
     if (elementTypeOf(value) != type)
       return false;
+  // Rows are copied in 16-byte pieces and written in 4-byte pairs.
   for (Value value :
-       {attention.getQuery(), attention.getKey(), attention.getValue()})
-    if (!inputNumber(emitter, value))
+       {attention.getQuery(), attention.getKey(), attention.getValue()}) {
+    std::optional<StridedOperand> operand = stridedOperand(emitter, value);
+    if (!operand || !hasAlignedRows(operand->layout, 8))
       return false;
+  }
+  std::optional<StridedLayout> stored =
+      attentionOutputLayout(emitter, attention);
+  if (!stored || !hasAlignedRows(*stored, 2))
+    return false;
   int64_t d = shapeOf(attention.getKey()).back();
   int64_t dv = shapeOf(attention.getValue()).back();
   return d % 16 == 0 && d <= kFlashMaxHead && dv % 8 == 0 &&
@@ -99,7 +107,8 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   // Copies rows [keyStart, keyStart + kFlashKeys) of |source| (cols wide)
   // into |buffer| in 16-byte pieces, when |condition| holds; then commits.
   auto emitTileCopy = [&](const std::string &buffer, const std::string &source,
-                          int64_t cols, const std::string &keyStart,
+                          int64_t cols, int64_t rowStride,
+                          const std::string &keyStart,
                           const std::string &condition) {
     int64_t pieces = cols / 8, total = kFlashKeys * pieces;
     if (!condition.empty())
@@ -116,7 +125,8 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
     emitter.line("const bool valid = key < " + text(sk) + ";");
     emitter.line("kiln_flash_copy16(&" + buffer + "[r * " +
                  text(cols + kFlashPad) + " + col], " + source +
-                 " + (valid ? key : 0) * " + text(cols) + " + col, valid);");
+                 " + (valid ? key : 0) * " + text(rowStride) +
+                 " + col, valid);");
     emitter.close();
     if (!condition.empty())
       emitter.close();
@@ -194,17 +204,29 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   emitter.line("// This lane's rows of the scores and output: row0, row1.");
   emitter.line("const kiln_index_t row0 = queryTile * " + text(kFlashRows) +
                " + warp * 16 + group, row1 = row0 + 8;");
+  // q, k, v: a kernel input (rows of d contiguous) or a strided view of one
+  // (rows rowStride apart: a slice of a merged projection, transposed).
   const char *names[] = {"q", "k", "v"};
   Value inputs[] = {attention.getQuery(), attention.getKey(),
                     attention.getValue()};
-  for (auto [name, input] : llvm::zip(names, inputs))
+  int64_t rowStrides[3];
+  for (auto [name, input, rowStride] : llvm::zip(names, inputs, rowStrides)) {
+    StridedOperand operand = *stridedOperand(emitter, input);
+    rowStride = shapeOf(input).back();
+    std::string offset = operands.matrixOffset(input);
+    if (!inputNumber(emitter, input)) {
+      rowStride = operand.layout.strides.end()[-2];
+      offset = operands.stridedMatrixOffset(input, operand.layout);
+    }
     emitter.line("const " + storage + " *" + name + " = " +
-                 emitter.pointerName(*inputNumber(emitter, input)) + " + " +
-                 operands.matrixOffset(input) + ";");
+                 emitter.pointerName(operand.input) + " + " + offset + ";");
+  }
+  int64_t queryStride = rowStrides[0], keyRowStride = rowStrides[1],
+          valueRowStride = rowStrides[2];
   std::string firstKey =
       bounds ? loopStart + " * " + text(kFlashKeys) : std::string("0");
-  emitTileCopy("kiln_k", "k", d, firstKey, "");
-  emitTileCopy("kiln_v", "v", dv, firstKey, "");
+  emitTileCopy("kiln_k", "k", d, keyRowStride, firstKey, "");
+  emitTileCopy("kiln_v", "v", dv, valueRowStride, firstKey, "");
 
   emitter.line("// A fragments of the warp's 16 query rows (zero past " +
                text(sq) + ").");
@@ -216,7 +238,7 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
     std::string row = i % 2 ? "row1" : "row0";
     emitter.line("qa[ks][" + text(i) + "] = " + row + " < " + text(sq) +
                  " ? *reinterpret_cast<const unsigned *>(q + " + row + " * " +
-                 text(d) + " + col" + (i >= 2 ? " + 8" : "") + ") : 0u;");
+                 text(queryStride) + " + col" + (i >= 2 ? " + 8" : "") + ") : 0u;");
   }
   emitter.close();
   emitter.line("float o[" + text(dv / 8) + "][4];");
@@ -274,7 +296,8 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   emitter.close();
   emitter.close();
   emitter.line("__syncthreads();  // Every warp is done with kiln_k.");
-  emitTileCopy("kiln_k", "k", d, "key0 + " + text(kFlashKeys), nextCondition);
+  emitTileCopy("kiln_k", "k", d, keyRowStride, "key0 + " + text(kFlashKeys),
+               nextCondition);
   if (failed(emitFlashSoftmax(emitter, attention, bounds ? &*bounds : nullptr,
                               readMask, kFlashKeys)))
     return failure();
@@ -309,7 +332,8 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   emitter.close();
   emitter.close();
   emitter.line("__syncthreads();  // Every warp is done with kiln_v.");
-  emitTileCopy("kiln_v", "v", dv, "key0 + " + text(kFlashKeys), nextCondition);
+  emitTileCopy("kiln_v", "v", dv, valueRowStride,
+               "key0 + " + text(kFlashKeys), nextCondition);
   emitter.close();
 
   // The output rows: O / l.
@@ -321,15 +345,24 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                "NaN.");
   emitter.close();
   std::string out = emitter.pointerName(emitter.getNumInputs());
-  emitter.line(storage + " *out = " + out + " + b * " + text(sq * dv) + ";");
+  // The output: [batch..., sq, dv] in order, or the layout of the transpose
+  // the kernel yields ([b, s, h, d]: rows h * d apart).
+  std::string outOffset = "b * " + text(sq * dv);
+  int64_t outStride = dv;
+  if (attention.getResult() != kernel.getYield().getValues()[0]) {
+    StridedLayout stored = *attentionOutputLayout(emitter, attention);
+    outOffset = operands.stridedMatrixOffset(attention.getResult(), stored);
+    outStride = stored.strides[rank - 2];
+  }
+  emitter.line(storage + " *out = " + out + " + " + outOffset + ";");
   emitter.line("#pragma unroll");
   emitter.open("for (int e = 0; e < " + text(dv / 8) + "; ++e)");
   emitter.line("const int col = e * 8 + pair * 2;");
   emitter.line("if (row0 < " + text(sq) +
-               ") *reinterpret_cast<unsigned *>(out + row0 * " + text(dv) +
+               ") *reinterpret_cast<unsigned *>(out + row0 * " + text(outStride) +
                " + col) = kiln_flash_pack(o[e][0] * l[0], o[e][1] * l[0]);");
   emitter.line("if (row1 < " + text(sq) +
-               ") *reinterpret_cast<unsigned *>(out + row1 * " + text(dv) +
+               ") *reinterpret_cast<unsigned *>(out + row1 * " + text(outStride) +
                " + col) = kiln_flash_pack(o[e][2] * l[1], o[e][3] * l[1]);");
   emitter.close();
   emitter.close();

@@ -13,6 +13,9 @@
 //     on a library convolution (with an optional residual add between) is
 //     the convolution's epilogue: the three form one library kernel; so is
 //     a relu, tanh GELU or residual add on a library GEMM (matchGemmEpilogue).
+//     An attention kernel takes only the views, transposes and slices it
+//     reads q/k/v through by strides, and a transpose of its result that it
+//     can write directly (AttentionLayouts.cpp).
 //  3. Outline each group in program order: values from outside become
 //     inputs (constants of <= 16 elements are cloned instead), a kiln.empty
 //     is the destination of the root's result, and the root's uses read the
@@ -22,6 +25,7 @@
 #include "kiln/Transforms/Passes.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/StridedView.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -127,6 +131,27 @@ bool allUsersIn(Operation *op, const Group &group) {
   });
 }
 
+/// Adds to an attention |group| the views, transposes and slices that
+/// produce its q, k and v when the kernel can read them by strides (each
+/// operand's chain whole, or none of it).
+void absorbAttentionOperands(Group &group, AttentionOp attention,
+                             const DenseMap<Operation *, unsigned> &groupOf) {
+  for (Value operand :
+       {attention.getQuery(), attention.getKey(), attention.getValue()}) {
+    SmallVector<Operation *> views;
+    Operation *op = operand.getDefiningOp();
+    while (op && isStridedViewOp(op) && !groupOf.count(op) &&
+           !group.ops.contains(op) && allUsersIn(op, group)) {
+      group.ops.insert(op);
+      views.push_back(op);
+      op = op->getOperand(0).getDefiningOp();
+    }
+    if (!views.empty() && !isStridedAttentionOperand(operand, views))
+      for (Operation *view : views)
+        group.ops.remove(view);
+  }
+}
+
 /// A readable kernel name from the mnemonics of its ops: "add_relu_3".
 std::string kernelName(ArrayRef<Operation *> ops, unsigned index) {
   std::string name;
@@ -189,7 +214,9 @@ void outline(Group &group, unsigned index) {
   Value destination = builder.create<EmptyOp>(root->getLoc(), outputType);
   auto kernel = builder.create<KernelOp>(
       location, TypeRange{outputType},
-      builder.getStringAttr(kernelName(ops, index)),
+      builder.getStringAttr(group.kind == "attention"
+                                ? "attention_" + std::to_string(index)
+                                : kernelName(ops, index)),
       builder.getStringAttr(group.kind), inputs.getArrayRef(),
       ValueRange{destination}, nullptr, nullptr, nullptr, nullptr, nullptr,
       nullptr);
@@ -251,7 +278,27 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
         groups.push_back(std::move(group));
         continue;
       }
-      group.kind = initialKind(op);
+      // transpose(attention): one attention kernel writing in that layout.
+      if (std::optional<AttentionStore> store = matchAttentionStore(op);
+          store && !groupOf.count(store->attention)) {
+        group.kind = "attention";
+        group.ops.insert(store->chain.begin(), store->chain.end());
+        group.ops.insert(store->attention);
+      }
+      if (group.kind.empty())
+        group.kind = initialKind(op);
+      if (group.kind == "attention") {
+        group.ops.insert(op);
+        for (Operation *member : group.ops)
+          if (auto attention = dyn_cast<AttentionOp>(member)) {
+            absorbAttentionOperands(group, attention, groupOf);
+            break;
+          }
+        for (Operation *member : group.ops)
+          groupOf[member] = groups.size();
+        groups.push_back(std::move(group));
+        continue;
+      }
       if (group.kind == "row_reduce")
         group.anchor = op;
       group.ops.insert(op);

@@ -9,7 +9,10 @@
 // the row kernel. The causal masks are computed from constants, so the flash
 // kernel visits only the key tiles they leave unmasked (f16_bert_causal,
 // f16_gpt2_causal: the closed form; f16_causal_masked_tail: a table whose
-// fully masked rows keep every key tile).
+// fully masked rows keep every key tile). f16_gpt2_projection and
+// f16_bert_projection read q/k/v as strided views of a merged projection and
+// write the output as [b, s, h d] (the 2 and 5 kernels are the mask, or the
+// bias adds and the mask, and the attention).
 // RUN: rm -rf %t && kiln-translate %s --kernel-test-bundle %t | FileCheck %s
 // CHECK: wrote case attention.f32_mask_128 (1 kernels, 1 launches)
 // CHECK: wrote case attention.f32_padding_odd (1 kernels, 1 launches)
@@ -17,7 +20,7 @@
 // CHECK: wrote case attention.f32_keys_5000_chunks (1 kernels, 1 launches)
 // CHECK: wrote case attention.f16_mask_128 (1 kernels, 1 launches)
 // CHECK: wrote case attention.f16_padding_odd (1 kernels, 1 launches)
-// CHECK: wrote case attention.f32_transposed_keys (2 kernels, 2 launches)
+// CHECK: wrote case attention.f32_transposed_keys (1 kernels, 1 launches)
 // CHECK: wrote case attention.f16_bert_padding (2 kernels, 2 launches)
 // CHECK: wrote case attention.bf16_bert_padding (2 kernels, 2 launches)
 // CHECK: wrote case attention.f16_bert_causal (2 kernels, 2 launches)
@@ -29,6 +32,8 @@
 // CHECK: wrote case attention.f16_value_head_40 (1 kernels, 1 launches)
 // CHECK: wrote case attention.f16_gpt2_causal (2 kernels, 2 launches)
 // CHECK: wrote case attention.f16_causal_masked_tail (3 kernels, 3 launches)
+// CHECK: wrote case attention.f16_gpt2_projection (2 kernels, 2 launches)
+// CHECK: wrote case attention.f16_bert_projection (5 kernels, 5 launches)
 
 func.func @f32_mask_128(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x128x64xf32>, %mask: tensor<1x1x128x128xf32>) -> tensor<1x4x128x64xf32> {
   %scale = kiln.constant dense<0.125> : tensor<f32>
@@ -103,7 +108,8 @@ func.func @f16_padding_odd(%q: tensor<2x3x77x40xf16>, %k: tensor<2x3x300x40xf16>
 }
 
 // BERT's layout: K^T = transpose([b, s, h, d], [0, 2, 3, 1]); the recogniser
-// composes it into K = transpose(x, [0, 2, 1, 3]) (a kernel of its own).
+// composes it into K = transpose(x, [0, 2, 1, 3]), which the attention
+// kernel reads by strides (the row kernel, elementally): one kernel.
 func.func @f32_transposed_keys(%q: tensor<1x2x33x16xf32>, %x: tensor<1x33x2x16xf32>, %v: tensor<1x2x33x16xf32>) -> tensor<1x2x33x16xf32> {
   %scale = kiln.constant dense<0.25> : tensor<f32>
   %kt = kiln.transpose %x {perm = array<i64: 0, 2, 3, 1>} : tensor<1x33x2x16xf32> -> tensor<1x2x16x33xf32>
@@ -287,4 +293,89 @@ func.func @f16_causal_masked_tail(%q: tensor<1x2x200x64xf16>, %k: tensor<1x2x200
   %3 = kiln.softmax %2 : tensor<1x2x200x200xf16> -> tensor<1x2x200x200xf16>
   %4 = kiln.matmul %3, %v : tensor<1x2x200x200xf16>, tensor<1x2x200x64xf16> -> tensor<1x2x200x64xf16>
   return %4 : tensor<1x2x200x64xf16>
+}
+
+// GPT-2's layout: q, k and v are column slices of one merged projection
+// [s, 3 h d], split into heads and transposed to [b, h, s, d]; the output is
+// transposed back and merged to [b, s, h d]. The attention kernel reads the
+// slices by strides and writes the [b, s, h, d] order itself: one kernel.
+func.func @f16_gpt2_projection(%qkv: tensor<256x768xf16>) -> tensor<1x256x256xf16>
+    attributes {kiln.test_tolerance = [2.0e-2, 5.0e-3]} {
+  %big = kiln.constant dense<-65504.0> : tensor<1x1x256x256xf16>
+  %one = kiln.constant dense<1> : tensor<i64>
+  %mask = kiln.trilu %big, %one {upper = true} : tensor<1x1x256x256xf16>, tensor<i64> -> tensor<1x1x256x256xf16>
+  %shape3 = kiln.constant dense<[1, 256, 768]> : tensor<3xi64>
+  %x = kiln.reshape %qkv, %shape3 : tensor<256x768xf16>, tensor<3xi64> -> tensor<1x256x768xf16>
+  %axes = kiln.constant dense<2> : tensor<1xi64>
+  %steps = kiln.constant dense<1> : tensor<1xi64>
+  %s0 = kiln.constant dense<0> : tensor<1xi64>
+  %s1 = kiln.constant dense<256> : tensor<1xi64>
+  %s2 = kiln.constant dense<512> : tensor<1xi64>
+  %s3 = kiln.constant dense<768> : tensor<1xi64>
+  %heads = kiln.constant dense<[1, 256, 4, 64]> : tensor<4xi64>
+  %qs = kiln.slice %x, %s0, %s1, %axes, %steps : tensor<1x256x768xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<1x256x256xf16>
+  %ks = kiln.slice %x, %s1, %s2, %axes, %steps : tensor<1x256x768xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<1x256x256xf16>
+  %vs = kiln.slice %x, %s2, %s3, %axes, %steps : tensor<1x256x768xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<1x256x256xf16>
+  %qr = kiln.reshape %qs, %heads : tensor<1x256x256xf16>, tensor<4xi64> -> tensor<1x256x4x64xf16>
+  %kr = kiln.reshape %ks, %heads : tensor<1x256x256xf16>, tensor<4xi64> -> tensor<1x256x4x64xf16>
+  %vr = kiln.reshape %vs, %heads : tensor<1x256x256xf16>, tensor<4xi64> -> tensor<1x256x4x64xf16>
+  %q = kiln.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : tensor<1x256x4x64xf16> -> tensor<1x4x256x64xf16>
+  %kt = kiln.transpose %kr {perm = array<i64: 0, 2, 3, 1>} : tensor<1x256x4x64xf16> -> tensor<1x4x64x256xf16>
+  %v = kiln.transpose %vr {perm = array<i64: 0, 2, 1, 3>} : tensor<1x256x4x64xf16> -> tensor<1x4x256x64xf16>
+  %scale = kiln.constant dense<0.125> : tensor<f16>
+  %0 = kiln.matmul %q, %kt : tensor<1x4x256x64xf16>, tensor<1x4x64x256xf16> -> tensor<1x4x256x256xf16>
+  %1 = kiln.mul %0, %scale : tensor<1x4x256x256xf16>, tensor<f16> -> tensor<1x4x256x256xf16>
+  %2 = kiln.add %1, %mask : tensor<1x4x256x256xf16>, tensor<1x1x256x256xf16> -> tensor<1x4x256x256xf16>
+  %3 = kiln.softmax %2 : tensor<1x4x256x256xf16> -> tensor<1x4x256x256xf16>
+  %4 = kiln.matmul %3, %v : tensor<1x4x256x256xf16>, tensor<1x4x256x64xf16> -> tensor<1x4x256x64xf16>
+  %5 = kiln.transpose %4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x256x64xf16> -> tensor<1x256x4x64xf16>
+  %merged = kiln.constant dense<[1, 256, 256]> : tensor<3xi64>
+  %6 = kiln.reshape %5, %merged : tensor<1x256x4x64xf16>, tensor<3xi64> -> tensor<1x256x256xf16>
+  return %6 : tensor<1x256x256xf16>
+}
+
+// BERT's layout: a merged projection [b s, 3 h d] whose q/k/v column slices
+// get a bias each before the split into heads (the add stays a kernel of
+// its own, writing [b, s, h d]; the attention kernel reads its heads by
+// strides), a padding mask, and the output written as [b s, h d].
+func.func @f16_bert_projection(%qkv: tensor<256x384xf16>, %bias: tensor<384xf16>, %raw: tensor<2x1x1x128xf16>) -> tensor<256x128xf16>
+    attributes {kiln.test_tolerance = [2.0e-2, 5.0e-3]} {
+  %axes = kiln.constant dense<1> : tensor<1xi64>
+  %baxes = kiln.constant dense<0> : tensor<1xi64>
+  %steps = kiln.constant dense<1> : tensor<1xi64>
+  %s0 = kiln.constant dense<0> : tensor<1xi64>
+  %s1 = kiln.constant dense<128> : tensor<1xi64>
+  %s2 = kiln.constant dense<256> : tensor<1xi64>
+  %s3 = kiln.constant dense<384> : tensor<1xi64>
+  %heads = kiln.constant dense<[2, 128, 2, 64]> : tensor<4xi64>
+  %qs = kiln.slice %qkv, %s0, %s1, %axes, %steps : tensor<256x384xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<256x128xf16>
+  %ks = kiln.slice %qkv, %s1, %s2, %axes, %steps : tensor<256x384xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<256x128xf16>
+  %vs = kiln.slice %qkv, %s2, %s3, %axes, %steps : tensor<256x384xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<256x128xf16>
+  %qb = kiln.slice %bias, %s0, %s1, %baxes, %steps : tensor<384xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<128xf16>
+  %kb = kiln.slice %bias, %s1, %s2, %baxes, %steps : tensor<384xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<128xf16>
+  %vb = kiln.slice %bias, %s2, %s3, %baxes, %steps : tensor<384xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<128xf16>
+  %qa = kiln.add %qs, %qb : tensor<256x128xf16>, tensor<128xf16> -> tensor<256x128xf16>
+  %ka = kiln.add %ks, %kb : tensor<256x128xf16>, tensor<128xf16> -> tensor<256x128xf16>
+  %va = kiln.add %vs, %vb : tensor<256x128xf16>, tensor<128xf16> -> tensor<256x128xf16>
+  %qr = kiln.reshape %qa, %heads : tensor<256x128xf16>, tensor<4xi64> -> tensor<2x128x2x64xf16>
+  %kr = kiln.reshape %ka, %heads : tensor<256x128xf16>, tensor<4xi64> -> tensor<2x128x2x64xf16>
+  %vr = kiln.reshape %va, %heads : tensor<256x128xf16>, tensor<4xi64> -> tensor<2x128x2x64xf16>
+  %q = kiln.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : tensor<2x128x2x64xf16> -> tensor<2x2x128x64xf16>
+  %kt = kiln.transpose %kr {perm = array<i64: 0, 2, 3, 1>} : tensor<2x128x2x64xf16> -> tensor<2x2x64x128xf16>
+  %v = kiln.transpose %vr {perm = array<i64: 0, 2, 1, 3>} : tensor<2x128x2x64xf16> -> tensor<2x2x128x64xf16>
+  %half = kiln.constant dense<-5.000000e-01> : tensor<f16>
+  %big = kiln.constant dense<-65504.0> : tensor<f16>
+  %zero = kiln.constant dense<0.0> : tensor<f16>
+  %drop = kiln.less %raw, %half : tensor<2x1x1x128xf16>, tensor<f16> -> tensor<2x1x1x128xi1>
+  %mask = kiln.where %drop, %big, %zero : tensor<2x1x1x128xi1>, tensor<f16>, tensor<f16> -> tensor<2x1x1x128xf16>
+  %scale = kiln.constant dense<0.125> : tensor<f16>
+  %0 = kiln.matmul %q, %kt : tensor<2x2x128x64xf16>, tensor<2x2x64x128xf16> -> tensor<2x2x128x128xf16>
+  %1 = kiln.mul %0, %scale : tensor<2x2x128x128xf16>, tensor<f16> -> tensor<2x2x128x128xf16>
+  %2 = kiln.add %1, %mask : tensor<2x2x128x128xf16>, tensor<2x1x1x128xf16> -> tensor<2x2x128x128xf16>
+  %3 = kiln.softmax %2 : tensor<2x2x128x128xf16> -> tensor<2x2x128x128xf16>
+  %4 = kiln.matmul %3, %v : tensor<2x2x128x128xf16>, tensor<2x2x128x64xf16> -> tensor<2x2x128x64xf16>
+  %5 = kiln.transpose %4 {perm = array<i64: 0, 2, 1, 3>} : tensor<2x2x128x64xf16> -> tensor<2x128x2x64xf16>
+  %merged = kiln.constant dense<[256, 128]> : tensor<2xi64>
+  %6 = kiln.reshape %5, %merged : tensor<2x128x2x64xf16>, tensor<2xi64> -> tensor<256x128xf16>
+  return %6 : tensor<256x128xf16>
 }

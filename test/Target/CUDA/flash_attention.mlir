@@ -128,3 +128,38 @@ func.func @flash_fully_masked_rows(%q: tensor<1x1x128x64xf16>, %k: tensor<1x1x19
   %0 = kiln.attention %q, %k, %v, %mask {scale = 0.125 : f32} : tensor<1x1x128x64xf16>, tensor<1x1x192x64xf16>, tensor<1x1x192x64xf16>, tensor<1x1x128x192xf16> -> tensor<1x1x128x64xf16>
   return %0 : tensor<1x1x128x64xf16>
 }
+
+// GPT-2's layout: q, k and v are slices of one merged projection [1, 128,
+// 3 x 2 x 64], split into heads and transposed; the output is transposed
+// back. The kernel reads the rows where they are (384 elements apart, heads
+// 64 apart, k and v 128 and 256 further) and writes [b, s, h, d] (rows 128
+// apart): one kernel, no copies.
+// CHECK-LABEL: void __launch_bounds__(128) kiln_attention_
+// CHECK:         const __half *q = in0 + (kiln_index_t)(b) * 64;
+// CHECK-NEXT:    const __half *k = in0 + 128 + (kiln_index_t)(b) * 64;
+// CHECK-NEXT:    const __half *v = in0 + 256 + (kiln_index_t)(b) * 64;
+// CHECK:         kiln_flash_copy16(&kiln_k[r * 72 + col], k + (valid ? key : 0) * 384 + col, valid);
+// CHECK:         q + row0 * 384 + col
+// CHECK:         __half *out = out0 + (kiln_index_t)(b) * 64;
+// CHECK:         *reinterpret_cast<unsigned *>(out + row0 * 128 + col)
+func.func @flash_merged_projection(%x: tensor<1x128x384xf16>) -> tensor<1x128x2x64xf16> {
+  %axes = kiln.constant dense<2> : tensor<1xi64>
+  %steps = kiln.constant dense<1> : tensor<1xi64>
+  %s0 = kiln.constant dense<0> : tensor<1xi64>
+  %s1 = kiln.constant dense<128> : tensor<1xi64>
+  %s2 = kiln.constant dense<256> : tensor<1xi64>
+  %s3 = kiln.constant dense<384> : tensor<1xi64>
+  %heads = kiln.constant dense<[1, 128, 2, 64]> : tensor<4xi64>
+  %qs = kiln.slice %x, %s0, %s1, %axes, %steps : tensor<1x128x384xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<1x128x128xf16>
+  %ks = kiln.slice %x, %s1, %s2, %axes, %steps : tensor<1x128x384xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<1x128x128xf16>
+  %vs = kiln.slice %x, %s2, %s3, %axes, %steps : tensor<1x128x384xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<1x128x128xf16>
+  %qr = kiln.reshape %qs, %heads : tensor<1x128x128xf16>, tensor<4xi64> -> tensor<1x128x2x64xf16>
+  %kr = kiln.reshape %ks, %heads : tensor<1x128x128xf16>, tensor<4xi64> -> tensor<1x128x2x64xf16>
+  %vr = kiln.reshape %vs, %heads : tensor<1x128x128xf16>, tensor<4xi64> -> tensor<1x128x2x64xf16>
+  %q = kiln.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : tensor<1x128x2x64xf16> -> tensor<1x2x128x64xf16>
+  %k = kiln.transpose %kr {perm = array<i64: 0, 2, 1, 3>} : tensor<1x128x2x64xf16> -> tensor<1x2x128x64xf16>
+  %v = kiln.transpose %vr {perm = array<i64: 0, 2, 1, 3>} : tensor<1x128x2x64xf16> -> tensor<1x2x128x64xf16>
+  %o = kiln.attention %q, %k, %v {scale = 0.125 : f32} : tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x128x64xf16>
+  %t = kiln.transpose %o {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x128x64xf16> -> tensor<1x128x2x64xf16>
+  return %t : tensor<1x128x2x64xf16>
+}
