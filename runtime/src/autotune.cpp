@@ -1,10 +1,12 @@
-// Session creation: every Conv step's cuDNN algorithm and every Gemm step's
-// cuBLASLt algorithm is chosen by timing candidates on the GPU (graph
-// replays, gpu_timing.h) on scratch operands, one zeroed allocation sized
-// for the largest of each operand and freed after.
+// Session creation: every Conv step's cuDNN algorithm or graph plan and
+// every Gemm step's cuBLASLt algorithm is chosen by timing candidates on the
+// GPU (graph replays, gpu_timing.h) on scratch operands, one zeroed
+// allocation sized for the largest of each operand and freed after.
+// Identical steps share one choice.
 #include "session.h"
 #include "status.h"
 
+#include <cstdlib>
 #include <map>
 
 namespace kiln::runtime {
@@ -58,6 +60,9 @@ kiln_status_t chooseConvAlgorithms(kiln_session_s *session) {
       }); // x, w, bias, out, residual.
   if (largest[0] == 0)
     return nullptr;
+  // KILN_CONV_PATH=legacy|graph restricts the candidates (conv.h).
+  ConvPath path = ConvPath::Any;
+  KILN_RETURN_IF_ERROR(parseConvPath(std::getenv("KILN_CONV_PATH"), &path));
   KILN_RETURN_IF_ERROR(
       cudnnStatus(cudnnCreate(&session->cudnn), "cudnnCreate"));
   Scratch scratch;
@@ -65,15 +70,20 @@ kiln_status_t chooseConvAlgorithms(kiln_session_s *session) {
       makeScratch(largest, "time convolution algorithms", &scratch));
   ConvPointers pointers{scratch.slots[0], scratch.slots[1], scratch.slots[2],
                         scratch.slots[3], scratch.slots[4]};
+  // Identical convolutions (a ResNet's repeated blocks) share one timing,
+  // and one graph plan: each graph plan may compile a kernel.
+  std::map<std::string, const ConvPlan *> timed;
   for (size_t i = 0; i < session->steps.size(); ++i) {
     PreparedStep &step = session->steps[i];
     if (!step.conv)
       continue;
+    auto [it, inserted] = timed.try_emplace(step.conv->key(), step.conv.get());
     KILN_RETURN_IF_ERROR(annotate(
-        step.conv->chooseAlgorithm(session->cudnn, pointers,
-                                   session->workspaces[step.stream],
-                                   session->workspaceBytes,
-                                   session->streams[0]),
+        inserted ? step.conv->chooseAlgorithm(session->cudnn, pointers,
+                                              session->workspaces[step.stream],
+                                              session->workspaceBytes,
+                                              session->streams[0], path)
+                 : step.conv->useChoiceOf(*it->second),
         step.describe(i)));
     step.algorithm = step.conv->algorithmName();
   }

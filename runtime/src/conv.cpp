@@ -1,13 +1,13 @@
-// Conv steps through cuDNN's convolution API: NCHW or NHWC descriptors,
-// groups, the fastest algorithm that fits the stream's workspace (timed as
-// the step runs), bias by cudnnAddTensor or, with a residual/relu epilogue,
-// everything in one cudnnConvolutionBiasActivationForward.
+// Conv steps through cuDNN: the legacy convolution API's NCHW or NHWC
+// descriptors (groups; bias by cudnnAddTensor or, with a residual/relu
+// epilogue, everything in one cudnnConvolutionBiasActivationForward), or
+// the chosen graph-API plan (conv_graph.h). conv_choice.cpp chooses.
 #include "conv.h"
-#include "gpu_timing.h"
 #include "status.h"
 
+#include <cstring>
+#include <sstream>
 #include <string>
-#include <vector>
 
 namespace kiln::runtime {
 
@@ -36,6 +36,23 @@ static cudnnDataType_t cudnnType(DType dtype) {
   }
 }
 
+kiln_status_t parseConvPath(const char *text, ConvPath *path) {
+  *path = ConvPath::Any;
+  if (!text || !*text || std::strcmp(text, "auto") == 0)
+    return nullptr;
+  if (std::strcmp(text, "legacy") == 0) {
+    *path = ConvPath::Legacy;
+    return nullptr;
+  }
+  if (std::strcmp(text, "graph") == 0) {
+    *path = ConvPath::Graph;
+    return nullptr;
+  }
+  return Error(KILN_STATUS_INVALID_ARGUMENT)
+         << "KILN_CONV_PATH is '" << text
+         << "'; it must be legacy, graph or auto (or unset)";
+}
+
 static kiln_status_t makeTensor(cudnnTensorDescriptor_t *desc,
                                 cudnnTensorFormat_t format,
                                 cudnnDataType_t type, int64_t n, int64_t c,
@@ -61,6 +78,17 @@ kiln_status_t ConvPlan::create(const Conv &conv, DType dtype) {
       size_t(conv.n() * conv.k() * conv.out_h() * conv.out_w()) * element;
   hasResidual = conv.residual() >= 0;
   relu = conv.activation() == ConvActivation_Relu;
+  graphShape = ConvGraphShape::of(conv, dtype);
+  std::ostringstream key;
+  key << conv.n() << ',' << conv.c() << ',' << conv.h() << ',' << conv.width()
+      << ',' << conv.k() << ',' << conv.r() << ',' << conv.s() << ",p"
+      << conv.pad_h() << ',' << conv.pad_w() << ",s" << conv.stride_h() << ','
+      << conv.stride_w() << ",d" << conv.dilation_h() << ','
+      << conv.dilation_w() << ",g" << conv.groups() << ",o" << conv.out_h()
+      << ',' << conv.out_w() << ",l" << int(conv.layout()) << ",t" << int(dtype)
+      << ",b" << (conv.bias() >= 0) << hasResidual << int(conv.activation())
+      << conv.allow_tf32();
+  identity = key.str();
   operandBytes[4] = hasResidual ? operandBytes[3] : 0;
   // Dims are given as N, C, H, W (K, C, R, S) in either layout; the format
   // says how they lie in memory.
@@ -95,11 +123,12 @@ kiln_status_t ConvPlan::create(const Conv &conv, DType dtype) {
                   "setting the group count"));
   // f32 without TF32 must not use tensor cores (CUDNN_DEFAULT_MATH would).
   keepFmaMath = dtype == DType_F32 && !conv.allow_tf32();
-  cudnnMathType_t math =
-      dtype == DType_F32 ? (keepFmaMath ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH)
-                         : CUDNN_TENSOR_OP_MATH;
-  KILN_RETURN_IF_ERROR(cudnnStatus(cudnnSetConvolutionMathType(convDesc, math),
-                                   "setting the math type"));
+  mathType = dtype == DType_F32
+                 ? (keepFmaMath ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH)
+                 : CUDNN_TENSOR_OP_MATH;
+  KILN_RETURN_IF_ERROR(
+      cudnnStatus(cudnnSetConvolutionMathType(convDesc, mathType),
+                  "setting the math type"));
   // With a bias, the fused call is a candidate even without an epilogue
   // (IDENTITY activation): it saves cudnnAddTensor's pass over the output.
   if (conv.bias() >= 0) {
@@ -126,9 +155,6 @@ kiln_status_t ConvPlan::create(const Conv &conv, DType dtype) {
 }
 
 namespace {
-/// How many of cuDNN's ranked algorithms are timed as the step runs.
-constexpr int kTimedAlgorithms = 4;
-
 const char *algorithmText(cudnnConvolutionFwdAlgo_t algo) {
   switch (algo) {
   case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM:
@@ -155,95 +181,9 @@ const char *algorithmText(cudnnConvolutionFwdAlgo_t algo) {
 } // namespace
 
 std::string ConvPlan::algorithmName() const {
+  if (graph)
+    return graph->plans().front().name;
   return std::string(algorithmText(algorithm)) + (fused ? "+fused" : "");
-}
-
-kiln_status_t ConvPlan::chooseAlgorithm(cudnnHandle_t handle,
-                                        const ConvPointers &scratch,
-                                        void *workspace, size_t workspaceBytes,
-                                        cudaStream_t stream) {
-  KILN_RETURN_IF_ERROR(
-      cudnnStatus(cudnnSetStream(handle, stream), "cudnnSetStream"));
-  constexpr int kMaxAlgorithms = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
-  cudnnConvolutionFwdAlgoPerf_t results[kMaxAlgorithms];
-  int found = 0;
-  // Only algorithms that fit the workspace are tried; results come fastest
-  // first.
-  KILN_RETURN_IF_ERROR(
-      cudnnStatus(cudnnFindConvolutionForwardAlgorithmEx(
-                      handle, xDesc, scratch.x, wDesc, scratch.w, convDesc,
-                      yDesc, scratch.out, kMaxAlgorithms, &found, results,
-                      workspaceBytes ? workspace : nullptr, workspaceBytes),
-                  "cudnnFindConvolutionForwardAlgorithmEx"));
-  std::vector<const cudnnConvolutionFwdAlgoPerf_t *> ranked;
-  for (int i = 0; i < found && int(ranked.size()) < kTimedAlgorithms; ++i)
-    if (results[i].status == CUDNN_STATUS_SUCCESS &&
-        results[i].memory <= workspaceBytes)
-      ranked.push_back(&results[i]);
-  if (ranked.empty())
-    return Error(KILN_STATUS_INCOMPATIBLE)
-           << "cuDNN has no algorithm for this convolution within a "
-           << workspaceBytes << "-byte workspace";
-
-  // The median GPU time of |perf| run as the step runs, or a negative value
-  // when cuDNN refuses it (a fused call it does not support). Replayed from
-  // a graph: enqueued directly, a call spends tens of microseconds on the
-  // host, which events around it would count (and did: the choice fell on
-  // algorithms several times slower on the GPU).
-  auto timeOne = [&](const cudnnConvolutionFwdAlgoPerf_t &perf, bool fusedCall,
-                     float *median) -> kiln_status_t {
-    *median = -1;
-    // IDENTITY (no relu: the bias, and the residual if any) fuses only in
-    // the precomputed implicit GEMM.
-    if (fusedCall && !relu &&
-        perf.algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)
-      return nullptr;
-    if (!keepFmaMath)
-      KILN_RETURN_IF_ERROR(
-          cudnnStatus(cudnnSetConvolutionMathType(convDesc, perf.mathType),
-                      "setting the math type"));
-    if (kiln_status_t refused =
-            run(handle, scratch, perf.algo, perf.memory, fusedCall, workspace)) {
-      kiln_status_free(refused); // Not this algorithm; the next may do.
-      return nullptr;
-    }
-    return timeCandidate(stream, [&] {
-      return run(handle, scratch, perf.algo, perf.memory, fusedCall,
-                 workspace);
-    }, median);
-  };
-  const cudnnConvolutionFwdAlgoPerf_t *best = nullptr;
-  float bestTime = 0;
-  // Every candidate fused (when there is a bias) and unfused; the fastest
-  // wins, fused first on ties.
-  for (bool fusedCall : {true, false}) {
-    if (fusedCall && !activationDesc)
-      continue;
-    for (const cudnnConvolutionFwdAlgoPerf_t *perf : ranked) {
-      float time = -1;
-      KILN_RETURN_IF_ERROR(timeOne(*perf, fusedCall, &time));
-      if (time >= 0 && (!best || time < bestTime)) {
-        best = perf;
-        bestTime = time;
-        fused = fusedCall;
-      }
-    }
-  }
-  if (!best)
-    return Error(KILN_STATUS_INCOMPATIBLE)
-           << "no cuDNN algorithm runs this convolution";
-  algorithm = best->algo;
-  algorithmWorkspace = best->memory;
-  // Keep the math type the timing used (tensor cores or not), except that
-  // f32 without TF32 stays on FMA.
-  if (!keepFmaMath)
-    KILN_RETURN_IF_ERROR(
-        cudnnStatus(cudnnSetConvolutionMathType(convDesc, best->mathType),
-                    "setting the chosen math type"));
-  KILN_RETURN_IF_ERROR(
-      enqueue(handle, scratch, workspace, workspaceBytes, stream));
-  return cudaStatus(cudaStreamSynchronize(stream),
-                    "running the chosen convolution algorithm");
 }
 
 kiln_status_t ConvPlan::run(cudnnHandle_t handle, const ConvPointers &pointers,
@@ -295,6 +235,8 @@ kiln_status_t ConvPlan::enqueue(cudnnHandle_t handle,
            << " bytes of workspace, the stream has " << workspaceBytes;
   KILN_RETURN_IF_ERROR(
       cudnnStatus(cudnnSetStream(handle, stream), "cudnnSetStream"));
+  if (graph)
+    return graph->execute(handle, 0, pointers, workspace);
   return run(handle, pointers, algorithm, algorithmWorkspace, fused,
              workspace);
 }

@@ -84,6 +84,18 @@ kiln_status_t timeCandidate(cudaStream_t stream,
                             const std::function<kiln_status_t()> &enqueue,
                             float *median, int timings, int replays) {
   *median = -1;
+  // One uncaptured run first: a library loads a kernel lazily on its first
+  // use (cuBLASLt, cuDNN, CUDA's lazy module loading), which is not allowed
+  // during capture and would drop a good candidate. A call the library
+  // refuses is a candidate that does not apply, not an error.
+  if (kiln_status_t refused = enqueue()) {
+    kiln_status_free(refused);
+    cudaGetLastError();
+    return nullptr;
+  }
+  // An error the run left on the GPU is real (and sticky): report it.
+  KILN_RETURN_IF_ERROR(cudaStatus(cudaStreamSynchronize(stream),
+                                  "running a timing candidate uncaptured"));
   cudaGraphExec_t exec = nullptr;
   if (kiln_status_t refused = captureGraph(stream, enqueue, &exec)) {
     kiln_status_free(refused);

@@ -31,9 +31,13 @@ kiln_status_t timeGraph(cudaGraphExec_t exec, cudaStream_t stream,
                         int repeats, float *milliseconds);
 
 /// The median over |timings| timeGraph calls (|replays| each) of what
-/// |enqueue| captures, in |*median|; -1 when it cannot be captured (a
-/// library candidate that refuses: its error is dropped). The candidates of
-/// an algorithm choice are compared with this.
+/// |enqueue| captures, in |*median|. |enqueue| first runs once uncaptured
+/// (then |stream| is synchronised), so that kernels a library loads lazily
+/// are loaded before capture. -1 when that run or the capture fails (a
+/// library candidate that refuses: its error is dropped); an error the
+/// uncaptured run leaves on the GPU is returned. The candidates of the
+/// Conv and Gemm algorithm choices (conv_choice.cpp, gemm.cpp) are compared
+/// with this.
 kiln_status_t timeCandidate(cudaStream_t stream,
                             const std::function<kiln_status_t()> &enqueue,
                             float *median, int timings = 3, int replays = 5);

@@ -1,6 +1,7 @@
 // GPU tests of Conv steps through cuDNN: padding, strides, dilation, groups
 // (depthwise), bias, the fused relu and residual epilogue, f16/bf16, NHWC,
-// and a graph replay with new inputs.
+// and a graph replay with new inputs; with both APIs as candidates, and with
+// KILN_CONV_PATH forcing the graph (backend) API or the legacy API.
 #include "conv_artifact.h"
 #include "host_values.h"
 #include "tensor_files.h"
@@ -8,6 +9,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
 
 using namespace kiln::testing;
 using namespace kiln::artifact;
@@ -74,20 +79,57 @@ std::vector<float> reference(const ConvShape &c, const std::vector<float> &x,
   return out;
 }
 
-class ConvTest : public ::testing::TestWithParam<ConvShape> {};
+/// Sets KILN_CONV_PATH (NULL: unsets it) for its lifetime, then restores it.
+class ConvPathOverride {
+public:
+  explicit ConvPathOverride(const char *value) {
+    if (const char *old = std::getenv("KILN_CONV_PATH"))
+      previous = old;
+    if (value)
+      setenv("KILN_CONV_PATH", value, 1);
+    else
+      unsetenv("KILN_CONV_PATH");
+  }
+  ~ConvPathOverride() {
+    if (previous)
+      setenv("KILN_CONV_PATH", previous->c_str(), 1);
+    else
+      unsetenv("KILN_CONV_PATH");
+  }
 
-TEST_P(ConvTest, MatchesTheCpu) {
-  if (!hasCudaDevice())
-    GTEST_SKIP() << "no CUDA device";
-  const ConvShape &c = GetParam();
+private:
+  std::optional<std::string> previous;
+};
+
+/// Loads the one-step model of |c|, creates a session with KILN_CONV_PATH
+/// |path| (NULL: both APIs), checks that the step's algorithm starts with
+/// |algorithmPrefix| (or, with |notPrefix|, does not), and compares two runs
+/// with the CPU reference.
+void checkAgainstTheCpu(const ConvShape &c, const char *path,
+                        const std::string &algorithmPrefix,
+                        bool notPrefix = false) {
   ArtifactBuilder builder;
   buildConvModel(builder.model, c);
   std::vector<uint8_t> bytes = builder.finish();
   kiln_model_t *model = nullptr;
   ASSERT_TRUE(isOk(kiln_model_load_from_memory(bytes.data(), bytes.size(),
                                                nullptr, &model)));
+  std::unique_ptr<kiln_model_t, void (*)(kiln_model_t *)> modelOwner(
+      model, kiln_model_release);
   kiln_session_t *session = nullptr;
-  ASSERT_TRUE(isOk(kiln_session_create(model, nullptr, &session)));
+  {
+    ConvPathOverride override(path);
+    ASSERT_TRUE(isOk(kiln_session_create(model, nullptr, &session)));
+  }
+  std::unique_ptr<kiln_session_t, void (*)(kiln_session_t *)> sessionOwner(
+      session, kiln_session_release);
+  kiln_step_profile_t step;
+  ASSERT_TRUE(isOk(kiln_session_step_profile(session, 0, &step)));
+  std::string algorithm = step.algorithm;
+  EXPECT_FALSE(algorithm.empty());
+  EXPECT_EQ(algorithm.rfind(algorithmPrefix, 0) == 0, !notPrefix)
+      << "algorithm '" << algorithm
+      << "' with KILN_CONV_PATH=" << (path ? path : "(unset)");
 
   std::vector<float> w = pattern(c.k * (c.c / c.groups) * c.r * c.s, 1.0);
   std::vector<float> bias = pattern(c.k, 2.0);
@@ -132,10 +174,36 @@ TEST_P(ConvTest, MatchesTheCpu) {
     for (int64_t i = 0; i < outElements; ++i)
       ASSERT_NEAR(result.at(i), expected[i],
                   tolerance * (1 + std::fabs(expected[i])))
-          << "at " << i << " (run with phase " << phase << ")";
+          << "at " << i << " (run with phase " << phase << ", algorithm "
+          << algorithm << ")";
   }
-  kiln_session_release(session);
-  kiln_model_release(model);
+}
+
+/// Both APIs' candidates: whichever is faster.
+class ConvTest : public ::testing::TestWithParam<ConvShape> {};
+
+TEST_P(ConvTest, MatchesTheCpu) {
+  if (!hasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  checkAgainstTheCpu(GetParam(), nullptr, "");
+}
+
+/// KILN_CONV_PATH=graph: a cuDNN graph-API execution plan must run it.
+class ConvGraphPathTest : public ::testing::TestWithParam<ConvShape> {};
+
+TEST_P(ConvGraphPathTest, MatchesTheCpu) {
+  if (!hasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  checkAgainstTheCpu(GetParam(), "graph", "graph:eng");
+}
+
+/// KILN_CONV_PATH=legacy: the legacy API must run it (no graph plan).
+class ConvLegacyPathTest : public ::testing::TestWithParam<ConvShape> {};
+
+TEST_P(ConvLegacyPathTest, MatchesTheCpu) {
+  if (!hasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  checkAgainstTheCpu(GetParam(), "legacy", "graph:", /*notPrefix=*/true);
 }
 
 ConvShape withDtype(ConvShape shape, const char *name, DType dtype,
@@ -153,9 +221,15 @@ ConvShape withEpilogue(ConvShape shape, const char *name, bool residual) {
   return shape;
 }
 
+std::string caseName(const ::testing::TestParamInfo<ConvShape> &info) {
+  return info.param.name;
+}
+
 // name, n, c, h, w, k, r, s, pad, stride, dilation, groups, bias
 const ConvShape kResidual3x3{"pad1_bias", 2, 8, 9, 7, 16,  3,
                              3,           1, 1, 1, 1, true};
+const ConvShape kBottleneck{"", 4, 64, 14, 14, 256, 1, 1, 0, 1, 1, 1, true};
+const ConvShape kStemWithBias{"", 2, 3, 23, 20, 8, 7, 7, 3, 2, 1, 1, true};
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, ConvTest,
@@ -180,12 +254,82 @@ INSTANTIATE_TEST_SUITE_P(
                      "nhwc_residual_relu_f16", true),
         withEpilogue(withDtype(kResidual3x3, "", DType_BF16, true),
                      "nhwc_relu_bf16", false),
-        withEpilogue(withDtype(ConvShape{"", 4, 64, 14, 14, 256, 1, 1, 0, 1,
-                                         1, 1, true},
-                               "", DType_F16, true),
+        withEpilogue(withDtype(kBottleneck, "", DType_F16, true),
                      "nhwc_bottleneck_residual_relu_f16", true)),
-    [](const ::testing::TestParamInfo<ConvShape> &info) {
-      return std::string(info.param.name);
-    });
+    caseName);
+
+// The graph API's cases: NHWC f16 3x3 bias+relu, a 1x1 bottleneck with
+// bias+residual+relu, a strided 7x7 stem (3 input channels) with bias+relu,
+// NCHW f32, bf16; plus a conv alone and bias alone.
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ConvGraphPathTest,
+    ::testing::Values(
+        withEpilogue(withDtype(kResidual3x3, "", DType_F16, true),
+                     "nhwc_relu_f16", false),
+        withEpilogue(withDtype(kBottleneck, "", DType_F16, true),
+                     "nhwc_bottleneck_residual_relu_f16", true),
+        withEpilogue(withDtype(kStemWithBias, "", DType_F16, true),
+                     "nhwc_stem_relu_f16", false),
+        withEpilogue(kResidual3x3, "nchw_residual_relu_f32", true),
+        withDtype(kResidual3x3, "nchw_bias_f32", DType_F32),
+        withEpilogue(withDtype(kResidual3x3, "", DType_BF16, true),
+                     "nhwc_residual_relu_bf16", true),
+        withDtype(ConvShape{"", 2, 32, 6, 5, 24, 1, 1, 0, 1, 1, 1, false},
+                  "nhwc_pointwise_no_bias_f16", DType_F16, true)),
+    caseName);
+
+// The legacy API alone still runs every kind of step.
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ConvLegacyPathTest,
+    ::testing::Values(withEpilogue(withDtype(kBottleneck, "", DType_F16, true),
+                                   "nhwc_bottleneck_residual_relu_f16", true),
+                      withEpilogue(kResidual3x3, "nchw_relu_f32", false),
+                      ConvShape{"grouped_dilated", 2, 8, 11, 10, 12, 3, 3, 2, 1,
+                                2, 4, true}),
+    caseName);
+
+/// Session creation with KILN_CONV_PATH and the model of |shape|.
+kiln_status_t createSession(const ConvShape &shape, const char *path) {
+  ArtifactBuilder builder;
+  buildConvModel(builder.model, shape);
+  std::vector<uint8_t> bytes = builder.finish();
+  kiln_model_t *model = nullptr;
+  if (kiln_status_t status = kiln_model_load_from_memory(
+          bytes.data(), bytes.size(), nullptr, &model))
+    return status;
+  kiln_session_t *session = nullptr;
+  kiln_status_t status;
+  {
+    ConvPathOverride override(path);
+    status = kiln_session_create(model, nullptr, &session);
+  }
+  kiln_session_release(session);
+  kiln_model_release(model);
+  return status;
+}
+
+TEST(ConvPathTest, ForcedGraphNamesTheStepItCannotRun) {
+  if (!hasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  // The graph path declines grouped convolutions.
+  StatusHolder status(createSession(
+      ConvShape{"grouped", 2, 8, 11, 10, 12, 3, 3, 2, 1, 2, 4, true}, "graph"));
+  ASSERT_NE(status.status, nullptr);
+  EXPECT_EQ(status.code(), KILN_STATUS_INCOMPATIBLE) << status.message();
+  EXPECT_NE(status.message().find("step 0 'conv_grouped'"), std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("KILN_CONV_PATH=graph"), std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("groups=4"), std::string::npos)
+      << status.message();
+}
+
+TEST(ConvPathTest, RejectsAnUnknownPath) {
+  if (!hasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  EXPECT_TRUE(isError(createSession(kResidual3x3, "fastest"),
+                      KILN_STATUS_INVALID_ARGUMENT,
+                      "KILN_CONV_PATH is 'fastest'"));
+}
 
 } // namespace

@@ -1,0 +1,298 @@
+// cuDNN graph API plans of a Conv step: operation graph, engine heuristics,
+// numerics filters, finalised execution plans and their execution.
+//
+// 1. Build and finalise the operations (conv_graph_operations.cpp), then
+//    the operation graph on the session's handle.
+// 2. Ask heuristics mode A for ranked engine configs; if none of them gives
+//    a plan, mode FALLBACK.
+// 3. For each config in rank order: skip it when its engine's notes break
+//    the step's numerics, finalise an execution plan (runtime-compiled
+//    engines compile here), skip it when its workspace does not fit; stop
+//    at kMaxPlans.
+#include "conv_graph.h"
+#include "status.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace kiln::runtime {
+
+namespace {
+/// Configs looked at per heuristics mode: each finalisation may compile a
+/// kernel, so the list is cut where the heuristics' ranking stops mattering.
+constexpr int64_t kMaxConfigs = 10;
+
+kiln_status_t engineConfigs(const BackendDescriptor &graph,
+                            cudnnBackendHeurMode_t mode,
+                            std::vector<BackendDescriptor> *configs) {
+  configs->clear();
+  BackendDescriptor heuristics;
+  KILN_RETURN_IF_ERROR(heuristics.create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR,
+                                         mode == CUDNN_HEUR_MODE_A
+                                             ? "the heuristics (mode A)"
+                                             : "the heuristics (fallback)"));
+  KILN_RETURN_IF_ERROR(
+      heuristics.setDescriptor(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, graph));
+  KILN_RETURN_IF_ERROR(heuristics.set(CUDNN_ATTR_ENGINEHEUR_MODE,
+                                      CUDNN_TYPE_HEUR_MODE, 1, &mode));
+  KILN_RETURN_IF_ERROR(heuristics.finalize());
+  int64_t available = 0;
+  KILN_RETURN_IF_ERROR(heuristics.getAttribute(CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                               CUDNN_TYPE_BACKEND_DESCRIPTOR, 0,
+                                               &available, nullptr));
+  int64_t wanted = std::min(available, kMaxConfigs);
+  if (wanted <= 0)
+    return nullptr;
+  std::vector<cudnnBackendDescriptor_t> raw;
+  KILN_RETURN_IF_ERROR(createDescriptors(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR,
+                                         wanted, "an engine config", configs,
+                                         &raw));
+  int64_t returned = 0;
+  KILN_RETURN_IF_ERROR(heuristics.getAttribute(CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                               CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                               wanted, &returned, raw.data()));
+  configs->resize(size_t(std::min(returned, wanted)));
+  return nullptr;
+}
+
+/// What the heuristics tell of one config's engine.
+struct EngineFacts {
+  int64_t index = -1;
+  bool tensorCores = false, downConverts = false, reducedReduction = false,
+       needsReorder = false;
+};
+
+kiln_status_t engineFacts(const BackendDescriptor &config, EngineFacts *facts) {
+  BackendDescriptor engine;
+  KILN_RETURN_IF_ERROR(
+      engine.create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, "an engine"));
+  cudnnBackendDescriptor_t raw = engine.get();
+  int64_t count = 0;
+  KILN_RETURN_IF_ERROR(config.getAttribute(CUDNN_ATTR_ENGINECFG_ENGINE,
+                                           CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                           &count, &raw));
+  KILN_RETURN_IF_ERROR(engine.getAttribute(CUDNN_ATTR_ENGINE_GLOBAL_INDEX,
+                                           CUDNN_TYPE_INT64, 1, &count,
+                                           &facts->index));
+  cudnnBackendNumericalNote_t notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
+  KILN_RETURN_IF_ERROR(engine.getAttribute(
+      CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
+      CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &count, notes));
+  for (int64_t i = 0; i < count && i < CUDNN_NUMERICAL_NOTE_TYPE_COUNT; ++i) {
+    facts->tensorCores |= notes[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE;
+    facts->downConverts |= notes[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS;
+    facts->reducedReduction |=
+        notes[i] == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION;
+  }
+  cudnnBackendBehaviorNote_t behaviours[CUDNN_BEHAVIOR_NOTE_TYPE_COUNT];
+  KILN_RETURN_IF_ERROR(engine.getAttribute(
+      CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE,
+      CUDNN_BEHAVIOR_NOTE_TYPE_COUNT, &count, behaviours));
+  for (int64_t i = 0; i < count && i < CUDNN_BEHAVIOR_NOTE_TYPE_COUNT; ++i)
+    facts->needsReorder |=
+        behaviours[i] == CUDNN_BEHAVIOR_NOTE_REQUIRES_FILTER_INT8x32_REORDER ||
+        behaviours[i] == CUDNN_BEHAVIOR_NOTE_REQUIRES_BIAS_INT8x32_REORDER;
+  return nullptr;
+}
+
+/// "graph:eng<N>" and ":k<type>=<value>,..." for the config's knob choices
+/// (for profiles; the knob part is left out if cuDNN will not tell).
+std::string planName(const BackendDescriptor &config, int64_t engineIndex) {
+  std::string name = "graph:eng" + std::to_string(engineIndex);
+  std::vector<BackendDescriptor> knobs;
+  std::vector<cudnnBackendDescriptor_t> raw;
+  int64_t count = 0;
+  kiln_status_t status =
+      createDescriptors(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR,
+                        CUDNN_KNOB_TYPE_COUNTS, "a knob choice", &knobs, &raw);
+  if (!status)
+    status = config.getAttribute(CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+                                 CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                 CUDNN_KNOB_TYPE_COUNTS, &count, raw.data());
+  std::string choices;
+  for (int64_t i = 0; !status && i < count && i < CUDNN_KNOB_TYPE_COUNTS; ++i) {
+    cudnnBackendKnobType_t type = CUDNN_KNOB_TYPE_COUNTS;
+    int64_t value = 0, read = 0;
+    status =
+        knobs[size_t(i)].getAttribute(CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE,
+                                      CUDNN_TYPE_KNOB_TYPE, 1, &read, &type);
+    if (!status)
+      status =
+          knobs[size_t(i)].getAttribute(CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE,
+                                        CUDNN_TYPE_INT64, 1, &read, &value);
+    if (!status)
+      choices += (choices.empty() ? ":k" : ",k") + std::to_string(int(type)) +
+                 "=" + std::to_string(value);
+  }
+  kiln_status_free(status);
+  return status ? name : name + choices;
+}
+
+std::string messageOf(kiln_status_t status) {
+  std::string text = status ? kiln_status_message(status) : "";
+  kiln_status_free(status);
+  return text;
+}
+} // namespace
+
+kiln_status_t ConvGraph::build(cudnnHandle_t handle,
+                               const ConvGraphShape &graphShape, bool allowTf32,
+                               size_t workspaceLimit) {
+  shape = graphShape;
+  executionPlans.clear();
+  KILN_RETURN_IF_ERROR(buildConvOperations(shape, &operations));
+  KILN_RETURN_IF_ERROR(operationGraph.create(
+      CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, "the operation graph"));
+  // The handle attribute is deprecated from cuDNN 9.x's device properties
+  // on, but every 9.x release still takes it, and it is what binds the
+  // graph (and its plans) to the session's device.
+  KILN_RETURN_IF_ERROR(operationGraph.set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE,
+                                          CUDNN_TYPE_HANDLE, 1, &handle));
+  std::vector<cudnnBackendDescriptor_t> ops;
+  for (const BackendDescriptor &operation : operations.operations)
+    ops.push_back(operation.get());
+  KILN_RETURN_IF_ERROR(operationGraph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS,
+                                          CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                          int64_t(ops.size()), ops.data()));
+  KILN_RETURN_IF_ERROR(operationGraph.finalize());
+
+  std::string skipped;
+  kiln_status_t modeA =
+      addPlans(handle, CUDNN_HEUR_MODE_A, allowTf32, workspaceLimit, &skipped);
+  if (!executionPlans.empty()) {
+    kiln_status_free(modeA);
+    return nullptr;
+  }
+  std::string modeAProblem = messageOf(modeA);
+  kiln_status_t fallback = addPlans(handle, CUDNN_HEUR_MODE_FALLBACK, allowTf32,
+                                    workspaceLimit, &skipped);
+  if (!executionPlans.empty()) {
+    kiln_status_free(fallback);
+    return nullptr;
+  }
+  std::string fallbackProblem = messageOf(fallback);
+  Error error(KILN_STATUS_INCOMPATIBLE);
+  error << "cuDNN's graph API has no execution plan for this convolution";
+  if (!modeAProblem.empty())
+    error << "; heuristics mode A: " << modeAProblem;
+  if (!fallbackProblem.empty())
+    error << "; fallback heuristics: " << fallbackProblem;
+  if (!skipped.empty())
+    error << "; " << skipped;
+  return error;
+}
+
+kiln_status_t ConvGraph::addPlans(cudnnHandle_t handle,
+                                  cudnnBackendHeurMode_t mode, bool allowTf32,
+                                  size_t workspaceLimit, std::string *skipped) {
+  std::vector<BackendDescriptor> configs;
+  KILN_RETURN_IF_ERROR(engineConfigs(operationGraph, mode, &configs));
+  int numerics = 0, tooLarge = 0, refused = 0;
+  std::string lastRefusal;
+  bool fmaOnly = shape.type == CUDNN_DATA_FLOAT && !allowTf32;
+  for (const BackendDescriptor &config : configs) {
+    if (executionPlans.size() >= kMaxPlans)
+      break;
+    EngineFacts facts;
+    if (kiln_status_t status = engineFacts(config, &facts)) {
+      lastRefusal = messageOf(status);
+      ++refused;
+      continue;
+    }
+    // fp32 accumulation always; f32 data: never converted down, and on
+    // tensor cores (TF32) only when the step allows TF32.
+    if (facts.reducedReduction || facts.needsReorder ||
+        (shape.type == CUDNN_DATA_FLOAT && facts.downConverts) ||
+        (fmaOnly && facts.tensorCores)) {
+      ++numerics;
+      continue;
+    }
+    Plan plan;
+    std::string engineName = "engine " + std::to_string(facts.index);
+    kiln_status_t status = plan.plan.create(
+        CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, "the plan of " + engineName);
+    if (!status)
+      status = plan.plan.set(CUDNN_ATTR_EXECUTION_PLAN_HANDLE,
+                             CUDNN_TYPE_HANDLE, 1, &handle);
+    if (!status)
+      status = plan.plan.setDescriptor(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
+                                       config);
+    if (!status)
+      status = plan.plan.finalize();
+    int64_t read = 0;
+    if (!status)
+      status = plan.plan.getAttribute(CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+                                      CUDNN_TYPE_INT64, 1, &read,
+                                      &plan.workspaceBytes);
+    if (status) {
+      lastRefusal = messageOf(status);
+      ++refused;
+      continue;
+    }
+    if (plan.workspaceBytes < 0 ||
+        size_t(plan.workspaceBytes) > workspaceLimit) {
+      ++tooLarge;
+      continue;
+    }
+    plan.name = planName(config, facts.index);
+    executionPlans.push_back(std::move(plan));
+  }
+  std::string heuristic = mode == CUDNN_HEUR_MODE_A ? "mode A" : "fallback";
+  if (configs.empty())
+    *skipped += (skipped->empty() ? "" : "; ") + heuristic +
+                " proposed no engine config";
+  if (numerics || tooLarge || refused)
+    *skipped += (skipped->empty() ? "" : "; ") + heuristic + ": " +
+                std::to_string(numerics) +
+                " config(s) skipped for their numerics, " +
+                std::to_string(tooLarge) + " for a workspace above " +
+                std::to_string(workspaceLimit) + " bytes, " +
+                std::to_string(refused) + " refused" +
+                (lastRefusal.empty() ? "" : " (last: " + lastRefusal + ")");
+  return nullptr;
+}
+
+kiln_status_t ConvGraph::execute(cudnnHandle_t handle, size_t index,
+                                 const ConvPointers &pointers,
+                                 void *workspace) const {
+  if (index >= executionPlans.size())
+    return Error(KILN_STATUS_INTERNAL)
+           << "graph plan " << index << " of " << executionPlans.size();
+  std::vector<int64_t> ids = {kGraphX, kGraphW, kGraphY};
+  std::vector<void *> addresses = {const_cast<void *>(pointers.x),
+                                   const_cast<void *>(pointers.w),
+                                   pointers.out};
+  if (shape.bias) {
+    ids.push_back(kGraphBias);
+    addresses.push_back(const_cast<void *>(pointers.bias));
+  }
+  if (shape.residual) {
+    ids.push_back(kGraphResidual);
+    addresses.push_back(const_cast<void *>(pointers.residual));
+  }
+  BackendDescriptor pack;
+  KILN_RETURN_IF_ERROR(
+      pack.create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, "the variant pack"));
+  KILN_RETURN_IF_ERROR(pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS,
+                                CUDNN_TYPE_INT64, int64_t(ids.size()),
+                                ids.data()));
+  KILN_RETURN_IF_ERROR(pack.set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS,
+                                CUDNN_TYPE_VOID_PTR, int64_t(addresses.size()),
+                                addresses.data()));
+  KILN_RETURN_IF_ERROR(pack.set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE,
+                                CUDNN_TYPE_VOID_PTR, 1, &workspace));
+  KILN_RETURN_IF_ERROR(pack.finalize());
+  const Plan &plan = executionPlans[index];
+  return backendStatus(cudnnBackendExecute(handle, plan.plan.get(), pack.get()),
+                       "cudnnBackendExecute (" + plan.name + ")");
+}
+
+void ConvGraph::keepOnly(size_t index) {
+  if (index >= executionPlans.size())
+    return;
+  Plan kept = std::move(executionPlans[index]);
+  executionPlans.clear();
+  executionPlans.push_back(std::move(kept));
+}
+
+} // namespace kiln::runtime

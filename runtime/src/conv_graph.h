@@ -1,0 +1,73 @@
+// The cuDNN graph-API (backend) path of a Conv step: its operation graph
+// (conv -> + bias -> + residual -> relu, conv_graph_operations.h), the
+// execution plans of the engines cuDNN's heuristics propose, and their
+// execution. ConvPlan times these plans against the legacy API's calls.
+#ifndef KILN_RUNTIME_CONV_GRAPH_H
+#define KILN_RUNTIME_CONV_GRAPH_H
+
+#include "conv_graph_operations.h"
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+namespace kiln::runtime {
+
+/// Pointers of one Conv execution (bias and residual may be NULL).
+struct ConvPointers {
+  const void *x, *w, *bias;
+  void *out;
+  const void *residual = nullptr;
+};
+
+/// One Conv step's operation graph and finalised execution plans. Built
+/// once per session on the session's cuDNN handle (plans are bound to it);
+/// immutable after build except for keepOnly, so steps with identical
+/// convolutions can share it.
+class ConvGraph {
+public:
+  /// One finalised execution plan: its engine config's workspace need and
+  /// a name for profiles ("graph:eng<global index>" and its knob choices,
+  /// e.g. "graph:eng12:k3=2,k5=0").
+  struct Plan {
+    BackendDescriptor plan;
+    int64_t workspaceBytes = 0;
+    std::string name;
+  };
+
+  /// Builds the operation graph of |shape| on |handle|, asks cuDNN's
+  /// heuristics (mode A, then FALLBACK when A yields no plan) for engine
+  /// configs and finalises plans of the first kMaxPlans that finalise,
+  /// keep |shape|'s numerics (fp32 accumulation; f32 without |allowTf32|:
+  /// no tensor cores) and need at most |workspaceLimit| bytes. When none
+  /// does: INCOMPATIBLE with the reason (the pattern cuDNN refused, the
+  /// counts of configs skipped and why).
+  kiln_status_t build(cudnnHandle_t handle, const ConvGraphShape &shape,
+                      bool allowTf32, size_t workspaceLimit);
+
+  static constexpr size_t kMaxPlans = 3;
+  const std::vector<Plan> &plans() const { return executionPlans; }
+
+  /// Runs plan |index| with |pointers| on the stream set on |handle|
+  /// (capturable: a variant pack built on the host, a fixed workspace).
+  kiln_status_t execute(cudnnHandle_t handle, size_t index,
+                        const ConvPointers &pointers, void *workspace) const;
+
+  /// Drops every plan but |index| (which becomes plan 0).
+  void keepOnly(size_t index);
+
+private:
+  kiln_status_t addPlans(cudnnHandle_t handle, cudnnBackendHeurMode_t mode,
+                         bool allowTf32, size_t workspaceLimit,
+                         std::string *skipped);
+
+  ConvGraphShape shape;
+  ConvOperations operations;
+  BackendDescriptor operationGraph;
+  std::vector<Plan> executionPlans;
+};
+
+} // namespace kiln::runtime
+
+#endif // KILN_RUNTIME_CONV_GRAPH_H
