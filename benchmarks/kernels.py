@@ -18,10 +18,22 @@ times each artifact with `kiln-run --bench` (CUDA events, median) and
 process: device-to-device copy bandwidth (torch clone of 1 GiB) and cuBLAS
 through torch.matmul at each GEMM shape (20 replayed from a CUDA graph).
 Prints each case's achieved bandwidth or TFLOP/s and its fraction of the
-ceiling, from the kernels' GPU time in the profile (each step replayed from
-a graph queued behind a held stream), and the end-to-end figure of the
-`--bench` replay (which adds a graph launch); writes JSON with the machine
-and versions.
+ceiling, and the end-to-end figure of the `--bench` replay (which adds a
+graph launch); writes JSON with the machine and versions.
+
+Which time is which (benchmarks/profile_log.py reads the profile):
+  kiln_kernel_ms       the kernels' GPU time from CUPTI (the profile's
+                       "kernel time (cupti)"); None when kiln-run had no
+                       CUPTI (kiln_profile_source says why)
+  kiln_step_replay_ms  each step's graph replayed alone between two events,
+                       behind a held stream: the kernel plus the graph
+                       launch's device-side overhead (a few microseconds)
+  gbs, tflops          from kiln_kernel_ms (from the replay without CUPTI;
+                       *_from names which); fraction_of_copy divides gbs by
+                       the 1 GiB copy's bandwidth
+  fraction_of_same_size_copy, fraction_of_cublas
+                       replay against replay: the copy of the same bytes and
+                       cuBLAS are timed the way kiln-run replays a step
 """
 import argparse
 import json
@@ -32,6 +44,8 @@ import sys
 import time
 
 import numpy as np
+
+from profile_log import parse_profile, step_ms
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEMMS = {"gemm_qkv": (1024, 768, 2304), "gemm_proj": (1024, 768, 768),
@@ -120,7 +134,8 @@ def median_ms(function, runs=50, warmup=5):
 def single_replay_ms(function, runs=50):
     """One call of |function| replayed from a CUDA graph of its own, queued
     behind a sleeping stream so the events time the GPU work alone: the way
-    `kiln-run --profile` times each step (median of |runs|)."""
+    `kiln-run --profile` replays each step (its replay(us) column; median of
+    |runs|)."""
     import torch
     function()  # libraries initialise outside the capture
     graph = torch.cuda.CUDAGraph()
@@ -192,30 +207,45 @@ def run(out, result_path):
             # and alone as kiln's step is timed (the ratio's reference).
             row["cublas_back_to_back_ms"] = median_ms(graph.replay) / 20
             row["cublas_ms"] = single_replay_ms(lambda: a @ b)
-            step = re.search(r"^\s+\S+\s+gemm\s+([0-9.]+)", text, re.M)
-            row["kiln_gemm_ms"] = float(step.group(1)) * 1e-3 if step else None
+            # kiln's GEMM step: CUPTI's kernel time for the rate, its replay
+            # (timed as cuBLAS is) for the ratio.
+            profile = parse_profile(text) or {}
+            step = step_ms(text, "gemm")
+            row["kiln_profile_source"] = profile.get("source")
+            row["kiln_gemm_ms"], row["kiln_gemm_replay_ms"] = step or (None, None)
+            row["tflops_from"] = ("cupti kernel time" if profile.get("kernel_ms")
+                                  is not None else "step replay")
             if row["kiln_gemm_ms"]:
                 row["tflops"] = flops / (row["kiln_gemm_ms"] * 1e-3) / 1e12
-                row["fraction_of_cublas"] = row["cublas_ms"] / row["kiln_gemm_ms"]
+                row["fraction_of_cublas"] = (row["cublas_ms"] /
+                                             row["kiln_gemm_replay_ms"])
         else:
-            # The kernels' GPU time from the profile (each step replayed from
-            # a graph queued behind a held stream, so without launch
-            # latency), and the end-to-end replay of the whole artifact
-            # (bench: one graph launch, a few microseconds, counts too).
-            kernels = re.search(r"profile: \d+ kernel steps, ([0-9.]+) ms", text)
-            row["kiln_kernel_ms"] = float(kernels.group(1)) if kernels else None
+            # The kernels' GPU time from the profile (CUPTI; without it the
+            # steps' event-timed replays), and the end-to-end replay of the
+            # whole artifact (bench: one graph launch, a few microseconds,
+            # counts too).
+            profile = parse_profile(text) or {}
+            row["kiln_profile_source"] = profile.get("source")
+            row["kiln_kernel_ms"] = profile.get("kernel_ms")
+            row["kiln_step_replay_ms"] = profile.get("replay_ms")
             row["gbs_end_to_end"] = moved / (row["kiln_ms"] * 1e-3) / 1e9
             row["fraction_of_copy_end_to_end"] = row["gbs_end_to_end"] / copy_gbs
-            if row["kiln_kernel_ms"]:
-                row["gbs"] = moved / (row["kiln_kernel_ms"] * 1e-3) / 1e9
+            timed_ms = row["kiln_kernel_ms"] or row["kiln_step_replay_ms"]
+            if timed_ms:
+                row["gbs"] = moved / (timed_ms * 1e-3) / 1e9
+                row["gbs_from"] = ("cupti kernel time" if row["kiln_kernel_ms"]
+                                   else "step replays")
                 row["fraction_of_copy"] = row["gbs"] / copy_gbs
-                # A copy of the same bytes, timed as the kernel is: what a
-                # kernel of this size can reach (launch and tail included).
+                # A copy of the same bytes, replayed as kiln-run replays a
+                # step: what a kernel of this size can reach (launch and
+                # tail included), against kiln's replay.
                 src = torch.empty(moved // 4, dtype=torch.float16, device="cuda")
                 same_ms = single_replay_ms(lambda: src.clone())
                 row["copy_same_size_gbs"] = moved / (same_ms * 1e-3) / 1e9
+                row["gbs_replay"] = (
+                    moved / (row["kiln_step_replay_ms"] * 1e-3) / 1e9)
                 row["fraction_of_same_size_copy"] = (
-                    row["gbs"] / row["copy_same_size_gbs"])
+                    row["gbs_replay"] / row["copy_same_size_gbs"])
                 del src
         rows.append(row)
         print(name, {k: (round(v, 4) if isinstance(v, float) else v)

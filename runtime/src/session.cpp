@@ -256,6 +256,12 @@ kiln_status_t kiln_session_create(kiln_model_t *model,
                          environment[0] != '\0');
   session->checkNanInf = options->check_nan_inf != 0;
   session->profile = options->profile != 0;
+  if (session->profile) {
+    // Before any graph is captured (autotuning, the steps' graphs).
+    std::string unavailable = prepareCupti();
+    session->profileSource =
+        unavailable.empty() ? "cupti" : "events: " + unavailable;
+  }
   kiln_status_t status = initialize(session);
   if (status) {
     delete session;
@@ -309,6 +315,9 @@ kiln_status_t kiln_session_step_profile(kiln_session_t *session, size_t index,
   out_profile->flops = step.flops;
   out_profile->start_ms = -1;
   out_profile->duration_ms = -1;
+  out_profile->kernel_ms = -1;
+  out_profile->kernel_count = -1;
+  out_profile->kernel_span_ms = -1;
   if (!session->profile || !session->hasRun)
     return nullptr;
   DeviceGuard guard(session->model->device);
@@ -318,10 +327,35 @@ kiln_status_t kiln_session_step_profile(kiln_session_t *session, size_t index,
       cudaStatus(cudaEventElapsedTime(&out_profile->start_ms, session->runStart,
                                       session->stepStart[index]),
                  "timing " + step.describe(index)));
-  return cudaStatus(cudaEventElapsedTime(&out_profile->duration_ms,
-                                         session->stepStart[index],
-                                         session->stepEnd[index]),
-                    "timing " + step.describe(index));
+  KILN_RETURN_IF_ERROR(cudaStatus(
+      cudaEventElapsedTime(&out_profile->duration_ms, session->stepStart[index],
+                           session->stepEnd[index]),
+      "timing " + step.describe(index)));
+  if (index < session->stepActivity.size()) {
+    const StepActivity &activity = session->stepActivity[index];
+    out_profile->kernel_ms = static_cast<float>(activity.busyNs * 1e-6);
+    out_profile->kernel_count = static_cast<int32_t>(activity.count);
+    out_profile->kernel_span_ms =
+        static_cast<float>((activity.lastEndNs - activity.firstStartNs) * 1e-6);
+  }
+  return nullptr;
+}
+
+kiln_status_t kiln_session_profile_source(const kiln_session_t *session,
+                                          const char **out_source) {
+  if (!out_source)
+    return Error(KILN_STATUS_INVALID_ARGUMENT)
+           << "kiln_session_profile_source: out_source is NULL";
+  *out_source = nullptr;
+  if (!session)
+    return Error(KILN_STATUS_INVALID_ARGUMENT)
+           << "kiln_session_profile_source: session is NULL";
+  if (!session->profile)
+    return Error(KILN_STATUS_FAILED_PRECONDITION)
+           << "kiln_session_profile_source: the session is not in profile "
+              "mode (kiln_session_options_t.profile)";
+  *out_source = session->profileSource.c_str();
+  return nullptr;
 }
 
 } // extern "C"

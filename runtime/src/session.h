@@ -4,6 +4,7 @@
 #define KILN_RUNTIME_SESSION_H
 
 #include "conv.h"
+#include "cupti_profile.h"
 #include "gemm.h"
 #include "model.h"
 
@@ -119,6 +120,11 @@ struct kiln_session_s {
   std::vector<cudaGraphExec_t> stepGraphs;
   std::vector<void *> stepGraphAddresses;
   cudaEvent_t runStart = nullptr;
+  /// Each step's device work in the last run, from CUPTI; empty when the
+  /// run had none (|profileSource| says why).
+  std::vector<kiln::runtime::StepActivity> stepActivity;
+  /// kiln_session_profile_source: "cupti" or "events: <why not>".
+  std::string profileSource;
 
   ~kiln_session_s();
 };

@@ -6,6 +6,7 @@
 #include "status.h"
 
 #include <cstring>
+#include <memory>
 
 namespace kiln::runtime {
 
@@ -125,21 +126,50 @@ kiln_status_t captureStepGraphs(kiln_session_s *session,
   return nullptr;
 }
 
+/// Profile mode: waits for the run's steps to complete and keeps CUPTI's
+/// per-step device times (or, in |profileSource|, why there are none).
+kiln_status_t finishCollection(kiln_session_s *session,
+                               StepActivityCollection *collection,
+                               cudaStream_t stream) {
+  if (collection->active())
+    KILN_RETURN_IF_ERROR(cudaStatus(cudaStreamSynchronize(stream),
+                                    "waiting for the profiled run"));
+  if (collection->finish(&session->stepActivity))
+    session->profileSource = "cupti";
+  else
+    session->profileSource = "events: " + collection->reason();
+  return nullptr;
+}
+
 /// Debug and profile mode: every step in order on |stream|; debug mode
 /// synchronises after each and names the step that failed. Profile mode
 /// launches the steps' graphs between their events (debug mode enqueues the
-/// steps themselves).
+/// steps themselves), marks each launch for CUPTI and synchronises at the
+/// end to read CUPTI's records.
 kiln_status_t runStepByStep(kiln_session_s *session,
                             const std::vector<void *> &addresses,
                             cudaStream_t stream) {
   bool graphs = session->profile && !session->debug;
+  std::unique_ptr<StepActivityCollection> collection;
+  if (session->profile) {
+    session->stepActivity.clear();
+    // Enabled before the steps' graphs are instantiated, so that CUPTI
+    // traces their kernels.
+    collection =
+        std::make_unique<StepActivityCollection>(session->steps.size());
+    session->profileSource =
+        collection->active()
+            ? "events: the last run failed before CUPTI's records were read"
+            : "events: " + collection->reason();
+  }
   if (graphs) {
     KILN_RETURN_IF_ERROR(captureStepGraphs(session, addresses));
     // Let every launch below queue up before the GPU starts (a step's
     // events then time it alone, not its launch latency): a few
-    // microseconds of host time a step.
+    // microseconds of host time a step, more while CUPTI records each call.
+    unsigned perStep = collection->active() ? 40 : 10;
     KILN_RETURN_IF_ERROR(holdStream(
-        stream, 1000 + 10 * static_cast<unsigned>(session->steps.size())));
+        stream, 1000 + perStep * static_cast<unsigned>(session->steps.size())));
   }
   if (session->profile)
     KILN_RETURN_IF_ERROR(
@@ -150,13 +180,18 @@ kiln_status_t runStepByStep(kiln_session_s *session,
       KILN_RETURN_IF_ERROR(cudaStatus(
           cudaEventRecord(session->stepStart[i], stream), "profiling"));
     // On one stream the plan's order already implies its events.
-    if (graphs && session->stepGraphs[i])
-      KILN_RETURN_IF_ERROR(
-          cudaStatus(cudaGraphLaunch(session->stepGraphs[i], stream),
-                     step.describe(i)));
-    else if (!graphs && step.kind != StepKind_RecordEvent &&
-             step.kind != StepKind_WaitEvent)
+    bool launches = graphs ? session->stepGraphs[i] != nullptr
+                           : step.kind != StepKind_RecordEvent &&
+                                 step.kind != StepKind_WaitEvent;
+    if (launches && collection)
+      collection->beginStep(i);
+    if (launches && graphs)
+      KILN_RETURN_IF_ERROR(cudaStatus(
+          cudaGraphLaunch(session->stepGraphs[i], stream), step.describe(i)));
+    else if (launches)
       KILN_RETURN_IF_ERROR(enqueueStep(*session, i, addresses, stream));
+    if (launches && collection)
+      collection->endStep();
     if (session->profile)
       KILN_RETURN_IF_ERROR(cudaStatus(
           cudaEventRecord(session->stepEnd[i], stream), "profiling"));
@@ -168,6 +203,8 @@ kiln_status_t runStepByStep(kiln_session_s *session,
     if (session->checkNanInf)
       KILN_RETURN_IF_ERROR(checkStepOutputs(*session, i, addresses, stream));
   }
+  if (collection)
+    return finishCollection(session, collection.get(), stream);
   return nullptr;
 }
 

@@ -6,6 +6,7 @@
 #include "test_util.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -117,8 +118,25 @@ TEST_F(KilnRunTest, ChecksOutputsBenchmarksAndProfiles) {
   EXPECT_NE(output.find("y: max abs"), std::string::npos) << output;
   EXPECT_NE(output.find("[ok]"), std::string::npos) << output;
   EXPECT_NE(output.find("median"), std::string::npos) << output;
+  // The table's header line, as benchmarks/kernels.py parses it: kernel
+  // time from CUPTI first, then the event-timed replays.
+  const char *cupti = std::getenv("KILN_CUPTI");
+  bool kernelTimes = !cupti || std::strcmp(cupti, "0") != 0;
+  EXPECT_NE(output.find(kernelTimes
+                            ? " ms kernel time (cupti), "
+                            : " ms step replays (events: KILN_CUPTI=0)"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("profile: 2 kernel steps, "), std::string::npos)
+      << output;
   std::stringstream trace;
   trace << std::ifstream(dir + "/trace.json").rdbuf();
+  EXPECT_NE(trace.str().find("\"replay_us\": "), std::string::npos)
+      << trace.str();
+  if (kernelTimes) {
+    EXPECT_NE(trace.str().find("\"kernels\": 1,"), std::string::npos)
+        << trace.str();
+  }
   EXPECT_NE(trace.str().find("\"name\": \"kernel_scale_add\""),
             std::string::npos)
       << trace.str();

@@ -1,8 +1,9 @@
-// kiln-run's timing: --bench latencies from CUDA events, --profile as Chrome
-// trace JSON.
+// kiln-run's timing: --bench latencies from CUDA events, --profile's table
+// and Chrome trace JSON (kernel times from CUPTI when it loads).
 #include "bench_profile.h"
 
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 #include <fstream>
 #include <vector>
@@ -27,9 +28,20 @@ std::string jsonString(const std::string &text) {
   return out + "\"";
 }
 
-/// Writes the steps' timings of |session|'s last run as Chrome trace JSON.
+/// A step's time for the table and the trace: its kernels' GPU time when
+/// CUPTI measured it, else the event-timed replay of its graph.
+double stepMs(const kiln_step_profile_t &step) {
+  return step.kernel_ms >= 0 ? step.kernel_ms : step.duration_ms;
+}
+
+bool isKernelStep(const kiln_step_profile_t &step) {
+  return std::string(step.kind) != "record_event" &&
+         std::string(step.kind) != "wait_event";
+}
+
 /// Writes the Chrome trace of the last profiled run (opens in Perfetto) and
-/// fills |steps| with every step's profile.
+/// fills |steps| with every step's profile. A slice lasts the step's kernel
+/// time when CUPTI measured it; its args keep the replay's event time.
 bool writeTrace(kiln_session_t *session, const std::string &path,
                 std::vector<kiln_step_profile_t> &steps) {
   std::ofstream file(path);
@@ -47,9 +59,14 @@ bool writeTrace(kiln_session_t *session, const std::string &path,
          << ", \"cat\": " << jsonString(step.kind)
          << ", \"ph\": \"X\", \"pid\": 0, \"tid\": 0"
          << ", \"ts\": " << step.start_ms * 1000.0
-         << ", \"dur\": " << step.duration_ms * 1000.0
-         << ", \"args\": {\"step\": " << i << ", \"bytes\": " << step.bytes
-         << ", \"flops\": " << step.flops
+         << ", \"dur\": " << stepMs(step) * 1000.0
+         << ", \"args\": {\"step\": " << i
+         << ", \"replay_us\": " << step.duration_ms * 1000.0;
+    if (step.kernel_ms >= 0)
+      file << ", \"kernel_us\": " << step.kernel_ms * 1000.0
+           << ", \"kernels\": " << step.kernel_count
+           << ", \"kernel_span_us\": " << step.kernel_span_ms * 1000.0;
+    file << ", \"bytes\": " << step.bytes << ", \"flops\": " << step.flops
          << ", \"algorithm\": " << jsonString(step.algorithm)
          << ", \"onnx_nodes\": " << jsonString(step.onnx_nodes) << "}}";
   }
@@ -57,42 +74,81 @@ bool writeTrace(kiln_session_t *session, const std::string &path,
   return static_cast<bool>(file);
 }
 
-/// The per-kernel table: the steps that take time, slowest first, with the
-/// bandwidth and FLOP rate they achieved and the ONNX nodes they cover.
-void printProfileTable(const std::vector<kiln_step_profile_t> &steps) {
-  std::vector<const kiln_step_profile_t *> timed;
-  double total = 0;
-  for (const kiln_step_profile_t &step : steps)
-    if (std::string(step.kind) != "record_event" &&
-        std::string(step.kind) != "wait_event") {
-      timed.push_back(&step);
-      total += step.duration_ms;
-    }
-  std::sort(timed.begin(), timed.end(), [](auto *a, auto *b) {
-    return a->duration_ms > b->duration_ms;
-  });
-  std::printf("profile: %zu kernel steps, %.4f ms in kernels\n", timed.size(),
-              total);
-  std::printf("  %-34s %-6s %10s %6s %9s %9s  %-27s %s\n", "kernel", "kind",
-              "time(us)", "share", "GB/s", "TFLOP/s", "algorithm",
-              "ONNX nodes");
-  for (size_t i = 0; i < timed.size() && i < 25; ++i) {
-    const kiln_step_profile_t &step = *timed[i];
-    double seconds = step.duration_ms * 1e-3;
-    std::string nodes = step.onnx_nodes;
-    if (nodes.size() > 60)
-      nodes = nodes.substr(0, 57) + "...";
-    std::printf("  %-34s %-6s %10.1f %5.1f%% %9.1f %9.2f  %-27s %s\n",
-                step.name,
-                step.kind, step.duration_ms * 1e3,
-                total > 0 ? 100.0 * step.duration_ms / total : 0.0,
-                seconds > 0 ? step.bytes / seconds * 1e-9 : 0.0,
-                seconds > 0 ? step.flops / seconds * 1e-12 : 0.0,
-                *step.algorithm ? step.algorithm : "-", nodes.c_str());
+/// printf into |out|.
+__attribute__((format(printf, 2, 3))) void appendf(std::string &out,
+                                                   const char *format, ...) {
+  va_list arguments, again;
+  va_start(arguments, format);
+  va_copy(again, arguments);
+  int length = std::vsnprintf(nullptr, 0, format, arguments);
+  va_end(arguments);
+  if (length > 0) {
+    size_t end = out.size();
+    out.resize(end + static_cast<size_t>(length) + 1);
+    std::vsnprintf(&out[end], static_cast<size_t>(length) + 1, format, again);
+    out.resize(end + static_cast<size_t>(length));
   }
+  va_end(again);
+}
+
+/// kiln_session_profile_source, or why it could not be read.
+std::string profileSource(kiln_session_t *session) {
+  const char *source = nullptr;
+  kiln_status_t status = kiln_session_profile_source(session, &source);
+  std::string text =
+      status ? std::string("events: ") + kiln_status_message(status) : source;
+  kiln_status_free(status);
+  return text;
 }
 
 } // namespace
+
+std::string profileTable(const std::vector<kiln_step_profile_t> &steps,
+                         const std::string &source) {
+  std::vector<const kiln_step_profile_t *> timed;
+  double total = 0, replays = 0;
+  bool kernelTimes = source == "cupti";
+  for (const kiln_step_profile_t &step : steps)
+    if (isKernelStep(step)) {
+      timed.push_back(&step);
+      total += stepMs(step);
+      replays += step.duration_ms;
+      kernelTimes = kernelTimes && step.kernel_ms >= 0;
+    }
+  std::stable_sort(timed.begin(), timed.end(),
+                   [](auto *a, auto *b) { return stepMs(*a) > stepMs(*b); });
+  std::string out;
+  // Scripts parse this line (benchmarks/kernels.py, compare_torch.py): the
+  // first number is the kernel-time sum with CUPTI, else the replays' sum.
+  if (kernelTimes)
+    appendf(out,
+            "profile: %zu kernel steps, %.4f ms kernel time (cupti), %.4f ms "
+            "step replays\n",
+            timed.size(), total, replays);
+  else
+    appendf(out, "profile: %zu kernel steps, %.4f ms step replays (%s)\n",
+            timed.size(), replays, source.c_str());
+  appendf(out, "  %-34s %-6s %10s %10s %7s %6s %9s %9s  %-27s %s\n", "kernel",
+          "kind", "time(us)", "replay(us)", "kernels", "share", "GB/s",
+          "TFLOP/s", "algorithm", "ONNX nodes");
+  for (size_t i = 0; i < timed.size() && i < 25; ++i) {
+    const kiln_step_profile_t &step = *timed[i];
+    double seconds = stepMs(step) * 1e-3;
+    std::string nodes = step.onnx_nodes;
+    if (nodes.size() > 60)
+      nodes = nodes.substr(0, 57) + "...";
+    std::string kernels =
+        step.kernel_count >= 0 ? std::to_string(step.kernel_count) : "-";
+    appendf(out,
+            "  %-34s %-6s %10.1f %10.1f %7s %5.1f%% %9.1f %9.2f  %-27s %s\n",
+            step.name, step.kind, stepMs(step) * 1e3, step.duration_ms * 1e3,
+            kernels.c_str(), total > 0 ? 100.0 * stepMs(step) / total : 0.0,
+            seconds > 0 ? step.bytes / seconds * 1e-9 : 0.0,
+            seconds > 0 ? step.flops / seconds * 1e-12 : 0.0,
+            *step.algorithm ? step.algorithm : "-", nodes.c_str());
+  }
+  return out;
+}
 
 /// Prints |status| with |what| and frees it; true if it was an error.
 bool failed(kiln_status_t status, const char *what) {
@@ -178,7 +234,7 @@ bool profile(kiln_model_t *model, const kiln_session_options_t &options,
   std::vector<kiln_step_profile_t> steps;
   ok = ok && writeTrace(session, path, steps);
   if (ok) {
-    printProfileTable(steps);
+    std::fputs(profileTable(steps, profileSource(session)).c_str(), stdout);
     std::printf("profile: %zu steps written to %s\n",
                 kiln_session_step_count(session), path.c_str());
   }

@@ -19,9 +19,20 @@ bool cudaFailed(cudaError_t error, const char *what);
 /// events on |stream|; prints median, p90 and min latency.
 bool benchmark(kiln_session_t *session, cudaStream_t stream, int runs);
 
+/// The --profile table of |steps| (kiln_session_step_profile of every step)
+/// whose kernel times came from |source| (kiln_session_profile_source): a
+/// header line, then the kernel steps slowest first (25 at most) with their
+/// time (CUPTI's kernel time when |source| is "cupti", else the event-timed
+/// replay), replay time, kernel count, share, GB/s and TFLOP/s from that
+/// time. benchmarks/kernels.py and compare_torch.py parse it: the header
+/// line's first number is that time's sum.
+std::string profileTable(const std::vector<kiln_step_profile_t> &steps,
+                         const std::string &source);
+
 /// Creates a profile-mode session (|options|.profile set) on the same
-/// device buffers (inputs in signature order, then |outputs|), runs it twice
-/// and writes the second run's steps to |path| as Chrome trace JSON.
+/// device buffers (inputs in signature order, then |outputs|), runs it twice,
+/// prints the second run's profileTable and writes its steps to |path| as
+/// Chrome trace JSON.
 bool profile(kiln_model_t *model, const kiln_session_options_t &options,
              const std::vector<void *> &inputs,
              const std::vector<void *> &outputs, cudaStream_t stream,

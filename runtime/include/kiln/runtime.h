@@ -203,7 +203,9 @@ typedef struct kiln_session_options_s {
   int profile;        // Step by step, one stream, CUDA events around each
                       // step (kiln_session_step_profile); each step is
                       // replayed from a CUDA graph of its own so that the
-                      // events time GPU work, not host enqueueing.
+                      // events time GPU work, not host enqueueing. Also
+                      // times each step's kernels exactly with CUPTI when
+                      // libcupti loads (kiln_session_profile_source).
 } kiln_session_options_t;
 
 // Defaults: first entry point, model's device, no debug, no profile.
@@ -242,11 +244,12 @@ kiln_status_t kiln_session_bind_output(kiln_session_t *session,
                                        const kiln_tensor_t *tensor);
 
 // Enqueues one run on |stream| (0: the legacy default stream) and returns
-// without waiting: no host synchronisation, except in debug or profile mode
-// which synchronise after each step. Every input and output must be bound,
-// and bound device outputs must not overlap inputs or each other
-// (INVALID_ARGUMENT). A run that fails after enqueueing work still orders
-// the session's next run, bind and release after that work.
+// without waiting: no host synchronisation, except in debug mode, which
+// synchronises after each step, and profile mode with CUPTI, which waits for
+// the steps at the end of the run to read CUPTI's records. Every input and
+// output must be bound, and bound device outputs must not overlap inputs or
+// each other (INVALID_ARGUMENT). A run that fails after enqueueing work still
+// orders the session's next run, bind and release after that work.
 kiln_status_t kiln_session_run(kiln_session_t *session, cudaStream_t stream);
 
 // Plan steps, for tools: their count, and for step |index| its kiln.kernel
@@ -265,11 +268,35 @@ typedef struct kiln_step_profile_s {
   const char *algorithm; // The cuDNN algorithm a Conv step chose at session
                          // creation ("implicit_precomp_gemm+fused": with
                          // its epilogue in the same call); "" otherwise.
+  // Profile mode with CUPTI (kiln_session_profile_source is "cupti"): the
+  // device work the step ran in the last run, from CUPTI's activity records.
+  // |duration_ms| times a replay of the step's graph between events, which
+  // adds the launch's device-side overhead (a few microseconds); these time
+  // the work itself. Event steps have none (0). All three are -1 when
+  // unavailable (not profile mode, no run yet, or no CUPTI).
+  float kernel_ms;      // The sum of the durations of its kernels, memory
+                        // copies and sets.
+  int32_t kernel_count; // How many kernels, copies and sets it ran.
+  float kernel_span_ms; // From its first one's start to its last one's end.
 } kiln_step_profile_t;
 // Describes step |index| of the last run. In profile mode this waits for the
 // run to complete (it synchronises on its events).
 kiln_status_t kiln_session_step_profile(kiln_session_t *session, size_t index,
                                         kiln_step_profile_t *out_profile);
+
+// Where profile mode's kernel times come from, in |*out_source|: "cupti"
+// when the last run's kiln_step_profile_t.kernel_* fields hold CUPTI's
+// measurements, else "events: <why not>" (libcupti not found, a CUPTI
+// error, KILN_CUPTI=0, ...): then only the event-timed |duration_ms| is
+// known. Before the first run, what the session expects ("cupti" when
+// libcupti loaded). The string is owned by the session and valid until its
+// next run or release. CUPTI is process-wide: profile sessions register its
+// activity callbacks, so do not combine profile mode with another CUPTI
+// client in the same process (set KILN_CUPTI=0 to keep kiln off it).
+// INVALID_ARGUMENT for NULL arguments, FAILED_PRECONDITION when the session
+// is not in profile mode.
+kiln_status_t kiln_session_profile_source(const kiln_session_t *session,
+                                          const char **out_source);
 
 #ifdef __cplusplus
 } // extern "C"
