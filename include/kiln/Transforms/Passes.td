@@ -221,6 +221,18 @@ def KilnMergeProjections : Pass<"kiln-merge-projections", "mlir::func::FuncOp"> 
     %q = kiln.slice %qk, %c0, %c768, %cm1, %c1 : ...
     %k = kiln.slice %qk, %c768, %c1536, %cm1, %c1 : ...
     ```
+
+    When every member's only use adds a constant bias row to it ([n] or
+    [1, .., 1, n], either operand order; BERT's MatMul + Add), the biases
+    are concatenated too and added once, before the slices, which replace
+    the adds; fusion then runs that add as the merged GEMM's cuBLASLt bias
+    epilogue. If any member lacks such an add, only the matmuls merge:
+
+    ```mlir
+    %b = kiln.concat %bq, %bk {axis = 0 : i64} : ... -> tensor<1536xf32>
+    %qkb = kiln.add %qk, %b : tensor<8x128x1536xf32>, tensor<1536xf32> -> ...
+    %q = kiln.slice %qkb, %c0, %c768, %cm1, %c1 : ...
+    ```
   }];
 }
 
