@@ -194,7 +194,9 @@ enum class PoolKind { Max, MaxIndices, Average };
 /// and the average divides by the elements inside the input (or, with
 /// count_include_pad, inside the padded input). Channels last, the output
 /// index is [n, h, w, c]: consecutive threads take consecutive channels, so
-/// every window load of a warp is one contiguous run.
+/// every window load of a warp is one contiguous run. (A kernel that is one
+/// channels-last float pool goes a vector of channels per thread instead,
+/// with these numerics lane by lane: PoolEmitter.cpp.)
 template <typename PoolOpT>
 FailureOr<std::string> emitPool(PoolOpT op, ElementalEmitter &emitter,
                                 const ElementIndex &index, PoolKind kind,

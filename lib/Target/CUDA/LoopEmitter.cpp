@@ -169,6 +169,10 @@ private:
 LogicalResult emitLoopKernel(ElementalEmitter &emitter,
                              LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
+  // A channels-last pool goes a vector of channels per thread instead.
+  if (kernel.getKind() == "pointwise")
+    if (int64_t width = channelsLastPoolVectorWidth(kernel); width > 1)
+      return emitChannelsLastPoolKernel(emitter, launch, width);
   int64_t count = elementCount(shapeOf(kernel.getOutputs()[0]));
   for (Value output : kernel.getOutputs())
     if (elementCount(shapeOf(output)) != count)

@@ -11,6 +11,9 @@
 // CHECK: wrote case conv.average_pool_nhwc
 // CHECK: wrote case conv.global_average_pool_nhwc
 // CHECK: wrote case conv.quantize_roundtrip
+// CHECK: wrote case conv.max_pool_nhwc_f16_c64
+// CHECK: wrote case conv.max_pool_nhwc_f16_c3
+// CHECK: wrote case conv.average_pool_nhwc_f16
 
 // Grouped strided conv with bias, relu in its own kernel (no epilogue fusion).
 func.func @conv2d_group_bias_relu(%x: tensor<2x4x17x15xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf32>) -> tensor<2x6x9x8xf32> {
@@ -79,4 +82,28 @@ func.func @quantize_roundtrip(%x: tensor<16x4x4097xf32> {kiln.test_range = [-40.
   %q = kiln.quantize_linear %x, %s, %z : tensor<16x4x4097xf32>, tensor<4xf32>, tensor<4xi8> -> tensor<16x4x4097xi8>
   %d = kiln.dequantize_linear %q, %s, %z : tensor<16x4x4097xi8>, tensor<4xf32>, tensor<4xi8> -> tensor<16x4x4097xf32>
   return %d : tensor<16x4x4097xf32>
+}
+
+// The ResNet stem's max pool (3x3, stride 2, pad 1) on 64 f16 channels: the
+// pool template, a pixel x 8 channels per thread in 16-byte vectors; the
+// odd spatial sizes leave partial windows on every border. Exact.
+func.func @max_pool_nhwc_f16_c64(%x: tensor<2x21x19x64xf16>) -> tensor<2x11x10x64xf16>
+    attributes {kiln.test_tolerance = [0.0, 0.0]} {
+  %m = kiln.max_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<2x21x19x64xf16> -> tensor<2x11x10x64xf16>
+  return %m : tensor<2x11x10x64xf16>
+}
+
+// Three channels allow no vector: the elemental loop. Exact.
+func.func @max_pool_nhwc_f16_c3(%x: tensor<2x21x19x3xf16>) -> tensor<2x11x10x3xf16>
+    attributes {kiln.test_tolerance = [0.0, 0.0]} {
+  %m = kiln.max_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<2x21x19x3xf16> -> tensor<2x11x10x3xf16>
+  return %m : tensor<2x11x10x3xf16>
+}
+
+// Channels-last f16 average pools on 24 channels (vectors of 8), padding
+// counted or not, ceil_mode; fp32 sums as the elemental form.
+func.func @average_pool_nhwc_f16(%x: tensor<2x13x11x24xf16>) -> (tensor<2x7x6x24xf16>, tensor<2x7x6x24xf16>) {
+  %a = kiln.average_pool %x {ceil_mode = true, count_include_pad = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, layout = "NHWC"} : tensor<2x13x11x24xf16> -> tensor<2x7x6x24xf16>
+  %b = kiln.average_pool %x {ceil_mode = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, layout = "NHWC"} : tensor<2x13x11x24xf16> -> tensor<2x7x6x24xf16>
+  return %a, %b : tensor<2x7x6x24xf16>, tensor<2x7x6x24xf16>
 }

@@ -58,15 +58,47 @@ func.func @average_pool(%x: tensor<1x1x5xf32>) -> tensor<1x1x5xf32> {
   return %a : tensor<1x1x5xf32>
 }
 
-// A channels-last max pool: the output index is [n, h, w, c], so the
-// channel is i % 8 and consecutive threads read consecutive channels.
+// A channels-last max pool of 8 f16 channels: the pool template gives each
+// thread one output pixel x 8 channels, loaded as one 16-byte vector per
+// window cell (vector i covers channels (i % 1) * 8...) and compared lane by
+// lane in float with the elemental model's first-maximum/NaN rule.
 // CHECK-LABEL:  kiln.kernel "max_pool_0"
-// CHECK:          const kiln_index_t q[[H:[0-9]+]] = ((i / 16) % 2) * 2 - 0 + k{{[0-9]+}} * 1;
-// CHECK:          const kiln_index_t q[[W:[0-9]+]] = ((i / 8) % 2) * 2 - 0 + k{{[0-9]+}} * 1;
-// CHECK:          in0[((((i / 32) * 5 + q[[H]]) * 4 + q[[W]]) * 8 + (i % 8))]
+// CHECK:          Channels-last max pool: 8 units of one output pixel x 8 channels (one 16-byte vector)
+// CHECK:          const kiln_index_t cv = i % 1, pixel = i / 1;
+// CHECK:          const kiln_index_t q0 = ((pixel / 2) % 2) * 2 - 0 + k0 * 1;
+// CHECK:          const kiln_index_t q1 = (pixel % 2) * 2 - 0 + k1 * 1;
+// CHECK:          const kiln_vec<__half, 8> x = reinterpret_cast<const kiln_vec<__half, 8>*>(in0)[((((pixel / 4)) * 5 + q0) * 4 + q1) * 1 + cv];
+// CHECK:          if (!seen || v > best[l] || (v != v && best[l] == best[l])) best[l] = v;
+// CHECK:          reinterpret_cast<kiln_vec<__half, 8>*>(out0)[i] = y;
 func.func @max_pool_nhwc(%x: tensor<2x5x4x8xf16>) -> tensor<2x2x2x8xf16> {
   %m = kiln.max_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, layout = "NHWC", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<2x5x4x8xf16> -> tensor<2x2x2x8xf16>
   return %m : tensor<2x2x2x8xf16>
+}
+
+// Three channels allow no vector: the elemental loop, one channel per
+// thread; the output index is [n, h, w, c], so the channel is i % 3.
+// CHECK-LABEL:  kiln.kernel "max_pool_0"
+// CHECK-NOT:      Channels-last max pool
+// CHECK:          const kiln_index_t q[[H:[0-9]+]] = ((i / 6) % 2) * 2 - 0 + k{{[0-9]+}} * 1;
+// CHECK:          const kiln_index_t q[[W:[0-9]+]] = ((i / 3) % 2) * 2 - 0 + k{{[0-9]+}} * 1;
+// CHECK:          in0[((((i / 12) * 5 + q[[H]]) * 4 + q[[W]]) * 3 + (i % 3))]
+func.func @max_pool_nhwc_3_channels(%x: tensor<2x5x4x3xf16>) -> tensor<2x2x2x3xf16> {
+  %m = kiln.max_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, layout = "NHWC", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<2x5x4x3xf16> -> tensor<2x2x2x3xf16>
+  return %m : tensor<2x2x2x3xf16>
+}
+
+// A channels-last average pool of 6 f32 channels: vectors of 2 (the widest
+// that divides 6), fp32 sums, padded cells counted with count_include_pad.
+// CHECK-LABEL:  kiln.kernel "average_pool_0"
+// CHECK:          Channels-last average pool: 81 units of one output pixel x 2 channels (one 8-byte vector)
+// CHECK:          const kiln_index_t cv = i % 3, pixel = i / 3;
+// CHECK:          if (q0 >= -1 && q0 < 6 && q1 >= -1 && q1 < 5) ++count;
+// CHECK:          const kiln_vec<float, 2> x = reinterpret_cast<const kiln_vec<float, 2>*>(in0)[((((pixel / 9)) * 5 + q0) * 4 + q1) * 3 + cv];
+// CHECK:          sum[l] += v;
+// CHECK:          for (int l = 0; l < 2; ++l) y.v[l] = sum[l] / (float)count;
+func.func @average_pool_nhwc(%x: tensor<3x5x4x6xf32>) -> tensor<3x3x3x6xf32> {
+  %a = kiln.average_pool %x {ceil_mode = true, count_include_pad = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, layout = "NHWC"} : tensor<3x5x4x6xf32> -> tensor<3x3x3x6xf32>
+  return %a : tensor<3x3x3x6xf32>
 }
 
 // Quantisation: x / scale, rint (half to even), + zero point, saturate.
@@ -78,4 +110,4 @@ func.func @quantize(%x: tensor<8xf32>, %s: tensor<f32>, %z: tensor<ui8>) -> tens
   return %q : tensor<8xui8>
 }
 
-// CHECK: // nvrtc: 8 kernels for sm_90
+// CHECK: // nvrtc: 10 kernels for sm_90

@@ -1,6 +1,8 @@
-// The tiled transpose template: 32x32 shared tiles with one column of
-// padding, tails guarded on both sides, block_size / 32 tile rows at a time,
-// producers fused into the read and consumers into the write.
+// The transpose templates: 32x32 shared tiles with one column of padding,
+// tails guarded on both sides, block_size / 32 tile rows at a time, producers
+// fused into the read and consumers into the write; short output rows (at
+// most 16 elements, the input's innermost dim second-innermost in the
+// output) go a row per thread through shared memory instead.
 // RUN: kiln-translate %s --emit-cuda | FileCheck %s
 
 // CHECK-LABEL: kiln.kernel "t2d"
@@ -63,4 +65,70 @@ func.func @t102(%a: tensor<6x9x130xf32>) -> tensor<9x6x130xf32> {
   } -> tensor<9x6x130xf32>
   return %r : tensor<9x6x130xf32>
 }
-// CHECK: // nvrtc: 3 kernels for sm_90
+
+// NCHW -> NHWC with 3 channels and a cast (the ResNet stem's input): short
+// output rows, so a thread takes one pixel's 3 channels, reading each along
+// the input's innermost dim (W), parks them in shared memory (stride 3,
+// already odd) and the block writes its 256 x 3 contiguous outputs.
+// CHECK-LABEL: kiln.kernel "nchw_to_nhwc"
+// CHECK:       __launch_bounds__(256)
+// CHECK:         // Transpose into 520 output rows of 3: 256 rows per block, a row per thread read along the input's innermost dim, parked in shared memory at an odd stride (3), then written contiguously.
+// CHECK-NEXT:    __shared__ float kiln_rows[768];
+// CHECK-NEXT:    for (kiln_index_t rowBlock = blockIdx.x; rowBlock < 3; rowBlock += gridDim.x) {
+// CHECK:           const kiln_index_t row = rowBlock * 256 + threadIdx.x;
+// CHECK-NEXT:      if (row < 520) {
+// CHECK-NEXT:        const float x[[X0:[0-9]+]] = in0[((((row / 130) * 3) * 10 + ((row / 13) % 10)) * 13 + (row % 13))];
+// CHECK-NEXT:        const float v[[V0:[0-9]+]] = kiln_round_f16(x[[X0]]);
+// CHECK-NEXT:        kiln_rows[threadIdx.x * 3 + 0] = v[[V0]];
+// CHECK:             const float x{{[0-9]+}} = in0[((((row / 130) * 3 + 2) * 10 + ((row / 13) % 10)) * 13 + (row % 13))];
+// CHECK:             kiln_rows[threadIdx.x * 3 + 2] = v{{[0-9]+}};
+// CHECK:           __syncthreads();
+// CHECK:           for (int e = threadIdx.x; e < 768; e += 256) {
+// CHECK-NEXT:        const kiln_index_t o = rowBlock * 768 + e;
+// CHECK-NEXT:        if (o < 1560) {
+// CHECK-NEXT:          out0[o] = __float2half_rn(kiln_rows[e]);
+func.func @nchw_to_nhwc(%a: tensor<4x3x10x13xf32>) -> tensor<4x10x13x3xf16> {
+  %e = kiln.empty : tensor<4x10x13x3xf16>
+  %r = kiln.kernel "nchw_to_nhwc" transpose ins(%a : tensor<4x3x10x13xf32>) outs(%e : tensor<4x10x13x3xf16>) attributes {block_size = 256 : i64, elements_per_thread = 4 : i64, grid_size = 100 : i64} {
+  ^bb0(%x: tensor<4x3x10x13xf32>, %o: tensor<4x10x13x3xf16>):
+    %c = kiln.cast %x {to = f16} : tensor<4x3x10x13xf32> -> tensor<4x3x10x13xf16>
+    %t = kiln.transpose %c {perm = array<i64: 0, 2, 3, 1>} : tensor<4x3x10x13xf16> -> tensor<4x10x13x3xf16>
+    kiln.yield %t : tensor<4x10x13x3xf16>
+  } -> tensor<4x10x13x3xf16>
+  return %r : tensor<4x10x13x3xf16>
+}
+
+// An even row (4) is parked at stride 5, so that a warp's parking stores hit
+// distinct banks; the consumer is computed on the write.
+// CHECK-LABEL: kiln.kernel "rows_of_4"
+// CHECK:         __shared__ float kiln_rows[640];
+// CHECK:             kiln_rows[threadIdx.x * 5 + 3] = x{{[0-9]+}};
+// CHECK:           for (int e = threadIdx.x; e < 512; e += 128) {
+// CHECK:             const float v{{[0-9]+}} = kiln_relu(kiln_rows[(e / 4) * 5 + e % 4]);
+func.func @rows_of_4(%a: tensor<4x300xf32>) -> tensor<300x4xf32> {
+  %e = kiln.empty : tensor<300x4xf32>
+  %r = kiln.kernel "rows_of_4" transpose ins(%a : tensor<4x300xf32>) outs(%e : tensor<300x4xf32>) attributes {block_size = 128 : i64, elements_per_thread = 8 : i64, grid_size = 10 : i64} {
+  ^bb0(%x: tensor<4x300xf32>, %o: tensor<300x4xf32>):
+    %t = kiln.transpose %x {perm = array<i64: 1, 0>} : tensor<4x300xf32> -> tensor<300x4xf32>
+    %z = kiln.relu %t : tensor<300x4xf32> -> tensor<300x4xf32>
+    kiln.yield %z : tensor<300x4xf32>
+  } -> tensor<300x4xf32>
+  return %r : tensor<300x4xf32>
+}
+
+// A short output row whose neighbours are not neighbours in the input (the
+// input's innermost dim goes outermost) keeps the tiles: rows would read
+// with a stride.
+// CHECK-LABEL: kiln.kernel "short_rows_strided"
+// CHECK:         // Transpose 40 x 3 planes (5 of them) in 32x32 tiles; 4 tile rows per thread.
+func.func @short_rows_strided(%a: tensor<5x3x40xf32>) -> tensor<40x5x3xf32> {
+  %e = kiln.empty : tensor<40x5x3xf32>
+  %r = kiln.kernel "short_rows_strided" transpose ins(%a : tensor<5x3x40xf32>) outs(%e : tensor<40x5x3xf32>) attributes {block_size = 256 : i64, elements_per_thread = 4 : i64, grid_size = 10 : i64} {
+  ^bb0(%x: tensor<5x3x40xf32>, %o: tensor<40x5x3xf32>):
+    %t = kiln.transpose %x {perm = array<i64: 2, 0, 1>} : tensor<5x3x40xf32> -> tensor<40x5x3xf32>
+    kiln.yield %t : tensor<40x5x3xf32>
+  } -> tensor<40x5x3xf32>
+  return %r : tensor<40x5x3xf32>
+}
+
+// CHECK: // nvrtc: 6 kernels for sm_90

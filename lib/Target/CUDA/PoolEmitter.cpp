@@ -1,0 +1,208 @@
+// The channels-last pool template: a pointwise kernel that is one NHWC
+// kiln.max_pool or kiln.average_pool of floats gives each thread one output
+// pixel x a vector of channels (16 bytes: 8 f16/bf16 or 4 f32 channels,
+// narrower when C is not a multiple of that). Channels are contiguous, so
+// for each window cell a warp's 32 x 16-byte loads are whole channel runs of
+// a few input pixels (C = 64 f16: four fully used 128-byte lines, one per
+// output pixel; the stride skips the lines between, which the neighbouring
+// window cells read from L1/L2), and its stores are one contiguous 512-byte
+// run: one 16-byte access per thread instead of one 2-byte access per
+// channel, and the window's index arithmetic once per vector.
+//
+// Numerics are the elemental model's (ConvModels.cpp), lane by lane: values
+// in the computation type (float for f16/bf16), the first maximum wins and a
+// NaN beats any number, padding never takes part in a maximum; the average
+// sums in the computation type in window order and divides by the count of
+// cells inside the input (or, with count_include_pad, inside the padded
+// input). A pool whose channels allow no vector of two keeps the elemental
+// loop (one channel per thread).
+#include "KernelTemplates.h"
+
+using namespace mlir;
+
+namespace kiln::cuda {
+namespace {
+
+constexpr int64_t kVectorBytes = 16;
+
+std::string str(int64_t value) { return std::to_string(value); }
+
+/// The pool of a kernel that is one channels-last float pool of its first
+/// input, yielded as is (every output), or null.
+Operation *singleChannelsLastPool(KernelOp kernel) {
+  Block &body = kernel.getBody().front();
+  Operation *pool = nullptr;
+  for (Operation &op : body.without_terminator()) {
+    if (pool)
+      return nullptr;
+    pool = &op;
+  }
+  if (!pool)
+    return nullptr;
+  bool channelsLast = false;
+  if (auto max = dyn_cast<MaxPoolOp>(pool))
+    channelsLast = max.isChannelsLast();
+  else if (auto average = dyn_cast<AveragePoolOp>(pool))
+    channelsLast = average.isChannelsLast();
+  if (!channelsLast || pool->getOperand(0) != body.getArgument(0) ||
+      !isa<FloatType>(elementTypeOf(pool->getResult(0))))
+    return nullptr;
+  for (Value value : kernel.getYield().getValues())
+    if (value != pool->getResult(0))
+      return nullptr;
+  return pool;
+}
+
+struct PoolWindow {
+  ArrayRef<int64_t> kernel, strides, pads, dilations;
+};
+
+template <typename PoolOpT> PoolWindow windowOf(PoolOpT op) {
+  return {op.getKernelShape(), op.getStrides(), op.getPads(),
+          op.getDilations()};
+}
+
+} // namespace
+
+int64_t channelsLastPoolVectorWidth(KernelOp kernel) {
+  Operation *pool = singleChannelsLastPool(kernel);
+  if (!pool)
+    return 1;
+  Type type = elementTypeOf(pool->getResult(0));
+  int64_t channels = shapeOf(pool->getResult(0)).back();
+  int64_t width = kVectorBytes / ((type.getIntOrFloatBitWidth() + 7) / 8);
+  // Each vector starts at (pixel * C + c) elements, a multiple of the width
+  // when C is: 16-byte alignment holds with the 16-byte-aligned pointers
+  // (LoopEmitter.cpp says why they are).
+  while (width > 1 && channels % width != 0)
+    width /= 2;
+  return width;
+}
+
+LogicalResult emitChannelsLastPoolKernel(ElementalEmitter &emitter,
+                                         LaunchGeometry &launch,
+                                         int64_t width) {
+  KernelOp kernel = emitter.getKernel();
+  Operation *pool = singleChannelsLastPool(kernel);
+  if (!pool)
+    return emitter.error(nullptr) << "is not one channels-last pool";
+  bool average = isa<AveragePoolOp>(pool);
+  bool countIncludePad = false;
+  PoolWindow window;
+  if (auto op = dyn_cast<AveragePoolOp>(pool)) {
+    countIncludePad = op.getCountIncludePad();
+    window = windowOf(op);
+  } else {
+    window = windowOf(cast<MaxPoolOp>(pool));
+  }
+  Value input = pool->getOperand(0), result = pool->getResult(0);
+  ArrayRef<int64_t> inShape = shapeOf(input), outShape = shapeOf(result);
+  size_t k = inShape.size() - 2;
+  ArrayRef<int64_t> spatial = inShape.slice(1, k);
+  int64_t channels = outShape.back(), vectors = channels / width;
+  Type type = elementTypeOf(result);
+  std::string ctype = ElementalEmitter::computeType(type);
+  std::string vector = "kiln_vec<" + ElementalEmitter::storageType(type) +
+                       ", " + str(width) + ">";
+  int64_t units = elementCount(outShape) / width;
+  int64_t block = getIntAttr(kernel, "block_size", 256);
+
+  emitter.line("// Channels-last " + std::string(average ? "average" : "max") +
+               " pool: " + str(units) + " units of one output pixel x " +
+               str(width) + " channels (one " +
+               str(width * (int64_t)((type.getIntOrFloatBitWidth() + 7) / 8)) +
+               "-byte vector), one per thread and grid-stride step.");
+  emitter.open("for (kiln_index_t i = (kiln_index_t)blockIdx.x * blockDim.x + "
+               "threadIdx.x; i < " +
+               str(units) + "; i += (kiln_index_t)gridDim.x * blockDim.x)");
+  emitter.line("const kiln_index_t cv = i % " + str(vectors) +
+               ", pixel = i / " + str(vectors) + ";");
+  // The pixel's dims [n, spatial...] of the output.
+  SmallVector<std::string> pixelDims =
+      emitter.dimsOf(ElementIndex::fromLinear("pixel"), outShape.drop_back());
+  if (average) {
+    emitter.line(ctype + " sum[" + str(width) + "];");
+    emitter.line("#pragma unroll");
+    emitter.line("for (int l = 0; l < " + str(width) + "; ++l) sum[l] = " +
+                 ElementalEmitter::floatLiteral(type, 0.0) + ";");
+    emitter.line("kiln_index_t count = 0;");
+  } else {
+    emitter.line(ctype + " best[" + str(width) + "];");
+    emitter.line("#pragma unroll");
+    emitter.line("for (int l = 0; l < " + str(width) + "; ++l) best[l] = " +
+                 ElementalEmitter::floatLiteral(type, -INFINITY) + ";");
+    emitter.line("bool seen = false;");
+  }
+  SmallVector<std::string> positions;
+  for (size_t i = 0; i < k; ++i) {
+    std::string kk = "k" + str(i), q = "q" + str(i);
+    emitter.line("#pragma unroll");
+    emitter.open("for (kiln_index_t " + kk + " = 0; " + kk + " < " +
+                 str(window.kernel[i]) + "; ++" + kk + ")");
+    emitter.line("const kiln_index_t " + q + " = " + pixelDims[1 + i] + " * " +
+                 str(window.strides[i]) + " - " + str(window.pads[i]) + " + " +
+                 kk + " * " + str(window.dilations[i]) + ";");
+    positions.push_back(q);
+  }
+  auto inRange = [&](auto low, auto high) {
+    std::string text;
+    for (size_t i = 0; i < k; ++i)
+      text += (i ? " && " : "") + positions[i] + " >= " + str(low(i)) + " && " +
+              positions[i] + " < " + str(high(i));
+    return text;
+  };
+  if (average && countIncludePad)
+    emitter.line(
+        "if (" +
+        inRange([&](size_t i) { return -window.pads[i]; },
+                [&](size_t i) { return spatial[i] + window.pads[k + i]; }) +
+        ") ++count;");
+  emitter.open("if (" +
+               inRange([](size_t) { return int64_t(0); },
+                       [&](size_t i) { return spatial[i]; }) +
+               ")");
+  // The input pixel's linear index, in vectors: ((n * H + q0) * W + q1)...
+  std::string at = pixelDims[0];
+  for (size_t i = 0; i < k; ++i)
+    at = "(" + at + ") * " + str(spatial[i]) + " + " + positions[i];
+  emitter.line("const " + vector + " x = reinterpret_cast<const " + vector +
+               "*>(" + emitter.pointerName(0) + ")[(" + at + ") * " +
+               str(vectors) + " + cv];");
+  emitter.line("#pragma unroll");
+  emitter.open("for (int l = 0; l < " + str(width) + "; ++l)");
+  emitter.line("const " + ctype + " v = " +
+               ElementalEmitter::loadConversion(type, "x.v[l]") + ";");
+  if (average) {
+    emitter.line("sum[l] += v;");
+  } else {
+    // The elemental model's test: the first maximum wins; a NaN beats any
+    // number. Every lane sees the same cells, so one `seen` serves them all.
+    emitter.line("if (!seen || v > best[l] || (v != v && best[l] == best[l])) "
+                 "best[l] = v;");
+  }
+  emitter.close();
+  if (!average)
+    emitter.line("seen = true;");
+  else if (!countIncludePad)
+    emitter.line("++count;");
+  emitter.close();
+  for (size_t i = 0; i < k; ++i)
+    emitter.close();
+  emitter.line(vector + " y;");
+  emitter.line("#pragma unroll");
+  std::string value = average ? "sum[l] / (" + ctype + ")count" : "best[l]";
+  emitter.line("for (int l = 0; l < " + str(width) + "; ++l) y.v[l] = " +
+               ElementalEmitter::storeConversion(type, value) + ";");
+  for (size_t o = 0; o < kernel.getOutputs().size(); ++o)
+    emitter.line("reinterpret_cast<" + vector + "*>(out" + str(o) +
+                 ")[i] = y;");
+  emitter.close();
+
+  launch.block = block;
+  int64_t needed = std::max<int64_t>((units + block - 1) / block, 1);
+  launch.grid =
+      std::clamp<int64_t>(getIntAttr(kernel, "grid_size", needed), 1, needed);
+  return success();
+}
+
+} // namespace kiln::cuda
