@@ -1,7 +1,9 @@
 // GEMM descriptors of `library` kernels: ONNX MatMul (NumPy batching with
 // broadcast batch dims) and Gemm (transposes, alpha, beta, C) as one
 // strided-batched, row-major cuBLASLt call, with the epilogue fused after it
-// (relu or tanh GELU, after the bias; or a residual read as C).
+// (relu or tanh GELU, after the bias; or a residual read as C). A fused cast
+// of an f16/bf16 product to f32 needs no field: the step's buffers carry
+// the dtypes (a and b f16/bf16; c, bias and out f32).
 #include "PackageInternal.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
@@ -207,7 +209,7 @@ LogicalResult describeGemm(KernelOp kernel, BodyBufferFn bufferOf,
     return kernel.emitError("packager: library kernel '")
            << kernel.getSymName()
            << "' must yield the result of one kiln.matmul or kiln.gemm, or "
-              "its epilogue (relu, tanh GELU, a residual add)";
+              "its epilogue (relu, tanh GELU, a residual add, a cast to f32)";
   if (failed(described) || !epilogue)
     return described;
   return describeEpilogue(kernel, *epilogue, bufferOf, gemm);

@@ -53,16 +53,19 @@ static kiln_status_t makeLayout(cublasLtMatrixLayout_t *layout,
 }
 
 kiln_status_t GemmPlan::create(cublasLtHandle_t handle, const Gemm &gemm,
-                               DType dtype, DType biasDType,
-                               const uint32_t alignments[4],
+                               DType inputDType, DType outDType,
+                               DType biasDType, const uint32_t alignments[4],
                                size_t workspaceBytes) {
-  cudaDataType_t type = cudaType(dtype);
+  // A/B in the input type; C/D in the output type, which is f32 for a
+  // fused cast of an f16/bf16 product (the scale type stays 32F).
+  cudaDataType_t inputType = cudaType(inputDType);
+  cudaDataType_t outType = cudaType(outDType);
   alpha = gemm.alpha();
   beta = gemm.beta();
   hasC = gemm.c() >= 0;
   KILN_RETURN_IF_ERROR(cublasStatus(
       cublasLtMatmulDescCreate(&operation,
-                               gemm.allow_tf32() && dtype == DType_F32
+                               gemm.allow_tf32() && inputDType == DType_F32
                                    ? CUBLAS_COMPUTE_32F_FAST_TF32
                                    : CUBLAS_COMPUTE_32F,
                                CUDA_R_32F),
@@ -105,7 +108,7 @@ kiln_status_t GemmPlan::create(cublasLtHandle_t handle, const Gemm &gemm,
       cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_EPILOGUE,
                                      &epilogue, sizeof(epilogue)),
       "setting the epilogue"));
-  if (hasBias && biasDType != dtype) {
+  if (hasBias && biasDType != outDType) {
     cudaDataType_t biasType = cudaType(biasDType);
     KILN_RETURN_IF_ERROR(cublasStatus(
         cublasLtMatmulDescSetAttribute(operation,
@@ -114,17 +117,17 @@ kiln_status_t GemmPlan::create(cublasLtHandle_t handle, const Gemm &gemm,
         "setting the bias type"));
   }
   int64_t m = gemm.m(), n = gemm.n(), k = gemm.k(), batch = gemm.batch();
-  KILN_RETURN_IF_ERROR(
-      makeLayout(&layoutA, type, gemm.trans_b() ? k : n, gemm.trans_b() ? n : k,
-                 gemm.trans_b() ? k : n, batch, gemm.stride_b(), "b"));
-  KILN_RETURN_IF_ERROR(
-      makeLayout(&layoutB, type, gemm.trans_a() ? m : k, gemm.trans_a() ? k : m,
-                 gemm.trans_a() ? m : k, batch, gemm.stride_a(), "a"));
-  KILN_RETURN_IF_ERROR(makeLayout(&layoutC, type, n, m, n, batch,
+  KILN_RETURN_IF_ERROR(makeLayout(
+      &layoutA, inputType, gemm.trans_b() ? k : n, gemm.trans_b() ? n : k,
+      gemm.trans_b() ? k : n, batch, gemm.stride_b(), "b"));
+  KILN_RETURN_IF_ERROR(makeLayout(
+      &layoutB, inputType, gemm.trans_a() ? m : k, gemm.trans_a() ? k : m,
+      gemm.trans_a() ? m : k, batch, gemm.stride_a(), "a"));
+  KILN_RETURN_IF_ERROR(makeLayout(&layoutC, outType, n, m, n, batch,
                                   hasC ? gemm.stride_c() : gemm.stride_out(),
                                   "c"));
   KILN_RETURN_IF_ERROR(
-      makeLayout(&layoutD, type, n, m, n, batch, gemm.stride_out(), "out"));
+      makeLayout(&layoutD, outType, n, m, n, batch, gemm.stride_out(), "out"));
 
   KILN_RETURN_IF_ERROR(cublasStatus(cublasLtMatmulPreferenceCreate(&preference),
                                     "cublasLtMatmulPreferenceCreate"));
@@ -168,7 +171,9 @@ kiln_status_t GemmPlan::create(cublasLtHandle_t handle, const Gemm &gemm,
            << " k=" << k << " batch=" << batch << ", " << workspaceBytes
            << "-byte workspace)";
   algorithm = candidates.front();
-  configuration = std::to_string(int(dtype)) + "/" + std::to_string(int(biasDType));
+  configuration = std::to_string(int(inputDType)) + "/" +
+                  std::to_string(int(outDType)) + "/" +
+                  std::to_string(int(biasDType));
   for (int64_t value :
        {m, n, k, batch, gemm.stride_a(), gemm.stride_b(), gemm.stride_c(),
         gemm.stride_out(), int64_t(gemm.trans_a()), int64_t(gemm.trans_b()),

@@ -20,7 +20,9 @@ struct GemmPointers {
 
 /// Row-major out[b] = alpha * op(a[b]) x op(b[b]) (+ beta * c[b]) (+ bias,
 /// relu), computed in column-major cuBLASLt as out^T = op(b)^T x op(a)^T. fp32
-/// uses CUBLAS_COMPUTE_32F (no TF32); f16/bf16 accumulate in fp32.
+/// uses CUBLAS_COMPUTE_32F (no TF32); f16/bf16 accumulate in fp32. a and b
+/// have one dtype, c, bias and out another: the same, or f32 for f16/bf16 a
+/// and b (a fused cast: C/D in 32F, which cuBLASLt supports at 32F compute).
 class GemmPlan {
 public:
   GemmPlan() = default;
@@ -28,12 +30,14 @@ public:
   GemmPlan &operator=(const GemmPlan &) = delete;
   ~GemmPlan();
 
-  /// Builds the descriptors and asks cuBLASLt's heuristic for an algorithm
-  /// that fits |workspaceBytes| and operands aligned to |alignments| (bytes,
-  /// for a, b, c, out).
+  /// Builds the descriptors (a and b in |inputDType|, c and out in
+  /// |outDType|; validated by validateGemmStep) and asks cuBLASLt's heuristic
+  /// for an algorithm that fits |workspaceBytes| and operands aligned to
+  /// |alignments| (bytes, for a, b, c, out).
   kiln_status_t create(cublasLtHandle_t handle,
                        const kiln::artifact::Gemm &gemm,
-                       kiln::artifact::DType dtype,
+                       kiln::artifact::DType inputDType,
+                       kiln::artifact::DType outDType,
                        kiln::artifact::DType biasDType,
                        const uint32_t alignments[4], size_t workspaceBytes);
 
@@ -46,8 +50,8 @@ public:
                                 size_t workspaceBytes, cudaStream_t stream);
 
   /// Equal for plans that run identically (dims, strides, transposes,
-  /// epilogue, scalars, dtypes, alignments, workspace): one timing serves
-  /// them all (useAlgorithmOf).
+  /// epilogue, scalars, input/output/bias dtypes, alignments, workspace): one
+  /// timing serves them all (useAlgorithmOf).
   const std::string &key() const { return configuration; }
   void useAlgorithmOf(const GemmPlan &timed) { algorithm = timed.algorithm; }
   /// Bytes of a, b, c, bias (0 without) and out, for scratch operands.

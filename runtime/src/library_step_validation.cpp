@@ -31,6 +31,42 @@ kiln_status_t checkOperand(const BufferChecks &checks, int64_t id,
   return nullptr;
 }
 
+/// The dtype combinations cuBLASLt runs (scale type 32F): a, b, c and out
+/// of one type (f32, f16 or bf16), or f16/bf16 a and b with c and out in f32
+/// (a cast fused into the call; 32F compute, C/D 32F). The bias is in out's
+/// type (CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE) when out differs from a.
+kiln_status_t checkGemmDTypes(const BufferChecks &checks, const Gemm &gemm,
+                              bool bias) {
+  auto dtypeOf = [&](int64_t id) {
+    return checks.entry.buffers()->Get(static_cast<uint32_t>(id))->dtype();
+  };
+  DType in = dtypeOf(gemm.a()), out = dtypeOf(gemm.out());
+  if (out != DType_F32 && out != DType_F16 && out != DType_BF16)
+    return Error(KILN_STATUS_DATA_LOSS)
+           << "gemm dtype must be f32, f16 or bf16";
+  if (dtypeOf(gemm.b()) != in)
+    return Error(KILN_STATUS_DATA_LOSS)
+           << "gemm a is " << EnumNameDType(in) << " but b is "
+           << EnumNameDType(dtypeOf(gemm.b()));
+  bool cast = (in == DType_F16 || in == DType_BF16) && out == DType_F32;
+  if (in != out && !cast)
+    return Error(KILN_STATUS_DATA_LOSS)
+           << "gemm a and b are " << EnumNameDType(in) << " but out is "
+           << EnumNameDType(out)
+           << "; cuBLASLt runs a, b and out of one type, or F16/BF16 a and b "
+              "with an F32 out";
+  if (gemm.c() >= 0 && dtypeOf(gemm.c()) != out)
+    return Error(KILN_STATUS_DATA_LOSS)
+           << "gemm c is " << EnumNameDType(dtypeOf(gemm.c())) << " but out is "
+           << EnumNameDType(out);
+  if (cast && bias && dtypeOf(gemm.bias()) != out)
+    return Error(KILN_STATUS_DATA_LOSS)
+           << "gemm bias is " << EnumNameDType(dtypeOf(gemm.bias()))
+           << " but out is " << EnumNameDType(out)
+           << "; with a fused cast the bias must have out's type";
+  return nullptr;
+}
+
 } // namespace
 
 kiln_status_t validateGemmStep(const BufferChecks &checks, const Gemm *gemm) {
@@ -68,17 +104,7 @@ kiln_status_t validateGemmStep(const BufferChecks &checks, const Gemm *gemm) {
       return Error(KILN_STATUS_DATA_LOSS)
              << "gemm bias buffer is shorter than n";
   }
-  DType type = checks.entry.buffers()->Get(gemm->out())->dtype();
-  if (type != DType_F32 && type != DType_F16 && type != DType_BF16)
-    return Error(KILN_STATUS_DATA_LOSS)
-           << "gemm dtype must be f32, f16 or bf16";
-  if (checks.entry.buffers()->Get(gemm->a())->dtype() != type ||
-      checks.entry.buffers()->Get(gemm->b())->dtype() != type ||
-      (gemm->c() >= 0 &&
-       checks.entry.buffers()->Get(gemm->c())->dtype() != type))
-    return Error(KILN_STATUS_DATA_LOSS)
-           << "gemm operands have different dtypes";
-  return nullptr;
+  return checkGemmDTypes(checks, *gemm, bias);
 }
 
 namespace {

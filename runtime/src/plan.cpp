@@ -144,6 +144,8 @@ static kiln_status_t prepareGemm(kiln_session_s *session, const Step &step,
       operandAlignment(entry, gemm.out(), gemm.stride_out(), batch)};
   if (gemm.c() < 0)
     alignments[2] = alignments[3];
+  // a/b and out may differ: a cast fused into the call (validateGemmStep).
+  DType inputDType = entry.buffers()->Get(gemm.a())->dtype();
   DType dtype = entry.buffers()->Get(gemm.out())->dtype();
   DType biasDType =
       gemm.bias() >= 0
@@ -157,8 +159,8 @@ static kiln_status_t prepareGemm(kiln_session_s *session, const Step &step,
         operands[i] >= 0
             ? entry.buffers()->Get(static_cast<uint32_t>(operands[i]))->bytes()
             : 0;
-  return prepared.gemm->create(session->cublas, gemm, dtype, biasDType,
-                               alignments, session->workspaceBytes);
+  return prepared.gemm->create(session->cublas, gemm, inputDType, dtype,
+                               biasDType, alignments, session->workspaceBytes);
 }
 
 /// The bytes of the distinct buffers |step| touches and its FLOPs, for

@@ -1,11 +1,13 @@
 // GPU tests of Gemm steps through cuBLASLt: transposes, batches with strides,
-// beta*C, epilogues, f16/bf16.
+// beta*C, epilogues, f16/bf16, and f16/bf16 a and b with an f32 out (a fused
+// cast: c, bias and out in f32).
 #include "artifact_builder.h"
 #include "host_values.h"
 #include "tensor_files.h"
 #include "test_util.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace kiln::testing;
 using namespace kiln::artifact;
@@ -18,7 +20,8 @@ struct GemmCase {
   int64_t batch, strideB; // strideB 0: b broadcast over the batch.
   bool withC;
   GemmEpilogue epilogue;
-  DType dtype;
+  DType dtype;                  // Of a and b.
+  std::optional<DType> outType; // Of c, bias and out; unset: dtype.
 };
 
 constexpr int64_t M = 5, N = 12, K = 7; // Odd sizes: no alignment luck.
@@ -29,6 +32,7 @@ TEST_P(GemmTest, MatchesTheCpu) {
   if (!hasCudaDevice())
     GTEST_SKIP() << "no CUDA device";
   const GemmCase &c = GetParam();
+  DType outType = c.outType.value_or(c.dtype);
   int64_t sizeA = M * K, sizeB = K * N, sizeC = M * N;
   int64_t countB = c.strideB ? c.batch : 1;
   std::vector<float> a(c.batch * sizeA), b(countB * sizeB),
@@ -79,24 +83,25 @@ TEST_P(GemmTest, MatchesTheCpu) {
   std::vector<int64_t> lengths = {int64_t(a.size()), int64_t(b.size()),
                                   int64_t(cIn.size()), N};
   for (uint32_t i = 0; i < 4; ++i) {
+    DType type = i < 2 ? c.dtype : outType;
     auto buffer = makeBuffer(BufferKind_Input, {lengths[i]}, 0, i);
-    buffer->dtype = c.dtype;
-    buffer->bytes = uint64_t(lengths[i]) * kiln_dtype_size(toApi(c.dtype));
+    buffer->dtype = type;
+    buffer->bytes = uint64_t(lengths[i]) * kiln_dtype_size(toApi(type));
     auto signature = std::make_unique<TensorSignatureT>();
     signature->name = names[i];
-    signature->dtype = c.dtype;
+    signature->dtype = type;
     signature->shape = {lengths[i]};
     signature->buffer = i;
     entry->inputs.push_back(std::move(signature));
     entry->buffers.push_back(std::move(buffer));
   }
   auto out = makeBuffer(BufferKind_Output, {int64_t(expected.size())}, 0, 0);
-  out->dtype = c.dtype;
-  out->bytes = expected.size() * kiln_dtype_size(toApi(c.dtype));
+  out->dtype = outType;
+  out->bytes = expected.size() * kiln_dtype_size(toApi(outType));
   entry->buffers.push_back(std::move(out));
   auto signature = std::make_unique<TensorSignatureT>();
   signature->name = "out";
-  signature->dtype = c.dtype;
+  signature->dtype = outType;
   signature->shape = {int64_t(expected.size())};
   signature->buffer = 4;
   entry->outputs.push_back(std::move(signature));
@@ -125,14 +130,14 @@ TEST_P(GemmTest, MatchesTheCpu) {
   kiln_session_t *session = nullptr;
   ASSERT_TRUE(isOk(kiln_session_create(loaded, nullptr, &session)));
   std::vector<std::vector<uint8_t>> inputs = {
-      encode(a, c.dtype), encode(b, c.dtype), encode(cIn, c.dtype),
-      encode(bias, c.dtype)};
+      encode(a, c.dtype), encode(b, c.dtype), encode(cIn, outType),
+      encode(bias, outType)};
   for (int i = 0; i < 4; ++i) {
     kiln_tensor_t tensor = kiln_host_tensor(inputs[i].data(), inputs[i].size());
     ASSERT_TRUE(isOk(kiln_session_bind_input(session, names[i], &tensor)));
   }
   kiln::run::HostTensor result;
-  result.dtype = toApi(c.dtype);
+  result.dtype = toApi(outType);
   result.dims = {int64_t(expected.size())};
   result.data.assign(expected.size() * kiln_dtype_size(result.dtype), 0xff);
   kiln_tensor_t tensor =
@@ -140,10 +145,12 @@ TEST_P(GemmTest, MatchesTheCpu) {
   ASSERT_TRUE(isOk(kiln_session_bind_output(session, "out", &tensor)));
   ASSERT_TRUE(isOk(kiln_session_run(session, nullptr)));
   ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
-  // cuBLASLt's GELU may use a fast tanh: a looser f32 bound for it.
+  // cuBLASLt's GELU may use a fast tanh: a looser f32 bound for it. a and b
+  // hold multiples of 1/8, exact in f16 and bf16, so an f32 out of f16/bf16
+  // inputs meets the f32 bound (accumulation and epilogue in f32).
   bool gelu = c.epilogue == GemmEpilogue_Gelu ||
               c.epilogue == GemmEpilogue_BiasGelu;
-  double tolerance = c.dtype == DType_F32 ? (gelu ? 1e-3 : 1e-5) : 2e-2;
+  double tolerance = outType == DType_F32 ? (gelu ? 1e-3 : 1e-5) : 2e-2;
   for (size_t i = 0; i < expected.size(); ++i)
     ASSERT_NEAR(result.at(i), expected[i],
                 tolerance * (1 + std::fabs(expected[i])))
@@ -173,7 +180,17 @@ INSTANTIATE_TEST_SUITE_P(
                       GemmCase{"residual_bias_gelu", false, false, 1, K *N,
                                true, GemmEpilogue_BiasGelu, DType_F32},
                       GemmCase{"gelu_f16", false, false, 2, K *N, false,
-                               GemmEpilogue_Gelu, DType_F16}),
+                               GemmEpilogue_Gelu, DType_F16},
+                      GemmCase{"f16_to_f32", false, true, 1, K *N, false,
+                               GemmEpilogue_None, DType_F16, DType_F32},
+                      GemmCase{"f16_to_f32_bias_relu_c", false, true, 2, K *N,
+                               true, GemmEpilogue_BiasRelu, DType_F16,
+                               DType_F32},
+                      GemmCase{"bf16_to_f32_bias", true, false, 2, K *N, false,
+                               GemmEpilogue_Bias, DType_BF16, DType_F32},
+                      GemmCase{"f16_to_f32_bias_gelu", false, false, 1, K *N,
+                               false, GemmEpilogue_BiasGelu, DType_F16,
+                               DType_F32}),
     [](const ::testing::TestParamInfo<GemmCase> &info) {
       return std::string(info.param.name);
     });

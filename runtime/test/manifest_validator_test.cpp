@@ -90,6 +90,43 @@ TEST(ManifestValidatorTest, GemmOperands) {
               KILN_STATUS_DATA_LOSS, "a Gemm step without gemm"));
 }
 
+// cuBLASLt's dtype combinations: one type throughout, or f16/bf16 a and b
+// with an f32 out (a fused cast), whose bias is f32 too.
+TEST(ManifestValidatorTest, GemmDTypes) {
+  auto halfInputs = [](ModelT &m, DType type) {
+    entry(m).buffers[0]->dtype = type;
+    entry(m).buffers[0]->bytes /= 2; // The input's exact size.
+    entry(m).inputs[0]->dtype = type;
+    entry(m).buffers[1]->dtype = type;
+    m.weight_buffers[0]->dtype = type;
+  };
+  EXPECT_TRUE(isOk(readMutated([&](ModelT &m) { halfInputs(m, DType_F16); })));
+  EXPECT_TRUE(isOk(readMutated([&](ModelT &m) { halfInputs(m, DType_BF16); })));
+  EXPECT_TRUE(isError(
+      readMutated([](ModelT &m) { entry(m).buffers[3]->dtype = DType_F16; }),
+      KILN_STATUS_DATA_LOSS,
+      "step 0 ('gemm_0'): gemm a and b are F32 but out is F16"));
+  EXPECT_TRUE(isError(readMutated([&](ModelT &m) {
+                        halfInputs(m, DType_F16);
+                        entry(m).buffers[3]->dtype = DType_BF16;
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "gemm a and b are F16 but out is BF16"));
+  EXPECT_TRUE(isError(readMutated([&](ModelT &m) {
+                        halfInputs(m, DType_F16);
+                        entry(m).buffers[1]->dtype = DType_F32;
+                        m.weight_buffers[0]->dtype = DType_F32;
+                      }),
+                      KILN_STATUS_DATA_LOSS, "gemm a is F16 but b is F32"));
+  EXPECT_TRUE(isError(readMutated([&](ModelT &m) {
+                        halfInputs(m, DType_F16);
+                        entry(m).buffers[2]->dtype = DType_F16;
+                        m.weight_buffers[1]->dtype = DType_F16;
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "gemm bias is F16 but out is F32; with a fused cast"));
+}
+
 TEST(ManifestValidatorTest, Buffers) {
   EXPECT_TRUE(
       isError(readMutated([](ModelT &m) { entry(m).buffers[3]->offset = 256; }),

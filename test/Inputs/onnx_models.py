@@ -328,3 +328,19 @@ def gemm_epilogues(args):
     ]
     return _model(nodes, [x], ["y"], [weight("w1", 16, 16), weight("b1", 16),
                                       weight("w2", 16, 16), weight("b2", 16)])
+
+
+@model
+def gemm_logits(args):
+    """y = Relu(Gemm(x, w, b)) over x: [batch, 16], f32, n = 24: at
+    --precision fp16 the cast of the result back to f32 joins the Gemm's
+    cuBLASLt call (an f32 out and bias)."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16])
+    w = numpy_helper.from_array(
+        ((np.arange(16 * 24) % 5 - 2) / 8.0).astype(np.float32).reshape(16, 24),
+        "w")
+    b = numpy_helper.from_array(
+        ((np.arange(24) % 3 - 1) / 4.0).astype(np.float32), "b")
+    nodes = [helper.make_node("Gemm", ["x", "w", "b"], ["g"], name="fc"),
+             helper.make_node("Relu", ["g"], ["y"], name="relu")]
+    return _model(nodes, [x], ["y"], [w, b])

@@ -78,3 +78,76 @@ func.func @bias_rows(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %b: tensor<16x
   %y2 = kiln.add %g, %r : tensor<8x16xf32>, tensor<1x16xf32> -> tensor<8x16xf32>
   return %y0, %y1, %y2 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
 }
+
+// -----
+
+// A cast of an f16 product to f32 joins the cuBLASLt call (A/B 16F, C/D
+// 32F): the Gemm's C row and an added bias row move after the cast, rebuilt
+// as f32 constants (cuBLASLt reads the bias in D's type), and the relu
+// follows in f32. ResNet's fc at --precision fp16 is the first kernel.
+// CHECK-LABEL: func.func @cast_to_f32
+// CHECK: kiln.kernel "gemm_cast_add_0" library ins(%arg0, %arg1 : tensor<8x16xf16>, tensor<4x16xf16>) outs(%{{.+}} : tensor<8x4xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: kiln.constant dense<[5.000000e-01, 1.500000e+00, 2.500000e+00, 3.500000e+00]> : tensor<4xf32>
+// CHECK-NEXT: kiln.gemm %{{.+}}, %{{.+}} {trans_b = true} : tensor<8x16xf16>, tensor<4x16xf16> -> tensor<8x4xf16>
+// CHECK-NEXT: kiln.cast %{{.+}} {to = f32} : tensor<8x4xf16> -> tensor<8x4xf32>
+// CHECK-NEXT: kiln.add %{{.+}}, %{{.+}} : tensor<8x4xf32>, tensor<4xf32> -> tensor<8x4xf32>
+// CHECK-NEXT: kiln.yield
+// CHECK: kiln.kernel "matmul_cast_add_etc_1" library ins(%arg0, %arg2 :
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: kiln.constant
+// CHECK-NEXT: kiln.constant dense<[-1.000000e+00, 2.000000e+00, -3.000000e+00, 4.000000e+00]> : tensor<4xf32>
+// CHECK-NEXT: kiln.matmul
+// CHECK-NEXT: kiln.reshape
+// CHECK-NEXT: kiln.cast %{{.+}} {to = f32} : tensor<2x4x4xf16> -> tensor<2x4x4xf32>
+// CHECK-NEXT: kiln.add
+// CHECK-NEXT: kiln.relu %{{.+}} : tensor<2x4x4xf32> -> tensor<2x4x4xf32>
+// CHECK-NEXT: kiln.yield
+// CHECK: kiln.kernel "matmul_cast_2" library ins(%arg3, %arg4 : tensor<8x16xbf16>, tensor<16x4xbf16>) outs(%{{.+}} : tensor<8x4xf32>)
+// CHECK-NOT: kiln.kernel
+func.func @cast_to_f32(%x: tensor<8x16xf16>, %w: tensor<4x16xf16>, %v: tensor<16x4xf16>, %y: tensor<8x16xbf16>, %vb: tensor<16x4xbf16>) -> (tensor<8x4xf32>, tensor<2x4x4xf32>, tensor<8x4xf32>) {
+  %c = kiln.constant dense<[0.5, 1.5, 2.5, 3.5]> : tensor<4xf16>
+  %g = kiln.gemm %x, %w, %c {trans_b = true} : tensor<8x16xf16>, tensor<4x16xf16>, tensor<4xf16> -> tensor<8x4xf16>
+  %y0 = kiln.cast %g {to = f32} : tensor<8x4xf16> -> tensor<8x4xf32>
+  %b = kiln.constant dense<[-1.0, 2.0, -3.0, 4.0]> : tensor<4xf16>
+  %s = kiln.constant dense<[2, 4, 4]> : tensor<3xi64>
+  %m = kiln.matmul %x, %v : tensor<8x16xf16>, tensor<16x4xf16> -> tensor<8x4xf16>
+  %r = kiln.reshape %m, %s : tensor<8x4xf16>, tensor<3xi64> -> tensor<2x4x4xf16>
+  %a = kiln.add %r, %b : tensor<2x4x4xf16>, tensor<4xf16> -> tensor<2x4x4xf16>
+  %h = kiln.relu %a : tensor<2x4x4xf16> -> tensor<2x4x4xf16>
+  %y1 = kiln.cast %h {to = f32} : tensor<2x4x4xf16> -> tensor<2x4x4xf32>
+  %mb = kiln.matmul %y, %vb : tensor<8x16xbf16>, tensor<16x4xbf16> -> tensor<8x4xbf16>
+  %y2 = kiln.cast %mb {to = f32} : tensor<8x4xbf16> -> tensor<8x4xf32>
+  return %y0, %y1, %y2 : tensor<8x4xf32>, tensor<2x4x4xf32>, tensor<8x4xf32>
+}
+
+// -----
+
+// Casts that stay pointwise kernels: f32 -> f16 (cuBLASLt has no 32F A/B
+// with a 16F D at 32F compute); a cast after a residual add (the f16
+// residual would have to be C in f32) or after a bias that is not a
+// constant (it cannot be rebuilt in f32), each taking its add along; a cast
+// of a product with another user.
+// CHECK-LABEL: func.func @cast_not_fused
+// CHECK: kiln.kernel "matmul_0" library
+// CHECK: kiln.kernel "cast_1" pointwise
+// CHECK: kiln.kernel "matmul_2" library
+// CHECK: kiln.kernel "add_cast_3" pointwise
+// CHECK: kiln.kernel "matmul_4" library
+// CHECK: kiln.kernel "add_cast_5" pointwise
+// CHECK: kiln.kernel "matmul_6" library
+// CHECK: kiln.kernel "cast_7" pointwise
+// CHECK-NOT: kiln.kernel
+func.func @cast_not_fused(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %h: tensor<8x16xf16>, %v: tensor<16x16xf16>, %b: tensor<16xf16>) -> (tensor<8x16xf16>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf16>, tensor<8x16xf32>) {
+  %m0 = kiln.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %y0 = kiln.cast %m0 {to = f16} : tensor<8x16xf32> -> tensor<8x16xf16>
+  %m1 = kiln.matmul %h, %v : tensor<8x16xf16>, tensor<16x16xf16> -> tensor<8x16xf16>
+  %a1 = kiln.add %m1, %h : tensor<8x16xf16>, tensor<8x16xf16> -> tensor<8x16xf16>
+  %y1 = kiln.cast %a1 {to = f32} : tensor<8x16xf16> -> tensor<8x16xf32>
+  %m2 = kiln.matmul %h, %v : tensor<8x16xf16>, tensor<16x16xf16> -> tensor<8x16xf16>
+  %a2 = kiln.add %m2, %b : tensor<8x16xf16>, tensor<16xf16> -> tensor<8x16xf16>
+  %y2 = kiln.cast %a2 {to = f32} : tensor<8x16xf16> -> tensor<8x16xf32>
+  %m3 = kiln.matmul %h, %v : tensor<8x16xf16>, tensor<16x16xf16> -> tensor<8x16xf16>
+  %y3 = kiln.cast %m3 {to = f32} : tensor<8x16xf16> -> tensor<8x16xf32>
+  return %y0, %y1, %y2, %m3, %y3 : tensor<8x16xf16>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf16>, tensor<8x16xf32>
+}

@@ -64,7 +64,7 @@ void printBuffer(uint32_t id, const Buffer &buffer) {
   }
 }
 
-void printStep(uint32_t index, const Step &step) {
+void printStep(uint32_t index, const Step &step, const EntryPoint &entry) {
   std::printf("  step %u: %s stream %u '%s'", index,
               EnumNameStepKind(step.kind()), step.stream(), str(step.name()));
   switch (step.kind()) {
@@ -87,6 +87,15 @@ void printStep(uint32_t index, const Step &step) {
                   EnumNameGemmEpilogue(gemm->epilogue()));
     if (const Gemm *gemm = step.gemm(); gemm && gemm->allow_tf32())
       std::printf(" tf32");
+    // A cast fused into the call: f16/bf16 a and b, an f32 out.
+    if (const Gemm *gemm = step.gemm(); gemm &&
+                                        gemm->a() < count(entry.buffers()) &&
+                                        gemm->out() < count(entry.buffers())) {
+      DType in = entry.buffers()->Get(gemm->a())->dtype();
+      DType out = entry.buffers()->Get(gemm->out())->dtype();
+      if (in != out)
+        std::printf(" cast %s->%s", EnumNameDType(in), EnumNameDType(out));
+    }
     break;
   case StepKind_Conv:
     if (const Conv *conv = step.conv())
@@ -139,7 +148,7 @@ void printEntryPoint(const EntryPoint &entry) {
   for (uint32_t i = 0; i < count(entry.buffers()); ++i)
     printBuffer(i, *entry.buffers()->Get(i));
   for (uint32_t i = 0; i < count(entry.steps()); ++i)
-    printStep(i, *entry.steps()->Get(i));
+    printStep(i, *entry.steps()->Get(i), entry);
 }
 
 } // namespace

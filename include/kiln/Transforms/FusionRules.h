@@ -74,7 +74,9 @@ matchConvEpilogue(mlir::Operation *root,
 /// epilogue cuBLASLt fuses after it: act(gemm [+ bias row]) with act a relu
 /// or a tanh GELU (cuBLASLt's GELU is the tanh form), gemm + bias row, or
 /// gemm + residual (C, beta 1), through views that keep the element order (a
-/// reshape of the result).
+/// reshape of the result); and a cast of the product from f16/bf16 to f32
+/// (isGemmOutputCast) among those views, after which the epilogue computes
+/// in f32: cuBLASLt writes D (and reads C and the bias) in f32.
 struct GemmEpilogue {
   mlir::Operation *gemm = nullptr;           // The kiln.matmul / kiln.gemm.
   llvm::SmallVector<mlir::Operation *> views; // Between gemm and the root.
@@ -83,16 +85,23 @@ struct GemmEpilogue {
   mlir::Operation *biasAdd = nullptr;        // The add of a bias row, or null.
   mlir::Value bias;                          // That row ([n] or [1, .., n]).
   mlir::Operation *activation = nullptr;     // kiln.relu / kiln.gelu, or null.
+  mlir::Operation *cast = nullptr;           // The output cast, or null.
   mlir::Operation *root = nullptr;           // The epilogue's last op.
 };
 
+/// Whether |op| is a kiln.cast from f16 or bf16 to f32, which cuBLASLt
+/// applies to a GEMM's output (A/B 16F or 16BF, C/D 32F, 32F compute).
+bool isGemmOutputCast(mlir::Operation *op);
+
 /// Matches |root| = act(views(gemm)), act(views(gemm) + bias),
-/// views(gemm) + bias or views(gemm) + residual (adds in either operand
-/// order; the residual of the add's type, no broadcast; the bias a row of
-/// the result's last dim, for a GEMM without one) where the GEMM is
+/// views(gemm) + bias, views(gemm) + residual or cast(views(gemm)), where
+/// the views may include one output cast (isGemmOutputCast) (adds in either
+/// operand order; the residual of the add's type, no broadcast; the bias a row
+/// of the result's last dim, for a GEMM without one) where the GEMM is
 /// classified Library and has no C of the result's shape (a bias row is
-/// fine). With |singleUse| every op but the root must have one user (the
-/// next op); the packager matches a kernel's body, where that holds.
+/// fine, except under a cast: the Gemm's C would be f16). With |singleUse|
+/// every op but the root must have one user (the next op); the packager matches
+/// a kernel's body, where that holds.
 std::optional<GemmEpilogue> matchGemmEpilogue(mlir::Operation *root,
                                               bool singleUse);
 
@@ -117,8 +126,15 @@ bool isStridedAttentionOperand(mlir::Value operand,
 /// Rewrites run by kiln-fuse-kernels before grouping: a Gemm C the library
 /// call cannot take becomes a separate add, MatMul batch dims broadcast only
 /// in part are expanded, and outputs that are (views of) graph inputs get an
-/// identity so that a kernel writes every output that is not a constant.
+/// identity so that a kernel writes every output that is not a constant;
+/// then output casts move onto the GEMM (sinkGemmOutputCasts).
 void prepareForFusion(mlir::func::FuncOp function);
+
+/// cast(act(views(gemm) + bias)) -> act(cast(views(gemm)) + cast(bias)) for
+/// a library GEMM, isGemmOutputCast casts and a constant bias row (a Gemm's
+/// C row or an added one) that folds to f32, so that the cast joins the
+/// library call (GemmOutputCast.cpp). Casts above a residual add stay.
+void sinkGemmOutputCasts(mlir::func::FuncOp function);
 
 /// Constants with at most this many elements (or splats) are cloned into the
 /// kernels that use them instead of becoming kernel inputs.

@@ -12,7 +12,8 @@
 //     result and becomes the anchor of a row_reduce kernel). A relu rooted
 //     on a library convolution (with an optional residual add between) is
 //     the convolution's epilogue: the three form one library kernel; so is
-//     a relu, tanh GELU or residual add on a library GEMM (matchGemmEpilogue).
+//     a relu, tanh GELU or residual add on a library GEMM, or a cast of its
+//     f16/bf16 product to f32 (matchGemmEpilogue).
 //     An attention kernel takes only the views, transposes and slices it
 //     reads q/k/v through by strides, and a transpose of its result that it
 //     can write directly (AttentionLayouts.cpp).
@@ -103,7 +104,8 @@ bool canAbsorb(Group &group, Operation *producer) {
 }
 
 /// The ops of a library call fused with the epilogue rooted at |root|:
-/// act(gemm [+ bias]) or gemm + residual (cuBLASLt), relu(conv + bias
+/// act(gemm [+ bias]) or gemm + residual, with an f16/bf16 -> f32 cast of
+/// the product (cuBLASLt), relu(conv + bias
 /// [+ residual]) (cuDNN); none when |root| ends no such epilogue.
 std::optional<SmallVector<Operation *>> libraryEpilogue(Operation *root) {
   SmallVector<Operation *> members;
@@ -111,8 +113,9 @@ std::optional<SmallVector<Operation *>> libraryEpilogue(Operation *root) {
           matchGemmEpilogue(root, /*singleUse=*/true)) {
     members = {epilogue->root, epilogue->gemm};
     members.append(epilogue->views.begin(), epilogue->views.end());
-    if (epilogue->biasAdd && epilogue->biasAdd != epilogue->root)
-      members.push_back(epilogue->biasAdd);
+    for (Operation *member : {epilogue->biasAdd, epilogue->cast})
+      if (member && member != epilogue->root)
+        members.push_back(member);
     return members;
   }
   if (std::optional<ConvEpilogue> epilogue =

@@ -1,37 +1,70 @@
 // The epilogue cuBLASLt fuses after a library GEMM: a bias row, a relu or
 // tanh GELU (CUBLASLT_EPILOGUE_[RELU_|GELU_]BIAS, _RELU, _GELU) or a residual
-// read as C with beta 1.
+// read as C with beta 1, and a cast of the product from f16/bf16 to f32
+// (D and C in f32).
 #include "kiln/Transforms/FusionRules.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 
 namespace kiln {
 
+bool isGemmOutputCast(Operation *op) {
+  // cuBLASLt computes f16/bf16 A and B in CUBLAS_COMPUTE_32F with C and D in
+  // 32F; it has no 32F A/B with a 16F or 16BF D at that compute type, so a
+  // cast to a narrower type (f32 -> f16) stays a pointwise kernel.
+  auto castOp = dyn_cast_or_null<CastOp>(op);
+  if (!castOp)
+    return false;
+  Type from = getElementTypeOrSelf(castOp.getInput().getType());
+  return (from.isF16() || from.isBF16()) &&
+         getElementTypeOrSelf(castOp.getType()).isF32();
+}
+
 namespace {
-/// The GEMM behind |value| through views that keep the element order, with
-/// the views (nearest the GEMM first); null when there is none or, with
-/// |singleUse|, when one of them has another user.
+/// The GEMM behind |value| through views that keep the element order and at
+/// most one output cast (isGemmOutputCast), with the views (nearest the GEMM
+/// first) and the cast; null when there is none or, with |singleUse|, when
+/// one of them has another user. |castSeen|: a cast above |value| was
+/// already matched, so none may follow.
 Operation *gemmThroughViews(Value value, bool singleUse,
-                            SmallVectorImpl<Operation *> &views) {
+                            SmallVectorImpl<Operation *> &views,
+                            Operation *&outputCast, bool castSeen = false) {
+  SmallVector<Operation *> chain;
+  Operation *castOp = nullptr;
   Operation *op = value.getDefiningOp();
-  while (op && isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(op)) {
+  while (op && (isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(op) ||
+                (!castOp && !castSeen && isGemmOutputCast(op)))) {
     if (singleUse && !op->hasOneUse())
       return nullptr;
-    views.insert(views.begin(), op);
+    if (isa<CastOp>(op))
+      castOp = op;
+    else
+      chain.insert(chain.begin(), op);
     op = op->getOperand(0).getDefiningOp();
   }
   if (!op || !isa<MatMulOp, GemmOp>(op) ||
       classifyForFusion(op) != FusionClass::Library ||
       (singleUse && !op->hasOneUse()))
     return nullptr;
-  // A Gemm whose C has the result's shape already uses cuBLASLt's C.
   if (auto gemm = dyn_cast<GemmOp>(op))
-    if (Value c = gemm.getC())
+    if (Value c = gemm.getC()) {
+      // A Gemm whose C has the result's shape already uses cuBLASLt's C.
       if (cast<ShapedType>(c.getType()).getShape() ==
           cast<ShapedType>(gemm.getType()).getShape())
         return nullptr;
+      // With a cast, C and the bias must be f32 like D: the Gemm's own C
+      // (f16 here) cannot be (GemmOutputCast.cpp moves a constant bias row
+      // after the cast first).
+      if (castOp || castSeen)
+        return nullptr;
+    }
+  views.append(chain.begin(), chain.end());
+  if (castOp)
+    outputCast = castOp;
   return op;
 }
 /// Whether |value| is a row cuBLASLt's bias epilogue adds to every row of
@@ -63,12 +96,15 @@ std::optional<Value> addedToGemm(AddOp add, bool singleUse,
                                  GemmEpilogue &epilogue) {
   for (unsigned side : {0u, 1u}) {
     SmallVector<Operation *> views;
-    Operation *gemm = gemmThroughViews(add->getOperand(side), singleUse, views);
+    Operation *outputCast = nullptr;
+    Operation *gemm =
+        gemmThroughViews(add->getOperand(side), singleUse, views, outputCast);
     Value other = add->getOperand(1 - side);
     if (!gemm || !accepts(other, gemm))
       continue;
     epilogue.gemm = gemm;
     epilogue.views = std::move(views);
+    epilogue.cast = outputCast;
     return other;
   }
   return std::nullopt;
@@ -105,8 +141,17 @@ std::optional<GemmEpilogue> matchGemmEpilogue(Operation *root, bool singleUse) {
     if (matchBiasAdd(root->getOperand(0), singleUse, /*isRoot=*/false,
                      epilogue))
       return epilogue;
-    epilogue.gemm =
-        gemmThroughViews(root->getOperand(0), singleUse, epilogue.views);
+    epilogue.gemm = gemmThroughViews(root->getOperand(0), singleUse,
+                                     epilogue.views, epilogue.cast);
+    if (!epilogue.gemm)
+      return std::nullopt;
+    return epilogue;
+  }
+  if (isGemmOutputCast(root)) {
+    epilogue.cast = root;
+    epilogue.gemm = gemmThroughViews(root->getOperand(0), singleUse,
+                                     epilogue.views, epilogue.cast,
+                                     /*castSeen=*/true);
     if (!epilogue.gemm)
       return std::nullopt;
     return epilogue;

@@ -128,6 +128,7 @@ void prepareForFusion(func::FuncOp function) {
   for (MatMulOp matmul : matmuls)
     expandPartialBatch(matmul);
   copyUncomputedOutputs(function);
+  sinkGemmOutputCasts(function);
 }
 
 } // namespace kiln

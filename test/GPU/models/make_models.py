@@ -201,6 +201,37 @@ def conv_grouped(outdir):
            outdir, "")
 
 
+def gemm_cast(outdir):
+    """f16 MatMuls whose results are cast to f32: relu(x @ w + b) and y @ v,
+    each one cuBLASLt call writing f32 (the cast fused; C/D 32F). Values
+    are multiples of 1/8 (products of 1/64) and sums stay below 2^11/64, so
+    onnxruntime's f16 arithmetic is exact and the f32 bounds hold."""
+    rng = np.random.RandomState(17)
+
+    def eighths(shape, scale):
+        return (np.round(nonzero(rng, shape, scale) * 8) / 8).astype(np.float16)
+
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["p"], name="fc"),
+        helper.make_node("Add", ["p", "b"], ["pb"], name="bias"),
+        helper.make_node("Relu", ["pb"], ["h"], name="relu"),
+        helper.make_node("Cast", ["h"], ["out"], to=TensorProto.FLOAT,
+                         name="cast"),
+        helper.make_node("MatMul", ["y", "v"], ["q"], name="logits"),
+        helper.make_node("Cast", ["q"], ["logits_f32"], to=TensorProto.FLOAT,
+                         name="cast_logits"),
+    ]
+    inits = [numpy_helper.from_array(eighths((32, 24), 0.5), "w"),
+             numpy_helper.from_array(eighths((24,), 1.0), "b"),
+             numpy_helper.from_array(eighths((32, 40), 0.5), "v")]
+    feeds = [eighths((8, 32), 1.0), eighths((8, 32), 1.0)]
+    finish("gemm_cast", nodes, [value("x", TensorProto.FLOAT16, [8, 32]),
+                                value("y", TensorProto.FLOAT16, [8, 32])],
+           [value("out", TensorProto.FLOAT, [8, 24]),
+            value("logits_f32", TensorProto.FLOAT, [8, 40])], inits, feeds,
+           outdir, "")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -211,6 +242,7 @@ def main():
     data_movement(outdir)
     conv_block(outdir)
     conv_grouped(outdir)
+    gemm_cast(outdir)
 
 
 if __name__ == "__main__":
