@@ -30,14 +30,19 @@ func.func @vector_width_by_dtype_and_tail(%a: tensor<4x64xf16>, %b: tensor<2x409
 
 // -----
 
-// Broadcasting a non-scalar operand disables vectors; a scalar does not.
+// A row broadcast (a bias) keeps vectors that divide the row; a scalar keeps
+// them; a column broadcast disables them.
 // CHECK-LABEL: func.func @broadcast_vectors
-// CHECK: kiln.kernel "add_0" pointwise {{.*}} grid_size = 1 : i64, vector_width = 1 : i64
+// CHECK: kiln.kernel "add_0" pointwise {{.*}} vector_width = 4 : i64
 // CHECK: kiln.kernel "mul_1" pointwise {{.*}} vector_width = 4 : i64
-func.func @broadcast_vectors(%a: tensor<4x64xf32>, %b: tensor<64xf32>, %s: tensor<f32>) -> (tensor<4x64xf32>, tensor<4x64xf32>) {
+// CHECK: kiln.kernel "add_2" pointwise {{.*}} vector_width = 2 : i64
+// CHECK: kiln.kernel "add_3" pointwise {{.*}} vector_width = 1 : i64
+func.func @broadcast_vectors(%a: tensor<4x64xf32>, %b: tensor<64xf32>, %s: tensor<f32>, %c: tensor<4x6xf32>, %r: tensor<6xf32>, %col: tensor<4x1xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x6xf32>, tensor<4x64xf32>) {
   %0 = kiln.add %a, %b : tensor<4x64xf32>, tensor<64xf32> -> tensor<4x64xf32>
   %1 = kiln.mul %a, %s : tensor<4x64xf32>, tensor<f32> -> tensor<4x64xf32>
-  return %0, %1 : tensor<4x64xf32>, tensor<4x64xf32>
+  %2 = kiln.add %c, %r : tensor<4x6xf32>, tensor<6xf32> -> tensor<4x6xf32>
+  %3 = kiln.add %a, %col : tensor<4x64xf32>, tensor<4x1xf32> -> tensor<4x64xf32>
+  return %0, %1, %2, %3 : tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x6xf32>, tensor<4x64xf32>
 }
 
 // -----

@@ -58,7 +58,17 @@ class UnitEmitter {
 public:
   UnitEmitter(ElementalEmitter &emitter, int64_t count, int64_t width)
       : emitter(emitter), kernel(emitter.getKernel()), count(count),
-        width(width) {}
+        width(width) {
+    ArrayRef<int64_t> shape = shapeOf(kernel.getOutputs()[0]);
+    rowLength = shape.empty() ? 1 : shape.back();
+  }
+
+  /// An input of |elements| that can be a row broadcast read by vectors:
+  /// the output's last dim, a whole number of vectors, not the output.
+  bool isVectorRow(int64_t elements) const {
+    return elements == rowLength && rowLength > 1 && rowLength != count &&
+           rowLength % width == 0;
+  }
 
   LogicalResult emitUnits(ArrayRef<std::string> units) {
     // The linear index of each element of each unit, as the text loads and
@@ -76,12 +86,16 @@ public:
     // Every load by unit first (a load the body turns out not to use is dead
     // code to the CUDA compiler): scalar loads as values of the computation
     // type, vectors as they are in memory.
-    std::vector<unsigned> loaded;
+    std::vector<unsigned> loaded, rowLoaded;
     Block &body = kernel.getBody().front();
     for (auto [number, input] : llvm::enumerate(kernel.getInputs())) {
-      if (elementCount(shapeOf(input)) != count)
+      int64_t elements = elementCount(shapeOf(input));
+      // A row (a bias of the output's last dim): unit u's vector is the
+      // row's vector u % (row / width), since the row is whole vectors.
+      bool isRow = width > 1 && isVectorRow(elements);
+      if (elements != count && !isRow)
         continue;
-      loaded.push_back(number);
+      (isRow ? rowLoaded : loaded).push_back(number);
       std::string pointer = emitter.pointerName(number);
       for (auto [u, unit] : llvm::enumerate(units)) {
         if (width == 1) {
@@ -90,22 +104,42 @@ public:
             return failure();
           continue;
         }
+        std::string at =
+            isRow ? "(" + unit + " % " + std::to_string(elements / width) + ")"
+                  : unit;
         std::string type = vectorType(elementTypeOf(input), width);
         emitter.line("const " + type + " " + vectorName(number, u) +
                      " = reinterpret_cast<const " + type + "*>(" + pointer +
-                     ")[" + unit + "];");
+                     ")[" + at + "];");
       }
     }
     if (width == 1)
       return emitAllStores(units, lanes);
     // Lanes of a loaded input read their vector's element.
+    // A row's lanes are read at the lane's index modulo the row, as the
+    // elemental models' broadcast index spells it (ElementalEmitter::dimOf).
+    std::vector<std::vector<std::string>> rowLanes;
+    for (const std::vector<std::string> &unitLanes : lanes) {
+      rowLanes.emplace_back();
+      for (const std::string &lane : unitLanes)
+        rowLanes.back().push_back(emitter.dimOf(
+            ElementIndex::fromLinear(lane), {count / rowLength, rowLength}, 1));
+    }
     emitter.setLoadOverride(
         [&](unsigned argument,
             const ElementIndex &index) -> std::optional<std::string> {
-          if (index.linear.empty() || !llvm::is_contained(loaded, argument))
+          bool isRow = llvm::is_contained(rowLoaded, argument);
+          if (!isRow && !llvm::is_contained(loaded, argument))
             return std::nullopt;
-          for (auto [u, unitLanes] : llvm::enumerate(lanes)) {
-            auto lane = llvm::find(unitLanes, index.linear);
+          std::string at =
+              !index.linear.empty()
+                  ? index.linear
+                  : isRow ? emitter.linearOf(index, shapeOf(kernel.getInputs()[argument]))
+                          : std::string();
+          if (at.empty())
+            return std::nullopt;
+          for (auto [u, unitLanes] : llvm::enumerate(isRow ? rowLanes : lanes)) {
+            auto lane = llvm::find(unitLanes, at);
             if (lane != unitLanes.end())
               return vectorName(argument, u) + ".v[" +
                      std::to_string(lane - unitLanes.begin()) + "]";
@@ -161,7 +195,7 @@ private:
 
   ElementalEmitter &emitter;
   KernelOp kernel;
-  int64_t count, width;
+  int64_t count, width, rowLength = 1;
 };
 
 } // namespace
@@ -190,8 +224,11 @@ LogicalResult emitLoopKernel(ElementalEmitter &emitter,
   // Vectors hold at most 16 bytes (the alignment the pointers have).
   if (width > 1) {
     SmallVector<Value> accessed(kernel.getOutputs());
+    ArrayRef<int64_t> outputShape = shapeOf(kernel.getOutputs()[0]);
+    int64_t rowLength = outputShape.empty() ? 1 : outputShape.back();
     for (Value input : kernel.getInputs())
-      if (elementCount(shapeOf(input)) == count)
+      if (elementCount(shapeOf(input)) == count ||
+          elementCount(shapeOf(input)) == rowLength)
         accessed.push_back(input);
     for (Value value : accessed)
       if (width * storageBytes(elementTypeOf(value)) > kVectorBytes)

@@ -29,6 +29,9 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <algorithm>
+#include <numeric>
+
 using namespace mlir;
 
 namespace kiln {
@@ -47,6 +50,15 @@ int64_t elementBytes(Type type) {
 }
 
 /// The widest vector (in elements) that every access of |kernel| allows.
+/// |operand| is a row broadcast to |result|: of rank at most the result's,
+/// its last dim the result's last (> 1), every other dim 1.
+bool isRowBroadcast(ArrayRef<int64_t> operand, ArrayRef<int64_t> result) {
+  if (operand.empty() || result.empty() || operand.size() > result.size() ||
+      operand.back() != result.back() || result.back() <= 1)
+    return false;
+  return llvm::all_of(operand.drop_back(), [](int64_t d) { return d == 1; });
+}
+
 int64_t vectorWidth(KernelOp kernel) {
   if (kernel.getKind() != "pointwise")
     return 1;
@@ -56,8 +68,12 @@ int64_t vectorWidth(KernelOp kernel) {
   // Every value must be read at the output's own linear index: each op
   // computes as many elements as the output and is elementwise with
   // operands of its result's shape or of one element, or a view (which keeps
-  // the row-major order; its other operands are shapes and axes). Broadcasts
-  // of non-scalars, data movement and reductions read elsewhere.
+  // the row-major order; its other operands are shapes and axes). Data
+  // movement, reductions and other broadcasts read elsewhere. The one
+  // broadcast allowed is a row (a bias: all dims 1 but the last, which is
+  // the result's): when the vector width divides the row, a vector of the
+  // output reads a vector of the row (the loop template loads it whole).
+  int64_t row = 0;
   for (Operation &op : kernel.getBody().front().without_terminator()) {
     if (isa<ConstantOp>(op))
       continue;
@@ -73,8 +89,11 @@ int64_t vectorWidth(KernelOp kernel) {
       return 1;
     for (Value operand : op.getOperands()) {
       auto type = cast<RankedTensorType>(operand.getType());
-      if (type.getNumElements() != 1 && type.getShape() != result.getShape())
+      if (type.getNumElements() == 1 || type.getShape() == result.getShape())
+        continue;
+      if (!isRowBroadcast(type.getShape(), result.getShape()))
         return 1;
+      row = std::gcd(row, result.getShape().back());
     }
   }
   int64_t width = kVectorBytes;
@@ -87,7 +106,7 @@ int64_t vectorWidth(KernelOp kernel) {
   // Vectors are linear runs of the output: only the element count matters,
   // and the loop template handles a tail; outputs smaller than a vector get
   // narrower vectors.
-  while (width > 1 && output.getNumElements() < width)
+  while (width > 1 && (output.getNumElements() < width || (row && row % width)))
     width /= 2;
   return std::max<int64_t>(width, 1);
 }

@@ -7,6 +7,8 @@
 // CHECK: wrote case pointwise_f16.vector_steps_tail (1 kernels, 1 launches)
 // CHECK: wrote case pointwise_f16.chain_tail_tiled (1 kernels, 1 launches)
 // CHECK: wrote case pointwise_f16.row_broadcast_tiled (1 kernels, 1 launches)
+// CHECK: wrote case pointwise_f16.bias_gelu_rows_tiled (1 kernels, 1 launches)
+// CHECK: wrote case pointwise_f16.row_broadcast_3d_tiled (1 kernels, 1 launches)
 
 func.func @vectorised(%a: tensor<8x4096xf16>, %b: tensor<8x4096xf16>) -> tensor<8x4096xf16> {
   %e = kiln.empty : tensor<8x4096xf16>
@@ -66,4 +68,19 @@ func.func @row_broadcast_tiled(%x: tensor<8x1000xf16>, %b: tensor<1000xf16>) -> 
   %s = kiln.sub %x, %b : tensor<8x1000xf16>, tensor<1000xf16> -> tensor<8x1000xf16>
   %t = kiln.tanh %s : tensor<8x1000xf16> -> tensor<8x1000xf16>
   return %t : tensor<8x1000xf16>
+}
+
+// A bias row read by vectors (kiln-tile-kernels vectorises row broadcasts):
+// BERT's bias + erf GELU after a GEMM, 37 rows of 96.
+func.func @bias_gelu_rows_tiled(%x: tensor<37x96xf16>, %b: tensor<96xf16>) -> tensor<37x96xf16> {
+  %s = kiln.add %x, %b : tensor<37x96xf16>, tensor<96xf16> -> tensor<37x96xf16>
+  %g = kiln.gelu %s : tensor<37x96xf16> -> tensor<37x96xf16>
+  return %g : tensor<37x96xf16>
+}
+
+// A [1, 1, 20] row over [3, 7, 20]: vectors of 4 (20 is not a multiple of 8).
+func.func @row_broadcast_3d_tiled(%x: tensor<3x7x20xf16>, %b: tensor<1x1x20xf16>) -> tensor<3x7x20xf16> {
+  %m = kiln.mul %x, %b : tensor<3x7x20xf16>, tensor<1x1x20xf16> -> tensor<3x7x20xf16>
+  %n = kiln.sub %m, %x : tensor<3x7x20xf16>, tensor<3x7x20xf16> -> tensor<3x7x20xf16>
+  return %n : tensor<3x7x20xf16>
 }

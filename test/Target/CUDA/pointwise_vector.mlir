@@ -1,7 +1,8 @@
 // The vectorised loop template as kiln-tile-kernels chooses it: 16-byte
 // vectors when every input is read at the output's own index or is a single
 // element, a tail for counts that are not a multiple of the vector, and the
-// scalar loop for broadcasts of non-scalars and views. Compiled by NVRTC.
+// scalar loop for other broadcasts of non-scalars; row broadcasts (a bias)
+// read the row by vectors too. Compiled by NVRTC.
 // RUN: kiln-opt %s --kiln-tile-kernels | kiln-translate --emit-cuda | FileCheck %s
 
 // The benchmark chain Sigmoid(x * 1.5 + 0.25) * x over 2^20 f16 elements:
@@ -62,14 +63,17 @@ func.func @tail_bf16(%x: tensor<3x1001xbf16>, %s: tensor<bf16>) -> tensor<3x1001
   return %r : tensor<3x1001xbf16>
 }
 
-// A row broadcast ([4096] to [4, 4096]) keeps the scalar loop.
+// A row broadcast ([4096] to [4, 4096], a bias): the row is whole vectors,
+// so a vector of the output reads the row's vector at the unit modulo the
+// row's vector count.
 // CHECK-LABEL: kiln.kernel "row_broadcast_f32"
-// CHECK-NOT:     reinterpret_cast
-// CHECK:         // 16384 elements; 1 element per thread and grid-stride step.
-// CHECK:           const float x0 = in0[i];
-// CHECK-NEXT:      const float x1 = in1[(i % 4096)];
-// CHECK:           out0[i] = v{{[0-9]+}};
-// CHECK-NOT:     reinterpret_cast
+// CHECK:         // 16384 elements in 4096 vectors of 4; 1 vector per thread and grid-stride step.
+// CHECK:           const kiln_vec<float, 4> vin0_0 = reinterpret_cast<const kiln_vec<float, 4>*>(in0)[i];
+// CHECK-NEXT:      const kiln_vec<float, 4> vin1_0 = reinterpret_cast<const kiln_vec<float, 4>*>(in1)[(i % 1024)];
+// CHECK-NEXT:      const float x0 = vin0_0.v[0];
+// CHECK-NEXT:      const float x1 = vin1_0.v[0];
+// CHECK:           const float x13 = vin1_0.v[3];
+// CHECK:           reinterpret_cast<kiln_vec<float, 4>*>(out0)[i] = vout0_0;
 func.func @row_broadcast_f32(%x: tensor<4x4096xf32>, %b: tensor<4096xf32>) -> tensor<4x4096xf32> {
   %e = kiln.empty : tensor<4x4096xf32>
   %r = kiln.kernel "row_broadcast_f32" pointwise ins(%x, %b : tensor<4x4096xf32>, tensor<4096xf32>) outs(%e : tensor<4x4096xf32>) {
@@ -77,6 +81,38 @@ func.func @row_broadcast_f32(%x: tensor<4x4096xf32>, %b: tensor<4096xf32>) -> te
     %s = kiln.add %a, %c : tensor<4x4096xf32>, tensor<4096xf32> -> tensor<4x4096xf32>
     %y = kiln.relu %s : tensor<4x4096xf32> -> tensor<4x4096xf32>
     kiln.yield %y : tensor<4x4096xf32>
+  } -> tensor<4x4096xf32>
+  return %r : tensor<4x4096xf32>
+}
+
+// A [1, 1, 20] f16 row over [2, 5, 20]: 20 is not a multiple of 8, so
+// vectors of 4 (a whole number per row); the [1, 1, 20] index is the row's.
+// CHECK-LABEL: kiln.kernel "row_broadcast_3d_f16"
+// CHECK:         // 200 elements in 50 vectors of 4; 1 vector per thread and grid-stride step.
+// CHECK:           const kiln_vec<__half, 4> vin1_0 = reinterpret_cast<const kiln_vec<__half, 4>*>(in1)[(i % 5)];
+// CHECK:           const float x1 = __half2float(vin1_0.v[0]);
+func.func @row_broadcast_3d_f16(%x: tensor<2x5x20xf16>, %b: tensor<1x1x20xf16>) -> tensor<2x5x20xf16> {
+  %e = kiln.empty : tensor<2x5x20xf16>
+  %r = kiln.kernel "row_broadcast_3d_f16" pointwise ins(%x, %b : tensor<2x5x20xf16>, tensor<1x1x20xf16>) outs(%e : tensor<2x5x20xf16>) {
+  ^bb0(%a: tensor<2x5x20xf16>, %c: tensor<1x1x20xf16>, %o: tensor<2x5x20xf16>):
+    %s = kiln.mul %a, %c : tensor<2x5x20xf16>, tensor<1x1x20xf16> -> tensor<2x5x20xf16>
+    kiln.yield %s : tensor<2x5x20xf16>
+  } -> tensor<2x5x20xf16>
+  return %r : tensor<2x5x20xf16>
+}
+
+// A column broadcast ([4, 1] to [4, 4096]) keeps the scalar loop.
+// CHECK-LABEL: kiln.kernel "column_broadcast_f32"
+// CHECK-NOT:     reinterpret_cast
+// CHECK:         // 16384 elements; 1 element per thread and grid-stride step.
+// CHECK:           const float x1 = in1[(i / 4096)];
+// CHECK-NOT:     reinterpret_cast
+func.func @column_broadcast_f32(%x: tensor<4x4096xf32>, %b: tensor<4x1xf32>) -> tensor<4x4096xf32> {
+  %e = kiln.empty : tensor<4x4096xf32>
+  %r = kiln.kernel "column_broadcast_f32" pointwise ins(%x, %b : tensor<4x4096xf32>, tensor<4x1xf32>) outs(%e : tensor<4x4096xf32>) {
+  ^bb0(%a: tensor<4x4096xf32>, %c: tensor<4x1xf32>, %o: tensor<4x4096xf32>):
+    %s = kiln.add %a, %c : tensor<4x4096xf32>, tensor<4x1xf32> -> tensor<4x4096xf32>
+    kiln.yield %s : tensor<4x4096xf32>
   } -> tensor<4x4096xf32>
   return %r : tensor<4x4096xf32>
 }
@@ -105,7 +141,7 @@ func.func @view_f16(%x: tensor<64x8xf16>, %y: tensor<512xf16>) -> tensor<512xf16
 // CHECK-LABEL: kiln.kernel "cast_f32_f16"
 // CHECK:           const kiln_vec<float, 4> vin0_0 = reinterpret_cast<const kiln_vec<float, 4>*>(in0)[i];
 // CHECK:           reinterpret_cast<kiln_vec<__half, 4>*>(out0)[i] = vout0_0;
-// CHECK:       // nvrtc: 5 kernels for sm_90 in
+// CHECK:       // nvrtc: 7 kernels for sm_90 in
 func.func @cast_f32_f16(%x: tensor<256xf32>) -> tensor<256xf16> {
   %e = kiln.empty : tensor<256xf16>
   %r = kiln.kernel "cast_f32_f16" pointwise ins(%x : tensor<256xf32>) outs(%e : tensor<256xf16>) {
