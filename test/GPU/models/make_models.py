@@ -232,6 +232,30 @@ def gemm_cast(outdir):
            outdir, "")
 
 
+def conv_stem_fp16(outdir):
+    """An f16 RGB stem (Conv 7x7 stride 2 pad 3, C = 3, bias, Relu): the
+    compiler pads its input and weight channels with zeros to 8 for cuDNN's
+    NHWC tensor-core kernels (kiln-assign-layout). Inputs are multiples of
+    1/4 up to 1, weights +-1/32, biases multiples of 1/8: every product and
+    partial sum is exact in f16, so any summation order gives onnxruntime's
+    result."""
+    rng = np.random.RandomState(18)
+    x = (rng.randint(1, 5, size=(2, 3, 40, 36)) / 4.0 *
+         rng.choice([-1.0, 1.0], size=(2, 3, 40, 36))).astype(np.float16)
+    w = (rng.choice([-1.0, 1.0], size=(16, 3, 7, 7)) / 32).astype(np.float16)
+    b = (rng.randint(-4, 5, size=(16,)) / 8.0).astype(np.float16)
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["s"], kernel_shape=[7, 7],
+                         strides=[2, 2], pads=[3, 3, 3, 3], name="stem"),
+        helper.make_node("Relu", ["s"], ["out"], name="stem_relu"),
+    ]
+    inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")]
+    finish("conv_stem_fp16", nodes,
+           [value("x", TensorProto.FLOAT16, [2, 3, 40, 36])],
+           [value("out", TensorProto.FLOAT16, [2, 16, 20, 18])], inits, [x],
+           outdir, "")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -243,6 +267,7 @@ def main():
     conv_block(outdir)
     conv_grouped(outdir)
     gemm_cast(outdir)
+    conv_stem_fp16(outdir)
 
 
 if __name__ == "__main__":
