@@ -34,6 +34,7 @@
 // CHECK: wrote case attention.f16_causal_masked_tail (3 kernels, 3 launches)
 // CHECK: wrote case attention.f16_gpt2_projection (2 kernels, 2 launches)
 // CHECK: wrote case attention.f16_bert_projection (5 kernels, 5 launches)
+// CHECK: wrote case attention.f16_causal_grid_stride (2 kernels, 2 launches)
 
 func.func @f32_mask_128(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x128x64xf32>, %mask: tensor<1x1x128x128xf32>) -> tensor<1x4x128x64xf32> {
   %scale = kiln.constant dense<0.125> : tensor<f32>
@@ -378,4 +379,26 @@ func.func @f16_bert_projection(%qkv: tensor<256x384xf16>, %bias: tensor<384xf16>
   %merged = kiln.constant dense<[256, 128]> : tensor<2xi64>
   %6 = kiln.reshape %5, %merged : tensor<2x128x2x64xf16>, tensor<2xi64> -> tensor<256x128xf16>
   return %6 : tensor<256x128xf16>
+}
+
+// A causal mask and fewer blocks than query tiles (grid 5 for 3 heads x 4
+// tiles): each block strides over tiles ordered longest first with the head
+// varying fastest, so every (head, query tile) is still computed once.
+func.func @f16_causal_grid_stride(%q: tensor<1x3x256x64xf16>, %k: tensor<1x3x256x64xf16>, %v: tensor<1x3x256x64xf16>) -> tensor<1x3x256x64xf16>
+    attributes {kiln.test_tolerance = [2.0e-2, 5.0e-3]} {
+  %e = kiln.empty : tensor<1x1x256x256xf16>
+  %mask = kiln.kernel "causal_mask" data_movement outs(%e : tensor<1x1x256x256xf16>) attributes {block_size = 256 : i64, elements_per_thread = 1 : i64, grid_size = 256 : i64, vector_width = 1 : i64} {
+  ^bb0(%o: tensor<1x1x256x256xf16>):
+    %big = kiln.constant dense<-65504.0> : tensor<1x1x256x256xf16>
+    %one = kiln.constant dense<1> : tensor<i64>
+    %m = kiln.trilu %big, %one {upper = true} : tensor<1x1x256x256xf16>, tensor<i64> -> tensor<1x1x256x256xf16>
+    kiln.yield %m : tensor<1x1x256x256xf16>
+  } -> tensor<1x1x256x256xf16>
+  %out = kiln.empty : tensor<1x3x256x64xf16>
+  %r = kiln.kernel "attention_strided" attention ins(%q, %k, %v, %mask : tensor<1x3x256x64xf16>, tensor<1x3x256x64xf16>, tensor<1x3x256x64xf16>, tensor<1x1x256x256xf16>) outs(%out : tensor<1x3x256x64xf16>) attributes {block_size = 128 : i64, grid_size = 5 : i64} {
+  ^bb0(%a: tensor<1x3x256x64xf16>, %b: tensor<1x3x256x64xf16>, %c: tensor<1x3x256x64xf16>, %d: tensor<1x1x256x256xf16>, %o: tensor<1x3x256x64xf16>):
+    %0 = kiln.attention %a, %b, %c, %d {scale = 1.250000e-01 : f32} : tensor<1x3x256x64xf16>, tensor<1x3x256x64xf16>, tensor<1x3x256x64xf16>, tensor<1x1x256x256xf16> -> tensor<1x3x256x64xf16>
+    kiln.yield %0 : tensor<1x3x256x64xf16>
+  } -> tensor<1x3x256x64xf16>
+  return %r : tensor<1x3x256x64xf16>
 }

@@ -60,10 +60,13 @@ func.func @flash_bf16_head_128(%q: tensor<3x128x128xbf16>, %k: tensor<3x256x128x
 
 // A causal mask computed from constants (trilu of -65504, which kiln
 // evaluates at compile time): query tile i visits key tiles 0 ... i only, the
-// longest tiles first. Its entries are 0 or masked, so it is not read: keys
-// above the diagonal of the diagonal tile get -inf instead.
+// longest tiles first (the last query tile of both heads, then the one
+// before, ...). Its entries are 0 or masked, so it is not read: keys above
+// the diagonal of the diagonal tile get -inf instead.
 // CHECK-LABEL: void __launch_bounds__(128) kiln_attention_
-// CHECK:         const int queryTile = 3 - (int)(tile % 4);  // The longest first.
+// CHECK:         for (kiln_index_t tile = blockIdx.x; tile < 8; tile += gridDim.x) {
+// CHECK-NEXT:      const kiln_index_t b = tile % 2;
+// CHECK-NEXT:      const int queryTile = 3 - (int)(tile / 2);  // The longest first, of every batch index.
 // CHECK-NEXT:    // The causal mask: query tile i needs key tiles 0 ... i only.
 // CHECK-NEXT:    // Its entries are 0 up to the diagonal and masked above it: not read; -inf above the diagonal of tile i.
 // CHECK-NEXT:    const int firstTile = 0, lastTile = queryTile;
