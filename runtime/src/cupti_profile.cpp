@@ -171,15 +171,19 @@ std::string loadCupti(CuptiState *state) {
   uint32_t version = 0;
   CUptiResult result = state->functions.getVersion(&version);
   if (result != CUPTI_SUCCESS)
-    return "cuptiGetVersion: " + resultText(result);
-  if (version / 100 != CUPTI_API_VERSION / 100)
-    return "libcupti has API version " + std::to_string(version) +
-           ", kiln was built with " + std::to_string(CUPTI_API_VERSION) +
-           " (their activity records differ)";
-  result = state->functions.registerCallbacks(bufferRequested, bufferCompleted);
-  if (result != CUPTI_SUCCESS)
-    return "cuptiActivityRegisterCallbacks: " + resultText(result);
-  return ""; // The library stays loaded for the process.
+    reason = "cuptiGetVersion: " + resultText(result);
+  else if (version / 100 != CUPTI_API_VERSION / 100)
+    reason = "libcupti has API version " + std::to_string(version) +
+             ", kiln was built with " + std::to_string(CUPTI_API_VERSION) +
+             " (their activity records differ)";
+  else if ((result = state->functions.registerCallbacks(
+                bufferRequested, bufferCompleted)) != CUPTI_SUCCESS)
+    reason = "cuptiActivityRegisterCallbacks: " + resultText(result);
+  if (!reason.empty()) {
+    state->functions = {};
+    dlclose(library);
+  }
+  return reason; // On success the library stays loaded for the process.
 }
 
 } // namespace
@@ -341,6 +345,10 @@ bool StepActivityCollection::finish(std::vector<StepActivity> *steps) {
     reason_ = "CUPTI recorded none of the steps' kernels";
   if (!reason_.empty())
     return false;
+  // A launched step whose records never came is unmeasured, not free.
+  for (size_t i = 0; i < stepCount_; ++i)
+    if (launched_[i] && attributed[i].count == 0)
+      attributed[i].count = -1;
   *steps = std::move(attributed);
   return true;
 }

@@ -33,7 +33,7 @@ bool readActivityRecord(const void *record, ActivityRecord *out);
 
 /// The device work of one step in one run.
 struct StepActivity {
-  int64_t count = 0;   // Kernels, memcpys and memsets.
+  int64_t count = 0;   // Kernels, memcpys and memsets; -1: launched, unmeasured.
   int64_t untimed = 0; // Of those, how many CUPTI gave no valid timestamps.
   uint64_t busyNs = 0; // The sum of their durations.
   uint64_t firstStartNs = 0, lastEndNs = 0; // Their span; 0, 0 when none.

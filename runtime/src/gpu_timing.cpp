@@ -91,6 +91,9 @@ kiln_status_t timeCandidate(cudaStream_t stream,
   if (kiln_status_t refused = enqueue()) {
     kiln_status_free(refused);
     cudaGetLastError();
+    // Unless the refusal came from a fault earlier work left on the GPU.
+    KILN_RETURN_IF_ERROR(cudaStatus(cudaStreamSynchronize(stream),
+                                    "before a timing candidate"));
     return nullptr;
   }
   // An error the run left on the GPU is real (and sticky): report it.

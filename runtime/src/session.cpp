@@ -331,7 +331,8 @@ kiln_status_t kiln_session_step_profile(kiln_session_t *session, size_t index,
       cudaEventElapsedTime(&out_profile->duration_ms, session->stepStart[index],
                            session->stepEnd[index]),
       "timing " + step.describe(index)));
-  if (index < session->stepActivity.size()) {
+  if (index < session->stepActivity.size() &&
+      session->stepActivity[index].count >= 0) {
     const StepActivity &activity = session->stepActivity[index];
     out_profile->kernel_ms = static_cast<float>(activity.busyNs * 1e-6);
     out_profile->kernel_count = static_cast<int32_t>(activity.count);
