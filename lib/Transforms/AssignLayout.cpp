@@ -12,8 +12,7 @@
 //     the init program (kiln-outline-init) otherwise.
 //  2. If step 1 changed anything, to a fixed point:
 //     - transpose(transpose(x, p), q) composes, and an identity transpose
-//       folds away (kiln.transpose's canonicalisation); a channel pad between
-//       two transposes moves after them (so they still cancel);
+//       folds away (kiln.transpose's canonicalisation);
 //     - a pointwise op whose operands are transposes with one permutation of
 //       same-shaped values (single-element operands aside) runs on the
 //       untransposed values, with one transpose after it;
@@ -27,8 +26,6 @@
 //  3. A transpose of an activation that moves only size-1 dims (the
 //     [N, 1, 1, C] -> [N, C, 1, 1] after a global pool) keeps the element
 //     order: it becomes a kiln.reshape, a view that costs no kernel.
-#include "ChannelPadding.h"
-
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Transforms/FusionRules.h"
@@ -75,23 +72,13 @@ Value transpose(OpBuilder &builder, Location loc, Value value,
 void makeChannelsLast(ConvOp conv, DenseMap<Value, Value> &inputs) {
   OpBuilder builder(conv);
   Location loc = conv.getLoc();
-  // Padding depends only on the input's type (all these convs are
-  // ungrouped): the convolutions of one input share its padded transpose.
-  std::optional<int64_t> channels = paddedInputChannels(conv);
   Value &input = inputs[conv.getInput()];
   if (!input) {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointAfterValue(conv.getInput());
-    Value source = conv.getInput();
-    // Padded before the transpose, the pad is an elemental producer of the
-    // input's transpose kernel: no kernel of its own.
-    if (channels)
-      source = padWithZeros(builder, loc, source, /*dim=*/1, *channels);
-    input = transpose(builder, loc, source, kToChannelsLast);
+    input = transpose(builder, loc, conv.getInput(), kToChannelsLast);
   }
   Value weight = transpose(builder, loc, conv.getWeight(), kToChannelsLast);
-  if (channels)
-    weight = padWithZeros(builder, loc, weight, /*dim=*/3, *channels);
   auto nhwc = cast<ConvOp>(builder.clone(*conv));
   nhwc.getInputMutable().assign(input);
   nhwc.getWeightMutable().assign(weight);
@@ -325,7 +312,6 @@ struct AssignLayoutPass : impl::KilnAssignLayoutBase<AssignLayoutPass> {
     RewritePatternSet patterns(context);
     TransposeOp::getCanonicalizationPatterns(patterns, context);
     patterns.add<SinkTransposeThroughPointwise>(context);
-    populateChannelPaddingPatterns(patterns);
     patterns.add<SinkTransposeThroughPool<MaxPoolOp>,
                  SinkTransposeThroughPool<AveragePoolOp>>(context);
     patterns.add<SinkTransposeThroughReduction<ReduceSumOp>,

@@ -1,14 +1,11 @@
 // RUN: kiln-opt %s --split-input-file --kiln-assign-layout | FileCheck %s
 
 // conv -> relu -> conv runs channels-last: one transpose of the input at
-// entry, one of the result at exit, the weights transposed to KRSC. The
-// f16 input's 4 channels are padded with zeros to 8 (input and weight).
+// entry, one of the result at exit, the weights transposed to KRSC.
 // CHECK-LABEL: func.func @conv_relu_conv
-// CHECK: %[[P:.+]] = kiln.pad %arg0, %{{.+}} : tensor<2x4x6x6xf16>, tensor<8xi64> -> tensor<2x8x6x6xf16>
-// CHECK: %[[X:.+]] = kiln.transpose %[[P]] {perm = array<i64: 0, 2, 3, 1>} : tensor<2x8x6x6xf16> -> tensor<2x6x6x8xf16>
-// CHECK: %[[T1:.+]] = kiln.transpose %{{.*}} {perm = array<i64: 0, 2, 3, 1>} : tensor<8x4x3x3xf16> -> tensor<8x3x3x4xf16>
-// CHECK: %[[W1:.+]] = kiln.pad %[[T1]], %{{.+}} : tensor<8x3x3x4xf16>, tensor<8xi64> -> tensor<8x3x3x8xf16>
-// CHECK: %[[C1:.+]] = kiln.conv %[[X]], %[[W1]] {{.*}}layout = "NHWC"{{.*}} : tensor<2x6x6x8xf16>, tensor<8x3x3x8xf16> -> tensor<2x6x6x8xf16>
+// CHECK-DAG: %[[X:.+]] = kiln.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>} : tensor<2x4x6x6xf16> -> tensor<2x6x6x4xf16>
+// CHECK-DAG: %[[W1:.+]] = kiln.transpose %{{.*}} {perm = array<i64: 0, 2, 3, 1>} : tensor<8x4x3x3xf16> -> tensor<8x3x3x4xf16>
+// CHECK: %[[C1:.+]] = kiln.conv %[[X]], %[[W1]] {{.*}}layout = "NHWC"{{.*}} -> tensor<2x6x6x8xf16>
 // CHECK: %[[R:.+]] = kiln.relu %[[C1]] : tensor<2x6x6x8xf16>
 // CHECK: %[[W2:.+]] = kiln.transpose %{{.*}} {perm = array<i64: 0, 2, 3, 1>} : tensor<8x8x1x1xf16> -> tensor<8x1x1x8xf16>
 // CHECK: %[[C2:.+]] = kiln.conv %[[R]], %[[W2]] {{.*}}layout = "NHWC"{{.*}} -> tensor<2x6x6x8xf16>
@@ -72,21 +69,15 @@ func.func @stays_nchw(%x: tensor<1x8x3x3xf32>, %w: tensor<8x8x1x1xf32>, %y: tens
 // -----
 
 // The stem's max pool runs channels-last between the two convolutions: no
-// transpose around it. Both f16 convolutions have fewer than 8 input
-// channels: the stem's RGB input is padded before its transpose (the pad
-// joins the input's transpose kernel), the second convolution's input after
-// the pool, in NHWC (the pad moved past the transposes, which cancelled).
+// transpose around it.
 // CHECK-LABEL: func.func @stem_max_pool
-// CHECK: %[[XP:.+]] = kiln.pad %arg0, %{{.+}} : tensor<2x3x8x8xf16>, tensor<8xi64> -> tensor<2x8x8x8xf16>
-// CHECK: %[[X:.+]] = kiln.transpose %[[XP]] {perm = array<i64: 0, 2, 3, 1>}
-// CHECK: %[[C1:.+]] = kiln.conv %[[X]], {{.*}}layout = "NHWC"{{.*}} : tensor<2x8x8x8xf16>, tensor<4x3x3x8xf16> -> tensor<2x8x8x4xf16>
+// CHECK: %[[X:.+]] = kiln.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>}
+// CHECK: %[[C1:.+]] = kiln.conv %[[X]], {{.*}}layout = "NHWC"{{.*}} -> tensor<2x8x8x4xf16>
 // CHECK: %[[R:.+]] = kiln.relu %[[C1]] : tensor<2x8x8x4xf16>
 // CHECK-NOT: kiln.transpose %[[R]]
 // CHECK: %[[P:.+]] = kiln.max_pool %[[R]] {{.*}}layout = "NHWC"{{.*}} : tensor<2x8x8x4xf16> -> tensor<2x4x4x4xf16>
-// CHECK-NOT: kiln.transpose
-// CHECK: %[[PP:.+]] = kiln.pad %[[P]], %{{.+}} : tensor<2x4x4x4xf16>, tensor<8xi64> -> tensor<2x4x4x8xf16>
-// CHECK-NOT: kiln.transpose %[[PP]]
-// CHECK: %[[C2:.+]] = kiln.conv %[[PP]], {{.*}}layout = "NHWC"{{.*}} : tensor<2x4x4x8xf16>, tensor<8x1x1x8xf16> -> tensor<2x4x4x8xf16>
+// CHECK-NOT: kiln.transpose %[[P]]
+// CHECK: %[[C2:.+]] = kiln.conv %[[P]], {{.*}}layout = "NHWC"{{.*}} -> tensor<2x4x4x8xf16>
 // CHECK: %[[Y:.+]] = kiln.transpose %[[C2]] {perm = array<i64: 0, 3, 1, 2>}
 // CHECK: return %[[Y]]
 func.func @stem_max_pool(%x: tensor<2x3x8x8xf16>) -> tensor<2x8x4x4xf16> {
@@ -189,27 +180,4 @@ func.func @long_spatial_reduction(%x: tensor<1x3x40x40xf16>) -> tensor<1x8x1x1xf
   %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x3x40x40xf16>, tensor<8x3x1x1xf16> -> tensor<1x8x40x40xf16>
   %m = kiln.reduce_mean %c, %axes : tensor<1x8x40x40xf16>, tensor<2xi64> -> tensor<1x8x1x1xf16>
   return %m : tensor<1x8x1x1xf16>
-}
-
-// -----
-
-// Channel padding stops at what cuDNN runs well unpadded: an f32
-// convolution (C = 3), an f16 one with 16 channels, and a grouped one (which
-// stays NCHW anyway) keep their input channels.
-// CHECK-LABEL: func.func @no_channel_padding
-// CHECK-NOT: kiln.pad
-// CHECK: kiln.conv {{.*}} : tensor<1x5x5x3xf32>, tensor<8x1x1x3xf32> -> tensor<1x5x5x8xf32>
-// CHECK-NOT: kiln.pad
-// CHECK: kiln.conv {{.*}} : tensor<1x5x5x16xf16>, tensor<8x1x1x16xf16> -> tensor<1x5x5x8xf16>
-// CHECK-NOT: kiln.pad
-// CHECK: kiln.conv %arg2, {{.*}} : tensor<1x4x5x5xf16>, tensor<8x2x1x1xf16> -> tensor<1x8x5x5xf16>
-// CHECK-NOT: kiln.pad
-func.func @no_channel_padding(%x: tensor<1x3x5x5xf32>, %y: tensor<1x16x5x5xf16>, %z: tensor<1x4x5x5xf16>) -> (tensor<1x8x5x5xf32>, tensor<1x8x5x5xf16>, tensor<1x8x5x5xf16>) {
-  %w0 = kiln.constant dense<1.0> : tensor<8x3x1x1xf32>
-  %w1 = kiln.constant dense<1.0> : tensor<8x16x1x1xf16>
-  %w2 = kiln.constant dense<1.0> : tensor<8x2x1x1xf16>
-  %c0 = kiln.conv %x, %w0 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x3x5x5xf32>, tensor<8x3x1x1xf32> -> tensor<1x8x5x5xf32>
-  %c1 = kiln.conv %y, %w1 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x16x5x5xf16>, tensor<8x16x1x1xf16> -> tensor<1x8x5x5xf16>
-  %c2 = kiln.conv %z, %w2 {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x5xf16>, tensor<8x2x1x1xf16> -> tensor<1x8x5x5xf16>
-  return %c0, %c1, %c2 : tensor<1x8x5x5xf32>, tensor<1x8x5x5xf16>, tensor<1x8x5x5xf16>
 }

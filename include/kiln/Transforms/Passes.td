@@ -191,13 +191,6 @@ def KilnAssignLayout : Pass<"kiln-assign-layout", "mlir::func::FuncOp"> {
     moves only size-1 dims (the pooled `[N, 1, 1, C]` to `[N, C, 1, 1]`)
     becomes a `kiln.reshape`, which costs no kernel.
 
-    An f16/bf16 convolution with fewer than 8 input channels (an RGB stem)
-    runs on input and weight channels zero-padded to 8, which cuDNN's
-    tensor-core NHWC kernels want: `transpose(pad(x))` (the pad joins the
-    input's transpose kernel) and `pad(transpose(w))` (a weight transform).
-    Zero channels add exact zeros. A constant pad between two transposes
-    moves past them, so that they still cancel.
-
     With `half-only` (what the graph pipeline uses) only f16 and bf16
     convolutions change: tensor cores want channels-last, while cuDNN's
     fp32 convolutions measured slower in NHWC on the H200 (ResNet-50 bs8:

@@ -233,9 +233,8 @@ def gemm_cast(outdir):
 
 
 def conv_stem_fp16(outdir):
-    """An f16 RGB stem (Conv 7x7 stride 2 pad 3, C = 3, bias, Relu): the
-    compiler pads its input and weight channels with zeros to 8 for cuDNN's
-    NHWC tensor-core kernels (kiln-assign-layout). Inputs are multiples of
+    """An f16 RGB stem (Conv 7x7 stride 2 pad 3, C = 3, bias, Relu) in NHWC
+    through cuDNN with 3 channels. Inputs are multiples of
     1/4 up to 1, weights +-1/32, biases multiples of 1/8: every product and
     partial sum is exact in f16, so any summation order gives onnxruntime's
     result."""
