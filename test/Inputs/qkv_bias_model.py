@@ -11,13 +11,10 @@ normalised by Softmax, and the merged heads go through the output
 projection. Output: `context` [batch, seq, 16]. DATA_DIR gets input_<i>.pb
 and output_<i>.pb (onnxruntime's results).
 """
-import argparse
-import os
-
 import numpy as np
-import onnx
-import onnxruntime
 from onnx import TensorProto, helper, numpy_helper
+
+import hidden_mask_case
 
 HIDDEN, HEADS = 16, 2
 HEAD_DIM = HIDDEN // HEADS
@@ -78,35 +75,5 @@ def build_model():
                              ir_version=8)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("model")
-    parser.add_argument("data_dir")
-    parser.add_argument("--batch", type=int, default=2)
-    parser.add_argument("--seq", type=int, default=7)
-    args = parser.parse_args()
-    model = build_model()
-    onnx.checker.check_model(model, full_check=True)
-    onnx.save(model, args.model)
-
-    rng = np.random.RandomState(1)
-    hidden = rng.uniform(-2, 2, (args.batch, args.seq, HIDDEN)).astype(np.float32)
-    # Padding: the last two positions of the second sequence are masked.
-    mask = np.zeros((args.batch, 1, 1, args.seq), np.float32)
-    mask[-1, ..., -2:] = np.finfo(np.float32).min
-    session = onnxruntime.InferenceSession(
-        args.model, providers=["CPUExecutionProvider"])
-    inputs = [hidden, mask]
-    outputs = session.run(None, {"hidden": hidden, "mask": mask})
-    os.makedirs(args.data_dir, exist_ok=True)
-    for kind, infos, values in (("input", session.get_inputs(), inputs),
-                                ("output", session.get_outputs(), outputs)):
-        for index, (info, value) in enumerate(zip(infos, values)):
-            path = os.path.join(args.data_dir, f"{kind}_{index}.pb")
-            with open(path, "wb") as f:
-                f.write(numpy_helper.from_array(value, info.name)
-                        .SerializeToString())
-
-
 if __name__ == "__main__":
-    main()
+    hidden_mask_case.main(build_model, HIDDEN, __doc__)
