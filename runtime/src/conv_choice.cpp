@@ -31,12 +31,6 @@ struct ConvPlan::Choice {
 namespace {
 /// How many of cuDNN's ranked legacy algorithms are timed as the step runs.
 constexpr int kTimedAlgorithms = 4;
-
-std::string messageOf(kiln_status_t status) {
-  std::string text = status ? kiln_status_message(status) : "";
-  kiln_status_free(status);
-  return text;
-}
 } // namespace
 
 kiln_status_t ConvPlan::timeLegacy(cudnnHandle_t handle,
@@ -162,8 +156,8 @@ kiln_status_t ConvPlan::chooseAlgorithm(cudnnHandle_t handle,
       return annotate(legacyProblem, "KILN_CONV_PATH=legacy");
     kiln_status_code_t code =
         legacyProblem ? kiln_status_code(legacyProblem) : KILN_STATUS_INTERNAL;
-    std::string legacy = messageOf(legacyProblem);
-    return Error(code) << legacy << "; graph API: " << messageOf(graphProblem);
+    std::string legacy = takeMessage(legacyProblem);
+    return Error(code) << legacy << "; graph API: " << takeMessage(graphProblem);
   }
   kiln_status_free(legacyProblem);
   kiln_status_free(graphProblem);

@@ -127,12 +127,6 @@ std::string planName(const BackendDescriptor &config, int64_t engineIndex) {
   kiln_status_free(status);
   return status ? name : name + choices;
 }
-
-std::string messageOf(kiln_status_t status) {
-  std::string text = status ? kiln_status_message(status) : "";
-  kiln_status_free(status);
-  return text;
-}
 } // namespace
 
 kiln_status_t ConvGraph::build(cudnnHandle_t handle,
@@ -163,14 +157,14 @@ kiln_status_t ConvGraph::build(cudnnHandle_t handle,
     kiln_status_free(modeA);
     return nullptr;
   }
-  std::string modeAProblem = messageOf(modeA);
+  std::string modeAProblem = takeMessage(modeA);
   kiln_status_t fallback = addPlans(handle, CUDNN_HEUR_MODE_FALLBACK, allowTf32,
                                     workspaceLimit, &skipped);
   if (!executionPlans.empty()) {
     kiln_status_free(fallback);
     return nullptr;
   }
-  std::string fallbackProblem = messageOf(fallback);
+  std::string fallbackProblem = takeMessage(fallback);
   Error error(KILN_STATUS_INCOMPATIBLE);
   error << "cuDNN's graph API has no execution plan for this convolution";
   if (!modeAProblem.empty())
@@ -195,7 +189,7 @@ kiln_status_t ConvGraph::addPlans(cudnnHandle_t handle,
       break;
     EngineFacts facts;
     if (kiln_status_t status = engineFacts(config, &facts)) {
-      lastRefusal = messageOf(status);
+      lastRefusal = takeMessage(status);
       ++refused;
       continue;
     }
@@ -225,7 +219,7 @@ kiln_status_t ConvGraph::addPlans(cudnnHandle_t handle,
                                       CUDNN_TYPE_INT64, 1, &read,
                                       &plan.workspaceBytes);
     if (status) {
-      lastRefusal = messageOf(status);
+      lastRefusal = takeMessage(status);
       ++refused;
       continue;
     }

@@ -98,6 +98,12 @@ kiln_status_t annotate(kiln_status_t status, const std::string &context) {
   return status;
 }
 
+std::string takeMessage(kiln_status_t status) {
+  std::string text = status ? status->message : "";
+  kiln_status_free(status);
+  return text;
+}
+
 } // namespace kiln::runtime
 
 extern "C" {

@@ -48,6 +48,9 @@ kiln_status_t cublasStatus(cublasStatus_t status, const std::string &what);
 kiln_status_t cudnnStatus(cudnnStatus_t status, const std::string &what);
 /// Prefixes |status|'s message with "<context>: " (NULL stays NULL).
 kiln_status_t annotate(kiln_status_t status, const std::string &context);
+/// Frees |status| and returns its message ("" for NULL): a failure kept
+/// as a reason rather than returned.
+std::string takeMessage(kiln_status_t status);
 
 } // namespace kiln::runtime
 
