@@ -255,8 +255,23 @@ kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
       values[i] = addresses[step.args[i]];
       parameters[i] = &values[i];
     }
-    error = cudaLaunchKernel(step.function, step.grid, step.block, parameters,
-                             step.sharedBytes, stream);
+    // Programmatic dependent launch: the kernel may be scheduled while the
+    // previous kernel on the stream drains (hiding the launch gap between
+    // dependent kernels, a few tenths of a microsecond each); kiln's kernels
+    // begin with griddepcontrol.wait, which returns once that kernel has
+    // finished and its writes are visible. Captured into the CUDA graph as a
+    // programmatic edge.
+    cudaLaunchAttribute attribute;
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = step.grid;
+    config.blockDim = step.block;
+    config.dynamicSmemBytes = step.sharedBytes;
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = session.programmaticLaunch ? 1 : 0;
+    error = cudaLaunchKernelExC(&config, step.function, parameters);
     break;
   }
   case StepKind_Gemm: {

@@ -256,6 +256,8 @@ kiln_status_t kiln_session_create(kiln_model_t *model,
                          environment[0] != '\0');
   session->checkNanInf = options->check_nan_inf != 0;
   session->profile = options->profile != 0;
+  if (const char *pdl = std::getenv("KILN_PDL"))
+    session->programmaticLaunch = std::strcmp(pdl, "0") != 0;
   if (session->profile) {
     // Before any graph is captured (autotuning, the steps' graphs).
     std::string unavailable = prepareCupti();

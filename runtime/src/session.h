@@ -92,6 +92,9 @@ struct kiln_session_s {
   const kiln::artifact::EntryPoint *entry = nullptr;
   size_t entryIndex = 0;
   bool debug = false, checkNanInf = false, profile = false;
+  /// Launch steps start with programmatic dependent launch (their kernels
+  /// begin with griddepcontrol.wait), unless KILN_PDL=0.
+  bool programmaticLaunch = true;
   // Activations, then one cuBLASLt/cuDNN workspace a stream.
   void *arena = nullptr;
   /// workspaces[s]: the workspace of plan stream s (NULL without GEMMs);

@@ -146,6 +146,11 @@ FailureOr<std::string> emitKernelSource(KernelOp kernel,
   source += "\nextern \"C\" __global__ void __launch_bounds__(" +
             std::to_string(block) + ") " + kNamePlaceholder + "(" +
             llvm::join(parameters, ", ") + ") {\n";
+  // The runtime launches with programmatic dependent launch: wait for the
+  // previous kernel on the stream (a no-op when launched without it).
+  source += "#if __CUDA_ARCH__ >= 900\n"
+            "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
+            "#endif\n";
   source += emitter.body();
   source += "}\n";
   return source;
