@@ -233,6 +233,7 @@ const OpImporterRegistry &getDefaultOpImporterRegistry() {
     populateShapeImporters(all);
     populateMiscImporters(all);
     populateMovementImporters(all);
+    populateMovementIndexImporters(all);
     populateMathImporters(all);
     populateConvImporters(all);
     populateQuantizationImporters(all);

@@ -204,6 +204,7 @@ void populateContractionImporters(OpImporterRegistry &registry);
 void populateShapeImporters(OpImporterRegistry &registry);
 void populateMiscImporters(OpImporterRegistry &registry);
 void populateMovementImporters(OpImporterRegistry &registry);
+void populateMovementIndexImporters(OpImporterRegistry &registry);
 void populateMathImporters(OpImporterRegistry &registry);
 void populateConvImporters(OpImporterRegistry &registry);
 void populateQuantizationImporters(OpImporterRegistry &registry);
