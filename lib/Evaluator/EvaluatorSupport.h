@@ -12,6 +12,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,10 @@ llvm::Expected<std::vector<Tensor>>
 evaluateReduction(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
 llvm::Expected<std::vector<Tensor>>
 evaluateNormalization(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
+/// The arg_max/arg_min/log_softmax/hardmax/cumsum part of
+/// evaluateNormalization (AlongAxisEval.cpp); std::nullopt for its other ops.
+std::optional<llvm::Expected<Tensor>>
+evaluateAlongAxisOp(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
 llvm::Expected<std::vector<Tensor>>
 evaluateConvolution(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
 llvm::Expected<std::vector<Tensor>>

@@ -1,5 +1,5 @@
-// Internal: the two halves of the movement ops' CPU evaluation and the
-// helpers they share (MovementEval.cpp, MovementIndexEval.cpp).
+// Internal: the parts of the movement ops' CPU evaluation and the helpers
+// they share (MovementEval.cpp, MovementIndexEval.cpp, MovementResizeEval.cpp).
 #ifndef KILN_LIB_EVALUATOR_MOVEMENTEVAL_H
 #define KILN_LIB_EVALUATOR_MOVEMENTEVAL_H
 
@@ -40,6 +40,10 @@ inline int64_t ravel(llvm::ArrayRef<int64_t> coords,
 /// Gather/scatter/top-k/resize/einsum; std::nullopt when |op| is not one.
 std::optional<llvm::Expected<Tensor>>
 evaluateMovementIndexOp(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
+
+/// Resize/einsum (MovementResizeEval.cpp); std::nullopt when |op| is not one.
+std::optional<llvm::Expected<Tensor>>
+evaluateResizeEinsumOp(mlir::Operation *op, llvm::ArrayRef<Tensor> operands);
 
 } // namespace kiln::eval
 
