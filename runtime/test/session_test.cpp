@@ -1,8 +1,9 @@
 // GPU tests of sessions: load and run a tiny artifact (NVRTC kernel + cuBLASLt
-// gemm), graphs, rebinding, debug.
+// gemm), graphs, rebinding, streams, bindings and external weights.
 #include "artifact_builder.h"
 #include "gpu_kernels.h"
 #include "session.h"
+#include "session_fixture.h"
 #include "test_util.h"
 
 #include "kiln/runtime.hpp"
@@ -15,64 +16,6 @@ using namespace kiln::testing;
 using namespace kiln::artifact;
 
 namespace {
-
-class SessionTest : public ::testing::Test {
-protected:
-  void SetUp() override {
-    if (!hasCudaDevice())
-      GTEST_SKIP() << "no CUDA device";
-    ASSERT_TRUE(compiledKernels().error.empty()) << compiledKernels().error;
-    ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
-    for (float **buffer : {&x, &y, &y2})
-      ASSERT_EQ(cudaMalloc(reinterpret_cast<void **>(buffer), 4096),
-                cudaSuccess);
-  }
-  void TearDown() override {
-    for (float *buffer : {x, y, y2})
-      cudaFree(buffer);
-    if (stream)
-      cudaStreamDestroy(stream);
-  }
-
-  kiln_status_t load(const SampleOptions &options, kiln_model_t **model) {
-    std::vector<uint8_t> bytes = sampleArtifact(options);
-    return kiln_model_load_from_memory(bytes.data(), bytes.size(), nullptr,
-                                       model);
-  }
-  void upload(const std::vector<float> &values) {
-    ASSERT_EQ(
-        cudaMemcpy(x, values.data(), values.size() * 4, cudaMemcpyHostToDevice),
-        cudaSuccess);
-  }
-  /// Fills |buffer| with NaN so that an output never written cannot pass.
-  void poison(float *buffer) {
-    ASSERT_EQ(cudaMemset(buffer, 0xff, 4096), cudaSuccess);
-  }
-  std::vector<float> download(const float *buffer) {
-    std::vector<float> values(kOut);
-    EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-    EXPECT_EQ(
-        cudaMemcpy(values.data(), buffer, kOut * 4, cudaMemcpyDeviceToHost),
-        cudaSuccess);
-    return values;
-  }
-  void expectNear(const std::vector<float> &actual,
-                  const std::vector<float> &expected) {
-    ASSERT_EQ(actual.size(), expected.size());
-    for (size_t i = 0; i < actual.size(); ++i)
-      ASSERT_NEAR(actual[i], expected[i], 1e-4f * (1 + std::fabs(expected[i])))
-          << "at " << i;
-  }
-  void bindDevice(kiln_session_t *session, float *output) {
-    kiln_tensor_t in = kiln_device_tensor(x, kIn * 4),
-                  out = kiln_device_tensor(output, kOut * 4);
-    ASSERT_TRUE(isOk(kiln_session_bind_input(session, "x", &in)));
-    ASSERT_TRUE(isOk(kiln_session_bind_output(session, "y", &out)));
-  }
-
-  cudaStream_t stream = nullptr;
-  float *x = nullptr, *y = nullptr, *y2 = nullptr;
-};
 
 TEST_F(SessionTest, LoadsRunsAndReplaysTheGraph) {
   std::vector<uint8_t> bytes = sampleArtifact(deviceSample());
@@ -175,55 +118,6 @@ TEST_F(SessionTest, EachStreamHasItsOwnWorkspace) {
   kiln_model_release(model);
 }
 
-TEST_F(SessionTest, ProfileModeWithoutSteps) {
-  ArtifactBuilder builder;
-  buildSample(builder, deviceSample());
-  builder.model.entry_points[0]->steps.clear(); // Written as a NULL vector.
-  std::vector<uint8_t> bytes = builder.finish();
-  kiln_model_t *model = nullptr;
-  ASSERT_TRUE(isOk(kiln_model_load_from_memory(bytes.data(), bytes.size(),
-                                               nullptr, &model)));
-  kiln_session_options_t sessionOptions;
-  kiln_session_options_init(&sessionOptions);
-  sessionOptions.profile = 1;
-  kiln_session_t *session = nullptr;
-  ASSERT_TRUE(isOk(kiln_session_create(model, &sessionOptions, &session)));
-  EXPECT_EQ(kiln_session_step_count(session), 0u);
-  bindDevice(session, y);
-  EXPECT_TRUE(isOk(kiln_session_run(session, stream)));
-  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-  kiln_session_release(session);
-  kiln_model_release(model);
-}
-
-TEST_F(SessionTest, AFailedRunStillCoversItsHostCallbacks) {
-  SampleOptions options = deviceSample();
-  options.gridY = 70000; // The launch fails after host staging was enqueued.
-  kiln_model_t *model = nullptr;
-  ASSERT_TRUE(isOk(load(options, &model)));
-  kiln_session_options_t sessionOptions;
-  kiln_session_options_init(&sessionOptions);
-  sessionOptions.debug = 1;
-  kiln_session_t *session = nullptr;
-  ASSERT_TRUE(isOk(kiln_session_create(model, &sessionOptions, &session)));
-  std::vector<float> input = sampleInput(1), output(kOut, NAN);
-  kiln_tensor_t in = kiln_host_tensor(input.data(), kIn * 4);
-  kiln_tensor_t out = kiln_host_tensor(output.data(), kOut * 4);
-  ASSERT_TRUE(isOk(kiln_session_bind_input(session, "x", &in)));
-  ASSERT_TRUE(isOk(kiln_session_bind_output(session, "y", &out)));
-  EXPECT_TRUE(isError(kiln_session_run(session, stream), KILN_STATUS_CUDA_ERROR,
-                      "kernel_scale_add"));
-  // runDone covers the input callback, so a rebind waits for it.
-  EXPECT_TRUE(session->hasRun);
-  ASSERT_EQ(cudaEventSynchronize(session->runDone), cudaSuccess);
-  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-  std::vector<float> other(kIn, 0.0f);
-  in = kiln_host_tensor(other.data(), kIn * 4);
-  EXPECT_TRUE(isOk(kiln_session_bind_input(session, "x", &in)));
-  kiln_session_release(session);
-  kiln_model_release(model);
-}
-
 TEST_F(SessionTest, OverlappingBindingsAreRejectedAtRun) {
   kiln_model_t *model = nullptr;
   ASSERT_TRUE(isOk(load(deviceSample(), &model)));
@@ -292,94 +186,6 @@ TEST_F(SessionTest, BindingChecksShapeAlignmentAndNames) {
                       "input 'x' is not bound"));
   kiln_session_release(session);
   kiln_model_release(model);
-}
-
-TEST_F(SessionTest, DebugModeNamesTheFailingStep) {
-  SampleOptions options = deviceSample();
-  options.gridY = 70000; // Beyond CUDA's 65535: the launch fails.
-  kiln_model_t *model = nullptr;
-  ASSERT_TRUE(isOk(load(options, &model)));
-  kiln_session_options_t sessionOptions;
-  kiln_session_options_init(&sessionOptions);
-  sessionOptions.debug = 1;
-  kiln_session_t *session = nullptr;
-  ASSERT_TRUE(isOk(kiln_session_create(model, &sessionOptions, &session)));
-  bindDevice(session, y);
-  EXPECT_TRUE(isError(
-      kiln_session_run(session, stream), KILN_STATUS_CUDA_ERROR,
-      "step 1 'kernel_scale_add' (launch; ONNX nodes: /post/Mul, /post/Add): "
-      "cudaError"));
-  kiln_session_release(session);
-  // Without debug mode the error surfaces while capturing, with a hint
-  // (unless KILN_DEBUG=1 in the environment turns debug mode on).
-  ASSERT_TRUE(isOk(kiln_session_create(model, nullptr, &session)));
-  bindDevice(session, y);
-  EXPECT_TRUE(
-      isError(kiln_session_run(session, stream), KILN_STATUS_CUDA_ERROR,
-              session->debug ? "step 1 'kernel_scale_add'" : "KILN_DEBUG=1"));
-  kiln_session_release(session);
-  kiln_model_release(model);
-  // The context is still usable afterwards.
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-}
-
-TEST_F(SessionTest, DebugModeFindsNaN) {
-  SampleOptions options = deviceSample();
-  options.kernelSymbol = "make_nan";
-  kiln_model_t *model = nullptr;
-  ASSERT_TRUE(isOk(load(options, &model)));
-  kiln_session_options_t sessionOptions;
-  kiln_session_options_init(&sessionOptions);
-  sessionOptions.debug = 1;
-  sessionOptions.check_nan_inf = 1;
-  kiln_session_t *session = nullptr;
-  ASSERT_TRUE(isOk(kiln_session_create(model, &sessionOptions, &session)));
-  upload(sampleInput(0));
-  bindDevice(session, y);
-  EXPECT_TRUE(isError(
-      kiln_session_run(session, stream), KILN_STATUS_NUMERIC_ERROR,
-      "step 1 'kernel_scale_add' (launch; ONNX nodes: /post/Mul, /post/Add): "
-      "buffer 4 has a NaN or Inf at element 0"));
-  kiln_session_release(session);
-  kiln_model_release(model);
-}
-
-TEST_F(SessionTest, ProfileModeTimesEachStep) {
-  kiln_model_t *model = nullptr;
-  ASSERT_TRUE(isOk(load(deviceSample(), &model)));
-  kiln_session_options_t sessionOptions;
-  kiln_session_options_init(&sessionOptions);
-  sessionOptions.profile = 1;
-  kiln_session_t *session = nullptr;
-  ASSERT_TRUE(isOk(kiln_session_create(model, &sessionOptions, &session)));
-  std::vector<float> input = sampleInput(3);
-  upload(input);
-  bindDevice(session, y);
-  ASSERT_TRUE(isOk(kiln_session_run(session, stream)));
-  ASSERT_EQ(kiln_session_step_count(session), 2u);
-  for (size_t i = 0; i < 2; ++i) {
-    kiln_step_profile_t profile;
-    ASSERT_TRUE(isOk(kiln_session_step_profile(session, i, &profile)));
-    EXPECT_GE(profile.duration_ms, 0.0f);
-    EXPECT_GE(profile.start_ms, 0.0f);
-  }
-  kiln_step_profile_t profile;
-  ASSERT_TRUE(isOk(kiln_session_step_profile(session, 0, &profile)));
-  EXPECT_STREQ(profile.kind, "gemm");
-  EXPECT_STREQ(profile.onnx_nodes, "/fc/MatMul, /fc/Add, /fc/Relu");
-  expectNear(download(y), reference(input));
-  kiln_session_release(session);
-  kiln_model_release(model);
-}
-
-TEST_F(SessionTest, MissingArchIsAPlainMessage) {
-  SampleOptions options = deviceSample();
-  options.arch = "sm_10";
-  kiln_model_t *model = nullptr;
-  EXPECT_TRUE(
-      isError(load(options, &model), KILN_STATUS_INCOMPATIBLE,
-              "kernel 'scale_add' has cubins for sm_10 and no PTX; this GPU"));
-  EXPECT_EQ(model, nullptr);
 }
 
 TEST_F(SessionTest, ExternalWeightsAreCheckedByHash) {

@@ -1,0 +1,235 @@
+// kiln-compile's phases: error and progress reporting, the pass pipelines it
+// runs, and writing the IR, the CUDA C++ or the artifact.
+#include "CompilePhases.h"
+#include "BindInputs.h"
+#include "CompileOptions.h"
+#include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Package/Packager.h"
+#include "kiln/Target/CUDA/CUDAEmitter.h"
+#include "kiln/Target/CUDA/NVRTCCompiler.h"
+#include "kiln/Transforms/Pipelines.h"
+#include "kiln/Transforms/Planning/LaunchGraph.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <functional>
+
+using namespace mlir;
+
+namespace kiln::compile {
+
+void reportError(const llvm::Twine &message) {
+  llvm::errs() << "kiln-compile: error: " << message << "\n";
+}
+
+/// Runs |body| as the phase |name| and prints its time unless --quiet.
+bool runPhase(llvm::StringRef name, const std::function<bool()> &body) {
+  auto start = std::chrono::steady_clock::now();
+  bool ok = body();
+  std::chrono::duration<double, std::milli> elapsed =
+      std::chrono::steady_clock::now() - start;
+  if (ok && !quiet)
+    llvm::errs() << llvm::formatv("kiln-compile: {0} {1:f1} ms\n", name,
+                                  elapsed.count());
+  return ok;
+}
+
+/// Applies --bind-input to the imported module's entry function.
+bool bindInputFiles(ModuleOp module) {
+  std::vector<kiln::InputBinding> bindings;
+  for (llvm::StringRef option : bindInputOptions) {
+    auto [name, path] = option.split('=');
+    if (name.empty() || path.empty()) {
+      reportError("--bind-input expects name=file.pb, got '" + option + "'");
+      return false;
+    }
+    bindings.push_back({name.str(), path.str()});
+  }
+  func::FuncOp function = kiln::getEntryFunction(module);
+  if (!function) {
+    reportError("the module has no entry function");
+    return false;
+  }
+  if (llvm::Error error = kiln::bindInputs(function, bindings)) {
+    reportError(llvm::toString(std::move(error)));
+    return false;
+  }
+  return true;
+}
+
+/// Runs the graph pipeline; |simplify| false only specialises and refines.
+bool runGraphPipeline(ModuleOp module, bool simplify) {
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return false;
+  kiln::GraphPipelineOptions options;
+  options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
+  options.simplify = simplify;
+  if (simplify)
+    options.precision = precision;
+  kiln::buildGraphPipeline(pm, options);
+  return succeeded(pm.run(module));
+}
+
+/// Runs function passes on every function of |module|.
+bool runFunctionPasses(
+    ModuleOp module,
+    llvm::ArrayRef<std::function<std::unique_ptr<Pass>()>> passes) {
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return false;
+  for (const auto &create : passes)
+    pm.addNestedPass<func::FuncOp>(create());
+  return succeeded(pm.run(module));
+}
+
+namespace {
+
+/// Whether the packager leaves external-data weights in their file.
+bool keepWeightsExternal(ModuleOp module) {
+  if (inlineWeights)
+    return false;
+  auto origins = module->getAttrOfType<DictionaryAttr>(kiln::kExternalDataAttr);
+  if (!origins)
+    return false;
+  uint64_t bytes = 0;
+  for (NamedAttribute origin : origins)
+    if (auto range = dyn_cast<ArrayAttr>(origin.getValue());
+        range && range.size() == 3)
+      if (auto length = dyn_cast<IntegerAttr>(range[2]))
+        bytes += length.getInt();
+  return externalWeights || bytes > externalWeightsThreshold;
+}
+
+/// Writes |bytes| to the output file (binary).
+bool writeBytes(llvm::StringRef bytes) {
+  std::string errorMessage;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFile, &errorMessage);
+  if (!output) {
+    reportError(errorMessage);
+    return false;
+  }
+  output->os() << bytes;
+  output->keep();
+  return true;
+}
+
+/// The CUDA C++ of every unique kernel, one after the other.
+std::string describeCUDA(const kiln::CUDAModule &cuda) {
+  std::string text;
+  for (const kiln::EmittedKernel &kernel : cuda.kernels)
+    text += kernel.source + "\n";
+  return text;
+}
+
+} // namespace
+
+/// Prints the arena sizes the memory plan recorded on the entry function.
+void printArenaSizes(ModuleOp module) {
+  func::FuncOp function = kiln::getEntryFunction(module);
+  if (quiet || !function)
+    return;
+  auto bytes = [&](llvm::StringRef name) -> int64_t {
+    auto attr = function->getAttrOfType<IntegerAttr>(name);
+    return attr ? attr.getInt() : 0;
+  };
+  llvm::errs() << llvm::formatv(
+      "kiln-compile: activation arena {0} bytes, weight arena {1} bytes\n",
+      bytes(kiln::kActivationArenaBytesAttr),
+      bytes(kiln::kWeightArenaBytesAttr));
+}
+
+/// Prints |module| to the output file.
+bool writeOutput(ModuleOp module) {
+  std::string errorMessage;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFile, &errorMessage);
+  if (!output) {
+    reportError(errorMessage);
+    return false;
+  }
+  // Weights are resource blobs; print neither them nor big folds as text.
+  // Printing in local scope leaves out the resource section altogether
+  // (eliding it would still hex-encode every blob first) and writes
+  // locations inline.
+  OpPrintingFlags flags;
+  flags.elideLargeElementsAttrs(printElementLimit);
+  if (!printWeights)
+    flags.useLocalScope();
+  module.print(output->os(), flags);
+  output->os() << "\n";
+  output->keep();
+  return true;
+}
+
+/// --emit cuda: prints the kernels; --emit artifact: compiles them with
+/// NVRTC, packages the artifact, writes it and prints a summary.
+bool compileToCUDA(ModuleOp module, const std::vector<std::string> &archs) {
+  kiln::CUDAModule cuda;
+  bool ok = runPhase("cuda-emit", [&] {
+    FailureOr<kiln::CUDAModule> emitted = kiln::emitCUDAModule(module);
+    if (failed(emitted))
+      return false;
+    cuda = std::move(*emitted);
+    return true;
+  });
+  if (!ok)
+    return false;
+  if (emit == Phase::Cuda)
+    return runPhase("print", [&] { return writeBytes(describeCUDA(cuda)); });
+
+  kiln::NVRTCResult compiled;
+  ok = runPhase("nvrtc", [&] {
+    kiln::NVRTCOptions options;
+    options.archs = archs;
+    options.keepPTX = keepPTX;
+    auto result = kiln::compileWithNVRTC(cuda.kernels, options);
+    if (!result) {
+      reportError(llvm::toString(result.takeError()));
+      return false;
+    }
+    compiled = std::move(*result);
+    return true;
+  });
+  std::string artifact;
+  kiln::PackageSummary summary;
+  if (ok)
+    ok = runPhase("package", [&] {
+      kiln::PackageOptions options;
+      options.archs = archs;
+      options.cudaVersion = kiln::getNVRTCVersion();
+      options.sourceModel = llvm::sys::path::filename(inputFile).str();
+      options.gemmWorkspaceBytes = gemmWorkspaceBytes;
+      options.convWorkspaceBytes = convWorkspaceBytes;
+      options.externalWeights = keepWeightsExternal(module);
+      return succeeded(kiln::buildArtifact(module, cuda, compiled.kernels,
+                                           options, artifact, &summary));
+    });
+  if (ok)
+    ok = runPhase("write", [&] { return writeBytes(artifact); });
+  if (ok && !quiet)
+    llvm::errs() << llvm::formatv(
+        "kiln-compile: {0} kernels ({1} launches), {2} library calls, {3} "
+        "copies, {4} streams, {5} events; activation arena {6} bytes (+{7} "
+        "workspace), weight arena {8} bytes ({11} of {12} weights external, "
+        "{13} init steps); artifact {9} bytes for {10}\n",
+        summary.kernels, summary.launches, summary.gemms + summary.convs,
+        summary.copies, summary.streams, summary.events,
+        summary.activationArenaBytes, summary.workspaceBytes,
+        summary.weightArenaBytes, summary.artifactBytes, llvm::join(archs, ","),
+        summary.externalWeights, summary.weights, summary.initSteps);
+  return ok;
+}
+
+} // namespace kiln::compile

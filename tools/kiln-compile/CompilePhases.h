@@ -1,0 +1,48 @@
+// kiln-compile's phases: error and progress reporting, the pass pipelines it
+// runs, and writing the IR, the CUDA C++ or the artifact.
+#ifndef KILN_TOOLS_KILN_COMPILE_COMPILEPHASES_H
+#define KILN_TOOLS_KILN_COMPILE_COMPILEPHASES_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln::compile {
+
+void reportError(const llvm::Twine &message);
+
+/// Runs |body| as the phase |name| and prints its time unless --quiet.
+bool runPhase(llvm::StringRef name, const std::function<bool()> &body);
+
+/// Applies --bind-input to the imported module's entry function.
+bool bindInputFiles(mlir::ModuleOp module);
+
+/// Runs the graph pipeline; |simplify| false only specialises and refines.
+bool runGraphPipeline(mlir::ModuleOp module, bool simplify);
+
+/// Runs function passes on every function of |module|.
+bool runFunctionPasses(
+    mlir::ModuleOp module,
+    llvm::ArrayRef<std::function<std::unique_ptr<mlir::Pass>()>> passes);
+
+/// Prints the arena sizes the memory plan recorded on the entry function.
+void printArenaSizes(mlir::ModuleOp module);
+
+/// Prints |module| to the output file.
+bool writeOutput(mlir::ModuleOp module);
+
+/// --emit cuda: prints the kernels; --emit artifact: compiles them with
+/// NVRTC, packages the artifact, writes it and prints a summary.
+bool compileToCUDA(mlir::ModuleOp module,
+                   const std::vector<std::string> &archs);
+
+} // namespace kiln::compile
+
+#endif // KILN_TOOLS_KILN_COMPILE_COMPILEPHASES_H
