@@ -11,7 +11,6 @@ using namespace mlir;
 using namespace kiln;
 
 namespace {
-TensorType tensorOf(Value value) { return cast<TensorType>(value.getType()); }
 
 LogicalResult checkReduction(std::optional<Location> location,
                              StringRef reduction) {

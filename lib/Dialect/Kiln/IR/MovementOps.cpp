@@ -10,7 +10,6 @@ using namespace mlir;
 using namespace kiln;
 
 namespace {
-TensorType tensorOf(Value value) { return cast<TensorType>(value.getType()); }
 Type elementOf(Value value) { return getElementTypeOrSelf(value.getType()); }
 
 /// The values of a constant operand as doubles (floats or integers).

@@ -5,11 +5,6 @@
 using namespace mlir;
 using namespace kiln;
 
-namespace {
-TensorType tensorOf(Value value) { return cast<TensorType>(value.getType()); }
-
-} // namespace
-
 //===----------------------------------------------------------------------===//
 // Slice, Gather
 //===----------------------------------------------------------------------===//

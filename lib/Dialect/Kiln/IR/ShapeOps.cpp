@@ -11,9 +11,6 @@ using namespace kiln;
 
 namespace {
 Type elementOf(Value value) { return getElementTypeOrSelf(value.getType()); }
-
-TensorType tensorOf(Value value) { return cast<TensorType>(value.getType()); }
-
 } // namespace
 
 //===----------------------------------------------------------------------===//

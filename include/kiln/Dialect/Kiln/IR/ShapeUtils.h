@@ -64,6 +64,11 @@ getIntegerElements(mlir::ElementsAttr attr);
 /// attribute; empty for splats and unavailable blobs.
 llvm::ArrayRef<char> getRawElementBytes(mlir::ElementsAttr attr);
 
+/// |value|'s type, a tensor type (every kiln value is a tensor).
+inline mlir::TensorType tensorOf(mlir::Value value) {
+  return llvm::cast<mlir::TensorType>(value.getType());
+}
+
 /// A rank-|rank| tensor type of dynamic dims, or unranked when |rank| is
 /// unknown: the result type of an op whose shape operand is not known yet.
 mlir::Type dynamicTensor(std::optional<int64_t> rank, mlir::Type element);
