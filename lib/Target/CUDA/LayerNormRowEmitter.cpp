@@ -67,41 +67,29 @@ FailureOr<std::string> LayerNormRows::normalised(const VectorLanes &lanes,
 
 LogicalResult LayerNormRows::emit(LaunchGeometry &launch) {
   std::string accType = row.getComputeType();
-  int64_t width = row.getWidth();
   row.openRowLoop();
   std::string zero = ElementalEmitter::floatLiteral(type, 0.0);
   std::string count = ElementalEmitter::floatLiteral(type, geometry.length);
 
   // Pass 1: the prologue, held, and the sum.
   emitter.line(accType + " sum = " + zero + ";");
-  if (failed(row.forEachVector([&](const VectorLanes &lanes) -> LogicalResult {
-        for (int64_t j = 0; j < width; ++j) {
-          FailureOr<std::string> x = row.rowValue(lanes, j, /*compute=*/true);
-          if (failed(x))
-            return failure();
-          if (row.isHeld())
-            emitter.line(row.heldSlot(j) + " = " + *x + ";");
-          emitter.line("sum += " + *x + ";");
-        }
-        return success();
-      })))
+  if (failed(row.forEachRowValue(
+          /*compute=*/true, [&](const std::string &x, int64_t j) {
+            if (row.isHeld())
+              emitter.line(row.heldSlot(j) + " = " + x + ";");
+            emitter.line("sum += " + x + ";");
+          })))
     return failure();
   emitter.line("const " + accType + " mean = " +
                row.allReduce("sum", "kiln_sum_op()") + " / " + count + ";");
 
   // Pass 2: squared deviations from the mean.
   emitter.line(accType + " squares = " + zero + ";");
-  if (failed(row.forEachVector(
-          [&](const VectorLanes &lanes) -> LogicalResult {
-            for (int64_t j = 0; j < width; ++j) {
-              FailureOr<std::string> x =
-                  row.rowValue(lanes, j, /*compute=*/false);
-              if (failed(x))
-                return failure();
-              std::string d = emitter.materialize(type, *x + " - mean", "d");
-              emitter.line("squares += " + d + " * " + d + ";");
-            }
-            return success();
+  if (failed(row.forEachRowValue(
+          /*compute=*/false,
+          [&](const std::string &x, int64_t) {
+            std::string d = emitter.materialize(type, x + " - mean", "d");
+            emitter.line("squares += " + d + " * " + d + ";");
           },
           /*declareLanes=*/!row.isHeld())))
     return failure();

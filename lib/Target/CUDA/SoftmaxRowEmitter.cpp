@@ -54,45 +54,33 @@ private:
 
 LogicalResult SoftmaxRows::emit(LaunchGeometry &launch) {
   std::string accType = row.getComputeType();
-  int64_t width = row.getWidth();
   bool held = row.isHeld();
   row.openRowLoop();
 
   // Pass 1: the prologue, held, and the maximum.
   emitter.line(accType + " rowMax = " +
                ElementalEmitter::floatLiteral(type, -INFINITY) + ";");
-  if (failed(row.forEachVector([&](const VectorLanes &lanes) -> LogicalResult {
-        for (int64_t j = 0; j < width; ++j) {
-          FailureOr<std::string> x = row.rowValue(lanes, j, /*compute=*/true);
-          if (failed(x))
-            return failure();
-          if (held)
-            emitter.line(row.heldSlot(j) + " = " + *x + ";");
-          emitter.line("rowMax = kiln_max(rowMax, " + *x + ");");
-        }
-        return success();
-      })))
+  if (failed(row.forEachRowValue(
+          /*compute=*/true, [&](const std::string &x, int64_t j) {
+            if (held)
+              emitter.line(row.heldSlot(j) + " = " + x + ";");
+            emitter.line("rowMax = kiln_max(rowMax, " + x + ");");
+          })))
     return failure();
   emitter.line("rowMax = " + row.allReduce("rowMax", "kiln_max_op()") + ";");
 
   // Pass 2: the sum of exponentials; softmax holds them in place of x.
   emitter.line(accType + " sum = " + ElementalEmitter::floatLiteral(type, 0.0) +
                ";");
-  if (failed(row.forEachVector(
-          [&](const VectorLanes &lanes) -> LogicalResult {
-            for (int64_t j = 0; j < width; ++j) {
-              FailureOr<std::string> x =
-                  row.rowValue(lanes, j, /*compute=*/false);
-              if (failed(x))
-                return failure();
-              if (held && !logarithm) {
-                emitter.line(*x + " = " + shiftedExp(*x) + ";");
-                emitter.line("sum += " + *x + ";");
-              } else {
-                emitter.line("sum += " + shiftedExp(*x) + ";");
-              }
+  if (failed(row.forEachRowValue(
+          /*compute=*/false,
+          [&](const std::string &x, int64_t) {
+            if (held && !logarithm) {
+              emitter.line(x + " = " + shiftedExp(x) + ";");
+              emitter.line("sum += " + x + ";");
+            } else {
+              emitter.line("sum += " + shiftedExp(x) + ";");
             }
-            return success();
           },
           /*declareLanes=*/!held)))
     return failure();

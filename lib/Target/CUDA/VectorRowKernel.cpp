@@ -107,6 +107,23 @@ std::string VectorRowKernel::heldSlot(int64_t j) const {
   return "xs[k * " + std::to_string(width) + " + " + std::to_string(j) + "]";
 }
 
+LogicalResult VectorRowKernel::forEachRowValue(
+    bool compute,
+    llvm::function_ref<void(const std::string &, int64_t)> body,
+    bool declareLanes) {
+  return forEachVector(
+      [&](const VectorLanes &lanes) -> LogicalResult {
+        for (int64_t j = 0; j < width; ++j) {
+          FailureOr<std::string> x = rowValue(lanes, j, compute);
+          if (failed(x))
+            return failure();
+          body(*x, j);
+        }
+        return success();
+      },
+      declareLanes);
+}
+
 LogicalResult VectorRowKernel::forEachVector(
     llvm::function_ref<LogicalResult(const VectorLanes &)> body,
     bool declareLanes) {

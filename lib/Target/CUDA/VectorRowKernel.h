@@ -63,6 +63,13 @@ public:
       llvm::function_ref<mlir::LogicalResult(const VectorLanes &)> body,
       bool declareLanes = true);
 
+  /// forEachVector calling |body| with the anchor operand's value at each
+  /// lane j of the vector (rowValue(lanes, j, |compute|)) and j.
+  mlir::LogicalResult forEachRowValue(
+      bool compute,
+      llvm::function_ref<void(const std::string &x, int64_t j)> body,
+      bool declareLanes = true);
+
   /// The anchor operand's value at lane |j|: the held slot, or computed
   /// from the kernel inputs when |compute| or when the row is not held.
   mlir::FailureOr<std::string> rowValue(const VectorLanes &lanes, int64_t j,
