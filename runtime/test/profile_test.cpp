@@ -1,8 +1,6 @@
 // GPU tests of profile mode's kernel times: CUPTI's per-step durations and
 // counts, and the fall back to event timing.
-#include "artifact_builder.h"
-#include "gpu_kernels.h"
-#include "test_util.h"
+#include "session_fixture.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -22,24 +20,12 @@ bool cuptiDisabled() {
   return setting && std::strcmp(setting, "0") == 0;
 }
 
-class ProfileTest : public ::testing::Test {
+class ProfileTest : public SessionTest {
 protected:
-  void SetUp() override {
-    if (!hasCudaDevice())
-      GTEST_SKIP() << "no CUDA device";
-    ASSERT_TRUE(compiledKernels().error.empty()) << compiledKernels().error;
-    ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
-    for (float **buffer : {&x, &y})
-      ASSERT_EQ(cudaMalloc(reinterpret_cast<void **>(buffer), 4096),
-                cudaSuccess);
-  }
   void TearDown() override {
     kiln_session_release(session);
     kiln_model_release(model);
-    for (float *buffer : {x, y})
-      cudaFree(buffer);
-    if (stream)
-      cudaStreamDestroy(stream);
+    SessionTest::TearDown();
   }
 
   /// Creates |session| for the sample (two streams: it has event steps) with
@@ -47,33 +33,21 @@ protected:
   void createSession(int profile, int debug) {
     SampleOptions options = deviceSample();
     options.twoStreams = true;
-    std::vector<uint8_t> bytes = sampleArtifact(options);
-    ASSERT_TRUE(isOk(kiln_model_load_from_memory(bytes.data(), bytes.size(),
-                                                 nullptr, &model)));
+    ASSERT_TRUE(isOk(load(options, &model)));
     kiln_session_options_t sessionOptions;
     kiln_session_options_init(&sessionOptions);
     sessionOptions.profile = profile;
     sessionOptions.debug = debug;
     ASSERT_TRUE(isOk(kiln_session_create(model, &sessionOptions, &session)));
-    kiln_tensor_t in = kiln_device_tensor(x, kIn * 4),
-                  out = kiln_device_tensor(y, kOut * 4);
-    ASSERT_TRUE(isOk(kiln_session_bind_input(session, "x", &in)));
-    ASSERT_TRUE(isOk(kiln_session_bind_output(session, "y", &out)));
+    bindDevice(session, y);
   }
 
   /// Runs the session on a fresh input and checks its output.
   void runAndCheck(float seed) {
-    std::vector<float> input = sampleInput(seed), expected = reference(input);
-    ASSERT_EQ(cudaMemcpy(x, input.data(), kIn * 4, cudaMemcpyHostToDevice),
-              cudaSuccess);
+    std::vector<float> input = sampleInput(seed);
+    upload(input);
     ASSERT_TRUE(isOk(kiln_session_run(session, stream)));
-    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-    std::vector<float> actual(kOut);
-    ASSERT_EQ(cudaMemcpy(actual.data(), y, kOut * 4, cudaMemcpyDeviceToHost),
-              cudaSuccess);
-    for (int i = 0; i < kOut; ++i)
-      ASSERT_NEAR(actual[i], expected[i], 1e-4f * (1 + std::fabs(expected[i])))
-          << "at " << i;
+    expectNear(download(y), reference(input));
   }
 
   std::string source() {
@@ -111,8 +85,6 @@ protected:
     EXPECT_EQ(kernelSteps, 2u); // The gemm and the launch.
   }
 
-  cudaStream_t stream = nullptr;
-  float *x = nullptr, *y = nullptr;
   kiln_model_t *model = nullptr;
   kiln_session_t *session = nullptr;
 };
