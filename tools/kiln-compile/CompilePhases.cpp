@@ -111,15 +111,21 @@ bool keepWeightsExternal(ModuleOp module) {
   return externalWeights || bytes > externalWeightsThreshold;
 }
 
-/// Writes |bytes| to the output file (binary).
-bool writeBytes(llvm::StringRef bytes) {
+/// The output file, opened; NULL (the error reported) when it cannot be.
+std::unique_ptr<llvm::ToolOutputFile> openOutput() {
   std::string errorMessage;
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFile, &errorMessage);
-  if (!output) {
+  if (!output)
     reportError(errorMessage);
+  return output;
+}
+
+/// Writes |bytes| to the output file (binary).
+bool writeBytes(llvm::StringRef bytes) {
+  std::unique_ptr<llvm::ToolOutputFile> output = openOutput();
+  if (!output)
     return false;
-  }
   output->os() << bytes;
   output->keep();
   return true;
@@ -152,13 +158,9 @@ void printArenaSizes(ModuleOp module) {
 
 /// Prints |module| to the output file.
 bool writeOutput(ModuleOp module) {
-  std::string errorMessage;
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFile, &errorMessage);
-  if (!output) {
-    reportError(errorMessage);
+  std::unique_ptr<llvm::ToolOutputFile> output = openOutput();
+  if (!output)
     return false;
-  }
   // Weights are resource blobs; print neither them nor big folds as text.
   // Printing in local scope leaves out the resource section altogether
   // (eliding it would still hex-encode every blob first) and writes
