@@ -37,9 +37,13 @@ static cudnnDataType_t cudnnType(DType dtype) {
 }
 
 kiln_status_t parseConvPath(const char *text, ConvPath *path) {
-  *path = ConvPath::Any;
-  if (!text || !*text || std::strcmp(text, "auto") == 0)
+  *path = ConvPath::Legacy; // The default (conv.h says why).
+  if (!text || !*text)
     return nullptr;
+  if (std::strcmp(text, "auto") == 0) {
+    *path = ConvPath::Any;
+    return nullptr;
+  }
   if (std::strcmp(text, "legacy") == 0) {
     *path = ConvPath::Legacy;
     return nullptr;
@@ -50,7 +54,7 @@ kiln_status_t parseConvPath(const char *text, ConvPath *path) {
   }
   return Error(KILN_STATUS_INVALID_ARGUMENT)
          << "KILN_CONV_PATH is '" << text
-         << "'; it must be legacy, graph or auto (or unset)";
+         << "'; it must be legacy, graph or auto (or unset: legacy)";
 }
 
 static kiln_status_t makeTensor(cudnnTensorDescriptor_t *desc,
@@ -65,6 +69,8 @@ static kiln_status_t makeTensor(cudnnTensorDescriptor_t *desc,
 }
 
 kiln_status_t ConvPlan::create(const Conv &conv, DType dtype) {
+  convTable = &conv;
+  operandType = dtype;
   cudnnDataType_t type = cudnnType(dtype);
   size_t element = dtypeSize(dtype);
   // The validator bounds every tensor below 2^31 elements.
@@ -152,38 +158,6 @@ kiln_status_t ConvPlan::create(const Conv &conv, DType dtype) {
            << ", " << w << "], the step says [" << conv.n() << ", " << conv.k()
            << ", " << conv.out_h() << ", " << conv.out_w() << "]";
   return nullptr;
-}
-
-namespace {
-const char *algorithmText(cudnnConvolutionFwdAlgo_t algo) {
-  switch (algo) {
-  case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM:
-    return "implicit_gemm";
-  case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM:
-    return "implicit_precomp_gemm";
-  case CUDNN_CONVOLUTION_FWD_ALGO_GEMM:
-    return "gemm";
-  case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT:
-    return "direct";
-  case CUDNN_CONVOLUTION_FWD_ALGO_FFT:
-    return "fft";
-  case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING:
-    return "fft_tiling";
-  case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD:
-    return "winograd";
-  case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED:
-    return "winograd_nonfused";
-  default:
-    return "unknown";
-  }
-}
-
-} // namespace
-
-std::string ConvPlan::algorithmName() const {
-  if (graph)
-    return graph->plans().front().name;
-  return std::string(algorithmText(algorithm)) + (fused ? "+fused" : "");
 }
 
 kiln_status_t ConvPlan::run(cudnnHandle_t handle, const ConvPointers &pointers,

@@ -3,6 +3,8 @@
 #ifndef KILN_RUNTIME_CONV_H
 #define KILN_RUNTIME_CONV_H
 
+#include "algorithm_cache.h"
+#include "algorithm_choice.h"
 #include "artifact_reader.h"
 #include "conv_graph.h"
 
@@ -10,26 +12,34 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace kiln::runtime {
 
 /// Which of cuDNN's APIs may run Conv steps: both (the faster per step),
 /// only the legacy convolution API, or only the graph (backend) API.
-/// KILN_CONV_PATH=legacy|graph restricts it (tests use it to force a path).
+/// KILN_CONV_PATH=auto|legacy|graph chooses (tests use it to force a path).
+/// The default is the legacy API: on the H200 (cuDNN 9), ResNet-50 at
+/// batch 32 gave intermittently wrong outputs in whole-model CUDA-graph runs
+/// whenever graph-API plans ran some steps, although each plan matched the
+/// reference alone (docs/architecture.md, "Convolution candidates"); the
+/// graph API bought 0.6 % there.
 enum class ConvPath { Any, Legacy, Graph };
 
-/// Parses KILN_CONV_PATH's value: NULL, "" or "auto" is Any; "legacy",
-/// "graph"; anything else is INVALID_ARGUMENT naming the variable.
+/// Parses KILN_CONV_PATH's value: NULL or "" is the default (Legacy);
+/// "auto" is Any; "legacy", "graph"; anything else is INVALID_ARGUMENT
+/// naming the variable.
 kiln_status_t parseConvPath(const char *text, ConvPath *path);
 
 /// out = act(conv2d(x, w) (+ bias per output channel) (+ residual)) on NCHW
 /// or NHWC tensors (the step's layout), accumulating in fp32, by whichever
-/// candidate measures faster at session creation:
+/// candidate that computes it correctly measures fastest at session
+/// creation (algorithm_choice.h):
 ///  - legacy API: one cudnnConvolutionBiasActivationForward (needs a bias;
 ///    IDENTITY activation when there is no relu, which only the
 ///    precomputed implicit GEMM takes), or the unfused sequence
 ///    (cudnnConvolutionForward, cudnnAddTensor for the bias and the
-///    residual, cudnnActivationForward);
+///    residual, cudnnActivationForward), for each deterministic algorithm;
 ///  - graph API (conv_graph.h): one execution plan of the operation graph
 ///    conv -> + bias -> + residual -> relu, for each of the first engines
 ///    cuDNN's heuristics propose.
@@ -43,30 +53,38 @@ public:
   ~ConvPlan();
 
   /// Builds the descriptors (|dtype| is every operand's). Does not choose an
-  /// algorithm yet.
+  /// algorithm yet. |conv| must outlive the plan (the model's manifest).
   kiln_status_t create(const kiln::artifact::Conv &conv,
                        kiln::artifact::DType dtype);
 
-  /// Chooses the algorithm on |scratch| (buffers of the operands' sizes whose
-  /// contents do not matter) among the candidates |path| allows: cuDNN's own
-  /// timing ranks the legacy algorithms that need at most |workspaceBytes|,
-  /// each runs fused and unfused; the graph plans that fit it join them.
-  /// Each is run as the step will (epilogue included), replayed from a
-  /// CUDA graph and timed on the GPU (gpu_timing.h timeCandidate, which
-  /// also runs it once uncaptured first), and the lowest median wins (ties:
-  /// legacy first, then cuDNN's order). Graph-building failures only remove
-  /// the graph candidates, except with ConvPath::Graph, where no graph plan
-  /// is an error with cuDNN's reason. Synchronises |stream|.
+  /// Chooses the algorithm on |scratch| (buffers of the operands' sizes
+  /// holding the random operands of |context|'s gate) among the candidates
+  /// |path| allows, in a fixed order: the legacy algorithms cuDNN runs
+  /// within |workspaceBytes| (by algorithm, unfused then fused), then the
+  /// graph plans that fit it. Each runs as the step will (epilogue
+  /// included), replayed from a CUDA graph; only those whose output passes
+  /// the gate compete on time. A choice in |cache| (if any) is checked and
+  /// taken without timing; the choice made is stored there. Graph-building
+  /// failures only remove the graph candidates, except with
+  /// ConvPath::Graph. A graph plan that wins is built anew for the step:
+  /// the plan a step runs is never one that was captured and replayed for
+  /// timing, nor one another step runs (on the H200, cuDNN 9 plans reused so
+  /// gave wrong outputs in the model's CUDA graph). Synchronises the
+  /// context's stream.
   kiln_status_t chooseAlgorithm(cudnnHandle_t handle,
                                 const ConvPointers &scratch, void *workspace,
-                                size_t workspaceBytes, cudaStream_t stream,
-                                ConvPath path = ConvPath::Any);
+                                size_t workspaceBytes,
+                                const ChoiceContext &context, ConvPath path,
+                                AlgorithmCache *cache);
 
   /// Identifies the convolution (shape, layout, dtype, epilogue, TF32):
   /// steps with equal keys can share one choice.
   const std::string &key() const { return identity; }
-  /// Takes |other|'s choice (same key, same handle) instead of timing.
-  kiln_status_t useChoiceOf(const ConvPlan &other);
+  /// Takes |other|'s choice (same key) instead of choosing; a graph plan is
+  /// built anew on |handle| from the same engine and knobs (every step owns
+  /// a plan of its own, see chooseAlgorithm).
+  kiln_status_t useChoiceOf(const ConvPlan &other, cudnnHandle_t handle,
+                            size_t workspaceBytes);
 
   /// Enqueues the convolution (and bias) on |stream|. Capturable (a fixed
   /// workspace, no allocation, no sync).
@@ -77,6 +95,9 @@ public:
   /// Bytes of x, w, bias (0 without), out and the residual (0 without): the
   /// scratch buffers of chooseAlgorithm.
   size_t operandBytes[5] = {0, 0, 0, 0, 0};
+  /// The step's table and dtype (for the accuracy gate's reference).
+  const kiln::artifact::Conv *table() const { return convTable; }
+  kiln::artifact::DType dtype() const { return operandType; }
 
   /// "implicit_precomp_gemm", "winograd", ... after chooseAlgorithm, with
   /// "+fused" when the epilogue runs in the same cuDNN call, or the graph
@@ -84,22 +105,35 @@ public:
   std::string algorithmName() const;
 
 private:
+  /// One way to run the step (a legacy algorithm or a graph plan).
+  struct Choice;
   /// One execution with |algo| (its workspace need |algoWorkspace|).
   kiln_status_t run(cudnnHandle_t handle, const ConvPointers &pointers,
                     cudnnConvolutionFwdAlgo_t algo, size_t algoWorkspace,
                     bool fusedCall, void *workspace) const;
-  /// The fastest candidate so far (conv_choice.cpp).
-  struct Choice;
-  /// Times the legacy candidates into |*choice|; an error when none runs.
-  kiln_status_t timeLegacy(cudnnHandle_t handle, const ConvPointers &scratch,
-                           void *workspace, size_t workspaceBytes,
-                           cudaStream_t stream, Choice *choice);
-  /// The same for the graph plans (they replace |*choice| only when
-  /// strictly faster); an error when none builds or runs.
-  kiln_status_t timeGraph(cudnnHandle_t handle, const ConvPointers &scratch,
-                          void *workspace, size_t workspaceBytes,
-                          cudaStream_t stream, Choice *choice);
+  /// Enqueues |choice| (setting its math type first).
+  kiln_status_t runChoice(cudnnHandle_t handle, const Choice &choice,
+                          const ConvPointers &pointers, void *workspace);
+  /// The legacy candidates in a fixed order; an error when cuDNN has none.
+  kiln_status_t legacyChoices(cudnnHandle_t handle, const ConvPointers &scratch,
+                              void *workspace, size_t workspaceBytes,
+                              std::vector<Choice> *choices);
+  /// The graph plans' candidates; an error when none builds.
+  kiln_status_t graphChoices(cudnnHandle_t handle, size_t workspaceBytes,
+                             std::vector<Choice> *choices);
+  /// |choice| rebuilt from the algorithm cache's text; false if the text is
+  /// not one of ours or cuDNN no longer builds it.
+  bool parseCachedChoice(cudnnHandle_t handle, const std::string &text,
+                         size_t workspaceBytes, Choice *choice);
+  /// Makes |choice| the step's algorithm (a graph plan built anew on
+  /// |handle|).
+  kiln_status_t apply(const Choice &choice, cudnnHandle_t handle,
+                      size_t workspaceBytes);
+  static std::string nameOf(const Choice &choice);
+  static std::string cacheTextOf(const Choice &choice);
 
+  const kiln::artifact::Conv *convTable = nullptr;
+  kiln::artifact::DType operandType = kiln::artifact::DType_F32;
   cudnnTensorDescriptor_t xDesc = nullptr, yDesc = nullptr, biasDesc = nullptr;
   cudnnFilterDescriptor_t wDesc = nullptr;
   cudnnConvolutionDescriptor_t convDesc = nullptr;

@@ -6,7 +6,7 @@
 // 2. Ask heuristics mode A for ranked engine configs; if none of them gives
 //    a plan, mode FALLBACK.
 // 3. For each config in rank order: skip it when its engine's notes break
-//    the step's numerics, finalise an execution plan (runtime-compiled
+//    the step's numerics or say it is nondeterministic, finalise an execution plan (runtime-compiled
 //    engines compile here), skip it when its workspace does not fit; stop
 //    at kMaxPlans.
 #include "conv_graph.h"
@@ -59,7 +59,7 @@ kiln_status_t engineConfigs(const BackendDescriptor &graph,
 struct EngineFacts {
   int64_t index = -1;
   bool tensorCores = false, downConverts = false, reducedReduction = false,
-       needsReorder = false;
+       needsReorder = false, nondeterministic = false;
 };
 
 kiln_status_t engineFacts(const BackendDescriptor &config, EngineFacts *facts) {
@@ -83,6 +83,8 @@ kiln_status_t engineFacts(const BackendDescriptor &config, EngineFacts *facts) {
     facts->downConverts |= notes[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS;
     facts->reducedReduction |=
         notes[i] == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION;
+    facts->nondeterministic |=
+        notes[i] == CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC;
   }
   cudnnBackendBehaviorNote_t behaviours[CUDNN_BEHAVIOR_NOTE_TYPE_COUNT];
   KILN_RETURN_IF_ERROR(engine.getAttribute(
@@ -95,10 +97,11 @@ kiln_status_t engineFacts(const BackendDescriptor &config, EngineFacts *facts) {
   return nullptr;
 }
 
-/// "graph:eng<N>" and ":k<type>=<value>,..." for the config's knob choices
-/// (for profiles; the knob part is left out if cuDNN will not tell).
-std::string planName(const BackendDescriptor &config, int64_t engineIndex) {
-  std::string name = "graph:eng" + std::to_string(engineIndex);
+/// The knob choices (type, value) of |config|; empty if cuDNN will not
+/// tell.
+std::vector<std::pair<int64_t, int64_t>>
+knobChoices(const BackendDescriptor &config) {
+  std::vector<std::pair<int64_t, int64_t>> choices;
   std::vector<BackendDescriptor> knobs;
   std::vector<cudnnBackendDescriptor_t> raw;
   int64_t count = 0;
@@ -109,7 +112,6 @@ std::string planName(const BackendDescriptor &config, int64_t engineIndex) {
     status = config.getAttribute(CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
                                  CUDNN_TYPE_BACKEND_DESCRIPTOR,
                                  CUDNN_KNOB_TYPE_COUNTS, &count, raw.data());
-  std::string choices;
   for (int64_t i = 0; !status && i < count && i < CUDNN_KNOB_TYPE_COUNTS; ++i) {
     cudnnBackendKnobType_t type = CUDNN_KNOB_TYPE_COUNTS;
     int64_t value = 0, read = 0;
@@ -121,17 +123,29 @@ std::string planName(const BackendDescriptor &config, int64_t engineIndex) {
           knobs[size_t(i)].getAttribute(CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE,
                                         CUDNN_TYPE_INT64, 1, &read, &value);
     if (!status)
-      choices += (choices.empty() ? ":k" : ",k") + std::to_string(int(type)) +
-                 "=" + std::to_string(value);
+      choices.emplace_back(int64_t(type), value);
   }
-  kiln_status_free(status);
-  return status ? name : name + choices;
+  if (status) {
+    kiln_status_free(status);
+    choices.clear();
+  }
+  return choices;
+}
+
+/// "graph:eng<N>" and ":k<type>=<value>,..." for the knob choices, for
+/// profiles and logs.
+std::string planName(int64_t engineIndex,
+                     const std::vector<std::pair<int64_t, int64_t>> &knobs) {
+  std::string name = "graph:eng" + std::to_string(engineIndex);
+  for (size_t i = 0; i < knobs.size(); ++i)
+    name += (i ? ",k" : ":k") + std::to_string(knobs[i].first) + "=" +
+            std::to_string(knobs[i].second);
+  return name;
 }
 } // namespace
 
-kiln_status_t ConvGraph::build(cudnnHandle_t handle,
-                               const ConvGraphShape &graphShape, bool allowTf32,
-                               size_t workspaceLimit) {
+kiln_status_t ConvGraph::buildOperationGraph(cudnnHandle_t handle,
+                                             const ConvGraphShape &graphShape) {
   shape = graphShape;
   executionPlans.clear();
   KILN_RETURN_IF_ERROR(buildConvOperations(shape, &operations));
@@ -148,8 +162,81 @@ kiln_status_t ConvGraph::build(cudnnHandle_t handle,
   KILN_RETURN_IF_ERROR(operationGraph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS,
                                           CUDNN_TYPE_BACKEND_DESCRIPTOR,
                                           int64_t(ops.size()), ops.data()));
-  KILN_RETURN_IF_ERROR(operationGraph.finalize());
+  return operationGraph.finalize();
+}
 
+kiln_status_t ConvGraph::finalizePlan(cudnnHandle_t handle,
+                                      const BackendDescriptor &config,
+                                      int64_t engineIndex, Plan *plan) {
+  std::string engineName = "engine " + std::to_string(engineIndex);
+  KILN_RETURN_IF_ERROR(plan->plan.create(
+      CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, "the plan of " + engineName));
+  KILN_RETURN_IF_ERROR(plan->plan.set(CUDNN_ATTR_EXECUTION_PLAN_HANDLE,
+                                      CUDNN_TYPE_HANDLE, 1, &handle));
+  KILN_RETURN_IF_ERROR(
+      plan->plan.setDescriptor(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, config));
+  KILN_RETURN_IF_ERROR(plan->plan.finalize());
+  int64_t read = 0;
+  KILN_RETURN_IF_ERROR(plan->plan.getAttribute(
+      CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &read,
+      &plan->workspaceBytes));
+  plan->engine = engineIndex;
+  plan->knobs = knobChoices(config);
+  plan->name = planName(engineIndex, plan->knobs);
+  return nullptr;
+}
+
+kiln_status_t ConvGraph::buildConfigured(
+    cudnnHandle_t handle, const ConvGraphShape &graphShape, int64_t engineIndex,
+    const std::vector<std::pair<int64_t, int64_t>> &knobs,
+    size_t workspaceLimit) {
+  KILN_RETURN_IF_ERROR(buildOperationGraph(handle, graphShape));
+  BackendDescriptor engine;
+  KILN_RETURN_IF_ERROR(
+      engine.create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, "the cached engine"));
+  KILN_RETURN_IF_ERROR(
+      engine.setDescriptor(CUDNN_ATTR_ENGINE_OPERATION_GRAPH, operationGraph));
+  KILN_RETURN_IF_ERROR(
+      engine.setInt64(CUDNN_ATTR_ENGINE_GLOBAL_INDEX, engineIndex));
+  KILN_RETURN_IF_ERROR(engine.finalize());
+  std::vector<BackendDescriptor> choices;
+  std::vector<cudnnBackendDescriptor_t> raw;
+  for (auto [type, value] : knobs) {
+    BackendDescriptor choice;
+    KILN_RETURN_IF_ERROR(choice.create(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR,
+                                       "a cached knob choice"));
+    cudnnBackendKnobType_t knobType = cudnnBackendKnobType_t(type);
+    KILN_RETURN_IF_ERROR(choice.set(CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE,
+                                    CUDNN_TYPE_KNOB_TYPE, 1, &knobType));
+    KILN_RETURN_IF_ERROR(
+        choice.setInt64(CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, value));
+    KILN_RETURN_IF_ERROR(choice.finalize());
+    raw.push_back(choice.get());
+    choices.push_back(std::move(choice));
+  }
+  BackendDescriptor config;
+  KILN_RETURN_IF_ERROR(config.create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR,
+                                     "the cached engine config"));
+  KILN_RETURN_IF_ERROR(config.setDescriptor(CUDNN_ATTR_ENGINECFG_ENGINE, engine));
+  if (!raw.empty())
+    KILN_RETURN_IF_ERROR(config.set(CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+                                    CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                    int64_t(raw.size()), raw.data()));
+  KILN_RETURN_IF_ERROR(config.finalize());
+  Plan plan;
+  KILN_RETURN_IF_ERROR(finalizePlan(handle, config, engineIndex, &plan));
+  if (plan.workspaceBytes < 0 || size_t(plan.workspaceBytes) > workspaceLimit)
+    return Error(KILN_STATUS_INCOMPATIBLE)
+           << plan.name << " needs " << plan.workspaceBytes
+           << " bytes of workspace, the session has " << workspaceLimit;
+  executionPlans.push_back(std::move(plan));
+  return nullptr;
+}
+
+kiln_status_t ConvGraph::build(cudnnHandle_t handle,
+                               const ConvGraphShape &graphShape, bool allowTf32,
+                               size_t workspaceLimit) {
+  KILN_RETURN_IF_ERROR(buildOperationGraph(handle, graphShape));
   std::string skipped;
   kiln_status_t modeA =
       addPlans(handle, CUDNN_HEUR_MODE_A, allowTf32, workspaceLimit, &skipped);
@@ -195,30 +282,15 @@ kiln_status_t ConvGraph::addPlans(cudnnHandle_t handle,
     }
     // fp32 accumulation always; f32 data: never converted down, and on
     // tensor cores (TF32) only when the step allows TF32.
-    if (facts.reducedReduction || facts.needsReorder ||
+    if (facts.reducedReduction || facts.needsReorder || facts.nondeterministic ||
         (shape.type == CUDNN_DATA_FLOAT && facts.downConverts) ||
         (fmaOnly && facts.tensorCores)) {
       ++numerics;
       continue;
     }
     Plan plan;
-    std::string engineName = "engine " + std::to_string(facts.index);
-    kiln_status_t status = plan.plan.create(
-        CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, "the plan of " + engineName);
-    if (!status)
-      status = plan.plan.set(CUDNN_ATTR_EXECUTION_PLAN_HANDLE,
-                             CUDNN_TYPE_HANDLE, 1, &handle);
-    if (!status)
-      status = plan.plan.setDescriptor(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
-                                       config);
-    if (!status)
-      status = plan.plan.finalize();
-    int64_t read = 0;
-    if (!status)
-      status = plan.plan.getAttribute(CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
-                                      CUDNN_TYPE_INT64, 1, &read,
-                                      &plan.workspaceBytes);
-    if (status) {
+    if (kiln_status_t status =
+            finalizePlan(handle, config, facts.index, &plan)) {
       lastRefusal = takeMessage(status);
       ++refused;
       continue;
@@ -228,7 +300,6 @@ kiln_status_t ConvGraph::addPlans(cudnnHandle_t handle,
       ++tooLarge;
       continue;
     }
-    plan.name = planName(config, facts.index);
     executionPlans.push_back(std::move(plan));
   }
   std::string heuristic = mode == CUDNN_HEUR_MODE_A ? "mode A" : "fallback";
@@ -279,14 +350,6 @@ kiln_status_t ConvGraph::execute(cudnnHandle_t handle, size_t index,
   const Plan &plan = executionPlans[index];
   return backendStatus(cudnnBackendExecute(handle, plan.plan.get(), pack.get()),
                        "cudnnBackendExecute (" + plan.name + ")");
-}
-
-void ConvGraph::keepOnly(size_t index) {
-  if (index >= executionPlans.size())
-    return;
-  Plan kept = std::move(executionPlans[index]);
-  executionPlans.clear();
-  executionPlans.push_back(std::move(kept));
 }
 
 } // namespace kiln::runtime

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kiln::runtime {
@@ -21,10 +22,11 @@ struct ConvPointers {
   const void *residual = nullptr;
 };
 
-/// One Conv step's operation graph and finalised execution plans. Built
-/// once per session on the session's cuDNN handle (plans are bound to it);
-/// immutable after build except for keepOnly, so steps with identical
-/// convolutions can share it.
+/// One Conv step's operation graph and finalised execution plans, built on
+/// the cuDNN handle of the step's stream (plans are bound to it); immutable
+/// after build. The timed candidates of a step share one; the plan a step
+/// runs is one of its own, built from the winner's engine and knobs
+/// (ConvPlan::chooseAlgorithm).
 class ConvGraph {
 public:
   /// One finalised execution plan: its engine config's workspace need and
@@ -34,17 +36,32 @@ public:
     BackendDescriptor plan;
     int64_t workspaceBytes = 0;
     std::string name;
+    /// What rebuilds it (buildConfigured): the engine's global index and
+    /// the config's knob choices (type, value).
+    int64_t engine = -1;
+    std::vector<std::pair<int64_t, int64_t>> knobs;
   };
 
   /// Builds the operation graph of |shape| on |handle|, asks cuDNN's
   /// heuristics (mode A, then FALLBACK when A yields no plan) for engine
   /// configs and finalises plans of the first kMaxPlans that finalise,
   /// keep |shape|'s numerics (fp32 accumulation; f32 without |allowTf32|:
-  /// no tensor cores) and need at most |workspaceLimit| bytes. When none
+  /// no tensor cores), are deterministic and need at most |workspaceLimit|
+  /// bytes. When none
   /// does: INCOMPATIBLE with the reason (the pattern cuDNN refused, the
   /// counts of configs skipped and why).
   kiln_status_t build(cudnnHandle_t handle, const ConvGraphShape &shape,
                       bool allowTf32, size_t workspaceLimit);
+
+  /// Builds the operation graph of |shape| and one plan of engine |engine|
+  /// with |knobs| (a choice read from the algorithm cache). INCOMPATIBLE
+  /// when cuDNN does not finalise it or its workspace exceeds
+  /// |workspaceLimit|.
+  kiln_status_t
+  buildConfigured(cudnnHandle_t handle, const ConvGraphShape &shape,
+                  int64_t engine,
+                  const std::vector<std::pair<int64_t, int64_t>> &knobs,
+                  size_t workspaceLimit);
 
   static constexpr size_t kMaxPlans = 3;
   const std::vector<Plan> &plans() const { return executionPlans; }
@@ -54,10 +71,15 @@ public:
   kiln_status_t execute(cudnnHandle_t handle, size_t index,
                         const ConvPointers &pointers, void *workspace) const;
 
-  /// Drops every plan but |index| (which becomes plan 0).
-  void keepOnly(size_t index);
 
 private:
+  kiln_status_t buildOperationGraph(cudnnHandle_t handle,
+                                    const ConvGraphShape &shape);
+  /// Finalises the plan of |config| on |handle| into |*plan| (its name and
+  /// workspace too).
+  kiln_status_t finalizePlan(cudnnHandle_t handle,
+                             const BackendDescriptor &config,
+                             int64_t engineIndex, Plan *plan);
   kiln_status_t addPlans(cudnnHandle_t handle, cudnnBackendHeurMode_t mode,
                          bool allowTf32, size_t workspaceLimit,
                          std::string *skipped);

@@ -69,7 +69,8 @@ kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
                             ? addresses[static_cast<size_t>(step.convResidual)]
                             : nullptr;
     // The stream's own workspace slice, as for GEMMs.
-    return annotate(step.conv->enqueue(session.cudnn, pointers,
+    return annotate(step.conv->enqueue(session.cudnnHandles[step.stream],
+                                       pointers,
                                        session.workspaces[step.stream],
                                        session.workspaceBytes, stream),
                     step.describe(index));

@@ -4,6 +4,10 @@
 #include "gpu_timing.h"
 #include "status.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
+#include <sstream>
 
 namespace kiln::runtime {
 
@@ -58,6 +62,10 @@ kiln_status_t GemmPlan::create(cublasLtHandle_t handle, const Gemm &gemm,
                                size_t workspaceBytes) {
   // A/B in the input type; C/D in the output type, which is f32 for a
   // fused cast of an f16/bf16 product (the scale type stays 32F).
+  gemmTable = &gemm;
+  this->inputDType = inputDType;
+  this->outDType = outDType;
+  this->biasDType = biasDType;
   cudaDataType_t inputType = cudaType(inputDType);
   cudaDataType_t outType = cudaType(outDType);
   alpha = gemm.alpha();
@@ -185,24 +193,110 @@ kiln_status_t GemmPlan::create(cublasLtHandle_t handle, const Gemm &gemm,
   return nullptr;
 }
 
+std::string GemmPlan::nameOf(const cublasLtMatmulAlgo_t &algo) {
+  std::string name = "lt";
+  const struct {
+    cublasLtMatmulAlgoConfigAttributes_t attribute;
+    const char *label;
+  } fields[] = {{CUBLASLT_ALGO_CONFIG_ID, "id"},
+                {CUBLASLT_ALGO_CONFIG_TILE_ID, "tile"},
+                {CUBLASLT_ALGO_CONFIG_STAGES_ID, "stages"},
+                {CUBLASLT_ALGO_CONFIG_SPLITK_NUM, "splitk"},
+                {CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, "reduction"},
+                {CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, "swizzle"}};
+  for (const auto &field : fields) {
+    uint32_t value = 0; // Each of these is 32 bits or less (zero-extended).
+    size_t written = 0;
+    if (cublasLtMatmulAlgoConfigGetAttribute(&algo, field.attribute, &value,
+                                             sizeof(value), &written) ==
+        CUBLAS_STATUS_SUCCESS)
+      name += std::string(":") + field.label + std::to_string(value);
+  }
+  return name;
+}
+
+std::string GemmPlan::cacheTextOf(const cublasLtMatmulAlgo_t &algo) {
+  std::string text = "algo=";
+  char word[17];
+  for (size_t i = 0; i < std::size(algo.data); ++i) {
+    std::snprintf(word, sizeof(word), "%016llx",
+                  static_cast<unsigned long long>(algo.data[i]));
+    text += (i ? "," : "") + std::string(word);
+  }
+  return text;
+}
+
+bool GemmPlan::parseCachedAlgorithm(cublasLtHandle_t handle,
+                                    const std::string &text,
+                                    size_t workspaceBytes,
+                                    cublasLtMatmulAlgo_t *algo) const {
+  if (text.compare(0, 5, "algo=") != 0)
+    return false;
+  std::istringstream words(text.substr(5));
+  size_t count = 0;
+  for (std::string word; std::getline(words, word, ',');) {
+    char *end = nullptr;
+    if (count >= std::size(algo->data) || word.size() != 16)
+      return false;
+    algo->data[count++] = std::strtoull(word.c_str(), &end, 16);
+    if (*end != '\0')
+      return false;
+  }
+  if (count != std::size(algo->data))
+    return false;
+  cublasLtMatmulHeuristicResult_t result{};
+  return cublasLtMatmulAlgoCheck(handle, operation, layoutA, layoutB, layoutC,
+                                 layoutD, algo, &result) ==
+             CUBLAS_STATUS_SUCCESS &&
+         result.workspaceSize <= workspaceBytes;
+}
+
 kiln_status_t GemmPlan::chooseAlgorithm(cublasLtHandle_t handle,
                                         const GemmPointers &scratch,
                                         void *workspace, size_t workspaceBytes,
-                                        cudaStream_t stream) {
-  float bestTime = -1;
-  cublasLtMatmulAlgo_t best = candidates.front();
-  for (const cublasLtMatmulAlgo_t &candidate : candidates) {
-    algorithm = candidate;
-    float time = -1;
-    KILN_RETURN_IF_ERROR(timeCandidate(stream, [&] {
-      return enqueue(handle, scratch, workspace, workspaceBytes, stream);
-    }, &time));
-    if (time >= 0 && (bestTime < 0 || time < bestTime)) {
-      bestTime = time;
-      best = candidate;
+                                        const ChoiceContext &context,
+                                        AlgorithmCache *cache) {
+  auto candidateOf = [&](const cublasLtMatmulAlgo_t &algo) {
+    LibraryCandidate candidate;
+    candidate.name = nameOf(algo);
+    candidate.cacheChoice = cacheTextOf(algo);
+    candidate.enqueue = [this, handle, algo, &scratch, workspace,
+                         workspaceBytes, &context] {
+      algorithm = algo;
+      return enqueue(handle, scratch, workspace, workspaceBytes,
+                     context.stream);
+    };
+    return candidate;
+  };
+  if (const std::string *cached =
+          cache ? cache->find("gemm", configuration) : nullptr) {
+    cublasLtMatmulAlgo_t algo{};
+    bool passed = false;
+    if (parseCachedAlgorithm(handle, *cached, workspaceBytes, &algo)) {
+      KILN_RETURN_IF_ERROR(checkCandidate(candidateOf(algo), context, &passed));
+      if (passed) {
+        algorithm = algo;
+        return nullptr;
+      }
+    } else if (context.log) {
+      context.log->push_back(context.step + ": cached choice '" + *cached +
+                             "' is not accepted by this cuBLASLt");
     }
+    cache->forget("gemm", configuration);
   }
-  algorithm = best;
+  std::vector<LibraryCandidate> list;
+  for (const cublasLtMatmulAlgo_t &candidate : candidates)
+    list.push_back(candidateOf(candidate));
+  int winner = -1;
+  KILN_RETURN_IF_ERROR(chooseCandidate(list, context, &winner));
+  if (winner < 0)
+    return Error(KILN_STATUS_INTERNAL)
+           << "none of cuBLASLt's " << list.size()
+           << " candidates for this GEMM computes it within the precision's "
+              "tolerance (the algorithm log below names each and its error)";
+  algorithm = candidates[size_t(winner)];
+  if (cache)
+    cache->store("gemm", configuration, list[size_t(winner)].cacheChoice);
   return nullptr;
 }
 

@@ -3,6 +3,8 @@
 #ifndef KILN_RUNTIME_GEMM_H
 #define KILN_RUNTIME_GEMM_H
 
+#include "algorithm_cache.h"
+#include "algorithm_choice.h"
 #include "artifact_reader.h"
 
 #include <cublasLt.h>
@@ -41,19 +43,33 @@ public:
                        kiln::artifact::DType biasDType,
                        const uint32_t alignments[4], size_t workspaceBytes);
 
-  /// Times cuBLASLt's heuristic candidates (up to kGemmCandidates) on
-  /// |scratch| (buffers of the operands' sizes, contents irrelevant),
-  /// replayed from a CUDA graph and timed on the GPU (gpu_timing.h), and
-  /// keeps the fastest (ties: the heuristic's order). Synchronises |stream|.
+  /// Chooses among cuBLASLt's heuristic candidates (up to kGemmCandidates,
+  /// in the heuristic's order) on |scratch| (buffers of the operands' sizes
+  /// holding the random operands of |context|'s gate): each runs replayed
+  /// from a CUDA graph, and only those whose output passes the gate compete
+  /// on GPU time (algorithm_choice.h). A choice in |cache| (if any) is
+  /// checked and taken without timing; the choice made is stored there.
+  /// Synchronises the context's stream.
   kiln_status_t chooseAlgorithm(cublasLtHandle_t handle,
                                 const GemmPointers &scratch, void *workspace,
-                                size_t workspaceBytes, cudaStream_t stream);
+                                size_t workspaceBytes,
+                                const ChoiceContext &context,
+                                AlgorithmCache *cache);
 
   /// Equal for plans that run identically (dims, strides, transposes,
   /// epilogue, scalars, input/output/bias dtypes, alignments, workspace): one
   /// timing serves them all (useAlgorithmOf).
   const std::string &key() const { return configuration; }
   void useAlgorithmOf(const GemmPlan &timed) { algorithm = timed.algorithm; }
+  /// The chosen algorithm's cuBLASLt configuration ("lt:id6:tile20:..."),
+  /// for profiles and logs.
+  std::string algorithmName() const { return nameOf(algorithm); }
+  /// The step's table and dtypes (for the accuracy gate's reference);
+  /// |gemm| of create must outlive the plan (the model's manifest).
+  const kiln::artifact::Gemm *table() const { return gemmTable; }
+  kiln::artifact::DType inputType() const { return inputDType; }
+  kiln::artifact::DType outType() const { return outDType; }
+  kiln::artifact::DType biasType() const { return biasDType; }
   /// Bytes of a, b, c, bias (0 without) and out, for scratch operands.
   size_t operandBytes[5] = {0, 0, 0, 0, 0};
 
@@ -63,6 +79,17 @@ public:
                         cudaStream_t stream) const;
 
 private:
+  static std::string nameOf(const cublasLtMatmulAlgo_t &algo);
+  static std::string cacheTextOf(const cublasLtMatmulAlgo_t &algo);
+  /// |*algo| from the cache's text if cuBLASLt still accepts it here.
+  bool parseCachedAlgorithm(cublasLtHandle_t handle, const std::string &text,
+                            size_t workspaceBytes,
+                            cublasLtMatmulAlgo_t *algo) const;
+
+  const kiln::artifact::Gemm *gemmTable = nullptr;
+  kiln::artifact::DType inputDType = kiln::artifact::DType_F32,
+                        outDType = kiln::artifact::DType_F32,
+                        biasDType = kiln::artifact::DType_F32;
   cublasLtMatmulDesc_t operation = nullptr;
   cublasLtMatrixLayout_t layoutA = nullptr, layoutB = nullptr,
                          layoutC = nullptr, layoutD = nullptr;

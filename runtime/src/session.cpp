@@ -44,8 +44,9 @@ kiln_session_s::~kiln_session_s() {
   steps.clear(); // Gemm and conv plans before the handles.
   if (cublas)
     cublasLtDestroy(cublas);
-  if (cudnn)
-    cudnnDestroy(cudnn);
+  for (cudnnHandle_t handle : cudnnHandles)
+    if (handle)
+      cudnnDestroy(handle);
   if (arena)
     cudaFree(arena);
   kiln_model_release(model);
@@ -256,6 +257,10 @@ kiln_status_t kiln_session_create(kiln_model_t *model,
                          environment[0] != '\0');
   session->checkNanInf = options->check_nan_inf != 0;
   session->profile = options->profile != 0;
+  if (options->algorithm_cache_path)
+    session->algorithmCachePath = options->algorithm_cache_path;
+  else if (const char *cache = std::getenv("KILN_ALGO_CACHE"))
+    session->algorithmCachePath = cache;
   if (const char *pdl = std::getenv("KILN_PDL"))
     session->programmaticLaunch = std::strcmp(pdl, "0") != 0;
   if (session->profile) {
@@ -274,6 +279,19 @@ kiln_status_t kiln_session_create(kiln_model_t *model,
 }
 
 void kiln_session_release(kiln_session_t *session) { delete session; }
+
+kiln_status_t kiln_session_algorithm_log(const kiln_session_t *session,
+                                         const char **out_log) {
+  if (!out_log)
+    return Error(KILN_STATUS_INVALID_ARGUMENT)
+           << "kiln_session_algorithm_log: out_log is NULL";
+  *out_log = nullptr;
+  if (!session)
+    return Error(KILN_STATUS_INVALID_ARGUMENT)
+           << "kiln_session_algorithm_log: session is NULL";
+  *out_log = session->algorithmLogText.c_str();
+  return nullptr;
+}
 
 kiln_status_t kiln_session_bind_input(kiln_session_t *session, const char *name,
                                       const kiln_tensor_t *tensor) {

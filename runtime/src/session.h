@@ -65,8 +65,10 @@ void resolveAddresses(const kiln_session_s &session,
 /// Builds PreparedSteps (launch checks, cuBLASLt and cuDNN algorithms) for
 /// the session's entry point.
 kiln_status_t prepareSteps(kiln_session_s *session);
-/// Chooses the Conv and Gemm steps' library algorithms by timing them on the
-/// GPU (autotune.cpp); creates the cuDNN handle when there are Conv steps.
+/// Chooses the Conv and Gemm steps' library algorithms: candidates checked
+/// against a reference on random operands, then timed on the GPU, or taken
+/// from the algorithm cache (autotune.cpp); creates the cuDNN handle when
+/// there are Conv steps.
 kiln_status_t chooseLibraryAlgorithms(kiln_session_s *session);
 /// Enqueues step |index| on |stream| with buffer |addresses|.
 kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
@@ -102,9 +104,12 @@ struct kiln_session_s {
   std::vector<void *> workspaces;
   size_t workspaceBytes = 0;
   cublasLtHandle_t cublas = nullptr;
-  /// Created only when the entry point has Conv steps; its stream is set
-  /// before each cuDNN call.
-  cudnnHandle_t cudnn = nullptr;
+  /// cudnnHandles[s]: the cuDNN handle of plan stream s, created only for
+  /// the streams that have Conv steps (NULL for the others); its stream is
+  /// set before each cuDNN call. One handle per stream: steps that run
+  /// concurrently never share one (graph-API plans are built on, and bound
+  /// to, their stream's handle).
+  std::vector<cudnnHandle_t> cudnnHandles;
   /// streams[0] is the session's own origin for graph capture; the others
   /// run the plan's streams 1.. and are forked from / joined to the origin.
   std::vector<cudaStream_t> streams;
@@ -128,6 +133,13 @@ struct kiln_session_s {
   std::vector<kiln::runtime::StepActivity> stepActivity;
   /// kiln_session_profile_source: "cupti" or "events: <why not>".
   std::string profileSource;
+  /// The algorithm cache file (kiln_session_options_t.algorithm_cache_path
+  /// or KILN_ALGO_CACHE); empty: none.
+  std::string algorithmCachePath;
+  /// kiln_session_algorithm_log: one line per library candidate checked
+  /// and per choice made at creation.
+  std::vector<std::string> algorithmLog;
+  std::string algorithmLogText;
 
   ~kiln_session_s();
 };

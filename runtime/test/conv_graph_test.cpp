@@ -148,7 +148,9 @@ TEST(ConvGraphOperations, ConvAloneWritesYDirectly) {
 TEST(ConvPath, ParsesTheEnvironmentValue) {
   ConvPath path = ConvPath::Graph;
   EXPECT_TRUE(isOk(parseConvPath(nullptr, &path)));
-  EXPECT_EQ(path, ConvPath::Any);
+  EXPECT_EQ(path, ConvPath::Legacy); // The default.
+  EXPECT_TRUE(isOk(parseConvPath("", &path)));
+  EXPECT_EQ(path, ConvPath::Legacy);
   EXPECT_TRUE(isOk(parseConvPath("auto", &path)));
   EXPECT_EQ(path, ConvPath::Any);
   EXPECT_TRUE(isOk(parseConvPath("legacy", &path)));

@@ -1,7 +1,8 @@
 // GPU tests of Conv steps through cuDNN: padding, strides, dilation, groups
 // (depthwise), bias, the fused relu and residual epilogue, f16/bf16, NHWC,
-// and a graph replay with new inputs; with both APIs as candidates, and with
-// KILN_CONV_PATH forcing the graph (backend) API or the legacy API.
+// and a graph replay with new inputs; with both APIs as candidates
+// (KILN_CONV_PATH=auto), and with KILN_CONV_PATH forcing the graph (backend)
+// API or the legacy API (the default).
 #include "conv_artifact.h"
 #include "host_values.h"
 #include "tensor_files.h"
@@ -179,13 +180,14 @@ void checkAgainstTheCpu(const ConvShape &c, const char *path,
   }
 }
 
-/// Both APIs' candidates: whichever is faster.
+/// KILN_CONV_PATH=auto: both APIs' candidates, whichever correct one is
+/// faster.
 class ConvTest : public ::testing::TestWithParam<ConvShape> {};
 
 TEST_P(ConvTest, MatchesTheCpu) {
   if (!hasCudaDevice())
     GTEST_SKIP() << "no CUDA device";
-  checkAgainstTheCpu(GetParam(), nullptr, "");
+  checkAgainstTheCpu(GetParam(), "auto", "");
 }
 
 /// KILN_CONV_PATH=graph: a cuDNN graph-API execution plan must run it.

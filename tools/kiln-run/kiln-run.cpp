@@ -24,6 +24,7 @@ const char *kUsage =
     "TRACE.json]\n"
     "                [--debug] [--check-nan] [--entry NAME] [--device N] "
     "[--save-outputs DIR]\n"
+    "                [--algo-cache FILE] [--algo-log]\n"
     "  Files bind by name (NAME.npy, NAME.pb or a TensorProto's name), then by "
     "position\n"
     "  (input_K.pb / output_K.pb in a directory, or the order given). "
@@ -37,11 +38,11 @@ const char *kUsage =
 enum Exit { kPass = 0, kFailed = 1, kUsageError = 2, kNoDevice = 3 };
 
 struct Options {
-  std::string model, profile, entry, saveOutputs;
+  std::string model, profile, entry, saveOutputs, algorithmCache;
   std::vector<std::string> inputs, expect;
   double rtol = 1e-4, atol = 1e-5, relL2 = -1;
   int bench = 0, device = 0;
-  bool debug = false, checkNan = false;
+  bool debug = false, checkNan = false, algorithmLog = false;
 };
 
 bool isDirectory(const std::string &path) {
@@ -82,11 +83,15 @@ bool parseOptions(int argc, char **argv, Options *options) {
           std::atoi(text.c_str());
       list = nullptr;
     } else if (arg == "--profile" || arg == "--entry" ||
-               arg == "--save-outputs") {
-      if (!value(arg == "--profile" ? &options->profile
-                 : arg == "--entry" ? &options->entry
-                                    : &options->saveOutputs))
+               arg == "--save-outputs" || arg == "--algo-cache") {
+      if (!value(arg == "--profile"        ? &options->profile
+                 : arg == "--entry"        ? &options->entry
+                 : arg == "--save-outputs" ? &options->saveOutputs
+                                           : &options->algorithmCache))
         return false;
+      list = nullptr;
+    } else if (arg == "--algo-log") {
+      options->algorithmLog = true;
       list = nullptr;
     } else if (arg == "--debug" || arg == "--check-nan") {
       (arg == "--debug" ? options->debug : options->checkNan) = true;
@@ -175,6 +180,9 @@ int runModel(const Options &options) {
       options.entry.empty() ? nullptr : options.entry.c_str();
   sessionOptions.debug = options.debug;
   sessionOptions.check_nan_inf = options.checkNan;
+  // The algorithm cache (kiln_session_options_t.algorithm_cache_path).
+  if (!options.algorithmCache.empty())
+    sessionOptions.algorithm_cache_path = options.algorithmCache.c_str();
   kiln_session_t *session = nullptr;
   std::vector<void *> deviceBuffers;
   std::vector<HostTensor> outputs;
@@ -198,6 +206,11 @@ int runModel(const Options &options) {
              "creating the session") ||
       cudaFailed(cudaStreamCreate(&stream), "cudaStreamCreate"))
     return finish(kFailed);
+  const char *algorithmLog = nullptr;
+  if (options.algorithmLog &&
+      !failed(kiln_session_algorithm_log(session, &algorithmLog),
+              "the algorithm log"))
+    std::printf("algorithm choices:\n%s", algorithmLog);
 
   // Inputs: read, convert to the model's dtype, check shapes, upload, bind.
   for (size_t i = 0; i < kiln_model_input_count(model, entry); ++i) {

@@ -206,17 +206,40 @@ typedef struct kiln_session_options_s {
                       // events time GPU work, not host enqueueing. Also
                       // times each step's kernels exactly with CUPTI when
                       // libcupti loads (kiln_session_profile_source).
+  const char *algorithm_cache_path; // The algorithm cache file (NULL: the
+                      // env var KILN_ALGO_CACHE, else none). Session
+                      // creation takes each Conv/Gemm configuration's choice
+                      // from it (after checking the choice's output) and
+                      // writes the choices it makes to it, keyed by GPU,
+                      // driver, CUDA, cuDNN and cuBLASLt versions: sessions
+                      // of one artifact on one machine then run the same
+                      // algorithms and give bit-identical outputs.
 } kiln_session_options_t;
 
 // Defaults: first entry point, model's device, no debug, no profile.
 void kiln_session_options_init(kiln_session_options_t *options);
 
 // Creates a session for |model| (which it retains). Allocates the arena once
-// and chooses cuBLASLt algorithms. |options| may be NULL. On success the
+// and chooses the cuBLASLt and cuDNN algorithms: every candidate runs on
+// seeded random operands and its output is checked against a reference
+// (a double-precision host computation at sampled elements, and the first
+// passing candidate's output) within the precision's tolerance; only those
+// that pass compete on GPU time, close times are measured again, and ties
+// go to a fixed candidate order, so that two sessions choose alike. |options| may be NULL. On success the
 // caller owns |*out_session| and releases it with kiln_session_release.
 kiln_status_t kiln_session_create(kiln_model_t *model,
                                   const kiln_session_options_t *options,
                                   kiln_session_t **out_session);
+
+// The algorithm log of session creation in |*out_log| (owned by the
+// session; valid until it is released): one line per library candidate
+// checked ("step 12 'conv_3' (ONNX nodes: ...): candidate winograd: ok
+// rel_l2=... max_err=..., 0.0213 ms" or "... REJECTED: does not match the
+// reference, ...") and per choice made. Debug mode also prints it to stderr.
+// Session creation that fails because no candidate of a step matches says
+// so; kiln-run --algo-log prints the log.
+kiln_status_t kiln_session_algorithm_log(const kiln_session_t *session,
+                                         const char **out_log);
 
 // Synchronises with the session's last run, then frees it. NULL is allowed.
 void kiln_session_release(kiln_session_t *session);
@@ -265,9 +288,12 @@ typedef struct kiln_step_profile_s {
   uint64_t bytes;    // Bytes of the distinct buffers the step reads and writes.
   uint64_t flops;    // Floating-point operations, when known (GEMM,
                      // attention); 0 otherwise.
-  const char *algorithm; // The cuDNN algorithm a Conv step chose at session
-                         // creation ("implicit_precomp_gemm+fused": with
-                         // its epilogue in the same call); "" otherwise.
+  const char *algorithm; // The algorithm a Conv or Gemm step chose at
+                         // session creation (cuDNN's
+                         // "implicit_precomp_gemm+fused": with its epilogue
+                         // in the same call; a graph plan
+                         // "graph:eng<N>:k<knob>=<value>"; cuBLASLt's
+                         // "lt:id<N>:tile<N>:..."); "" otherwise.
   // Profile mode with CUPTI (kiln_session_profile_source is "cupti"): the
   // device work the step ran in the last run, from CUPTI's activity records.
   // |duration_ms| times a replay of the step's graph between events, which
