@@ -21,6 +21,16 @@ attention for the transformers, in eager mode and under torch.compile
 ("default" and, slowly, "max-autotune"). Prints medians and kiln's ratio to
 each mode; writes JSON with versions and the machine.
 
+Correct before fast: before any time is taken, kiln's outputs for the timed
+input are compared with onnxruntime's (CPU, fp32, the same filled weights):
+the JSON's kiln_rel_l2_vs_onnxruntime is the largest relative L2 error over
+the outputs. An artifact beyond the precision's tolerance (fp16: 5e-3) is
+reported as MISMATCH with no time and no ratio, and the script exits 1. The
+checked run and the timed run share an algorithm cache file
+(kiln-run --algo-cache), so the timed session runs the algorithms whose
+outputs were checked; kiln_repeatable says whether 3 fresh sessions gave
+bit-identical outputs.
+
 From kiln's profile (benchmarks/profile_log.py reads it):
   kiln_kernel_sum_ms        the sum of every step's kernel durations from
                             CUPTI ("kernel time (cupti)"); None when kiln-run
@@ -127,7 +137,12 @@ def kiln_inputs(name, folder):
         np.save(os.path.join(folder, "attention_mask.npy"), mask)
 
 
-def time_kiln(name, bundle, models_dir, runs):
+# The largest relative L2 error an fp16 artifact may have against onnxruntime.
+FP16_REL_L2 = 5e-3
+
+
+def prepare_kiln(name, bundle, models_dir):
+    """Fills the weights and writes the input; returns (folder, inputs)."""
     spec = SHAPES[name]
     folder = os.path.join(bundle, name)
     filled = os.path.join(folder, spec["file"] + ".onnx")
@@ -137,9 +152,55 @@ def time_kiln(name, bundle, models_dir, runs):
                         "--external"], check=True, capture_output=True)
     inputs = os.path.join(folder, "inputs")
     kiln_inputs(name, inputs)
+    return folder, inputs
+
+
+def check_kiln(name, bundle, models_dir, sessions=3):
+    """kiln's outputs against onnxruntime's on the same weights and input.
+
+    Returns (largest rel-L2 over the outputs, per-output figures, whether
+    |sessions| fresh sessions gave bit-identical outputs)."""
+    import onnxruntime
+    spec = SHAPES[name]
+    folder, inputs = prepare_kiln(name, bundle, models_dir)
+    session = onnxruntime.InferenceSession(
+        os.path.join(folder, spec["file"] + ".onnx"),
+        providers=["CPUExecutionProvider"])
+    feeds = {i.name: np.load(os.path.join(inputs, i.name + ".npy"))
+             for i in session.get_inputs()}
+    names = [o.name for o in session.get_outputs()]
+    expected = dict(zip(names, session.run(names, feeds)))
+    per_output, outputs = {}, []
+    for index in range(sessions):
+        saved = os.path.join(folder, f"outputs{index}")
+        os.makedirs(saved, exist_ok=True)
+        run = subprocess.run(
+            [os.path.join(bundle, "bin", "kiln-run"),
+             os.path.join(folder, "fp16.kiln"), "--inputs", inputs,
+             "--save-outputs", saved, "--algo-cache",
+             os.path.join(folder, "algorithms.cache")],
+            capture_output=True, text=True)
+        if run.returncode != 0:
+            raise RuntimeError(f"kiln-run failed for {name}: "
+                               f"{(run.stdout + run.stderr)[-800:]}")
+        outputs.append({n: np.load(os.path.join(saved, n + ".npy"))
+                        for n in names})
+    for n in names:
+        got = outputs[0][n].astype(np.float64)
+        want = expected[n].astype(np.float64)
+        per_output[n] = float(np.linalg.norm(got - want) /
+                              max(np.linalg.norm(want), 1e-30))
+    repeatable = all(np.array_equal(o[n], outputs[0][n])
+                     for o in outputs[1:] for n in names)
+    return max(per_output.values()), per_output, repeatable
+
+
+def time_kiln(name, bundle, models_dir, runs):
+    folder, inputs = prepare_kiln(name, bundle, models_dir)
     run = subprocess.run(
         [os.path.join(bundle, "bin", "kiln-run"), os.path.join(folder, "fp16.kiln"),
          "--inputs", inputs, "--bench", str(runs),
+         "--algo-cache", os.path.join(folder, "algorithms.cache"),
          "--profile", os.path.join(folder, "profile.json")],
         capture_output=True, text=True)
     text = run.stdout + run.stderr
@@ -174,9 +235,26 @@ def main():
         cuda=torch.version.cuda, transformers=transformers.__version__,
         torchvision=torchvision.__version__, runs=args.runs, results=[])
     rows = result["results"]
+    mismatches = []
     for name in args.models.split(","):
         row = dict(model=name, shape=SHAPES[name]["shape"], precision="fp16")
         rows.append(row)
+        rel_l2, per_output, repeatable = check_kiln(name, args.bundle,
+                                                    args.models_dir)
+        row["kiln_rel_l2_vs_onnxruntime"] = rel_l2
+        row["kiln_rel_l2_per_output"] = per_output
+        row["kiln_rel_l2_limit"] = FP16_REL_L2
+        row["kiln_repeatable"] = repeatable
+        if not rel_l2 <= FP16_REL_L2:
+            row["accuracy"] = "MISMATCH"
+            mismatches.append(name)
+            print(f"{name:12s} MISMATCH: kiln's outputs differ from "
+                  f"onnxruntime's (rel-L2 {rel_l2:.3g} > {FP16_REL_L2}); "
+                  "no time reported", flush=True)
+            with open(out, "w") as f:
+                json.dump(result, f, indent=1)
+            continue
+        row["accuracy"] = "ok"
         row["kiln_ms"], kiln_log = time_kiln(name, args.bundle, args.models_dir,
                                              args.runs)
         row["kiln_profile"] = [line for line in kiln_log.splitlines()
@@ -210,7 +288,9 @@ def main():
         torch.cuda.empty_cache()
         sums = (f"kernel sum {row['kiln_kernel_sum_ms']:.3f} ms, "
                 if row.get("kiln_kernel_sum_ms") else "")
-        print(f"{name:12s} kiln {row['kiln_ms']:.3f} ms ({sums}replay sum "
+        print(f"{name:12s} rel-L2 {rel_l2:.2g} vs onnxruntime"
+              f"{'' if repeatable else ' (NOT repeatable)'}  "
+              f"kiln {row['kiln_ms']:.3f} ms ({sums}replay sum "
               f"{row.get('kiln_step_replay_sum_ms') or 0:.3f} ms)  " + "  ".join(
             f"{mode} {row[f'torch_{mode}_ms']:.3f} ms (kiln/{mode} "
             f"{row[f'ratio_kiln_to_{mode}']:.2f}x)"
@@ -220,6 +300,9 @@ def main():
     with open(out, "w") as f:
         json.dump(result, f, indent=1)
     print(f"wrote {out}")
+    if mismatches:
+        print("MISMATCH (no times reported): " + ", ".join(mismatches))
+        sys.exit(1)
 
 
 if __name__ == "__main__":

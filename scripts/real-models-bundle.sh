@@ -5,8 +5,11 @@
 # --external and stay external: the artifacts reference
 # MODEL.onnx.data by offset, length and hash, and the GPU machine writes the
 # same file with the same script (scripts/real-models-run.py). Each model is
-# compiled at fp32, fp16 and bf16, batch 1 and 8 (BERT and GPT-2 at seq 128);
-# compile time, artifact size and arena bytes go to OUTDIR/compile.json.
+# compiled at fp32, fp16 and bf16, batch 1 and 8 (BERT and GPT-2 at seq 128),
+# and at fp16 at the shapes benchmarks/compare_torch.py times (ResNet-50
+# batch 32, GPT-2 seq 1024; KILN_BENCH_SHAPES=0 leaves them out), so every
+# benchmarked shape is checked against onnxruntime; compile time, artifact
+# size and arena bytes go to OUTDIR/compile.json.
 # Usage: scripts/real-models-bundle.sh OUTDIR [MODEL...]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,26 +36,44 @@ for model in "${models[@]}"; do
   mkdir -p "$out/$model" "$work/$model"
   "$python" "$root/scripts/fill-weights.py" "$root/test/models/$model.onnx" \
     "$work/$model/$model.onnx" --external | tee "$out/$model/fill.txt"
+  # precision:batch:seq (seq 0 for images) of each artifact.
+  variants=()
   for precision in "${precisions[@]}"; do
     for batch in "${batches[@]}"; do
+      variants+=("$precision:$batch:$([[ $model == resnet50-* ]] && echo 0 || echo 128)")
+    done
+  done
+  if [[ ${KILN_BENCH_SHAPES:-1} != 0 ]]; then
+    case $model in
+      resnet50-*) variants+=(fp16:32:0) ;;
+      gpt2-*) variants+=(fp16:1:1024) ;;
+    esac
+  fi
+  for variant in "${variants[@]}"; do
+    IFS=: read -r precision batch seq <<<"$variant"
+    {
       shape="batch=$batch"
-      [[ $model == resnet50-* ]] || shape="$shape,seq=128"
-      artifact="$out/$model/$precision-bs$batch.kiln"
+      name="$precision-bs$batch"
+      if [[ $seq != 0 ]]; then
+        shape="$shape,seq=$seq"
+        [[ $seq == 128 ]] || name="$name-seq$seq"
+      fi
+      artifact="$out/$model/$name.kiln"
       start=$(date +%s.%N)
       log="$("$build/bin/kiln-compile" "$work/$model/$model.onnx" \
         --input-shape "$shape" --precision "$precision" --external-weights \
         --gpu-arch "$arch" -o "$artifact" 2>&1)" ||
-        { echo "$log" >&2; echo "error: $model $precision bs$batch" >&2; exit 1; }
+        { echo "$log" >&2; echo "error: $model $name" >&2; exit 1; }
       end=$(date +%s.%N)
       summary="$(echo "$log" | tail -1)"
       seconds=$(awk "BEGIN {printf \"%.2f\", $end - $start}")
       size=$(stat -c %s "$artifact")
       arena=$(echo "$summary" | grep -oP 'activation arena \K[0-9]+')
       weights=$(echo "$summary" | grep -oP 'weight arena \K[0-9]+')
-      echo "== $model $precision bs$batch: ${seconds}s, artifact $size bytes," \
+      echo "== $model $name: ${seconds}s, artifact $size bytes," \
         "arena $arena bytes"
-      records+=("{\"model\": \"$model\", \"precision\": \"$precision\", \"batch\": $batch, \"compile_s\": $seconds, \"artifact_bytes\": $size, \"activation_arena_bytes\": $arena, \"weight_arena_bytes\": $weights, \"summary\": \"${summary//\"/\\\"}\"}")
-    done
+      records+=("{\"model\": \"$model\", \"artifact\": \"$name\", \"precision\": \"$precision\", \"batch\": $batch, \"compile_s\": $seconds, \"artifact_bytes\": $size, \"activation_arena_bytes\": $arena, \"weight_arena_bytes\": $weights, \"summary\": \"${summary//\"/\\\"}\"}")
+    }
   done
 done
 (IFS=,; echo "[${records[*]}]") | "$python" -m json.tool >"$out/compile.json"
