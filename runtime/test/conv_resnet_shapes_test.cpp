@@ -19,35 +19,12 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
-#include <optional>
 #include <string>
 
 using namespace kiln::testing;
 using namespace kiln::artifact;
 
 namespace {
-
-/// KILN_CONV_PATH for its lifetime (NULL: unset), restored after.
-class PathOverride {
-public:
-  explicit PathOverride(const char *value) {
-    if (const char *old = std::getenv("KILN_CONV_PATH"))
-      previous = old;
-    if (value)
-      setenv("KILN_CONV_PATH", value, 1);
-    else
-      unsetenv("KILN_CONV_PATH");
-  }
-  ~PathOverride() {
-    if (previous)
-      setenv("KILN_CONV_PATH", previous->c_str(), 1);
-    else
-      unsetenv("KILN_CONV_PATH");
-  }
-
-private:
-  std::optional<std::string> previous;
-};
 
 /// A ResNet-50 convolution at batch 32 (f16, NHWC, bias; relu and residual
 /// as given).
@@ -82,7 +59,7 @@ TEST_P(ConvResNetShapesTest, MatchesTheReference) {
       model, kiln_model_release);
   kiln_session_t *session = nullptr;
   {
-    PathOverride path(GetParam().path);
+    EnvironmentOverride path("KILN_CONV_PATH", GetParam().path);
     kiln_status_t status = kiln_session_create(model, nullptr, &session);
     if (GetParam().path && status &&
         kiln_status_code(status) == KILN_STATUS_INCOMPATIBLE) {

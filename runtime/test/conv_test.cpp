@@ -80,26 +80,11 @@ std::vector<float> reference(const ConvShape &c, const std::vector<float> &x,
   return out;
 }
 
-/// Sets KILN_CONV_PATH (NULL: unsets it) for its lifetime, then restores it.
-class ConvPathOverride {
+/// Sets KILN_CONV_PATH (NULL: unsets it) for its lifetime.
+class ConvPathOverride : public EnvironmentOverride {
 public:
-  explicit ConvPathOverride(const char *value) {
-    if (const char *old = std::getenv("KILN_CONV_PATH"))
-      previous = old;
-    if (value)
-      setenv("KILN_CONV_PATH", value, 1);
-    else
-      unsetenv("KILN_CONV_PATH");
-  }
-  ~ConvPathOverride() {
-    if (previous)
-      setenv("KILN_CONV_PATH", previous->c_str(), 1);
-    else
-      unsetenv("KILN_CONV_PATH");
-  }
-
-private:
-  std::optional<std::string> previous;
+  explicit ConvPathOverride(const char *value)
+      : EnvironmentOverride("KILN_CONV_PATH", value) {}
 };
 
 /// Loads the one-step model of |c|, creates a session with KILN_CONV_PATH

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace kiln::testing {
@@ -48,6 +50,32 @@ inline ::testing::AssertionResult isError(kiln_status_t status,
 
 /// True when a CUDA device is usable (GPU tests skip otherwise).
 bool hasCudaDevice();
+
+/// Sets environment variable |name| to |value| (NULL: unsets it) for its
+/// lifetime, then restores what it was.
+class EnvironmentOverride {
+public:
+  EnvironmentOverride(const char *name, const char *value) : name(name) {
+    if (const char *old = std::getenv(name))
+      previous = old;
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~EnvironmentOverride() {
+    if (previous)
+      setenv(name.c_str(), previous->c_str(), 1);
+    else
+      unsetenv(name.c_str());
+  }
+  EnvironmentOverride(const EnvironmentOverride &) = delete;
+  EnvironmentOverride &operator=(const EnvironmentOverride &) = delete;
+
+private:
+  std::string name;
+  std::optional<std::string> previous;
+};
 
 } // namespace kiln::testing
 
