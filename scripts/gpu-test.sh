@@ -32,7 +32,9 @@ command -v nvidia-smi >/dev/null &&
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 kiln_run="$out/bin/kiln-run"
 
-# 1. Runtime unit tests (GoogleTest): one entry per binary.
+# 1. Runtime unit tests (GoogleTest): one entry per binary. The capture,
+# concurrency and device-fault tests run every bundle model too.
+export KILN_TEST_MODELS_DIR="$out/models"
 for test in "$out"/unittests/*; do
   [[ -x "$test" ]] || continue
   log="$(mktemp)"

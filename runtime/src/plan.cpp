@@ -97,6 +97,7 @@ static kiln_status_t prepareLaunch(kiln_session_s *session, const Step &step,
   uint32_t kernel = step.kernel();
   const char *symbol = str(model.manifest().kernels()->Get(kernel)->symbol());
   prepared.function = reinterpret_cast<const void *>(model.kernels[kernel]);
+  prepared.symbol = symbol;
   uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
   for (uint32_t i = 0; i < step.grid()->size(); ++i)
     grid[i] = step.grid()->Get(i);

@@ -3,6 +3,7 @@
 #include "session.h"
 #include "arena_layout.h"
 #include "bindings.h"
+#include "device_memory.h"
 #include "status.h"
 
 #include "kiln/artifact_format.h"
@@ -78,10 +79,11 @@ kiln_status_t initialize(kiln_session_s *session) {
   session->workspaceBytes = layout.workspaceBytes;
   session->workspaces.assign(streams, nullptr);
   if (layout.totalBytes > 0) {
-    KILN_RETURN_IF_ERROR(
-        cudaStatus(cudaMalloc(&session->arena, layout.totalBytes),
-                   "allocating the " + std::to_string(layout.totalBytes) +
-                       "-byte activation arena"));
+    KILN_RETURN_IF_ERROR(allocateDeviceMemory(
+        &session->arena, layout.totalBytes,
+        "allocating the " + std::to_string(layout.totalBytes) +
+            "-byte activation arena",
+        session->model->device));
     for (size_t stream = 0; stream < layout.workspaceOffsets.size(); ++stream)
       session->workspaces[stream] =
           static_cast<char *>(session->arena) + layout.workspaceOffsets[stream];

@@ -19,6 +19,7 @@ struct PreparedStep {
   kiln::artifact::StepKind kind = kiln::artifact::StepKind_Launch;
   uint32_t stream = 0;
   std::string name, kindName, onnxNodes;
+  std::string symbol; // Launch: the CUDA kernel's symbol, for fault reports.
   std::string algorithm; // Conv: the cuDNN algorithm chosen, for profiles.
   std::vector<uint32_t> args;     // Buffer ids.
   const void *function = nullptr; // Launch: the cudaKernel_t.
@@ -116,6 +117,9 @@ struct kiln_session_s {
   std::vector<cudaEvent_t> planEvents, joinEvents;
   cudaEvent_t forkEvent = nullptr, runDone = nullptr;
   bool hasRun = false;
+  /// The first device fault a run of this session reported (DEVICE_FAULT):
+  /// the context is unusable, and later runs say so without touching it.
+  std::string deviceFault;
   std::vector<kiln::runtime::PreparedStep> steps;
   std::vector<kiln::runtime::Binding> inputs, outputs;
   // Graph mode.

@@ -174,6 +174,13 @@ kiln_status_t runStepByStep(kiln_session_s *session,
   if (session->profile)
     KILN_RETURN_IF_ERROR(
         cudaStatus(cudaEventRecord(session->runStart, stream), "profiling"));
+  // Debug mode blames a fault on the step after which it shows: first make
+  // sure it is not in work enqueued before the run.
+  if (session->debug)
+    KILN_RETURN_IF_ERROR(cudaStatus(
+        cudaStreamSynchronize(stream),
+        "before the first step (work enqueued earlier on the stream: host "
+        "input staging or the caller's own)"));
   for (size_t i = 0; i < session->steps.size(); ++i) {
     const PreparedStep &step = session->steps[i];
     if (session->profile)
@@ -197,9 +204,13 @@ kiln_status_t runStepByStep(kiln_session_s *session,
           cudaEventRecord(session->stepEnd[i], stream), "profiling"));
     if (!session->debug)
       continue;
-    KILN_RETURN_IF_ERROR(
-        cudaStatus(cudaStreamSynchronize(stream), step.describe(i)));
-    KILN_RETURN_IF_ERROR(cudaStatus(cudaGetLastError(), step.describe(i)));
+    // A device fault shows here, in the step that caused it: name the
+    // step, its ONNX nodes and the CUDA kernel.
+    std::string where = step.describe(i);
+    if (!step.symbol.empty())
+      where += " in CUDA kernel " + step.symbol;
+    KILN_RETURN_IF_ERROR(cudaStatus(cudaStreamSynchronize(stream), where));
+    KILN_RETURN_IF_ERROR(cudaStatus(cudaGetLastError(), where));
     if (session->checkNanInf)
       KILN_RETURN_IF_ERROR(checkStepOutputs(*session, i, addresses, stream));
   }
@@ -213,7 +224,7 @@ kiln_status_t runStepByStep(kiln_session_s *session,
 /// the caller records runDone even when a later part fails.
 kiln_status_t enqueueRun(kiln_session_s *session,
                          const std::vector<void *> &addresses,
-                         cudaStream_t stream, bool *enqueued) {
+                         cudaStream_t stream, bool captured, bool *enqueued) {
   for (Binding &binding : session->inputs) {
     if (binding.memory != KILN_MEMORY_HOST)
       continue;
@@ -227,7 +238,11 @@ kiln_status_t enqueueRun(kiln_session_s *session,
         "staging a host input"));
   }
   *enqueued = true; // Step by step or a graph launch: possibly partial.
-  if (session->debug || session->profile)
+  if (captured) // The caller's graph gets the plan's nodes themselves.
+    KILN_RETURN_IF_ERROR(annotate(enqueuePlan(session, addresses, stream),
+                                  "enqueueing the plan into the caller's "
+                                  "stream capture"));
+  else if (session->debug || session->profile)
     KILN_RETURN_IF_ERROR(runStepByStep(session, addresses, stream));
   else
     KILN_RETURN_IF_ERROR(runGraph(session, addresses, stream));
@@ -247,35 +262,77 @@ kiln_status_t enqueueRun(kiln_session_s *session,
 
 } // namespace
 
+/// Whether |stream| is being captured into a graph (the caller's capture):
+/// then the run's work becomes nodes of that graph. Debug and profile mode
+/// synchronise, so they cannot be captured.
+kiln_status_t captureStatus(const kiln_session_s &session, cudaStream_t stream,
+                            bool *captured) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  KILN_RETURN_IF_ERROR(cudaStatus(cudaStreamIsCapturing(stream, &capture),
+                                  "asking whether the stream is captured"));
+  if (capture == cudaStreamCaptureStatusInvalidated)
+    return Error(KILN_STATUS_FAILED_PRECONDITION)
+           << "the stream's capture was invalidated before kiln_session_run";
+  *captured = capture == cudaStreamCaptureStatusActive;
+  if (*captured && (session.debug || session.profile))
+    return Error(KILN_STATUS_FAILED_PRECONDITION)
+           << "a session in " << (session.debug ? "debug" : "profile")
+           << " mode synchronises with the device, so its runs cannot be "
+              "captured into a CUDA graph";
+  return nullptr;
+}
+
 kiln_status_t runSession(kiln_session_s *session, cudaStream_t stream) {
+  if (!session->deviceFault.empty())
+    return Error(KILN_STATUS_DEVICE_FAULT)
+           << "the session cannot run: an earlier run hit a device fault and "
+              "the CUDA context is unusable ("
+           << session->deviceFault << ")";
   KILN_RETURN_IF_ERROR(checkBound(*session));
   const EntryPointSignature &signature =
       session->model->signatures[session->entryIndex];
   KILN_RETURN_IF_ERROR(checkDisjointBindings(
       session->inputs, session->outputs, signature.inputs, signature.outputs));
+  bool captured = false;
+  KILN_RETURN_IF_ERROR(captureStatus(*session, stream, &captured));
   std::vector<void *> addresses;
   resolveAddresses(*session, &addresses);
-  // Runs of one session share its arena: order this one after the last.
+  // Runs of one session share its arena: order this one after the last. In
+  // a capture, as an external event node: each replay of the caller's graph
+  // waits for the session's last run, and records runDone at its end.
   if (session->hasRun)
-    KILN_RETURN_IF_ERROR(
-        cudaStatus(cudaStreamWaitEvent(stream, session->runDone, 0),
-                   "ordering after the previous run"));
+    KILN_RETURN_IF_ERROR(cudaStatus(
+        cudaStreamWaitEvent(stream, session->runDone,
+                            captured ? cudaEventWaitExternal
+                                     : cudaEventWaitDefault),
+        "ordering after the previous run"));
   bool enqueued = false;
-  kiln_status_t status = enqueueRun(session, addresses, stream, &enqueued);
+  kiln_status_t status =
+      enqueueRun(session, addresses, stream, captured, &enqueued);
   // The one cleanup path: whatever was enqueued (host callbacks that read or
   // write the caller's buffers included) is covered by runDone, which the
   // next bind, run and release wait for, even when the run failed.
   if (enqueued) {
     kiln_status_t recorded = cudaStatus(
-        cudaEventRecord(session->runDone, stream), "recording the run");
+        cudaEventRecordWithFlags(session->runDone, stream,
+                                 captured ? cudaEventRecordExternal
+                                          : cudaEventRecordDefault),
+        "recording the run");
     if (!recorded)
       session->hasRun = true;
-    else
+    else if (!captured)
       cudaStreamSynchronize(stream); // No event: wait here instead.
     if (!status)
       status = recorded;
     else
       kiln_status_free(recorded);
+  }
+  if (kiln_status_code(status) == KILN_STATUS_DEVICE_FAULT) {
+    // Only debug mode knows the step; a graph's fault shows at a later call.
+    if (!session->debug)
+      status->message += "; to find the kernel, run again with KILN_DEBUG=1 "
+                         "in a new process";
+    session->deviceFault = status->message;
   }
   return status;
 }

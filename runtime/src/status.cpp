@@ -26,6 +26,24 @@ kiln_status_t cudaStatus(cudaError_t error, const std::string &what) {
   case cudaErrorMemoryAllocation:
     code = KILN_STATUS_RESOURCE_EXHAUSTED;
     break;
+  case cudaErrorIllegalAddress:
+  case cudaErrorLaunchTimeout:
+  case cudaErrorAssert:
+  case cudaErrorHardwareStackError:
+  case cudaErrorIllegalInstruction:
+  case cudaErrorMisalignedAddress:
+  case cudaErrorInvalidAddressSpace:
+  case cudaErrorInvalidPc:
+  case cudaErrorLaunchFailure:
+  case cudaErrorTensorMemoryLeak:
+  case cudaErrorECCUncorrectable:
+  case cudaErrorNvlinkUncorrectable:
+  case cudaErrorContextIsDestroyed:
+    return Error(KILN_STATUS_DEVICE_FAULT)
+           << what << ": " << cudaGetErrorName(error) << ": "
+           << cudaGetErrorString(error)
+           << " (a device fault: the CUDA context is now unusable and every "
+              "later CUDA call in this process fails; start a new process)";
   case cudaErrorNoKernelImageForDevice:
   case cudaErrorUnsupportedPtxVersion:
   case cudaErrorInvalidPtx:
@@ -142,6 +160,8 @@ const char *kiln_status_code_name(kiln_status_code_t code) {
     return "NUMERIC_ERROR";
   case KILN_STATUS_INTERNAL:
     return "INTERNAL";
+  case KILN_STATUS_DEVICE_FAULT:
+    return "DEVICE_FAULT";
   }
   return "UNKNOWN";
 }

@@ -40,7 +40,9 @@ private:
 
 /// The one place CUDA runtime errors become statuses: NULL on cudaSuccess,
 /// else "<what>: <cudaGetErrorName>: <cudaGetErrorString>". Clears the
-/// (non-sticky) last error so that later calls do not see it again.
+/// (non-sticky) last error so that later calls do not see it again. A sticky
+/// error (a kernel's illegal address, trap, ...) is DEVICE_FAULT and says
+/// that the context is unusable.
 kiln_status_t cudaStatus(cudaError_t error, const std::string &what);
 /// The same for cuBLAS(Lt).
 kiln_status_t cublasStatus(cublasStatus_t status, const std::string &what);

@@ -1,5 +1,6 @@
 // Fills the weight arena once at load, from inline sections or external files,
 // checking hashes.
+#include "device_memory.h"
 #include "model.h"
 #include "status.h"
 
@@ -113,9 +114,10 @@ kiln_status_t uploadWeights(kiln_model_s *model,
            << " bytes is beyond the runtime's limits";
   if (bytes == 0)
     return nullptr;
-  KILN_RETURN_IF_ERROR(cudaStatus(cudaMalloc(&model->weightArena, bytes),
-                                  "allocating the " + std::to_string(bytes) +
-                                      "-byte weight arena"));
+  KILN_RETURN_IF_ERROR(allocateDeviceMemory(
+      &model->weightArena, bytes,
+      "allocating the " + std::to_string(bytes) + "-byte weight arena",
+      model->device));
   KILN_RETURN_IF_ERROR(cudaStatus(cudaMemset(model->weightArena, 0, bytes),
                                   "clearing the weight arena"));
   PinnedChunk chunk;

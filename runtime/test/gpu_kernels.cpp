@@ -19,6 +19,10 @@ extern "C" __global__ void make_nan(const float* __restrict__ h, float* __restri
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < 64) y[i] = sqrtf(-1.0f - h[i] * h[i]);
 }
+extern "C" __global__ void wild_write(const float* __restrict__ h, float* __restrict__ y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 64) y[i + (1ll << 40)] = h[i];  // 4 TiB past y: an illegal address.
+}
 )";
 
 const CompiledKernels &compiledKernels() {

@@ -38,8 +38,13 @@ TEST(StatusTest, CudaErrorsAreMappedInOnePlace) {
   EXPECT_TRUE(isError(cudaStatus(cudaErrorNoKernelImageForDevice, "launch"),
                       KILN_STATUS_INCOMPATIBLE, "launch"));
   EXPECT_TRUE(isError(cudaStatus(cudaErrorIllegalAddress, "step 2 'k'"),
-                      KILN_STATUS_CUDA_ERROR,
+                      KILN_STATUS_DEVICE_FAULT,
                       "step 2 'k': cudaErrorIllegalAddress"));
+  EXPECT_TRUE(isError(cudaStatus(cudaErrorLaunchFailure, "step 1"),
+                      KILN_STATUS_DEVICE_FAULT,
+                      "the CUDA context is now unusable"));
+  EXPECT_STREQ(kiln_status_code_name(KILN_STATUS_DEVICE_FAULT),
+               "DEVICE_FAULT");
   EXPECT_TRUE(isError(
       cublasStatus(CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmul"),
       KILN_STATUS_INCOMPATIBLE, "cublasLtMatmul: CUBLAS_STATUS_NOT_SUPPORTED"));

@@ -35,6 +35,10 @@ typedef enum kiln_status_code_e {
   KILN_STATUS_NUMERIC_ERROR =
       9, // Debug mode found NaN or Inf in a step's output.
   KILN_STATUS_INTERNAL = 10,
+  KILN_STATUS_DEVICE_FAULT =
+      11, // A kernel faulted (illegal address, trap, ...): the CUDA context
+          // is unusable and every later CUDA call in the process fails.
+          // Only a new process recovers; KILN_DEBUG=1 names the kernel.
 } kiln_status_code_t;
 
 typedef struct kiln_status_s *kiln_status_t;
@@ -198,7 +202,8 @@ typedef struct kiln_session_options_s {
   const char *entry_point; // NULL: the first entry point.
   int device_ordinal; // -1: the model's device (others are an error for now).
   int debug;          // 1: no graph; synchronise after each step and name the
-                      // failing step. Also enabled by the env var KILN_DEBUG=1.
+                      // failing step (its ONNX nodes and CUDA kernel: device
+                      // faults too). Also enabled by the env var KILN_DEBUG=1.
   int check_nan_inf;  // Debug mode: fail on NaN/Inf in a floating step output.
   int profile;        // Step by step, one stream, CUDA events around each
                       // step (kiln_session_step_profile); each step is
@@ -220,12 +225,14 @@ typedef struct kiln_session_options_s {
 void kiln_session_options_init(kiln_session_options_t *options);
 
 // Creates a session for |model| (which it retains). Allocates the arena once
-// and chooses the cuBLASLt and cuDNN algorithms: every candidate runs on
-// seeded random operands and its output is checked against a reference
-// (a double-precision host computation at sampled elements, and the first
-// passing candidate's output) within the precision's tolerance; only those
-// that pass compete on GPU time, close times are measured again, and ties
-// go to a fixed candidate order, so that two sessions choose alike. |options| may be NULL. On success the
+// (RESOURCE_EXHAUSTED naming the bytes asked for and the bytes free when it
+// does not fit) and chooses the cuBLASLt and cuDNN algorithms: every
+// candidate runs on seeded random operands and its output is checked against
+// a reference (a double-precision host computation at sampled elements, and
+// the first passing candidate's output) within the precision's tolerance;
+// only those that pass compete on GPU time, close times are measured again,
+// and ties go to a fixed candidate order, so that two sessions choose alike.
+// |options| may be NULL. On success the
 // caller owns |*out_session| and releases it with kiln_session_release.
 kiln_status_t kiln_session_create(kiln_model_t *model,
                                   const kiln_session_options_t *options,
@@ -273,6 +280,27 @@ kiln_status_t kiln_session_bind_output(kiln_session_t *session,
 // output must be bound, and bound device outputs must not overlap inputs or
 // each other (INVALID_ARGUMENT). A run that fails after enqueueing work still
 // orders the session's next run, bind and release after that work.
+//
+// Guarantee, outside debug and profile mode: a run never waits for the
+// device and uses no stream but |stream| and the session's own (forked from
+// and joined back to |stream| by events), so it may be captured into the
+// caller's CUDA graph in any capture mode, cudaStreamCaptureModeGlobal
+// included. Captured, the run's kernels, library calls and copies become
+// nodes of the caller's graph, and each replay computes what an uncaptured
+// run computes, bit for bit, from the buffers bound at capture time as they
+// are when it runs. The captured run waits for the session's previous run
+// and marks its own end as external event nodes, so replays and uncaptured
+// runs of the session stay ordered; two replays of graphs that use one
+// session must not overlap, and replays must complete before
+// kiln_session_release. (GPU tests: GraphCaptureTest, for every model of the
+// GPU bundle.) Debug and profile mode refuse to be captured
+// (FAILED_PRECONDITION).
+//
+// A device fault in a kernel (an illegal address, a trap) is DEVICE_FAULT:
+// the CUDA context is unusable and later runs of the session say so. In
+// debug mode the status names the step, its ONNX nodes and the CUDA kernel;
+// in graph mode the fault shows at a later call, so rerun with KILN_DEBUG=1
+// in a new process to find it.
 kiln_status_t kiln_session_run(kiln_session_t *session, cudaStream_t stream);
 
 // Plan steps, for tools: their count, and for step |index| its kiln.kernel
