@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every kiln test suite: lit, the GoogleTest binaries
-# and the ONNX node tests on the CPU evaluator. Prints one line per suite and,
+# Sets up, builds and runs every kiln test suite: lit, the GoogleTest binaries,
+# the ONNX node tests on the CPU evaluator and a short fuzz run of each
+# libFuzzer target (scripts/fuzz.sh). Prints one line per suite and,
 # last, `N passed, M failed, K skipped` over all suites. Exits non-zero when a
 # test failed, the build failed or a suite could not run (each of those two
 # counts as one failure in the totals).
 #   scripts/test.sh               # setup, build, all suites
 #   scripts/test.sh --no-build    # skip setup and build (after a build)
-#   scripts/test.sh lit unit      # only these suites (lit, unit, node)
-# Full logs: build/test-logs/ (lit.log, unit-NAME.log, node.log, node.json).
+#   scripts/test.sh lit unit      # only these suites (lit, unit, node, fuzz)
+# KILN_FUZZ_SECONDS (default 60) is each fuzz target's time.
+# Full logs: build/test-logs/ (lit.log, unit-NAME.log, node.log, node.json,
+# fuzz.log).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root" || exit 2
@@ -22,12 +25,12 @@ suites=()
 for arg in "$@"; do
   case "$arg" in
     --no-build) do_build=0 ;;
-    lit|unit|node) suites+=("$arg") ;;
+    lit|unit|node|fuzz) suites+=("$arg") ;;
     -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
-[ "${#suites[@]}" -gt 0 ] || suites=(lit unit node)
+[ "${#suites[@]}" -gt 0 ] || suites=(lit unit node fuzz)
 
 total_passed=0 total_failed=0 total_skipped=0 broken=0
 summary=()
@@ -173,6 +176,31 @@ print(s["passed"], s["failed"], s["skipped"], s["total"], s["newly_passing"])' "
   read -r passed failed skipped total newly <<<"$counts"
   record "node (CPU)" "$passed" "$failed" "$skipped" \
     "  [of $total: failed = regressions vs test/onnx-node/cpu-expected-pass.txt, skipped = failing tests not in that list; $newly newly passing]"
+}
+
+# --- Fuzzing --------------------------------------------------------------------
+run_fuzz() {
+  echo "== fuzz (scripts/fuzz.sh: libFuzzer targets, ${KILN_FUZZ_SECONDS:-60} s each)"
+  local log="$logs/fuzz.log"
+  # Builds with clang in build-fuzz/ beside $build, linking $build's libraries.
+  KILN_BUILD_DIR="$build" KILN_FUZZ_BUILD_DIR="${KILN_FUZZ_BUILD_DIR:-$build-fuzz}" \
+    scripts/fuzz.sh --seconds "${KILN_FUZZ_SECONDS:-60}" </dev/null >"$log" 2>&1
+  local status=$?
+  grep -E "^fuzz |^  " "$log" | head -30
+  local counts
+  counts="$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$log" | tail -1)"
+  if [ -z "$counts" ]; then
+    tail -5 "$log"
+    could_not_run "fuzz" "fuzz.sh exited $status without a summary; see $log"
+    return
+  fi
+  local passed failed
+  read -r passed failed <<<"$counts"
+  if [ "$failed" = 0 ] && [ "$status" != 0 ]; then
+    could_not_run "fuzz" "fuzz.sh exited $status; see $log"
+    return
+  fi
+  record "fuzz" "$passed" "$failed" 0 "  [targets without a crash; inputs and crashes in $log]"
 }
 
 for suite in "${suites[@]}"; do
