@@ -58,7 +58,8 @@ for test in "$build"/unittests/KilnRuntime* "$build"/unittests/KilnRunFile*; do
   [[ -f "$test" && -x "$test" ]] && cp "$test" "$out/unittests/"
 done
 cp "$root/scripts/gpu-test.sh" "$out/run.sh"
-chmod +x "$out/run.sh"
+cp "$root/scripts/gpu-sanitize.sh" "$out/sanitize.sh"
+chmod +x "$out/run.sh" "$out/sanitize.sh"
 
 bytes=$(du -sb "$out" | cut -f1)
 limit=$((64 * 1024 * 1024))
@@ -69,3 +70,4 @@ if (( bytes >= limit )); then
   exit 1
 fi
 echo "on the GPU machine: $out/run.sh   (prints N passed, M failed; writes results.json)"
+echo "                    $out/sanitize.sh  (compute-sanitizer over the models; errors per tool)"
