@@ -13,6 +13,7 @@ packages=(
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
   libonnx-dev libonnx-testdata protobuf-compiler libprotobuf-dev
   libflatbuffers-dev flatbuffers-compiler libgtest-dev python3-venv ccache
+  pkg-config
 )
 
 say() { echo "setup: $*"; }
