@@ -21,11 +21,12 @@ ParseResult parse(std::vector<const char *> args, RunOptions *options,
 TEST(RunOptionsTest, ReadsFlagsAndLists) {
   RunOptions options;
   std::string error;
-  ASSERT_EQ(parse({"m.kiln", "--inputs", "a.npy", "b.npy", "--expect", "dir",
-                   "--rtol=1e-3", "--atol", "0", "--device", "1", "--entry",
-                   "main", "--check-nan"},
-                  &options, &error),
-            ParseResult::Run)
+  ASSERT_EQ(
+      parse({"m.kiln", "--inputs", "a.npy", "b.npy", "--expect", "dir",
+             "--rtol=1e-3", "--atol", "0", "--device", "1", "--entry", "main",
+             "--check-nan", "--algo-cache", "algorithms.txt", "--algo-log"},
+            &options, &error),
+      ParseResult::Run)
       << error;
   EXPECT_EQ(options.model, "m.kiln");
   EXPECT_EQ(options.inputs, (std::vector<std::string>{"a.npy", "b.npy"}));
@@ -35,6 +36,8 @@ TEST(RunOptionsTest, ReadsFlagsAndLists) {
   EXPECT_EQ(options.device, 1);
   EXPECT_EQ(options.entry, "main");
   EXPECT_TRUE(options.debug && options.checkNan);
+  EXPECT_EQ(options.algorithmCache, "algorithms.txt");
+  EXPECT_TRUE(options.algorithmLog);
   // Inputs given and no timing flag: a check, no benchmark.
   EXPECT_FALSE(options.benchmark);
 }
