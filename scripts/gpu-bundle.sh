@@ -2,6 +2,7 @@
 # Build machine: writes the GPU bundle to OUTDIR: compiled .kiln artifacts of
 # the end-to-end test models with inputs and onnxruntime's expected outputs,
 # the kernel-template tests, kiln-run and the runtime's GoogleTest binaries,
+# the installed runtime library with examples/embed built against it,
 # and OUTDIR/run.sh (= scripts/gpu-test.sh) that runs it all on the GPU machine.
 # Usage: scripts/gpu-bundle.sh OUTDIR     (KILN_GPU_ARCH=sm_90 by default)
 set -euo pipefail
@@ -51,7 +52,33 @@ import numpy as np
 np.save(sys.argv[1], np.random.RandomState(5).uniform(0.1, 1, (3, 64)).astype(np.float32))
 PY
 
-# 4. Binaries: kiln-run and the runtime's tests (they need only the CUDA
+# 4. The runtime package as a user installs it, and examples/embed built
+# against it (CMake and pkg-config; scripts/install-embed.sh), with the sum of
+# squares of each MLP output that onnxruntime gives for the examples' input
+# pattern. On the GPU machine they load libkiln_runtime.so from embed/lib.
+"$root/scripts/install-embed.sh" "$work/embed" >"$work/embed.log" 2>&1 ||
+  { tail -20 "$work/embed.log" >&2; echo "error: scripts/install-embed.sh failed" >&2; exit 1; }
+mkdir -p "$out/embed/lib" "$out/embed/bin"
+cp -P "$(dirname "$(find "$work/embed/prefix" -name 'libkiln_runtime.so' | head -1)")"/libkiln_runtime.so* "$out/embed/lib/"
+cp "$work/embed/cmake-build/embed_c" "$work/embed/cmake-build/embed_cpp" "$out/embed/bin/"
+cp "$work/embed/pkgconfig-build/embed_c" "$out/embed/bin/embed_c_pkgconfig"
+"$python" - "$root/examples/mlp.onnx" "$out/embed/expected.txt" <<'PY'
+import sys
+import numpy as np
+import onnxruntime
+session = onnxruntime.InferenceSession(sys.argv[1], providers=["CPUExecutionProvider"])
+feeds = {}
+for node in session.get_inputs():
+    shape = [8 if not isinstance(d, int) else d for d in node.shape]  # batch=8
+    i = np.arange(int(np.prod(shape)))
+    feeds[node.name] = (((i * 7) % 19 + 1) / 20.0 - 0.5).astype(np.float32).reshape(shape)
+with open(sys.argv[2], "w") as out:
+    for node, value in zip(session.get_outputs(), session.run(None, feeds)):
+        value = value.astype(np.float64)
+        out.write("%s %.9g\n" % (node.name, float((value * value).sum())))
+PY
+
+# 5. Binaries: kiln-run and the runtime's tests (they need only the CUDA
 # runtime, cuBLASLt and NVRTC of the GPU machine's /usr/local/cuda).
 cp "$build/bin/kiln-run" "$out/bin/"
 for test in "$build"/unittests/KilnRuntime* "$build"/unittests/KilnRunFile*; do

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # GPU machine: runs a bundle written by scripts/gpu-bundle.sh: the runtime's
 # GoogleTest binaries, the kernel-template tests, every model through
-# kiln-run against onnxruntime's outputs, the wrong-shape check and the MLP
-# benchmark. Prints a line per test, then `N passed, M failed, K skipped`, and
-# writes OUTDIR/results.json (or RESULTS).
+# kiln-run against onnxruntime's outputs, the wrong-shape check, the embed
+# examples on the installed runtime library and the MLP benchmarks. Prints a
+# line per test, then `N passed, M failed, K skipped`, and writes
+# OUTDIR/results.json (or RESULTS).
 # Usage: OUTDIR/run.sh [RESULTS]   or   scripts/gpu-test.sh OUTDIR [RESULTS]
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -90,9 +91,49 @@ elif [[ $status -ne 0 ]] && grep -q "'x'" "$log"; then
 else note "wrong_input_shape" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-300)"; fi
 rm -f "$log"
 
-# 5. The MLP's latency (CUDA events, after warm-up).
+# 5. examples/embed, built here against the installed package (CMake:
+# embed_c, embed_cpp; pkg-config: embed_c_pkgconfig), runs the MLP through
+# libkiln_runtime.so; each output's sum of squares must be within 1e-5
+# (relative) of onnxruntime's for the same inputs (embed/expected.txt).
+if [[ -d "$out/embed/bin" ]]; then
+  for program in embed_c embed_cpp embed_c_pkgconfig; do
+    log="$(mktemp)"
+    LD_LIBRARY_PATH="$out/embed/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+      "$out/embed/bin/$program" "$out/models/mlp/model.kiln" >"$log" 2>&1
+    status=$?
+    if [[ $status -eq 3 ]]; then note "embed/$program" skip "no CUDA device"
+    elif [[ $status -ne 0 ]]; then note "embed/$program" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-300)"
+    elif compared="$(awk '
+        NR == FNR { expected[$1] = $2; count++; next }
+        /^output / { name = $2; gsub("\047", "", name); squares = $NF
+          if (!(name in expected)) { print "unexpected output " name; bad = 1; next }
+          error = squares - expected[name]; if (error < 0) error = -error
+          scale = expected[name] < 0 ? -expected[name] : expected[name]
+          printf "%s sum of squares %s vs %s; ", name, squares, expected[name]
+          if (error > 1e-5 * scale) bad = 1; seen++ }
+        END { if (seen != count) { print "outputs missing"; bad = 1 }; exit bad }
+      ' "$out/embed/expected.txt" "$log")"; then
+      note "embed/$program" pass "$compared"
+    else note "embed/$program" FAIL "$compared $(tr '\n' ';' <"$log" | cut -c1-200)"; fi
+    rm -f "$log"
+  done
+fi
+
+# 6. The MLP's latency (CUDA events, after warm-up) and kiln-run's
+# generated-input benchmark with its --json report.
 bench="$("$kiln_run" "$out/models/mlp/model.kiln" --inputs "$out/models/mlp/data" --bench 200 2>&1 | grep -iE 'median|p90' | tr '\n' ' ')"
 echo "mlp bench: $bench"
+log="$(mktemp)"
+"$kiln_run" "$out/models/mlp/model.kiln" --warmup 20 --iterations 200 --duration 1 \
+  --json "$out/mlp-bench.json" >"$log" 2>&1
+status=$?
+if [[ $status -eq 3 ]]; then note "kiln_run_generated_bench" skip "no CUDA device"
+elif [[ $status -eq 0 ]] && grep -q "throughput: .* inferences/s" "$log" &&
+    grep -q '"inferences_per_second": [0-9]' "$out/mlp-bench.json" &&
+    grep -q '"source": "generated"' "$out/mlp-bench.json"; then
+  note "kiln_run_generated_bench" pass "$(grep -E '^(bench|throughput):' "$log" | tr '\n' ' ' | cut -c1-300)"
+else note "kiln_run_generated_bench" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-300)"; fi
+rm -f "$log"
 
 {
   echo "{"

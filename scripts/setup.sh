@@ -14,6 +14,7 @@ packages=(
   libonnx-dev libonnx-testdata protobuf-compiler libprotobuf-dev
   libflatbuffers-dev flatbuffers-compiler libgtest-dev python3-venv ccache
   clang-19 libclang-rt-19-dev  # sanitizer and libFuzzer builds (scripts/clang-build.sh)
+  pkg-config
 )
 
 say() { echo "setup: $*"; }

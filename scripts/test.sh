@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every kiln test suite: lit, the GoogleTest binaries,
-# the ONNX node tests on the CPU evaluator and a short fuzz run of each
-# libFuzzer target (scripts/fuzz.sh). Prints one line per suite and,
+# the ONNX node tests on the CPU evaluator, a short fuzz run of each
+# libFuzzer target (scripts/fuzz.sh) and the runtime package's install
+# (examples/embed built against it). Prints one line per suite and,
 # last, `N passed, M failed, K skipped` over all suites. Exits non-zero when a
 # test failed, the build failed or a suite could not run (each of those two
 # counts as one failure in the totals).
 #   scripts/test.sh               # setup, build, all suites
 #   scripts/test.sh --no-build    # skip setup and build (after a build)
-#   scripts/test.sh lit unit      # only these suites (lit, unit, node, fuzz)
+#   scripts/test.sh lit unit      # only these suites (lit, unit, node, fuzz, install)
 # KILN_FUZZ_SECONDS (default 60) is each fuzz target's time, KILN_FUZZ_TARGETS
 # (default artifact-reader) the fuzz targets.
 # Full logs: build/test-logs/ (lit.log, unit-NAME.log, node.log, node.json,
-# fuzz.log).
+# fuzz.log, install.log).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root" || exit 2
@@ -26,12 +27,12 @@ suites=()
 for arg in "$@"; do
   case "$arg" in
     --no-build) do_build=0 ;;
-    lit|unit|node|fuzz) suites+=("$arg") ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    lit|unit|node|fuzz|install) suites+=("$arg") ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
-[ "${#suites[@]}" -gt 0 ] || suites=(lit unit node fuzz)
+[ "${#suites[@]}" -gt 0 ] || suites=(lit unit node fuzz install)
 
 total_passed=0 total_failed=0 total_skipped=0 broken=0
 summary=()
@@ -207,6 +208,25 @@ run_fuzz() {
     return
   fi
   record "fuzz" "$passed" "$failed" 0 "  [targets without a crash; inputs and crashes in $log]"
+}
+
+# --- The runtime package: install, examples/embed ---------------------------------
+run_install() {
+  echo "== install (cmake --install, examples/embed with find_package and pkg-config)"
+  local log="$logs/install.log"
+  KILN_BUILD_DIR="$build" scripts/test-install.sh >"$log" 2>&1
+  local status=$?
+  grep -E "^FAIL: " "$log" | head -20
+  local line
+  line="$(grep -E "^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$" "$log" | tail -1)"
+  if [ -z "$line" ]; then
+    tail -10 "$log"
+    could_not_run "install" "scripts/test-install.sh exited $status without a summary; see $log"
+    return
+  fi
+  local passed failed skipped
+  read -r passed _ failed _ skipped _ <<<"$line"
+  record "install" "$passed" "$failed" "$skipped" ""
 }
 
 for suite in "${suites[@]}"; do

@@ -20,8 +20,23 @@ venv_python = os.environ.get(
     "KILN_PYTHON", os.path.join(config.kiln_src_root, ".venv", "bin", "python"))
 config.substitutions.append(("%python", venv_python))
 config.substitutions.append(("%kiln_src", config.kiln_src_root))
+# %{exit_status} COMMAND...: the command's output, then `exit status: N`;
+# %exit N COMMAND...: the output, failing unless the command exits N (the
+# tools' exit codes, tools/common/ExitCodes.h).
+import sys
+_exit_status = sys.executable + " " + os.path.join(
+    config.kiln_src_root, "test", "Inputs", "exit_status.py")
+config.substitutions.append(("%{exit_status}", _exit_status))
+config.substitutions.append(("%exit", _exit_status + " --expect"))
 config.substitutions.append(("%gen", venv_python + " " + os.path.join(
     config.kiln_src_root, "test", "Inputs", "gen_model.py")))
+
+# Tests of the no-device paths are unsupported where a CUDA device is present.
+import shutil
+import subprocess
+if shutil.which("nvidia-smi") and subprocess.run(
+        ["nvidia-smi", "-L"], capture_output=True).returncode == 0:
+    config.available_features.add("cuda-device")
 
 tools = ["kiln-opt", "kiln-compile", "kiln-interpret", "kiln-translate", "kiln-run",
          "kiln-inspect", "kiln-kernel-test", "FileCheck", "not", "count"]

@@ -2,6 +2,7 @@
 // and signature queries.
 #include "model.h"
 
+#include "options.h"
 #include "status.h"
 
 #include "kiln/artifact_format.h"
@@ -147,10 +148,9 @@ static kiln_status_t loadModel(const FileBytes &bytes,
                                const kiln_load_options_t *options,
                                const std::string &defaultExternalDir,
                                kiln_model_s **out) {
-  kiln_load_options_t defaults;
-  kiln_load_options_init(&defaults);
-  if (!options)
-    options = &defaults;
+  kiln_load_options_t resolved;
+  KILN_RETURN_IF_ERROR(readLoadOptions(options, &resolved));
+  options = &resolved;
   auto *model = new kiln_model_s();
   model->device = options->device_ordinal;
   kiln_status_t status =
@@ -189,6 +189,7 @@ extern "C" {
 void kiln_load_options_init(kiln_load_options_t *options) {
   if (!options)
     return;
+  options->struct_size = sizeof(*options);
   options->device_ordinal = 0;
   options->external_data_dir = nullptr;
 }

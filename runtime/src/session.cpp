@@ -4,6 +4,7 @@
 #include "arena_layout.h"
 #include "bindings.h"
 #include "device_memory.h"
+#include "options.h"
 #include "status.h"
 
 #include "kiln/artifact_format.h"
@@ -208,6 +209,7 @@ void kiln_session_options_init(kiln_session_options_t *options) {
   if (!options)
     return;
   std::memset(options, 0, sizeof(*options));
+  options->struct_size = sizeof(*options);
   options->device_ordinal = -1;
 }
 
@@ -218,13 +220,12 @@ kiln_status_t kiln_session_create(kiln_model_t *model,
     return Error(KILN_STATUS_INVALID_ARGUMENT)
            << "kiln_session_create: out_session is NULL";
   *out_session = nullptr;
+  kiln_session_options_t resolved;
+  KILN_RETURN_IF_ERROR(readSessionOptions(options, &resolved));
+  options = &resolved;
   if (!model)
     return Error(KILN_STATUS_INVALID_ARGUMENT)
            << "kiln_session_create: model is NULL";
-  kiln_session_options_t defaults;
-  kiln_session_options_init(&defaults);
-  if (!options)
-    options = &defaults;
   if (options->device_ordinal >= 0 && options->device_ordinal != model->device)
     return Error(KILN_STATUS_INVALID_ARGUMENT)
            << "session on device " << options->device_ordinal

@@ -1,5 +1,5 @@
 // Tests of the kiln-run tool end to end: exit codes, output checks, --bench,
-// --profile, no-device skip.
+// --profile, generated inputs with --json and --shapes, no-device skip.
 #include "artifact_builder.h"
 #include "gpu_kernels.h"
 #include "tensor_files.h"
@@ -154,6 +154,51 @@ TEST_F(KilnRunTest, ChecksOutputsBenchmarksAndProfiles) {
   EXPECT_EQ(runTool(model + " --debug --inputs " + dir + "/good", &output), 2)
       << output;
   EXPECT_NE(output.find("no file for input 'x'"), std::string::npos) << output;
+}
+
+TEST_F(KilnRunTest, BenchmarksGeneratedInputsWithJsonAndShapes) {
+  if (!hasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  ASSERT_TRUE(compiledKernels().error.empty()) << compiledKernels().error;
+  writeArtifact(deviceSample());
+  std::string model = dir + "/model.kiln", output;
+  std::string shape = "x=" + std::to_string(kSampleM) + "x" +
+                      std::to_string(kSampleK);
+  EXPECT_EQ(runTool(model + " --seed 3 --warmup 2 --iterations 30 " +
+                        "--shapes " + shape + " --json " + dir + "/r.json",
+                    &output),
+            0)
+      << output;
+  EXPECT_NE(output.find("inputs: generated (seed 3)"), std::string::npos)
+      << output;
+  EXPECT_NE(output.find("bench: 30 runs after 2 warm-up, median "),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find(" inferences/s (30 runs"), std::string::npos)
+      << output;
+  std::stringstream json;
+  json << std::ifstream(dir + "/r.json").rdbuf();
+  for (const char *field :
+       {"\"source\": \"generated\"", "\"seed\": 3", "\"runs\": 30",
+        "\"entry_point\": \"main\"", "\"inferences_per_second\": ",
+        "\"p99\": ", "\"compute_capability\": ", "\"exit_code\": 0"})
+    EXPECT_NE(json.str().find(field), std::string::npos)
+        << field << " in " << json.str();
+  // --duration keeps running past --iterations.
+  EXPECT_EQ(runTool(model + " --warmup 0 --iterations 1 --duration 0.2",
+                    &output),
+            0)
+      << output;
+  EXPECT_EQ(output.find("bench: 1 runs"), std::string::npos) << output;
+  // Shapes no entry point has: a usage error listing the artifact's.
+  EXPECT_EQ(runTool(model + " --shapes x=3x3", &output), 2) << output;
+  EXPECT_NE(output.find("no entry point has these input shapes"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("main: x=[" + std::to_string(kSampleM) + ", " +
+                        std::to_string(kSampleK) + "]"),
+            std::string::npos)
+      << output;
 }
 
 } // namespace

@@ -6,12 +6,18 @@
 #include "llvm/Support/CommandLine.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace kiln::compile {
 
 /// The phases in pipeline order; --emit stops after one of them.
 enum class Phase { Import, Graph, Fused, Tiled, Planned, Cuda, Artifact };
+
+/// What -o's extension selects when --emit is not given: .kiln the artifact,
+/// .mlir the graph IR, .cu the CUDA; "-" (stdout) the graph IR. None for any
+/// other extension.
+std::optional<Phase> phaseForOutputFile(llvm::StringRef path);
 
 extern llvm::cl::opt<std::string> inputFile;
 extern llvm::cl::opt<std::string> outputFile;

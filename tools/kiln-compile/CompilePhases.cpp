@@ -111,23 +111,10 @@ bool keepWeightsExternal(ModuleOp module) {
   return externalWeights || bytes > externalWeightsThreshold;
 }
 
-/// The output file, opened; NULL (the error reported) when it cannot be.
-std::unique_ptr<llvm::ToolOutputFile> openOutput() {
-  std::string errorMessage;
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFile, &errorMessage);
-  if (!output)
-    reportError(errorMessage);
-  return output;
-}
-
-/// Writes |bytes| to the output file (binary).
-bool writeBytes(llvm::StringRef bytes) {
-  std::unique_ptr<llvm::ToolOutputFile> output = openOutput();
-  if (!output)
-    return false;
-  output->os() << bytes;
-  output->keep();
+/// Writes |bytes| to |output| (binary) and keeps it.
+bool writeBytes(llvm::StringRef bytes, llvm::ToolOutputFile &output) {
+  output.os() << bytes;
+  output.keep();
   return true;
 }
 
@@ -156,11 +143,17 @@ void printArenaSizes(ModuleOp module) {
       bytes(kiln::kWeightArenaBytesAttr));
 }
 
-/// Prints |module| to the output file.
-bool writeOutput(ModuleOp module) {
-  std::unique_ptr<llvm::ToolOutputFile> output = openOutput();
+std::unique_ptr<llvm::ToolOutputFile> openOutput() {
+  std::string errorMessage;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFile, &errorMessage);
   if (!output)
-    return false;
+    reportError(errorMessage);
+  return output;
+}
+
+/// Prints |module| to |output| and keeps it.
+bool writeOutput(ModuleOp module, llvm::ToolOutputFile &output) {
   // Weights are resource blobs; print neither them nor big folds as text.
   // Printing in local scope leaves out the resource section altogether
   // (eliding it would still hex-encode every blob first) and writes
@@ -169,15 +162,16 @@ bool writeOutput(ModuleOp module) {
   flags.elideLargeElementsAttrs(printElementLimit);
   if (!printWeights)
     flags.useLocalScope();
-  module.print(output->os(), flags);
-  output->os() << "\n";
-  output->keep();
+  module.print(output.os(), flags);
+  output.os() << "\n";
+  output.keep();
   return true;
 }
 
 /// --emit cuda: prints the kernels; --emit artifact: compiles them with
 /// NVRTC, packages the artifact, writes it and prints a summary.
-bool compileToCUDA(ModuleOp module, const std::vector<std::string> &archs) {
+bool compileToCUDA(ModuleOp module, const std::vector<std::string> &archs,
+                   llvm::ToolOutputFile &output) {
   kiln::CUDAModule cuda;
   bool ok = runPhase("cuda-emit", [&] {
     FailureOr<kiln::CUDAModule> emitted = kiln::emitCUDAModule(module);
@@ -189,7 +183,8 @@ bool compileToCUDA(ModuleOp module, const std::vector<std::string> &archs) {
   if (!ok)
     return false;
   if (emit == Phase::Cuda)
-    return runPhase("print", [&] { return writeBytes(describeCUDA(cuda)); });
+    return runPhase("print",
+                    [&] { return writeBytes(describeCUDA(cuda), output); });
 
   kiln::NVRTCResult compiled;
   ok = runPhase("nvrtc", [&] {
@@ -219,7 +214,7 @@ bool compileToCUDA(ModuleOp module, const std::vector<std::string> &archs) {
                                            options, artifact, &summary));
     });
   if (ok)
-    ok = runPhase("write", [&] { return writeBytes(artifact); });
+    ok = runPhase("write", [&] { return writeBytes(artifact, output); });
   if (ok && !quiet)
     llvm::errs() << llvm::formatv(
         "kiln-compile: {0} kernels ({1} launches), {2} library calls, {3} "

@@ -8,6 +8,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 #include <functional>
 #include <memory>
@@ -35,13 +36,18 @@ bool runFunctionPasses(
 /// Prints the arena sizes the memory plan recorded on the entry function.
 void printArenaSizes(mlir::ModuleOp module);
 
-/// Prints |module| to the output file.
-bool writeOutput(mlir::ModuleOp module);
+/// The output file (-o), opened before any work so that an unwritable path
+/// fails at once; NULL (the error reported) when it cannot be opened. It is
+/// removed again unless a phase writes it and keeps it.
+std::unique_ptr<llvm::ToolOutputFile> openOutput();
+
+/// Prints |module| to |output| and keeps it.
+bool writeOutput(mlir::ModuleOp module, llvm::ToolOutputFile &output);
 
 /// --emit cuda: prints the kernels; --emit artifact: compiles them with
-/// NVRTC, packages the artifact, writes it and prints a summary.
-bool compileToCUDA(mlir::ModuleOp module,
-                   const std::vector<std::string> &archs);
+/// NVRTC, packages the artifact, writes it to |output| and prints a summary.
+bool compileToCUDA(mlir::ModuleOp module, const std::vector<std::string> &archs,
+                   llvm::ToolOutputFile &output);
 
 } // namespace kiln::compile
 

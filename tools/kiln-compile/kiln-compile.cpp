@@ -2,10 +2,14 @@
 // that --emit names, printing a timed progress line per phase; with
 // `-o model.kiln` (or --emit artifact) it runs the whole pipeline and writes
 // the artifact. --bind-input turns graph inputs that feed only shape
-// positions into constants.
+// positions into constants. Exit status: 0 written, 1 a later phase failed,
+// 2 a usage or file error or a model that does not import
+// (tools/common/ExitCodes.h).
 #include "BindInputs.h"
 #include "CompileOptions.h"
 #include "CompilePhases.h"
+#include "ExitCodes.h"
+#include "ToolCommandLine.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/Locations.h"
 #include "kiln/Import/ONNXImporter.h"
@@ -21,30 +25,51 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace kiln::compile;
+using namespace kiln::tools;
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
-  llvm::cl::ParseCommandLineOptions(argc, argv, "kiln ONNX compiler\n");
-  if (!emit.getNumOccurrences() &&
-      llvm::StringRef(outputFile).ends_with(".kiln"))
-    emit = Phase::Artifact;
+  if (!kiln::tools::parseCommandLine(
+          argc, argv,
+          "kiln-compile: compiles an ONNX model to a .kiln artifact, or "
+          "prints the IR or CUDA of one phase\n"))
+    return kExitUsageOrFileError;
+  if (!emit.getNumOccurrences()) {
+    std::optional<Phase> phase = phaseForOutputFile(outputFile);
+    if (!phase) {
+      reportError("cannot tell what to write to '" + outputFile +
+                  "' from its extension: -o FILE.kiln writes the artifact, "
+                  "FILE.mlir the IR, FILE.cu the CUDA C++; for another name "
+                  "say what to write with --emit");
+      return kExitUsageOrFileError;
+    }
+    emit = *phase;
+  }
   std::vector<std::string> archs;
   if (emit >= Phase::Cuda) {
     auto parsed = kiln::parseGPUArchList(gpuArchs);
     if (!parsed) {
       reportError(llvm::toString(parsed.takeError()));
-      return 1;
+      return kExitUsageOrFileError;
     }
     archs = std::move(*parsed);
   }
+  if (!llvm::sys::fs::exists(inputFile)) {
+    reportError("cannot open '" + inputFile + "': no such file");
+    return kExitUsageOrFileError;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output;
+  if (!printShapeInputs && !(output = openOutput()))
+    return kExitUsageOrFileError;
 
   DialectRegistry registry;
   registry.insert<kiln::KilnDialect, func::FuncDialect>();
@@ -74,14 +99,18 @@ int main(int argc, char **argv) {
     module = std::move(*imported);
     return true;
   });
-  if (ok && printShapeInputs) {
+  if (!ok) // The model does not import: an input the tool cannot take.
+    return kExitUsageOrFileError;
+  if (printShapeInputs) {
     if (func::FuncOp function = kiln::getEntryFunction(*module))
       for (const std::string &name : kiln::listShapeInputs(function))
         llvm::outs() << name << "\n";
-    return 0;
+    return kExitOk;
   }
-  if (ok && !bindInputOptions.empty())
-    ok = runPhase("bind-input", [&] { return bindInputFiles(*module); });
+  // --bind-input names inputs and files: its errors are usage or file errors.
+  if (!bindInputOptions.empty() &&
+      !runPhase("bind-input", [&] { return bindInputFiles(*module); }))
+    return kExitUsageOrFileError;
   if (ok && emit == Phase::Import && !inputShapes.empty())
     ok = runPhase("specialize",
                   [&] { return runGraphPipeline(*module, false); });
@@ -122,8 +151,8 @@ int main(int argc, char **argv) {
       printArenaSizes(*module);
   }
   if (ok && emit >= Phase::Cuda)
-    return compileToCUDA(*module, archs) ? 0 : 1;
-  if (ok)
-    ok = runPhase("print", [&] { return writeOutput(*module); });
-  return ok ? 0 : 1;
+    ok = compileToCUDA(*module, archs, *output);
+  else if (ok)
+    ok = runPhase("print", [&] { return writeOutput(*module, *output); });
+  return ok ? kExitOk : kExitFailure;
 }

@@ -1,7 +1,11 @@
 // kiln-inspect: checks a .kiln artifact's header, manifest and section
 // hashes, and prints the header, sections, kernels, weights and every entry
 // point's signature, buffers and steps. Uses only the artifact format header
-// and the generated FlatBuffers reader (no MLIR, no CUDA).
+// and the generated FlatBuffers reader (no MLIR; CUDA only for --version).
+// Exit status: 0 valid, 2 a usage or file error or a check failed
+// (tools/common/ExitCodes.h).
+#include "ExitCodes.h"
+#include "RuntimeToolVersion.h"
 #include "kiln/artifact_format.h"
 #include "kiln_artifact_generated.h"
 
@@ -17,10 +21,24 @@ using namespace kiln::artifact;
 
 namespace {
 
-int fail(const std::string &message) {
+/// Prints |message| as an error and returns |status|: an artifact that
+/// cannot be read or fails a check is an input the tool cannot take.
+int fail(const std::string &message,
+         int status = kiln::tools::kExitUsageOrFileError) {
   std::fprintf(stderr, "kiln-inspect: error: %s\n", message.c_str());
-  return 1;
+  return status;
 }
+
+const char *const kUsage =
+    "usage: kiln-inspect MODEL.kiln\n"
+    "Checks a .kiln artifact (header, manifest, section bounds and hashes) "
+    "and prints\nits header, sections, kernels, weights and every entry "
+    "point's signature,\nbuffers and steps.\n"
+    "\n"
+    "  --help, --version\n"
+    "\n"
+    "Exit status: 0 a valid artifact, 2 a usage error, a file that cannot "
+    "be read or\nan artifact that fails a check.\n";
 
 const char *str(const flatbuffers::String *text) {
   return text ? text->c_str() : "";
@@ -154,11 +172,32 @@ void printEntryPoint(const EntryPoint &entry) {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc != 2)
-    return fail("usage: kiln-inspect <model.kiln>");
-  std::ifstream file(argv[1], std::ios::binary);
+  std::string path;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return kiln::tools::kExitOk;
+    }
+    if (arg == "--version") {
+      kiln::tools::printRuntimeToolVersion(stdout, "kiln-inspect");
+      return kiln::tools::kExitOk;
+    }
+    if (arg.size() > 1 && arg[0] == '-')
+      return fail("unknown option '" + arg + "' (kiln-inspect --help)",
+                  kiln::tools::kExitUsageOrFileError);
+    if (!path.empty())
+      return fail("unexpected argument '" + arg + "': give one artifact",
+                  kiln::tools::kExitUsageOrFileError);
+    path = arg;
+  }
+  if (path.empty())
+    return fail("no artifact: give MODEL.kiln (kiln-inspect --help)",
+                kiln::tools::kExitUsageOrFileError);
+  std::ifstream file(path, std::ios::binary);
   if (!file)
-    return fail(std::string("cannot open '") + argv[1] + "'");
+    return fail("cannot open '" + path + "'",
+                kiln::tools::kExitUsageOrFileError);
   std::vector<char> bytes((std::istreambuf_iterator<char>(file)),
                           std::istreambuf_iterator<char>());
 

@@ -1,7 +1,11 @@
 // kiln-interpret: runs an ONNX model (or kiln IR) on the CPU evaluator after
 // import and graph simplification, and compares the outputs with expected
-// tensors. Exit status: 0 all outputs match, 1 a mismatch, 2 any error.
+// tensors. Exit status: 0 all outputs match, 1 a mismatch, 2 a usage or
+// file error, a model that does not import or inputs it rejects
+// (tools/common/ExitCodes.h).
+#include "ExitCodes.h"
 #include "ModelLoading.h"
+#include "ToolCommandLine.h"
 
 #include "kiln/Evaluator/Interpreter.h"
 #include "kiln/Evaluator/ScalarSemantics.h"
@@ -21,39 +25,52 @@ namespace cl = llvm::cl;
 namespace {
 
 cl::opt<std::string> modelPath(cl::Positional, cl::Required,
-                               cl::desc("<model.onnx | kiln IR .mlir>"));
+                               cl::desc("<model.onnx | kiln IR .mlir>"),
+                               cl::cat(kiln::tools::kilnCategory()));
 cl::opt<std::string>
     inputsFlag("inputs", cl::value_desc("DIR|FILE[,FILE...]"),
                cl::desc("Input tensors: a folder of input_N.pb/.npy files, "
-                        "or a comma-separated list of .pb/.npy files"));
+                        "or a comma-separated list of .pb/.npy files"),
+               cl::cat(kiln::tools::kilnCategory()));
 cl::opt<std::string>
     expectFlag("expect", cl::value_desc("DIR|FILE[,FILE...]"),
                cl::desc("Expected outputs: a folder of output_N.pb/.npy "
-                        "files, or a comma-separated list of files"));
+                        "files, or a comma-separated list of files"),
+               cl::cat(kiln::tools::kilnCategory()));
 cl::opt<double>
     relativeTolerance("rtol", cl::init(1e-3),
-                      cl::desc("Relative tolerance (numpy allclose)"));
+                      cl::desc("Relative tolerance (numpy allclose)"),
+                      cl::cat(kiln::tools::kilnCategory()));
 cl::opt<double>
     absoluteTolerance("atol", cl::init(1e-7),
-                      cl::desc("Absolute tolerance (numpy allclose)"));
+                      cl::desc("Absolute tolerance (numpy allclose)"),
+                      cl::cat(kiln::tools::kilnCategory()));
 cl::list<std::string>
     inputShapes("input-shape", cl::value_desc("name=2x128"),
                 cl::desc("Specialise an input's (or a named dim's) shape; "
-                         "repeatable"));
+                         "repeatable"),
+                cl::cat(kiln::tools::kilnCategory()));
 cl::opt<std::string> outputDir("output-dir", cl::value_desc("DIR"),
-                               cl::desc("Write output_N.npy files here"));
+                               cl::desc("Write output_N.npy files here"),
+                               cl::cat(kiln::tools::kilnCategory()));
 cl::opt<bool> simplify("simplify", cl::init(true),
                        cl::desc("Fold constants and simplify before running "
-                                "(--simplify=false runs the imported graph)"));
+                                "(--simplify=false runs the imported graph)"),
+                       cl::cat(kiln::tools::kilnCategory()));
 cl::opt<bool> printIR("print-ir",
-                      cl::desc("Print the IR that is interpreted to stderr"));
+                      cl::desc("Print the IR that is interpreted to stderr"),
+                      cl::cat(kiln::tools::kilnCategory()));
 cl::opt<bool> printValues("print-values",
-                          cl::desc("Print every output's values"));
+                          cl::desc("Print every output's values"),
+                          cl::cat(kiln::tools::kilnCategory()));
 
-/// Reported errors end the run with status 2.
-int fail(const llvm::Twine &message) {
+/// Prints |message| as an error and returns |status|: by default an input
+/// the tool cannot take (a file, a model that does not import, tensors that
+/// do not fit it or that the evaluator rejects).
+int fail(const llvm::Twine &message,
+         int status = kiln::tools::kExitUsageOrFileError) {
   llvm::errs() << "kiln-interpret: error: " << message << "\n";
-  return 2;
+  return status;
 }
 
 /// Reads DIR (files <prefix>_N) or a comma-separated list of files.
@@ -163,10 +180,14 @@ void printTensorValues(const Tensor &tensor) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(argc, argv,
-                              "kiln CPU evaluator: run a model and compare "
-                              "its outputs\n");
+  if (!kiln::tools::parseCommandLine(
+          argc, argv,
+          "kiln-interpret: runs a model on kiln's CPU evaluator and compares "
+          "its outputs\n"))
+    return kiln::tools::kExitUsageOrFileError;
 
+  if (!llvm::sys::fs::exists(modelPath))
+    return fail("cannot open '" + modelPath + "': no such file");
   mlir::MLIRContext context;
   LoadOptions loadOptions;
   loadOptions.inputShapes.assign(inputShapes.begin(), inputShapes.end());
@@ -194,7 +215,7 @@ int main(int argc, char **argv) {
 
   llvm::Expected<std::vector<Tensor>> outputs =
       interpretFunction(function, *inputs);
-  if (!outputs)
+  if (!outputs) // Data the evaluator rejects (an index out of range...).
     return fail(llvm::toString(outputs.takeError()));
 
   std::vector<NamedTensor> expected;
@@ -242,5 +263,5 @@ int main(int argc, char **argv) {
     }
   }
   llvm::outs().flush();
-  return allMatch ? 0 : 1;
+  return allMatch ? kiln::tools::kExitOk : kiln::tools::kExitFailure;
 }

@@ -1,6 +1,7 @@
-// kiln-run's timing: --bench latencies from CUDA events, --profile's table
-// and Chrome trace JSON (kernel times from CUPTI when it loads).
+// kiln-run's status printing, --profile's table and Chrome trace JSON
+// (kernel times from CUPTI when it loads).
 #include "bench_profile.h"
+#include "json_text.h"
 
 #include <algorithm>
 #include <cstdarg>
@@ -11,22 +12,6 @@
 namespace kiln::run {
 
 namespace {
-
-std::string jsonString(const std::string &text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
-      out += escaped;
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
 
 /// A step's time for the table and the trace: its kernels' GPU time when
 /// CUPTI measured it, else the event-timed replay of its graph.
@@ -165,39 +150,6 @@ bool cudaFailed(cudaError_t error, const char *what) {
   if (error == cudaSuccess)
     return false;
   std::fprintf(stderr, "kiln-run: %s: %s\n", what, cudaGetErrorString(error));
-  return true;
-}
-
-bool benchmark(kiln_session_t *session, cudaStream_t stream, int runs) {
-  int warmup = std::max(3, runs / 10);
-  std::vector<cudaEvent_t> events(2 * static_cast<size_t>(runs));
-  for (cudaEvent_t &event : events)
-    cudaEventCreate(&event);
-  bool ok = true;
-  for (int i = 0; i < warmup && ok; ++i)
-    ok = !failed(kiln_session_run(session, stream), "bench warm-up");
-  for (int i = 0; i < runs && ok; ++i) {
-    cudaEventRecord(events[2 * i], stream);
-    ok = !failed(kiln_session_run(session, stream), "bench");
-    cudaEventRecord(events[2 * i + 1], stream);
-  }
-  ok = ok && !cudaFailed(cudaStreamSynchronize(stream), "bench");
-  std::vector<float> times;
-  for (int i = 0; i < runs && ok; ++i) {
-    float ms = 0;
-    cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]);
-    times.push_back(ms);
-  }
-  for (cudaEvent_t event : events)
-    cudaEventDestroy(event);
-  if (!ok)
-    return false;
-  std::sort(times.begin(), times.end());
-  std::printf("bench: %d runs after %d warm-up, median %.4f ms, p90 %.4f ms, "
-              "min %.4f ms\n",
-              runs, warmup, times[times.size() / 2],
-              times[std::min(times.size() - 1, times.size() * 9 / 10)],
-              times.front());
   return true;
 }
 

@@ -1,5 +1,5 @@
-// kiln-run's timing: --bench (CUDA-event latencies) and --profile (Chrome trace
-// of each step).
+// kiln-run's status printing and --profile (a table and a Chrome trace of each
+// step); the benchmark is benchmark.h.
 #ifndef KILN_RUN_BENCH_PROFILE_H
 #define KILN_RUN_BENCH_PROFILE_H
 
@@ -14,10 +14,6 @@ namespace kiln::run {
 bool failed(kiln_status_t status, const char *what);
 /// Prints a CUDA error with |what|; true if it was an error.
 bool cudaFailed(cudaError_t error, const char *what);
-
-/// Runs |session| a few times to warm up, then |runs| times between CUDA
-/// events on |stream|; prints median, p90 and min latency.
-bool benchmark(kiln_session_t *session, cudaStream_t stream, int runs);
 
 /// The --profile table of |steps| (kiln_session_step_profile of every step)
 /// whose kernel times came from |source| (kiln_session_profile_source): a

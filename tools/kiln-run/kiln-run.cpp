@@ -1,7 +1,15 @@
-// kiln-run: runs a .kiln artifact on inputs from .npy/.pb files, checks
-// outputs, benchmarks and profiles.
+// kiln-run: runs a .kiln artifact on inputs from .npy/.pb files or generated
+// ones, checks outputs, benchmarks (latency percentiles, throughput, --json)
+// and profiles. Exit status: tools/common/ExitCodes.h.
 #include "bench_profile.h"
+#include "benchmark.h"
+#include "generated_inputs.h"
+#include "run_options.h"
+#include "run_report.h"
 #include "tensor_files.h"
+
+#include "ExitCodes.h"
+#include "RuntimeToolVersion.h"
 
 #include "kiln/runtime.h"
 
@@ -15,35 +23,9 @@
 #include <vector>
 
 using namespace kiln::run;
+using namespace kiln::tools;
 
 namespace {
-
-const char *kUsage =
-    "usage: kiln-run MODEL.kiln --inputs DIR|FILE... [--expect DIR|FILE...]\n"
-    "                [--rtol R] [--atol A] [--rel-l2 L] [--bench N] [--profile "
-    "TRACE.json]\n"
-    "                [--debug] [--check-nan] [--entry NAME] [--device N] "
-    "[--save-outputs DIR]\n"
-    "                [--algo-cache FILE] [--algo-log]\n"
-    "  Files bind by name (NAME.npy, NAME.pb or a TensorProto's name), then by "
-    "position\n"
-    "  (input_K.pb / output_K.pb in a directory, or the order given). "
-    "Tolerance: every\n"
-    "  element within atol + rtol*|expected| (defaults 1e-4, 1e-5), or with "
-    "--rel-l2 the\n"
-    "  relative L2 error at most L; NaN passes only where the reference is NaN.\n"
-    "  Exit: 0 pass, 1 mismatch or runtime error, 2 usage or file error, 3 no "
-    "CUDA device.\n";
-
-enum Exit { kPass = 0, kFailed = 1, kUsageError = 2, kNoDevice = 3 };
-
-struct Options {
-  std::string model, profile, entry, saveOutputs, algorithmCache;
-  std::vector<std::string> inputs, expect;
-  double rtol = 1e-4, atol = 1e-5, relL2 = -1;
-  int bench = 0, device = 0;
-  bool debug = false, checkNan = false, algorithmLog = false;
-};
 
 bool isDirectory(const std::string &path) {
   struct stat info;
@@ -52,64 +34,6 @@ bool isDirectory(const std::string &path) {
 bool exists(const std::string &path) {
   struct stat info;
   return stat(path.c_str(), &info) == 0;
-}
-
-bool parseOptions(int argc, char **argv, Options *options) {
-  std::vector<std::string> *list = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&](std::string *out) {
-      if (i + 1 >= argc)
-        return false;
-      *out = argv[++i];
-      return true;
-    };
-    std::string text;
-    if (arg == "--inputs") {
-      list = &options->inputs;
-    } else if (arg == "--expect") {
-      list = &options->expect;
-    } else if (arg == "--rtol" || arg == "--atol" || arg == "--rel-l2") {
-      if (!value(&text))
-        return false;
-      (arg == "--rtol"   ? options->rtol
-       : arg == "--atol" ? options->atol
-                         : options->relL2) = std::atof(text.c_str());
-      list = nullptr;
-    } else if (arg == "--bench" || arg == "--device") {
-      if (!value(&text))
-        return false;
-      (arg == "--bench" ? options->bench : options->device) =
-          std::atoi(text.c_str());
-      list = nullptr;
-    } else if (arg == "--profile" || arg == "--entry" ||
-               arg == "--save-outputs" || arg == "--algo-cache") {
-      if (!value(arg == "--profile"        ? &options->profile
-                 : arg == "--entry"        ? &options->entry
-                 : arg == "--save-outputs" ? &options->saveOutputs
-                                           : &options->algorithmCache))
-        return false;
-      list = nullptr;
-    } else if (arg == "--algo-log") {
-      options->algorithmLog = true;
-      list = nullptr;
-    } else if (arg == "--debug" || arg == "--check-nan") {
-      (arg == "--debug" ? options->debug : options->checkNan) = true;
-      options->debug = true;
-      list = nullptr;
-    } else if (arg.rfind("--", 0) == 0) {
-      std::fprintf(stderr, "kiln-run: unknown option '%s'\n", arg.c_str());
-      return false;
-    } else if (list) {
-      list->push_back(arg);
-    } else if (options->model.empty()) {
-      options->model = arg;
-    } else {
-      std::fprintf(stderr, "kiln-run: unexpected argument '%s'\n", arg.c_str());
-      return false;
-    }
-  }
-  return !options->model.empty() && !options->inputs.empty();
 }
 
 /// Finds the file for tensor |index| named |name| among |paths| (see kUsage).
@@ -124,12 +48,13 @@ bool findTensor(const std::vector<std::string> &paths, const std::string &name,
     // second output whatever the outputs are called. Such names look up the
     // positional file first.
     std::string prefix = std::string(role) + "_";
-    bool positionalName =
-        name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
-        name.find_first_not_of("0123456789", prefix.size()) == std::string::npos;
-    std::vector<std::string> candidates = {dir + name + ".npy", dir + name + ".pb",
-                                           dir + position + ".pb",
-                                           dir + position + ".npy"};
+    bool positionalName = name.size() > prefix.size() &&
+                          name.compare(0, prefix.size(), prefix) == 0 &&
+                          name.find_first_not_of("0123456789", prefix.size()) ==
+                              std::string::npos;
+    std::vector<std::string> candidates = {
+        dir + name + ".npy", dir + name + ".pb", dir + position + ".pb",
+        dir + position + ".npy"};
     if (positionalName)
       std::rotate(candidates.begin(), candidates.begin() + 2, candidates.end());
     for (const std::string &candidate : candidates)
@@ -158,26 +83,140 @@ bool findTensor(const std::vector<std::string> &paths, const std::string &name,
   return false;
 }
 
-/// Loads, binds, runs and checks; returns the exit code.
-int runModel(const Options &options) {
+/// "13.0" from 13000.
+std::string cudaVersionText(int version) {
+  return std::to_string(version / 1000) + "." +
+         std::to_string(version % 1000 / 10);
+}
+
+/// The shapes of entry point |entry|'s inputs, "x=8x64, mask=8x1".
+std::string entryShapes(const kiln_model_t *model, size_t entry) {
+  std::string text;
+  for (size_t i = 0; i < kiln_model_input_count(model, entry); ++i) {
+    kiln_tensor_info_t info;
+    kiln_status_free(kiln_model_input_info(model, entry, i, &info));
+    std::vector<int64_t> dims(info.dims, info.dims + info.rank);
+    std::string shape = shapeText(dims);
+    text += (i ? ", " : "") + std::string(info.name) + "=" + shape;
+  }
+  return text.empty() ? "(no inputs)" : text;
+}
+
+/// Whether entry point |entry|'s inputs have the shapes --shapes gives
+/// (every name given must be an input of it).
+bool entryHasShapes(const kiln_model_t *model, size_t entry,
+                    const RunOptions &options) {
+  for (const auto &[name, dims] : options.shapes) {
+    bool found = false;
+    for (size_t i = 0; i < kiln_model_input_count(model, entry) && !found;
+         ++i) {
+      kiln_tensor_info_t info;
+      kiln_status_free(kiln_model_input_info(model, entry, i, &info));
+      found = name == info.name &&
+              dims == std::vector<int64_t>(info.dims, info.dims + info.rank);
+    }
+    if (!found)
+      return false;
+  }
+  return true;
+}
+
+/// The entry point to run: --entry's, the one --shapes describes, or the
+/// first; false (the error printed) when none fits.
+bool chooseEntryPoint(const kiln_model_t *model, const RunOptions &options,
+                      size_t *out) {
+  size_t count = kiln_model_entry_point_count(model);
+  for (size_t entry = 0; entry < count; ++entry) {
+    std::string name = kiln_model_entry_point_name(model, entry);
+    bool named =
+        options.entry.empty() ? name != "kiln_init" : name == options.entry;
+    if (named && entryHasShapes(model, entry, options)) {
+      *out = entry;
+      return true;
+    }
+  }
+  if (!options.entry.empty() && options.shapes.empty()) {
+    std::fprintf(stderr, "kiln-run: the artifact has no entry point '%s'\n",
+                 options.entry.c_str());
+    return false;
+  }
+  std::fprintf(stderr,
+               "kiln-run: --shapes: no entry point%s%s has these input "
+               "shapes (kiln artifacts are compiled for fixed shapes: "
+               "kiln-compile --input-shape); the artifact's:\n",
+               options.entry.empty() ? "" : " named ", options.entry.c_str());
+  for (size_t entry = 0; entry < count; ++entry)
+    if (std::strcmp(kiln_model_entry_point_name(model, entry), "kiln_init"))
+      std::fprintf(stderr, "  %s: %s\n",
+                   kiln_model_entry_point_name(model, entry),
+                   entryShapes(model, entry).c_str());
+  return false;
+}
+
+/// Fills the device and version parts of |report|.
+void describeMachine(const kiln_model_t *model, const RunOptions &options,
+                     RunReport *report) {
+  report->commandLine = options.commandLine;
+  report->model = options.model;
+  report->device.ordinal = options.device;
+  cudaDeviceProp properties;
+  if (cudaGetDeviceProperties(&properties, options.device) == cudaSuccess) {
+    report->device.name = properties.name;
+    report->device.computeCapability = properties.major * 10 + properties.minor;
+  }
+  int version = 0;
+  if (cudaDriverGetVersion(&version) == cudaSuccess)
+    report->device.driver = cudaVersionText(version);
+  if (cudaRuntimeGetVersion(&version) == cudaSuccess)
+    report->device.runtime = cudaVersionText(version);
+  report->versions.kiln = KILN_VERSION_TEXT;
+  report->versions.runtime = kiln_runtime_version();
+  report->versions.runtimeApi = kiln_runtime_api_version();
+  report->versions.artifactFormat = kiln_runtime_artifact_format_version();
+  report->versions.artifactCuda = kiln_model_cuda_version(model);
+  report->seed = options.seed;
+}
+
+/// Loads, binds, runs, checks, benchmarks and reports; returns the exit
+/// code.
+int runModel(const RunOptions &options) {
   kiln_load_options_t loadOptions;
   kiln_load_options_init(&loadOptions);
   loadOptions.device_ordinal = options.device;
   kiln_model_t *model = nullptr;
   kiln_status_t status =
       kiln_model_load(options.model.c_str(), &loadOptions, &model);
-  if (kiln_status_code(status) == KILN_STATUS_UNAVAILABLE) {
+  switch (kiln_status_code(status)) {
+  case KILN_STATUS_OK:
+    break;
+  case KILN_STATUS_UNAVAILABLE:
     std::fprintf(stderr, "kiln-run: no CUDA device: %s (skipped)\n",
                  kiln_status_message(status));
     kiln_status_free(status);
-    return kNoDevice;
+    return kExitNoDevice;
+  case KILN_STATUS_NOT_FOUND:
+  case KILN_STATUS_DATA_LOSS:
+  case KILN_STATUS_INVALID_ARGUMENT:
+    // Unreadable, damaged or not an artifact: an input kiln-run cannot take.
+    failed(status, "loading the model");
+    return kExitUsageOrFileError;
+  default:
+    failed(status, "loading the model");
+    return kExitFailure;
   }
-  if (failed(status, "loading the model"))
-    return kFailed;
+  size_t entry = 0;
+  if (!chooseEntryPoint(model, options, &entry)) {
+    kiln_model_release(model);
+    return kExitUsageOrFileError;
+  }
+  const char *entryName = kiln_model_entry_point_name(model, entry);
+  RunReport report;
+  describeMachine(model, options, &report);
+  report.entryPoint = entryName;
+
   kiln_session_options_t sessionOptions;
   kiln_session_options_init(&sessionOptions);
-  sessionOptions.entry_point =
-      options.entry.empty() ? nullptr : options.entry.c_str();
+  sessionOptions.entry_point = entryName;
   sessionOptions.debug = options.debug;
   sessionOptions.check_nan_inf = options.checkNan;
   // The algorithm cache (kiln_session_options_t.algorithm_cache_path).
@@ -185,13 +224,7 @@ int runModel(const Options &options) {
     sessionOptions.algorithm_cache_path = options.algorithmCache.c_str();
   kiln_session_t *session = nullptr;
   std::vector<void *> deviceBuffers;
-  std::vector<HostTensor> outputs;
-  int exitCode = kPass;
-  size_t entry = 0;
-  while (entry < kiln_model_entry_point_count(model) &&
-         !options.entry.empty() &&
-         options.entry != kiln_model_entry_point_name(model, entry))
-    ++entry;
+  int exitCode = kExitOk;
   cudaStream_t stream = nullptr;
   auto finish = [&](int code) {
     for (void *buffer : deviceBuffers)
@@ -205,75 +238,87 @@ int runModel(const Options &options) {
   if (failed(kiln_session_create(model, &sessionOptions, &session),
              "creating the session") ||
       cudaFailed(cudaStreamCreate(&stream), "cudaStreamCreate"))
-    return finish(kFailed);
+    return finish(kExitFailure);
   const char *algorithmLog = nullptr;
   if (options.algorithmLog &&
       !failed(kiln_session_algorithm_log(session, &algorithmLog),
               "the algorithm log"))
     std::printf("algorithm choices:\n%s", algorithmLog);
 
-  // Inputs: read, convert to the model's dtype, check shapes, upload, bind.
+  // Inputs: read (or generated), converted to the model's dtype, shapes
+  // checked, uploaded, bound.
   for (size_t i = 0; i < kiln_model_input_count(model, entry); ++i) {
     kiln_tensor_info_t info;
     if (failed(kiln_model_input_info(model, entry, i, &info), "input info"))
-      return finish(kFailed);
-    HostTensor file, tensor;
-    std::string error;
-    if (!findTensor(options.inputs, info.name, i, "input", &file, &error) ||
-        !convertTensor(file, info.dtype, &tensor, &error)) {
-      std::fprintf(stderr, "kiln-run: input '%s': %s\n", info.name,
-                   error.c_str());
-      return finish(kUsageError);
-    }
+      return finish(kExitFailure);
+    HostTensor tensor;
     std::vector<int64_t> dims(info.dims, info.dims + info.rank);
-    if (tensor.dims != dims) {
-      std::fprintf(
-          stderr, "kiln-run: input '%s': the file has shape %s, the model %s\n",
-          info.name, shapeText(tensor.dims).c_str(), shapeText(dims).c_str());
-      return finish(kUsageError);
+    RunReport::Tensor described{info.name, kiln_dtype_name(info.dtype),
+                                shapeText(dims), "generated"};
+    if (options.inputs.empty()) {
+      tensor = generateInput(info, options.seed, i);
+    } else {
+      HostTensor file;
+      std::string error;
+      if (!findTensor(options.inputs, info.name, i, "input", &file, &error) ||
+          !convertTensor(file, info.dtype, &tensor, &error)) {
+        std::fprintf(stderr, "kiln-run: input '%s': %s\n", info.name,
+                     error.c_str());
+        return finish(kExitUsageOrFileError);
+      }
+      described.source = "file";
+      if (tensor.dims != dims) {
+        std::fprintf(stderr,
+                     "kiln-run: input '%s': the file has shape %s, the "
+                     "model %s\n",
+                     info.name, shapeText(tensor.dims).c_str(),
+                     shapeText(dims).c_str());
+        return finish(kExitUsageOrFileError);
+      }
     }
+    report.inputs.push_back(described);
     void *device = nullptr;
     if (cudaFailed(cudaMalloc(&device, std::max<size_t>(info.bytes, 1)),
                    "cudaMalloc"))
-      return finish(kFailed);
+      return finish(kExitFailure);
     deviceBuffers.push_back(device);
     if (cudaFailed(cudaMemcpy(device, tensor.data.data(), info.bytes,
                               cudaMemcpyHostToDevice),
                    "uploading an input"))
-      return finish(kFailed);
+      return finish(kExitFailure);
     kiln_tensor_t bound = kiln_device_tensor(device, info.bytes);
     bound.dims = info.dims;
     bound.rank = info.rank;
     if (failed(kiln_session_bind_input(session, info.name, &bound),
                "binding an input"))
-      return finish(kFailed);
+      return finish(kExitFailure);
   }
   // Outputs: poisoned (NaN for floats) so that an unwritten output fails.
   std::vector<void *> outputBuffers;
   for (size_t i = 0; i < kiln_model_output_count(model, entry); ++i) {
     kiln_tensor_info_t info;
     if (failed(kiln_model_output_info(model, entry, i, &info), "output info"))
-      return finish(kFailed);
+      return finish(kExitFailure);
     void *device = nullptr;
     if (cudaFailed(cudaMalloc(&device, std::max<size_t>(info.bytes, 1)),
                    "cudaMalloc") ||
         cudaFailed(cudaMemset(device, 0xff, info.bytes), "poisoning an output"))
-      return finish(kFailed);
+      return finish(kExitFailure);
     deviceBuffers.push_back(device);
     outputBuffers.push_back(device);
     kiln_tensor_t bound = kiln_device_tensor(device, info.bytes);
     if (failed(kiln_session_bind_output(session, info.name, &bound),
                "binding an output"))
-      return finish(kFailed);
+      return finish(kExitFailure);
   }
   if (failed(kiln_session_run(session, stream), "run") ||
       cudaFailed(cudaStreamSynchronize(stream), "run"))
-    return finish(kFailed);
+    return finish(kExitFailure);
 
   for (size_t i = 0; i < outputBuffers.size(); ++i) {
     kiln_tensor_info_t info;
     if (failed(kiln_model_output_info(model, entry, i, &info), "output info"))
-      return finish(kFailed);
+      return finish(kExitFailure);
     HostTensor actual;
     actual.name = info.name;
     actual.dtype = info.dtype;
@@ -282,12 +327,14 @@ int runModel(const Options &options) {
     if (cudaFailed(cudaMemcpy(actual.data.data(), outputBuffers[i], info.bytes,
                               cudaMemcpyDeviceToHost),
                    "downloading an output"))
-      return finish(kFailed);
+      return finish(kExitFailure);
     std::string error;
     if (!options.saveOutputs.empty() &&
         !writeNpy(options.saveOutputs + "/" + info.name + ".npy", actual,
-                  &error))
+                  &error)) {
       std::fprintf(stderr, "kiln-run: %s\n", error.c_str());
+      return finish(kExitUsageOrFileError);
+    }
     if (options.expect.empty())
       continue;
     HostTensor expected;
@@ -295,13 +342,15 @@ int runModel(const Options &options) {
                     &error)) {
       std::fprintf(stderr, "kiln-run: output '%s': %s\n", info.name,
                    error.c_str());
-      return finish(kUsageError);
+      return finish(kExitUsageOrFileError);
     }
     Comparison result =
         compareTensors(actual, expected, options.rtol, options.atol);
     bool pass = result.shapeMatches && result.nans == 0 &&
                 (options.relL2 >= 0 ? result.relL2 <= options.relL2
                                     : result.mismatches == 0);
+    report.outputs.push_back(
+        {info.name, pass, result.maxAbs, result.maxRel, result.relL2});
     std::printf("%s: max abs %.3g, max rel %.3g, rel-L2 %.3g", info.name,
                 result.maxAbs, result.maxRel, result.relL2);
     if (!result.shapeMatches)
@@ -319,27 +368,84 @@ int runModel(const Options &options) {
                   expected.at(static_cast<size_t>(
                       std::max<int64_t>(result.firstMismatch, 0))));
     if (!pass)
-      exitCode = kFailed;
+      exitCode = kExitFailure;
   }
 
-  if (options.bench > 0 && !benchmark(session, stream, options.bench))
-    return finish(kFailed);
+  if (options.benchmark) {
+    if (options.inputs.empty())
+      std::printf("inputs: generated (seed %llu)\n",
+                  static_cast<unsigned long long>(options.seed));
+    BenchmarkSettings settings;
+    settings.warmup = options.warmup;
+    settings.iterations = options.iterations;
+    settings.durationSeconds = options.durationSeconds;
+    if (!benchmark(session, stream, settings, &report.latency))
+      return finish(kExitFailure);
+    report.benchmarked = true;
+    std::fputs(benchmarkText(report.latency).c_str(), stdout);
+  }
   if (!options.profile.empty()) {
     sessionOptions.profile = 1;
     if (!profile(model, sessionOptions, deviceBuffers, outputBuffers, stream,
                  options.profile))
-      return finish(kFailed);
+      return finish(kExitFailure);
+  }
+  if (!options.json.empty()) {
+    report.exitCode = exitCode;
+    std::string error;
+    if (!writeRunReport(options.json, report, &error)) {
+      std::fprintf(stderr, "kiln-run: --json: %s\n", error.c_str());
+      return finish(kExitUsageOrFileError);
+    }
+    std::printf("results: %s\n", options.json.c_str());
   }
   return finish(exitCode);
+}
+
+/// Every file and folder the options name must exist before the model is
+/// loaded: a wrong path is a usage error on any machine, GPU or not.
+bool checkPaths(const RunOptions &options) {
+  std::vector<std::string> paths = options.inputs;
+  paths.insert(paths.end(), options.expect.begin(), options.expect.end());
+  for (const std::string &path : paths)
+    if (!exists(path)) {
+      std::fprintf(stderr, "kiln-run: no such file or directory: '%s'\n",
+                   path.c_str());
+      return false;
+    }
+  if (!options.saveOutputs.empty() && !isDirectory(options.saveOutputs)) {
+    std::fprintf(stderr, "kiln-run: --save-outputs: '%s' is not a directory\n",
+                 options.saveOutputs.c_str());
+    return false;
+  }
+  if (!exists(options.model)) {
+    std::fprintf(stderr, "kiln-run: cannot open '%s': no such file\n",
+                 options.model.c_str());
+    return false;
+  }
+  return true;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  Options options;
-  if (!parseOptions(argc, argv, &options)) {
-    std::fputs(kUsage, stderr);
-    return kUsageError;
+  RunOptions options;
+  std::string error;
+  switch (parseRunOptions(argc, argv, &options, &error)) {
+  case ParseResult::Help:
+    std::fputs(kRunUsage, stdout);
+    return kExitOk;
+  case ParseResult::Version:
+    printRuntimeToolVersion(stdout, "kiln-run");
+    return kExitOk;
+  case ParseResult::UsageError:
+    std::fprintf(stderr, "kiln-run: %s\n(kiln-run --help lists the options)\n",
+                 error.c_str());
+    return kExitUsageOrFileError;
+  case ParseResult::Run:
+    break;
   }
+  if (!checkPaths(options))
+    return kExitUsageOrFileError;
   return runModel(options);
 }

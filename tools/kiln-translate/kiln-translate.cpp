@@ -1,6 +1,10 @@
 // kiln-translate: tiled kiln IR -> CUDA C++ (--emit-cuda), checked with NVRTC,
-// and GPU kernel-test bundles (--kernel-test-bundle DIR).
+// and GPU kernel-test bundles (--kernel-test-bundle DIR). Exit status: 0
+// done, 1 the IR does not parse or emission or NVRTC failed, 2 a usage or
+// file error.
+#include "ExitCodes.h"
 #include "KernelTestBundle.h"
+#include "ToolCommandLine.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Target/CUDA/CUDAEmitter.h"
@@ -22,41 +26,55 @@
 #include "llvm/Support/ToolOutputFile.h"
 
 using namespace kiln;
+using namespace kiln::tools;
 namespace cl = llvm::cl;
 
 namespace {
 
-cl::opt<std::string>
-    inputFile(cl::Positional, cl::desc("<tiled kiln IR .mlir>"), cl::init("-"));
-cl::opt<std::string> outputFile("o", cl::desc("Output file"), cl::init("-"));
+cl::opt<std::string> inputFile(cl::Positional,
+                               cl::desc("<tiled kiln IR .mlir>"), cl::init("-"),
+                               cl::cat(kilnCategory()));
+cl::opt<std::string> outputFile("o", cl::desc("Output file"), cl::init("-"),
+                                cl::cat(kilnCategory()));
 cl::opt<bool> emitCUDA("emit-cuda",
-                       cl::desc("Print the CUDA C++ of every unique kernel"));
+                       cl::desc("Print the CUDA C++ of every unique kernel"),
+                       cl::cat(kilnCategory()));
 cl::opt<std::string> bundleDir(
     "kernel-test-bundle", cl::value_desc("DIR"),
     cl::desc("Write GPU kernel-test cases (cubins, inputs, expected outputs, "
-             "manifest) under DIR"));
+             "manifest) under DIR"),
+    cl::cat(kilnCategory()));
 cl::opt<bool> prepare("prepare",
                       cl::desc("Run pattern recognition and the kernel "
-                               "pipeline (fuse + tile) first"));
+                               "pipeline (fuse + tile) first"),
+                      cl::cat(kilnCategory()));
 cl::opt<std::string>
     gpuArch("gpu-arch", cl::init("sm_90"),
-            cl::desc("Comma-separated archs, e.g. sm_90,sm_80"));
-cl::opt<bool> noCompile("no-compile", cl::desc("Do not compile with NVRTC"));
+            cl::desc("Comma-separated archs, e.g. sm_90,sm_80"),
+            cl::cat(kilnCategory()));
+cl::opt<bool> noCompile("no-compile", cl::desc("Do not compile with NVRTC"),
+                        cl::cat(kilnCategory()));
 cl::opt<bool> keepPTX("keep-ptx",
-                      cl::desc("Also compile PTX for the newest arch"));
+                      cl::desc("Also compile PTX for the newest arch"),
+                      cl::cat(kilnCategory()));
 cl::opt<bool> perKernelTiming("nvrtc-timing",
-                              cl::desc("Print the NVRTC time of each kernel"));
+                              cl::desc("Print the NVRTC time of each kernel"),
+                              cl::cat(kilnCategory()));
 cl::opt<unsigned> nvrtcThreads("nvrtc-threads", cl::init(0),
-                               cl::desc("NVRTC worker threads (0: all cores)"));
+                               cl::desc("NVRTC worker threads (0: all cores)"),
+                               cl::cat(kilnCategory()));
 cl::opt<std::string> cudaInclude("cuda-include", cl::value_desc("DIR"),
-                                 cl::desc("CUDA include dir given to NVRTC"));
+                                 cl::desc("CUDA include dir given to NVRTC"),
+                                 cl::cat(kilnCategory()));
 cl::opt<bool>
     injectNVRTCError("test-nvrtc-inject-error", cl::Hidden,
-                     cl::desc("Test hook: make every kernel source invalid"));
+                     cl::desc("Test hook: make every kernel source invalid"),
+                     cl::cat(kilnCategory()));
 
-int fail(const llvm::Twine &message) {
+/// Prints |message| as an error and returns |status|.
+int fail(const llvm::Twine &message, int status = kExitFailure) {
   llvm::errs() << "kiln-translate: error: " << message << "\n";
-  return 1;
+  return status;
 }
 
 /// Pattern recognition (so that decomposed GELU and attention test the
@@ -79,15 +97,16 @@ std::function<mlir::LogicalResult(mlir::ModuleOp)> kernelPipeline() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(argc, argv,
-                              "kiln-translate: tiled kiln IR to CUDA\n");
+  if (!parseCommandLine(argc, argv, "kiln-translate: tiled kiln IR to CUDA\n"))
+    return kExitUsageOrFileError;
   if (emitCUDA == !bundleDir.empty())
-    return fail("give exactly one of --emit-cuda and --kernel-test-bundle");
+    return fail("give exactly one of --emit-cuda and --kernel-test-bundle",
+                kExitUsageOrFileError);
 
   NVRTCOptions nvrtc;
   llvm::Expected<std::vector<std::string>> archs = parseGPUArchList(gpuArch);
   if (!archs)
-    return fail(llvm::toString(archs.takeError()));
+    return fail(llvm::toString(archs.takeError()), kExitUsageOrFileError);
   nvrtc.archs = *archs;
   nvrtc.keepPTX = keepPTX;
   nvrtc.threads = nvrtcThreads;
@@ -104,12 +123,12 @@ int main(int argc, char **argv) {
   std::string error;
   auto file = mlir::openInputFile(inputFile, &error);
   if (!file)
-    return fail(error);
+    return fail(error, kExitUsageOrFileError);
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module)
-    return 1;
+    return kExitFailure; // The parser reported where.
 
   auto pipeline = kernelPipeline();
   if (!bundleDir.empty()) {
@@ -120,23 +139,24 @@ int main(int argc, char **argv) {
     if (llvm::Error failure = writeKernelTestBundle(*module, stem, bundleDir,
                                                     options, llvm::outs()))
       return fail(llvm::toString(std::move(failure)));
-    return 0;
+    return kExitOk;
   }
 
   if (prepare) {
     if (!pipeline)
       return fail("--prepare: this build has no kernel pipeline "
-                  "(kiln::buildKernelPipeline)");
+                  "(kiln::buildKernelPipeline)",
+                  kExitUsageOrFileError);
     if (mlir::failed(pipeline(*module)))
-      return 1;
+      return kExitFailure;
   }
   mlir::FailureOr<CUDAModule> cuda = emitCUDAModule(*module);
   if (mlir::failed(cuda))
-    return 1;
+    return kExitFailure;
 
   auto output = mlir::openOutputFile(outputFile, &error);
   if (!output)
-    return fail(error);
+    return fail(error, kExitUsageOrFileError);
   llvm::raw_ostream &os = output->os();
   for (auto [k, kernel] : llvm::enumerate(cuda->kernels)) {
     if (k)
@@ -168,5 +188,5 @@ int main(int argc, char **argv) {
        << " threads)\n";
   }
   output->keep();
-  return 0;
+  return kExitOk;
 }

@@ -1,5 +1,5 @@
 // The kiln runtime's C API: load a .kiln artifact, bind inputs and outputs, run
-// it on a CUDA stream.
+// it on a CUDA stream. docs/embedding.md shows how to build against it.
 #ifndef KILN_RUNTIME_H
 #define KILN_RUNTIME_H
 
@@ -11,6 +11,34 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+// ===--- Versions --------------------------------------------------------===//
+//
+// KILN_RUNTIME_API_VERSION counts incompatible changes to this C API and ABI:
+// a function removed or changed, a field moved or retyped. It is the shared
+// library's SONAME (libkiln_runtime.so.1 for API version 1). Compatible
+// additions keep it: new functions, and new fields appended to the option
+// structs (whose struct_size tells the library which fields a caller knows).
+//
+// Artifact compatibility: a runtime loads exactly the .kiln format version
+// that kiln_runtime_artifact_format_version returns (the artifact header's
+// format version; kiln-inspect prints it). The compiler bumps that version on
+// any change an older runtime would misread; additions an older runtime can
+// ignore keep it. An artifact of another format version is rejected with
+// KILN_STATUS_INCOMPATIBLE; recompile the model with a kiln-compile of this
+// runtime's version. The driver and GPU-arch checks of kiln_model_load come
+// on top of this rule.
+#define KILN_RUNTIME_API_VERSION 1
+
+// The library's version, "MAJOR.MINOR.PATCH" (the kiln release it is part of;
+// CMake's find_package(kiln) and pkg-config see the same). A static string.
+const char *kiln_runtime_version(void);
+// The KILN_RUNTIME_API_VERSION the library was built with: a program that
+// loads the library itself (dlopen, a Python extension) compares it with its
+// header's.
+uint32_t kiln_runtime_api_version(void);
+// The .kiln artifact format version this library loads (the rule above).
+uint32_t kiln_runtime_artifact_format_version(void);
 
 // ===--- Status ----------------------------------------------------------===//
 //
@@ -128,13 +156,22 @@ static inline kiln_tensor_t kiln_host_tensor(void *data, size_t bytes) {
 
 typedef struct kiln_model_s kiln_model_t;
 
+// Option structs can grow: a later runtime appends fields. Always fill one
+// with its _init function, which sets |struct_size| to the size this header
+// declares and every field to its default, then change fields. The runtime
+// reads only the first |struct_size| bytes (fields beyond them keep their
+// defaults) and rejects a struct_size it does not know (0: never
+// initialised, or larger than its own struct: a header newer than the
+// library) with KILN_STATUS_INVALID_ARGUMENT.
 typedef struct kiln_load_options_s {
+  size_t struct_size; // sizeof(kiln_load_options_t), set by the _init.
   int device_ordinal; // The CUDA device for the weight arena (default 0).
   const char *external_data_dir; // Where external weight files are looked up;
                                  // NULL: the artifact's directory.
 } kiln_load_options_t;
 
-// Defaults: device 0, external weights beside the artifact.
+// Sets struct_size and the defaults: device 0, external weights beside the
+// artifact.
 void kiln_load_options_init(kiln_load_options_t *options);
 
 // Loads the artifact at |path|. The file is checked completely (header,
@@ -199,6 +236,7 @@ const char *kiln_model_cuda_version(const kiln_model_t *model); // e.g. "13.0".
 typedef struct kiln_session_s kiln_session_t;
 
 typedef struct kiln_session_options_s {
+  size_t struct_size;      // sizeof(kiln_session_options_t), set by the _init.
   const char *entry_point; // NULL: the first entry point.
   int device_ordinal; // -1: the model's device (others are an error for now).
   int debug;          // 1: no graph; synchronise after each step and name the
@@ -221,7 +259,8 @@ typedef struct kiln_session_options_s {
                       // algorithms and give bit-identical outputs.
 } kiln_session_options_t;
 
-// Defaults: first entry point, model's device, no debug, no profile.
+// Sets struct_size and the defaults: first entry point, model's device, no
+// debug, no profile.
 void kiln_session_options_init(kiln_session_options_t *options);
 
 // Creates a session for |model| (which it retains). Allocates the arena once

@@ -1,0 +1,50 @@
+// kiln-run's command line: the options, their strict parsing and the usage
+// text.
+#ifndef KILN_RUN_RUN_OPTIONS_H
+#define KILN_RUN_RUN_OPTIONS_H
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kiln::run {
+
+struct RunOptions {
+  std::string model, profile, entry, saveOutputs, json;
+  /// --algo-cache FILE (kiln_session_options_t.algorithm_cache_path).
+  std::string algorithmCache;
+  std::vector<std::string> inputs, expect;
+  /// --shapes NAME=DIMS,...: the entry point whose inputs have these shapes.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
+  double rtol = 1e-4, atol = 1e-5, relL2 = -1;
+  int device = 0;
+  bool debug = false, checkNan = false;
+  /// --algo-log: print the session's algorithm log.
+  bool algorithmLog = false;
+  /// Seed of the generated inputs (when --inputs is not given).
+  uint64_t seed = 1;
+  /// The benchmark runs when a timing flag or --json is given, or when the
+  /// inputs are generated (there is nothing to check then).
+  bool benchmark = false;
+  int warmup = 10;
+  int iterations = 100;
+  double durationSeconds = 0;
+  /// The command line as given, for --json.
+  std::vector<std::string> commandLine;
+};
+
+enum class ParseResult { Run, Help, Version, UsageError };
+
+/// Parses kiln-run's arguments into |*options|. Numbers are parsed strictly:
+/// "--bench abc" or "--device 1x" is a usage error whose |*error| names the
+/// flag.
+ParseResult parseRunOptions(int argc, const char *const *argv,
+                            RunOptions *options, std::string *error);
+
+/// kiln-run --help.
+extern const char *const kRunUsage;
+
+} // namespace kiln::run
+
+#endif // KILN_RUN_RUN_OPTIONS_H
