@@ -18,6 +18,7 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/Locations.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 #include "kiln/artifact_format.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -304,7 +305,7 @@ LogicalResult EntryPointBuilder::buildKernelSteps(const LaunchGraph &graph) {
     step->name = kernel.getSymName().str();
     for (const OnnxNode &node : collectOnnxNodes(kernel.getLoc()))
       step->onnx_nodes.push_back(node.name);
-    if (kernel.getKind() == "library") {
+    if (getKernelKind(kernel) == KernelKind::Library) {
       if (failed(describeLibraryStep(
               kernel, [&](Value value) { return bufferOf(value); }, *step,
               counts)))

@@ -1,7 +1,9 @@
-// The pass pipelines run by kiln-compile and kiln-interpret after import.
+// The pass pipelines of kiln's phases and their registration by name.
 #include "kiln/Transforms/Pipelines.h"
 
 #include "kiln/Transforms/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
 
 namespace kiln {
 
@@ -40,10 +42,103 @@ void buildGraphPipeline(mlir::OpPassManager &pm,
   }
 }
 
+void buildFusePipeline(mlir::OpPassManager &pm) {
+  pm.addPass(createKilnOutlineInit());
+  pm.addNestedPass<mlir::func::FuncOp>(createKilnRequireStatic());
+  pm.addNestedPass<mlir::func::FuncOp>(createKilnFuseKernels());
+}
+
+void buildTilePipeline(mlir::OpPassManager &pm) {
+  pm.addNestedPass<mlir::func::FuncOp>(createKilnTileKernels());
+}
+
+void buildSchedulePipeline(mlir::OpPassManager &pm, int64_t maxStreams) {
+  KilnScheduleOptions options;
+  options.maxStreams = maxStreams;
+  pm.addNestedPass<mlir::func::FuncOp>(createKilnSchedule(options));
+}
+
+void buildPlanMemoryPipeline(mlir::OpPassManager &pm) {
+  pm.addPass(createKilnPlanMemory());
+}
+
 void buildKernelPipeline(mlir::OpPassManager &pm) {
   pm.addNestedPass<mlir::func::FuncOp>(createKilnRequireStatic());
   pm.addNestedPass<mlir::func::FuncOp>(createKilnFuseKernels());
-  pm.addNestedPass<mlir::func::FuncOp>(createKilnTileKernels());
+  buildTilePipeline(pm);
+}
+
+namespace {
+
+/// kiln-graph-pipeline's options on the command line.
+struct GraphPipelineCLOptions
+    : mlir::PassPipelineOptions<GraphPipelineCLOptions> {
+  ListOption<std::string> inputShapes{
+      *this, "input-shapes",
+      llvm::cl::desc("Static input shapes: name=8x128 (graph input) or "
+                     "batch=8 (dim name)")};
+  Option<bool> simplify{*this, "simplify",
+                        llvm::cl::desc("Fold constants and simplify (false: "
+                                       "only specialise and refine types)"),
+                        llvm::cl::init(true)};
+  Option<int64_t> maxFoldBytes{
+      *this, "max-fold-bytes",
+      llvm::cl::desc("Largest constant-folded result in bytes"),
+      llvm::cl::init(64 * 1024)};
+  Option<std::string> precision{*this, "precision",
+                                llvm::cl::desc("fp32 | tf32 | fp16 | bf16"),
+                                llvm::cl::init("fp32")};
+
+  GraphPipelineOptions toOptions() const {
+    GraphPipelineOptions options;
+    options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
+    options.simplify = simplify;
+    options.maxFoldBytes = maxFoldBytes;
+    options.precision = precision;
+    return options;
+  }
+};
+
+/// kiln-schedule-pipeline's options on the command line.
+struct ScheduleCLOptions : mlir::PassPipelineOptions<ScheduleCLOptions> {
+  Option<int64_t> maxStreams{*this, "max-streams",
+                             llvm::cl::desc("Most CUDA streams the schedule "
+                                            "uses"),
+                             llvm::cl::init(4)};
+};
+
+} // namespace
+
+void registerKilnPipelines() {
+  mlir::PassPipelineRegistration<GraphPipelineCLOptions>(
+      "kiln-graph-pipeline",
+      "The graph passes kiln-compile runs after import (--emit graph)",
+      [](mlir::OpPassManager &pm, const GraphPipelineCLOptions &options) {
+        buildGraphPipeline(pm, options.toOptions());
+      });
+  mlir::PassPipelineRegistration<>(
+      "kiln-fuse-pipeline",
+      "Outlines the init program and fuses each function into kernels "
+      "(--emit fused)",
+      buildFusePipeline);
+  mlir::PassPipelineRegistration<>("kiln-tile-pipeline",
+                                   "Gives every kernel its launch geometry "
+                                   "(--emit tiled)",
+                                   buildTilePipeline);
+  mlir::PassPipelineRegistration<ScheduleCLOptions>(
+      "kiln-schedule-pipeline", "Assigns each function's launch DAG to streams",
+      [](mlir::OpPassManager &pm, const ScheduleCLOptions &options) {
+        buildSchedulePipeline(pm, options.maxStreams);
+      });
+  mlir::PassPipelineRegistration<>(
+      "kiln-plan-memory-pipeline",
+      "Gives activations and weights their arena offsets (--emit planned)",
+      buildPlanMemoryPipeline);
+  mlir::PassPipelineRegistration<>(
+      "kiln-kernel-pipeline",
+      "Requires static shapes, fuses and tiles each function (no init "
+      "program; kiln-translate's pipeline)",
+      buildKernelPipeline);
 }
 
 } // namespace kiln

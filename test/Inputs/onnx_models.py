@@ -344,3 +344,31 @@ def gemm_logits(args):
     nodes = [helper.make_node("Gemm", ["x", "w", "b"], ["g"], name="fc"),
              helper.make_node("Relu", ["g"], ["y"], name="relu")]
     return _model(nodes, [x], ["y"], [w, b])
+
+
+@model
+def transpose_relu_transpose(args):
+    """y = Transpose(Relu(Transpose(x, perm 1,0,2)), perm 2,1,0) over x:
+    [4, 8, 16]: a tiled transpose (it moves the innermost dim) whose producers
+    include another transpose (issue 14's first repro)."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8, 16])
+    n = helper.make_node
+    nodes = [n("Transpose", ["x"], ["t"], perm=[1, 0, 2], name="swap_outer"),
+             n("Relu", ["t"], ["r"], name="relu"),
+             n("Transpose", ["r"], ["y"], perm=[2, 1, 0], name="reverse")]
+    return _model(nodes, [x], ["y"])
+
+
+@model
+def reduce_sum_max(args):
+    """y = ReduceMax(ReduceSum(x, axes [2], keepdims), axes [0]) over x:
+    [1, 4, 8]: a row reduction feeding a reduction over another axis of its
+    result's shape (issue 14's second repro)."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8])
+    n = helper.make_node
+    nodes = [n("ReduceSum", ["x", "sum_axes"], ["s"], keepdims=1, name="sum"),
+             n("ReduceMax", ["s", "max_axes"], ["y"], keepdims=1, name="max")]
+    return _model(nodes, [x], ["y"],
+                  [numpy_helper.from_array(np.array([2], np.int64), "sum_axes"),
+                   numpy_helper.from_array(np.array([0], np.int64), "max_axes")],
+                  opset=18)

@@ -239,3 +239,38 @@ func.func @log_softmax_axes(%x: tensor<4x10xf32>) -> (tensor<4x10xf32>, tensor<4
   %2 = kiln.log_softmax %x {axis = 0 : i64} : tensor<4x10xf32> -> tensor<4x10xf32>
   return %1, %2 : tensor<4x10xf32>, tensor<4x10xf32>
 }
+
+// -----
+
+// A tiled transpose (it moves the innermost dim) roots a transpose kernel;
+// a transpose that keeps the innermost dim joins it as an elemental
+// producer, so the kernel holds two transposes and one anchor (issue 14).
+// CHECK-LABEL: func.func @transpose_relu_transpose
+// CHECK: kiln.kernel "transpose_relu_transpose_0" transpose
+// CHECK: kiln.transpose %{{.*}} {perm = array<i64: 1, 0, 2>}
+// CHECK: kiln.relu
+// CHECK: kiln.transpose %{{.*}} {perm = array<i64: 2, 1, 0>}
+// CHECK-NOT: kiln.kernel
+func.func @transpose_relu_transpose(%x: tensor<4x8x16xf32>) -> tensor<16x4x8xf32> {
+  %0 = kiln.transpose %x {perm = array<i64: 1, 0, 2>} : tensor<4x8x16xf32> -> tensor<8x4x16xf32>
+  %1 = kiln.relu %0 : tensor<8x4x16xf32> -> tensor<8x4x16xf32>
+  %2 = kiln.transpose %1 {perm = array<i64: 2, 1, 0>} : tensor<8x4x16xf32> -> tensor<16x4x8xf32>
+  return %2 : tensor<16x4x8xf32>
+}
+
+// -----
+
+// A row reduction joins a kernel only when the ops that use its result are
+// pointwise or views (the row template computes them once per row): a
+// reduction over another axis of its result stays a kernel of its own
+// (issue 14's ReduceSum -> ReduceMax).
+// CHECK-LABEL: func.func @row_reduction_then_other_axis
+// CHECK: %[[S:.+]] = kiln.kernel "reduce_sum_0" row_reduce
+// CHECK: kiln.kernel "reduce_max_1" pointwise ins(%[[S]]
+func.func @row_reduction_then_other_axis(%x: tensor<1x4x8xf32>) -> tensor<1x4x1xf32> {
+  %c2 = kiln.constant dense<2> : tensor<1xi64>
+  %c0 = kiln.constant dense<0> : tensor<1xi64>
+  %0 = kiln.reduce_sum %x, %c2 : tensor<1x4x8xf32>, tensor<1xi64> -> tensor<1x4x1xf32>
+  %1 = kiln.reduce_max %0, %c0 : tensor<1x4x1xf32>, tensor<1xi64> -> tensor<1x4x1xf32>
+  return %1 : tensor<1x4x1xf32>
+}

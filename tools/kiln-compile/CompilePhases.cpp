@@ -67,30 +67,41 @@ bool bindInputFiles(ModuleOp module) {
   return true;
 }
 
-/// Runs the graph pipeline; |simplify| false only specialises and refines.
-bool runGraphPipeline(ModuleOp module, bool simplify) {
+bool runPipeline(ModuleOp module,
+                 const std::function<void(OpPassManager &)> &build) {
   PassManager pm(module.getContext(), ModuleOp::getOperationName());
   if (failed(applyPassManagerCLOptions(pm)))
     return false;
-  kiln::GraphPipelineOptions options;
-  options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
-  options.simplify = simplify;
-  if (simplify)
-    options.precision = precision;
-  kiln::buildGraphPipeline(pm, options);
+  build(pm);
   return succeeded(pm.run(module));
 }
 
-/// Runs function passes on every function of |module|.
-bool runFunctionPasses(
-    ModuleOp module,
-    llvm::ArrayRef<std::function<std::unique_ptr<Pass>()>> passes) {
-  PassManager pm(module.getContext(), ModuleOp::getOperationName());
-  if (failed(applyPassManagerCLOptions(pm)))
-    return false;
-  for (const auto &create : passes)
-    pm.addNestedPass<func::FuncOp>(create());
-  return succeeded(pm.run(module));
+std::vector<PhaseStep> phaseTable() {
+  auto graphOptions = [](bool simplify) {
+    kiln::GraphPipelineOptions options;
+    options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
+    options.simplify = simplify;
+    if (simplify)
+      options.precision = precision;
+    return options;
+  };
+  return {
+      // --emit import with --input-shape: only specialise and refine.
+      {"specialize", Phase::Import,
+       [] { return emit == Phase::Import && !inputShapes.empty(); },
+       [=](OpPassManager &pm) {
+         kiln::buildGraphPipeline(pm, graphOptions(false));
+       }},
+      {"graph", Phase::Graph, nullptr,
+       [=](OpPassManager &pm) {
+         kiln::buildGraphPipeline(pm, graphOptions(true));
+       }},
+      {"fuse", Phase::Fused, nullptr, kiln::buildFusePipeline},
+      {"tile", Phase::Tiled, nullptr, kiln::buildTilePipeline},
+      {"schedule", Phase::Planned, nullptr,
+       [](OpPassManager &pm) { kiln::buildSchedulePipeline(pm, maxStreams); }},
+      {"plan-memory", Phase::Planned, nullptr, kiln::buildPlanMemoryPipeline},
+  };
 }
 
 namespace {

@@ -3,8 +3,10 @@
 #ifndef KILN_TOOLS_KILN_COMPILE_COMPILEPHASES_H
 #define KILN_TOOLS_KILN_COMPILE_COMPILEPHASES_H
 
+#include "CompileOptions.h"
+
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
@@ -25,13 +27,22 @@ bool runPhase(llvm::StringRef name, const std::function<bool()> &body);
 /// Applies --bind-input to the imported module's entry function.
 bool bindInputFiles(mlir::ModuleOp module);
 
-/// Runs the graph pipeline; |simplify| false only specialises and refines.
-bool runGraphPipeline(mlir::ModuleOp module, bool simplify);
+/// A phase of kiln-compile after import: its progress-line name, the
+/// --emit phase from which on it runs, an extra condition (none: always)
+/// and the pipeline builder (Pipelines.h) it runs on the module.
+struct PhaseStep {
+  llvm::StringRef name;
+  Phase from;
+  std::function<bool()> enabled;
+  std::function<void(mlir::OpPassManager &)> build;
+};
 
-/// Runs function passes on every function of |module|.
-bool runFunctionPasses(
-    mlir::ModuleOp module,
-    llvm::ArrayRef<std::function<std::unique_ptr<mlir::Pass>()>> passes);
+/// The phases in order, with the command line's options applied.
+std::vector<PhaseStep> phaseTable();
+
+/// Runs the pipeline that |build| adds to a module pass manager.
+bool runPipeline(mlir::ModuleOp module,
+                 const std::function<void(mlir::OpPassManager &)> &build);
 
 /// Prints the arena sizes the memory plan recorded on the entry function.
 void printArenaSizes(mlir::ModuleOp module);

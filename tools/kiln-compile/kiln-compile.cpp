@@ -15,7 +15,6 @@
 #include "kiln/Import/ONNXImporter.h"
 #include "kiln/Target/CUDA/CUDAEmitter.h"
 #include "kiln/Target/CUDA/NVRTCCompiler.h"
-#include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/Planning/LaunchGraph.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -111,45 +110,14 @@ int main(int argc, char **argv) {
   if (!bindInputOptions.empty() &&
       !runPhase("bind-input", [&] { return bindInputFiles(*module); }))
     return kExitUsageOrFileError;
-  if (ok && emit == Phase::Import && !inputShapes.empty())
-    ok = runPhase("specialize",
-                  [&] { return runGraphPipeline(*module, false); });
-  if (ok && emit >= Phase::Graph)
-    ok = runPhase("graph", [&] { return runGraphPipeline(*module, true); });
-  if (ok && emit >= Phase::Fused)
-    ok = runPhase("fuse", [&] {
-      PassManager pm(module->getContext(), ModuleOp::getOperationName());
-      if (failed(applyPassManagerCLOptions(pm)))
-        return false;
-      pm.addPass(kiln::createKilnOutlineInit());
-      pm.addNestedPass<func::FuncOp>(kiln::createKilnRequireStatic());
-      pm.addNestedPass<func::FuncOp>(kiln::createKilnFuseKernels());
-      return succeeded(pm.run(*module));
-    });
-  if (ok && emit >= Phase::Tiled)
-    ok = runPhase("tile", [&] {
-      return runFunctionPasses(*module,
-                               {[] { return kiln::createKilnTileKernels(); }});
-    });
-  if (ok && emit >= Phase::Planned) {
-    ok = runPhase("schedule", [&] {
-      return runFunctionPasses(*module, {[] {
-        kiln::KilnScheduleOptions options;
-        options.maxStreams = maxStreams;
-        return kiln::createKilnSchedule(options);
-      }});
-    });
-    if (ok)
-      ok = runPhase("plan-memory", [&] {
-        PassManager pm(module->getContext(), ModuleOp::getOperationName());
-        if (failed(applyPassManagerCLOptions(pm)))
-          return false;
-        pm.addPass(kiln::createKilnPlanMemory());
-        return succeeded(pm.run(*module));
-      });
-    if (ok)
-      printArenaSizes(*module);
+  // The phases up to --emit, from the table (each a named pipeline).
+  for (const PhaseStep &step : phaseTable()) {
+    if (!ok || emit < step.from || (step.enabled && !step.enabled()))
+      continue;
+    ok = runPhase(step.name, [&] { return runPipeline(*module, step.build); });
   }
+  if (ok && emit >= Phase::Planned)
+    printArenaSizes(*module);
   if (ok && emit >= Phase::Cuda)
     ok = compileToCUDA(*module, archs, *output);
   else if (ok)

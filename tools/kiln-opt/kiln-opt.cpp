@@ -5,6 +5,7 @@
 #include "ToolCommandLine.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Transforms/Passes.h"
+#include "kiln/Transforms/Pipelines.h"
 
 #include "mlir/Debug/Counter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,6 +31,7 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   kiln::registerKilnPasses();
+  kiln::registerKilnPipelines();
 
   cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
                                  cl::init("-"), cl::cat(kilnCategory()));

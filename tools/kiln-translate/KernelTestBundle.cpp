@@ -4,6 +4,7 @@
 #include "KernelTestBundle.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 #include "kiln/Evaluator/Interpreter.h"
 #include "kiln/Target/CUDA/CUDAEmitter.h"
 
@@ -109,7 +110,7 @@ llvm::Error writeCase(func::FuncOp original, func::FuncOp tiled,
   // Library kernels (cuBLASLt) cannot run here.
   std::string library;
   tiled.walk([&](KernelOp kernel) {
-    if (kernel.getKind() == "library" && library.empty())
+    if (getKernelKind(kernel) == KernelKind::Library && library.empty())
       library = kernel.getSymName().str();
   });
   if (!library.empty()) {

@@ -1,7 +1,11 @@
-// The fusion cost model: how each kiln op takes part in kernel formation.
-// docs/fusion.md explains the rules; kiln-fuse-kernels applies them.
+// The fusion cost model's library epilogues, attention layouts and the
+// rewrites before grouping. docs/fusion.md explains the rules;
+// kiln-fuse-kernels applies them. The op classes are in OpClasses.h, what
+// each kernel kind admits in KernelKinds.h.
 #ifndef KILN_TRANSFORMS_FUSIONRULES_H
 #define KILN_TRANSFORMS_FUSIONRULES_H
+
+#include "kiln/Dialect/Kiln/KernelKinds/OpClasses.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
@@ -11,43 +15,6 @@
 #include <optional>
 
 namespace kiln {
-
-enum class FusionClass {
-  Constant,     // kiln.constant: cloned into kernels when small, else an input.
-  Pointwise,    // Elementwise ops (broadcasting included): fuse freely.
-  View,         // Reshape-like: no data movement; fused as re-indexing, or an
-                // alias outside kernels.
-  DataMovement, // Transpose, concat, slice, gather, expand: elemental gathers.
-  Reduction,    // Reduce*, softmax: a row reduction anchors a row_reduce
-                // kernel; other axes become a serial loop in their own kernel.
-  Library,      // MatMul, Gemm (cuBLASLt), 2-D Conv (cuDNN): library
-                // calls; a conv takes its relu(+ residual) epilogue
-                // (matchConvEpilogue), nothing else fuses.
-  Attention,    // kiln.attention: an `attention` kernel of its own; absorbs
-                // only views, transposes and slices it can address by
-                // strides (matchAttentionStore, isStridedAttentionOperand);
-                // is not absorbed.
-  Window,       // Conv, ConvTranspose, pools: a pointwise-kind kernel of
-                // their own that loops over the window per element; never
-                // absorbs producers nor is absorbed (no recomputation).
-  Unsupported,  // Anything code generation cannot handle.
-};
-
-FusionClass classifyForFusion(mlir::Operation *op);
-
-/// True for a reduction over the trailing axes of its input (reduce ops), a
-/// softmax or log_softmax over the last axis, or a layer_norm of static shape
-/// (it normalises trailing dims): the anchor of a row_reduce kernel.
-bool isRowReduction(mlir::Operation *op);
-
-/// True for a kiln.conv that cuDNN runs as a `library` kernel: 2-D (4-D
-/// tensors), static shapes, f32/f16/bf16, constant weights, symmetric pads.
-/// Other convolutions stay elemental (Window).
-bool isLibraryConvolution(mlir::Operation *op);
-
-/// isLibraryConvolution without the constant weight: true for a kiln.conv
-/// cuDNN could run once its weight is folded (kiln-assign-layout's test).
-bool fitsLibraryConvolution(mlir::Operation *op);
 
 /// A library convolution with the epilogue cuDNN fuses after it
 /// (cudnnConvolutionBiasActivationForward): relu(conv + bias [+ residual]).

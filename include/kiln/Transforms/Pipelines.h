@@ -1,4 +1,6 @@
-// The pass pipelines that kiln-compile and kiln-interpret run after import.
+// The pass pipelines of kiln's phases, each built by one function that
+// kiln-compile (its phase table), kiln-interpret and kiln-translate call and
+// that registerKilnPipelines registers by name for kiln-opt.
 #ifndef KILN_TRANSFORMS_PIPELINES_H
 #define KILN_TRANSFORMS_PIPELINES_H
 
@@ -21,16 +23,39 @@ struct GraphPipelineOptions {
   std::string precision = "fp32";
 };
 
-/// Adds: specialise input shapes (when given), refine types and, with
-/// |simplify|, kiln-simplify-graph (canonicalise + fold + refine to a fixed
-/// point) and kiln-recognize-patterns (GELU, attention); then, for a precision other than fp32, kiln-convert-precision and
-/// another simplification (which folds the casts of small constants).
+/// kiln-graph-pipeline. Adds: specialise input shapes (when given), refine
+/// types and, with |simplify|, kiln-simplify-graph (canonicalise + fold +
+/// refine to a fixed point), kiln-recognize-patterns (GELU, attention),
+/// kiln-merge-projections and kiln-fold-batch-norm; then, for a precision
+/// other than fp32, kiln-convert-precision; with |simplify|,
+/// kiln-assign-layout and another simplification (which folds the casts of
+/// small constants).
 void buildGraphPipeline(mlir::OpPassManager &pm,
                         const GraphPipelineOptions &options);
 
-/// Adds the code-generation preparation after the graph pipeline:
-/// kiln-require-static, kiln-fuse-kernels, kiln-tile-kernels.
+/// kiln-fuse-pipeline: kiln-outline-init, then per function
+/// kiln-require-static and kiln-fuse-kernels.
+void buildFusePipeline(mlir::OpPassManager &pm);
+
+/// kiln-tile-pipeline: kiln-tile-kernels per function.
+void buildTilePipeline(mlir::OpPassManager &pm);
+
+/// kiln-schedule-pipeline: kiln-schedule per function, with at most
+/// |maxStreams| streams.
+void buildSchedulePipeline(mlir::OpPassManager &pm, int64_t maxStreams);
+
+/// kiln-plan-memory-pipeline: kiln-plan-memory (after the schedule).
+void buildPlanMemoryPipeline(mlir::OpPassManager &pm);
+
+/// kiln-kernel-pipeline: the code-generation preparation after the graph
+/// pipeline, without the init program: kiln-require-static,
+/// kiln-fuse-kernels, kiln-tile-kernels per function.
 void buildKernelPipeline(mlir::OpPassManager &pm);
+
+/// Registers the pipelines above by name (with the graph pipeline's and the
+/// schedule's options), e.g. `kiln-opt
+/// --kiln-graph-pipeline="input-shapes=batch=4 precision=fp16"`.
+void registerKilnPipelines();
 
 } // namespace kiln
 

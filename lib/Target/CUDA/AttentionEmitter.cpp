@@ -22,6 +22,7 @@
 // (AttentionOperands.cpp): the row kernel elementally, the flash kernel by
 // the strides of each operand's rows.
 #include "AttentionTemplates.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 
 #include <algorithm>
 #include <cmath>
@@ -83,7 +84,7 @@ LogicalResult emitRowKernel(ElementalEmitter &emitter, AttentionOp attention,
   int64_t sk = kShape[rank - 2], d = kShape[rank - 1];
   SmallVector<int64_t> batchShape(outShape.drop_back(2));
   int64_t rows = elementCount(outShape.drop_back(1));
-  int64_t block = getIntAttr(kernel, "block_size", 0);
+  int64_t block = int64_t(kernel.getBlockSize().value_or(0));
   if (block % 32 != 0 || block > 1024)
     return emitter.error(nullptr)
            << "block_size " << block << " is not a multiple of 32 up to 1024";
@@ -223,7 +224,7 @@ LogicalResult emitRowKernel(ElementalEmitter &emitter, AttentionOp attention,
   emitter.close();
 
   launch.block = block;
-  launch.grid = getIntAttr(kernel, "grid_size", 0);
+  launch.grid = int64_t(kernel.getGridSize().value_or(0));
   return success();
 }
 
@@ -232,10 +233,8 @@ LogicalResult emitRowKernel(ElementalEmitter &emitter, AttentionOp attention,
 LogicalResult emitAttentionKernel(ElementalEmitter &emitter,
                                   LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
-  FailureOr<AttentionOp> single = emitter.singleOp<AttentionOp>("an attention");
-  if (failed(single))
-    return failure();
-  AttentionOp attention = *single;
+  // The verifier has checked the contract: exactly one kiln.attention.
+  auto attention = cast<AttentionOp>(getKernelAnchor(kernel));
   std::optional<StridedLayout> stored =
       attentionOutputLayout(emitter, attention);
   if (!stored || stored->strides.back() != 1)
@@ -243,7 +242,7 @@ LogicalResult emitAttentionKernel(ElementalEmitter &emitter,
            << "must yield the kiln.attention result, or a transpose or "
               "reshape of it that keeps the head dim innermost";
   if (canUseFlashKernel(emitter, attention,
-                        getIntAttr(kernel, "block_size", 0)))
+                        int64_t(kernel.getBlockSize().value_or(0))))
     return emitFlashKernel(emitter, attention, launch);
   return emitRowKernel(emitter, attention, launch);
 }

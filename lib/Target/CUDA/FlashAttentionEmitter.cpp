@@ -376,8 +376,8 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   emitter.close();
 
   launch.block = block;
-  launch.grid =
-      std::clamp<int64_t>(getIntAttr(kernel, "grid_size", tiles), 1, tiles);
+  launch.grid = std::clamp<int64_t>(
+      int64_t(kernel.getGridSize().value_or(tiles)), 1, tiles);
   return success();
 }
 

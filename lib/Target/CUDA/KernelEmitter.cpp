@@ -5,6 +5,7 @@
 
 #include "ElementalModels.h"
 #include "KernelTemplates.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -99,31 +100,41 @@ FailureOr<std::string> emitKernelSource(KernelOp kernel,
                                         cuda::LaunchGeometry &launch) {
   if (failed(checkStaticTypes(kernel)))
     return failure();
-  for (StringRef name : {"block_size", "grid_size"})
-    if (!kernel->getAttrOfType<IntegerAttr>(name))
-      return kernel.emitError("CUDA emitter: kernel '")
-             << kernel.getSymName() << "' has no " << name
-             << " attribute; run kiln-tile-kernels first";
-  int64_t block = cuda::getIntAttr(kernel, "block_size", 0);
+  StringRef missing = !kernel.getBlockSize()  ? "block_size"
+                      : !kernel.getGridSize() ? "grid_size"
+                                              : "";
+  if (!missing.empty())
+    return kernel.emitError("CUDA emitter: kernel '")
+           << kernel.getSymName() << "' has no " << missing
+           << " attribute; run kiln-tile-kernels first";
+  int64_t block = int64_t(kernel.getBlockSize().value_or(0));
   if (block > 1024)
     return kernel.emitError("CUDA emitter: kernel '")
            << kernel.getSymName() << "' has block_size " << block
            << "; CUDA allows at most 1024 threads per block";
 
   ElementalEmitter emitter(kernel);
-  StringRef kind = kernel.getKind();
   LogicalResult emitted = failure();
-  if (kind == "pointwise" || kind == "data_movement")
+  switch (getKernelKind(kernel)) {
+  case KernelKind::Pointwise:
+  case KernelKind::DataMovement:
     emitted = cuda::emitLoopKernel(emitter, launch);
-  else if (kind == "row_reduce")
+    break;
+  case KernelKind::RowReduce:
     emitted = cuda::emitRowReduceKernel(emitter, launch);
-  else if (kind == "transpose")
+    break;
+  case KernelKind::Transpose:
     emitted = cuda::emitTransposeKernel(emitter, launch);
-  else if (kind == "attention")
+    break;
+  case KernelKind::Attention:
     emitted = cuda::emitAttentionKernel(emitter, launch);
-  else
-    return kernel.emitError("CUDA emitter: no template for kernel kind '")
-           << kind << "'";
+    break;
+  case KernelKind::Library:
+    return kernel.emitError("CUDA emitter: kernel '")
+           << kernel.getSymName()
+           << "' is a library call; the packager describes it, no CUDA "
+              "template runs it";
+  }
   if (failed(emitted))
     return failure();
 
@@ -173,7 +184,7 @@ FailureOr<CUDAModule> emitCUDAModule(Operation *root) {
   root->walk([&](KernelOp kernel) {
     KernelLaunch launch;
     launch.op = kernel;
-    if (kernel.getKind() == "library") {
+    if (getKernelKind(kernel) == KernelKind::Library) {
       module.launches.push_back(launch);
       return;
     }

@@ -26,6 +26,7 @@
 // pointer that is not 16-byte aligned (runtime/src/session.cpp). The
 // kernel-test runner binds cudaMalloc'd buffers.
 #include "KernelTemplates.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 
 using namespace mlir;
 
@@ -204,7 +205,7 @@ LogicalResult emitLoopKernel(ElementalEmitter &emitter,
                              LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
   // A channels-last pool goes a vector of channels per thread instead.
-  if (kernel.getKind() == "pointwise")
+  if (getKernelKind(kernel) == KernelKind::Pointwise)
     if (int64_t width = channelsLastPoolVectorWidth(kernel); width > 1)
       return emitChannelsLastPoolKernel(emitter, launch, width);
   int64_t count = elementCount(shapeOf(kernel.getOutputs()[0]));
@@ -213,8 +214,8 @@ LogicalResult emitLoopKernel(ElementalEmitter &emitter,
       return emitter.error(nullptr)
              << "has outputs of different element counts; the loop template "
                 "writes all outputs at one linear index";
-  int64_t perThread = getIntAttr(kernel, "elements_per_thread", 1);
-  int64_t width = getIntAttr(kernel, "vector_width", 1);
+  int64_t perThread = int64_t(kernel.getElementsPerThread().value_or(1));
+  int64_t width = int64_t(kernel.getVectorWidth().value_or(1));
   if (perThread < 1)
     return emitter.error(nullptr)
            << "elements_per_thread " << perThread << " is not positive";
@@ -301,8 +302,8 @@ LogicalResult emitLoopKernel(ElementalEmitter &emitter,
     emitter.close();
   }
 
-  launch.block = getIntAttr(kernel, "block_size", 0);
-  launch.grid = getIntAttr(kernel, "grid_size", 0);
+  launch.block = int64_t(kernel.getBlockSize().value_or(0));
+  launch.grid = int64_t(kernel.getGridSize().value_or(0));
   return success();
 }
 

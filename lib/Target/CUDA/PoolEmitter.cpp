@@ -105,7 +105,7 @@ LogicalResult emitChannelsLastPoolKernel(ElementalEmitter &emitter,
   std::string vector = "kiln_vec<" + ElementalEmitter::storageType(type) +
                        ", " + str(width) + ">";
   int64_t units = elementCount(outShape) / width;
-  int64_t block = getIntAttr(kernel, "block_size", 256);
+  int64_t block = int64_t(kernel.getBlockSize().value_or(256));
 
   emitter.line("// Channels-last " + std::string(average ? "average" : "max") +
                " pool: " + str(units) + " units of one output pixel x " +
@@ -200,8 +200,8 @@ LogicalResult emitChannelsLastPoolKernel(ElementalEmitter &emitter,
 
   launch.block = block;
   int64_t needed = std::max<int64_t>((units + block - 1) / block, 1);
-  launch.grid =
-      std::clamp<int64_t>(getIntAttr(kernel, "grid_size", needed), 1, needed);
+  launch.grid = std::clamp<int64_t>(
+      int64_t(kernel.getGridSize().value_or(needed)), 1, needed);
   return success();
 }
 

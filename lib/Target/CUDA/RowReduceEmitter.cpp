@@ -8,6 +8,7 @@
 // the last axis to emitSoftmaxRows (SoftmaxRowEmitter.cpp).
 #include "ElementalModels.h"
 #include "KernelTemplates.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -41,33 +42,26 @@ struct Anchor {
   int64_t rows = 1, length = 1;
 };
 
-/// Finds the one anchor of the body and the row/length split of its input.
+/// The kernel's anchor (the verifier has checked that there is exactly one
+/// row reduction) and the row/length split of its input.
 FailureOr<Anchor> findAnchor(ElementalEmitter &emitter) {
   Anchor anchor;
-  unsigned found = 0;
-  for (Operation &op : emitter.getKernel().getBody().front()) {
-    std::optional<AnchorKind> kind =
-        llvm::TypeSwitch<Operation *, std::optional<AnchorKind>>(&op)
-            .Case([](ReduceSumOp) { return AnchorKind::Sum; })
-            .Case([](ReduceMeanOp) { return AnchorKind::Mean; })
-            .Case([](ReduceMaxOp) { return AnchorKind::Max; })
-            .Case([](ReduceMinOp) { return AnchorKind::Min; })
-            .Case([](ReduceProdOp) { return AnchorKind::Prod; })
-            .Case([](SoftmaxOp) { return AnchorKind::Softmax; })
-            .Case([](LogSoftmaxOp) { return AnchorKind::LogSoftmax; })
-            .Case([](LayerNormOp) { return AnchorKind::LayerNorm; })
-            .Default([](Operation *) { return std::nullopt; });
-    if (!kind)
-      continue;
-    ++found;
-    anchor.op = &op;
-    anchor.kind = *kind;
-    anchor.data = op.getOperand(0);
-  }
-  if (found != 1)
-    return emitter.error(nullptr)
-           << "is a row_reduce kernel with " << found
-           << " reductions/softmaxes; the template needs exactly one anchor";
+  anchor.op = getKernelAnchor(emitter.getKernel());
+  anchor.data = anchor.op->getOperand(0);
+  std::optional<AnchorKind> kind =
+      llvm::TypeSwitch<Operation *, std::optional<AnchorKind>>(anchor.op)
+          .Case([](ReduceSumOp) { return AnchorKind::Sum; })
+          .Case([](ReduceMeanOp) { return AnchorKind::Mean; })
+          .Case([](ReduceMaxOp) { return AnchorKind::Max; })
+          .Case([](ReduceMinOp) { return AnchorKind::Min; })
+          .Case([](ReduceProdOp) { return AnchorKind::Prod; })
+          .Case([](SoftmaxOp) { return AnchorKind::Softmax; })
+          .Case([](LogSoftmaxOp) { return AnchorKind::LogSoftmax; })
+          .Case([](LayerNormOp) { return AnchorKind::LayerNorm; })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!kind)
+    return emitter.error(anchor.op) << "has no row template";
+  anchor.kind = *kind;
   ArrayRef<int64_t> shape = shapeOf(anchor.data);
   int64_t rank = shape.size();
   int64_t firstReduced = rank - 1;
@@ -189,9 +183,9 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
     return emitter.error(nullptr) << "has no 'reduction' attribute (warp or "
                                      "block); run kiln-tile-kernels";
   bool warp = *reduction == "warp";
-  int64_t block = getIntAttr(kernel, "block_size", 0);
+  int64_t block = int64_t(kernel.getBlockSize().value_or(0));
   int64_t rowsPerBlock =
-      getIntAttr(kernel, "rows_per_block", warp ? block / 32 : 1);
+      int64_t(kernel.getRowsPerBlock().value_or(warp ? block / 32 : 1));
   if (block % 32 != 0)
     return emitter.error(nullptr)
            << "block_size " << block << " is not a multiple of 32";
@@ -312,7 +306,7 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
   emitter.close();
 
   launch.block = block;
-  launch.grid = getIntAttr(kernel, "grid_size", 0);
+  launch.grid = int64_t(kernel.getGridSize().value_or(0));
   return success();
 }
 

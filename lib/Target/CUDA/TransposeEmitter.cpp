@@ -19,6 +19,7 @@
 //    run). Rows are padded to an odd stride so the parking stores of a warp
 //    (32 rows apart by that stride) hit 32 distinct banks.
 #include "KernelTemplates.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 
 using namespace mlir;
 
@@ -148,7 +149,8 @@ std::optional<LogicalResult> emitShortRows(ElementalEmitter &emitter,
 
   launch.block = block;
   launch.grid = std::clamp<int64_t>(
-      getIntAttr(emitter.getKernel(), "grid_size", rowBlocks), 1, rowBlocks);
+      int64_t(emitter.getKernel().getGridSize().value_or(rowBlocks)), 1,
+      rowBlocks);
   return success();
 }
 
@@ -157,24 +159,17 @@ std::optional<LogicalResult> emitShortRows(ElementalEmitter &emitter,
 LogicalResult emitTransposeKernel(ElementalEmitter &emitter,
                                   LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
-  FailureOr<TransposeOp> single = emitter.singleOp<TransposeOp>("a transpose");
-  if (failed(single))
-    return failure();
-  TransposeOp transpose = *single;
+  // The verifier has checked the contract: one transpose moves the innermost
+  // dim (the other transposes of the prologue keep it and are read
+  // elementally, their index maps composed with the tile's), and its result
+  // reaches the output only through pointwise ops and views of its size.
+  auto transpose = cast<TransposeOp>(getKernelAnchor(kernel));
   ArrayRef<int64_t> perm = transpose.getPerm();
   int64_t rank = perm.size();
-  if (rank < 2 || perm[rank - 1] == rank - 1)
-    return emitLoopKernel(emitter, launch); // The innermost dim stays put.
 
   ArrayRef<int64_t> inShape = shapeOf(transpose.getData());
   ArrayRef<int64_t> outShape = shapeOf(transpose.getOutput());
-  int64_t count = elementCount(outShape);
-  for (Value output : kernel.getOutputs())
-    if (elementCount(shapeOf(output)) != count)
-      return emitter.error(nullptr)
-             << "has an output of " << elementCount(shapeOf(output))
-             << " elements; the transpose gives " << count;
-  int64_t block = getIntAttr(kernel, "block_size", 0);
+  int64_t block = int64_t(kernel.getBlockSize().value_or(0));
   if (block % 32 != 0 || block > 1024)
     return emitter.error(nullptr)
            << "block_size " << block << " is not a multiple of 32 up to 1024";
@@ -183,7 +178,8 @@ LogicalResult emitTransposeKernel(ElementalEmitter &emitter,
     return *rows;
 
   int64_t tileRows = block / 32;
-  int64_t perThread = getIntAttr(kernel, "elements_per_thread", 32 / tileRows);
+  int64_t perThread =
+      int64_t(kernel.getElementsPerThread().value_or(32 / tileRows));
   if (tileRows * perThread != 32)
     return emitter.error(nullptr)
            << "block_size / 32 x elements_per_thread = " << tileRows << " x "
@@ -269,7 +265,7 @@ LogicalResult emitTransposeKernel(ElementalEmitter &emitter,
   emitter.close();
 
   launch.block = block;
-  launch.grid = getIntAttr(kernel, "grid_size", 0);
+  launch.grid = int64_t(kernel.getGridSize().value_or(0));
   return success();
 }
 

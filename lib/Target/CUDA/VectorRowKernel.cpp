@@ -39,7 +39,7 @@ VectorRowKernel::VectorRowKernel(ElementalEmitter &emitter, Value rowInput,
 FailureOr<int64_t> VectorRowKernel::checkVectorWidth(
     ElementalEmitter &emitter, const RowGeometry &geometry, StringRef anchor) {
   KernelOp kernel = emitter.getKernel();
-  int64_t width = getIntAttr(kernel, "vector_width", 1);
+  int64_t width = int64_t(kernel.getVectorWidth().value_or(1));
   if (width < 1 || width > 16 || (width & (width - 1)) != 0)
     return emitter.error(nullptr)
            << "vector_width " << width << " is not a power of two <= 16";
@@ -92,7 +92,7 @@ void VectorRowKernel::openRowLoop() {
 void VectorRowKernel::closeRowLoop(LaunchGeometry &launch) {
   emitter.close();
   launch.block = geometry.block;
-  launch.grid = getIntAttr(kernel, "grid_size", 0);
+  launch.grid = int64_t(kernel.getGridSize().value_or(0));
 }
 
 std::string VectorRowKernel::allReduce(const std::string &value,

@@ -7,13 +7,14 @@
 //     data_movement, library, attention).
 //  2. Grow the group over producers: a producer joins when every one of its
 //     users is already in the group (so nothing is computed twice) and the
-//     kind can compute it elementally (FusionRules: pointwise ops, views,
-//     data movement; a row reduction joins a group of ops shaped like its
-//     result and becomes the anchor of a row_reduce kernel). A relu rooted
-//     on a library convolution (with an optional residual add between) is
-//     the convolution's epilogue: the three form one library kernel; so is
-//     a relu, tanh GELU or residual add on a library GEMM, or a cast of its
-//     f16/bf16 product to f32 (matchGemmEpilogue).
+//     kind's contract admits it (KernelKinds.h: pointwise ops, views, data
+//     movement; a row reduction joins a group of ops shaped like its result
+//     whose users of it are pointwise, and becomes the anchor of a
+//     row_reduce kernel). A relu rooted on a library convolution (with an
+//     optional residual add between) is the convolution's epilogue: the
+//     three form one library kernel; so is a relu, tanh GELU or residual add
+//     on a library GEMM, or a cast of its f16/bf16 product to f32
+//     (matchGemmEpilogue).
 //     An attention kernel takes only the views, transposes and slices it
 //     reads q/k/v through by strides, and a transpose of its result that it
 //     can write directly (AttentionLayouts.cpp).
@@ -21,8 +22,9 @@
 //     inputs (constants of <= 16 elements are cloned instead), a kiln.empty
 //     is the destination of the root's result, and the root's uses read the
 //     kernel's result. Views left outside kernels stay as aliases.
-#include "kiln/Transforms/FusionRules.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
+#include "kiln/Transforms/FusionRules.h"
 #include "kiln/Transforms/Passes.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -40,68 +42,13 @@ namespace kiln {
 
 namespace {
 
-struct Group {
+/// A kernel being formed: the contract's group (kind, anchor, ops) and the
+/// op it is rooted at.
+struct Group : KernelGroup {
   Operation *root = nullptr;
-  Operation *anchor = nullptr; // The row reduction of a row_reduce group.
-  StringRef kind;
-  llvm::SetVector<Operation *> ops;
 };
 
-StringRef initialKind(Operation *root) {
-  switch (classifyForFusion(root)) {
-  case FusionClass::Library:
-    return "library";
-  case FusionClass::Attention:
-    return "attention";
-  case FusionClass::Reduction:
-    return isRowReduction(root) ? "row_reduce" : "pointwise";
-  case FusionClass::DataMovement:
-    if (auto transpose = dyn_cast<TransposeOp>(root)) {
-      ArrayRef<int64_t> perm = transpose.getPerm();
-      if (!perm.empty() && perm.back() != int64_t(perm.size()) - 1)
-        return "transpose";
-    }
-    return "data_movement";
-  default:
-    return "pointwise";
-  }
-}
-
 Type resultType(Operation *op) { return op->getResult(0).getType(); }
-
-/// Whether |group| can compute |producer| elementally (step 2).
-bool canAbsorb(Group &group, Operation *producer) {
-  if (group.kind == "library" || group.kind == "attention" ||
-      producer->getNumResults() != 1)
-    return false;
-  switch (classifyForFusion(producer)) {
-  case FusionClass::Pointwise:
-  case FusionClass::View:
-    return true;
-  case FusionClass::DataMovement:
-    // A transpose that moves the innermost dim reads (or writes) with a
-    // stride inside any elemental kernel; it gets a tiled kernel of its own.
-    return initialKind(producer) != "transpose";
-  case FusionClass::Reduction: {
-    // A row reduction becomes the anchor of a group whose ops all have its
-    // result's shape (the epilogue). Non-row reductions are recomputed per
-    // element if fused, so they stay in kernels of their own.
-    if (group.anchor || !isRowReduction(producer) ||
-        (group.kind != "pointwise" && group.kind != "data_movement"))
-      return false;
-    Type shape = resultType(producer);
-    for (Operation *op : group.ops)
-      if (cast<ShapedType>(resultType(op)).getShape() !=
-          cast<ShapedType>(shape).getShape())
-        return false;
-    group.anchor = producer;
-    group.kind = "row_reduce";
-    return true;
-  }
-  default:
-    return false;
-  }
-}
 
 /// The ops of a library call fused with the epilogue rooted at |root|:
 /// act(gemm [+ bias]) or gemm + residual, with an f16/bf16 -> f32 cast of
@@ -217,12 +164,12 @@ void outline(Group &group, unsigned index) {
   Value destination = builder.create<EmptyOp>(root->getLoc(), outputType);
   auto kernel = builder.create<KernelOp>(
       location, TypeRange{outputType},
-      builder.getStringAttr(group.kind == "attention"
+      builder.getStringAttr(group.kind == KernelKind::Attention
                                 ? "attention_" + std::to_string(index)
                                 : kernelName(ops, index)),
-      builder.getStringAttr(group.kind), inputs.getArrayRef(),
-      ValueRange{destination}, nullptr, nullptr, nullptr, nullptr, nullptr,
-      nullptr);
+      builder.getStringAttr(stringifyKernelKind(group.kind)),
+      inputs.getArrayRef(), ValueRange{destination}, nullptr, nullptr, nullptr,
+      nullptr, nullptr, nullptr);
 
   Block *body = builder.createBlock(&kernel.getBody());
   IRMapping mapping;
@@ -273,7 +220,7 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
           members && llvm::none_of(*members, [&](Operation *member) {
             return groupOf.count(member);
           })) {
-        group.kind = "library";
+        group.kind = KernelKind::Library;
         for (Operation *member : *members) {
           group.ops.insert(member);
           groupOf[member] = groups.size();
@@ -284,13 +231,13 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
       // transpose(attention): one attention kernel writing in that layout.
       if (std::optional<AttentionStore> store = matchAttentionStore(op);
           store && !groupOf.count(store->attention)) {
-        group.kind = "attention";
+        group.kind = KernelKind::Attention;
         group.ops.insert(store->chain.begin(), store->chain.end());
         group.ops.insert(store->attention);
+      } else {
+        group.kind = rootKernelKind(op);
       }
-      if (group.kind.empty())
-        group.kind = initialKind(op);
-      if (group.kind == "attention") {
+      if (group.kind == KernelKind::Attention) {
         group.ops.insert(op);
         for (Operation *member : group.ops)
           if (auto attention = dyn_cast<AttentionOp>(member)) {
@@ -302,7 +249,7 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
         groups.push_back(std::move(group));
         continue;
       }
-      if (group.kind == "row_reduce")
+      if (group.kind == KernelKind::RowReduce)
         group.anchor = op;
       group.ops.insert(op);
       SmallVector<Operation *> worklist{op};
@@ -317,9 +264,9 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
           if (!producer || groupOf.count(producer) ||
               group.ops.contains(producer) || !allUsersIn(producer, group))
             continue;
-          if (!canAbsorb(group, producer))
+          if (!admits(group, producer))
             continue;
-          group.ops.insert(producer);
+          admit(group, producer);
           worklist.push_back(producer);
         }
       }

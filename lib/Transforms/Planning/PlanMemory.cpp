@@ -25,6 +25,7 @@
 //     functions first), identical constants once. Each result of @kiln_init
 //     gets the offset of the `kiln.init_result` weight it becomes.
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 #include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/Planning/LaunchGraph.h"
 
@@ -184,7 +185,7 @@ LogicalResult planActivations(func::FuncOp function,
     for (KernelOp kernel : graph->kernels) {
       for (Value input : kernel.getInputs())
         noteWeight(input);
-      if (kernel.getKind() == "library")
+      if (getKernelKind(kernel) == KernelKind::Library)
         kernel.getBody().walk([&](Operation *op) {
           // The call's operands, and a bias row its epilogue adds.
           if (isa<MatMulOp, GemmOp, ConvOp, AddOp>(op))

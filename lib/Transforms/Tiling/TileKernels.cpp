@@ -24,6 +24,7 @@
 #include "kiln/Transforms/Passes.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 #include "kiln/Evaluator/Tensor.h"
 #include "kiln/Transforms/FusionRules.h"
 
@@ -60,7 +61,7 @@ bool isRowBroadcast(ArrayRef<int64_t> operand, ArrayRef<int64_t> result) {
 }
 
 int64_t vectorWidth(KernelOp kernel) {
-  if (kernel.getKind() != "pointwise")
+  if (getKernelKind(kernel) != KernelKind::Pointwise)
     return 1;
   auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
   if (output.getRank() == 0)
@@ -151,36 +152,34 @@ int64_t softmaxBlockSize(int64_t rowLength) {
 struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
   using KilnTileKernelsBase::KilnTileKernelsBase;
 
-  void setIfAbsent(KernelOp kernel, StringRef name, int64_t value) {
-    if (!kernel->hasAttr(name))
-      kernel->setAttr(name, IntegerAttr::get(
-                                IntegerType::get(kernel.getContext(), 64),
-                                value));
+  using Getter = std::optional<uint64_t> (KernelOp::*)();
+  using Setter = void (KernelOp::*)(std::optional<uint64_t>);
+
+  /// Sets one of |kernel|'s geometry attributes unless a test pinned it.
+  void setIfAbsent(KernelOp kernel, Getter get, Setter set, int64_t value) {
+    if (!(kernel.*get)())
+      (kernel.*set)(value);
   }
 
   void tileElementwise(KernelOp kernel) {
     auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
     int64_t elements = output.getNumElements();
-    setIfAbsent(kernel, "block_size", 256);
-    setIfAbsent(kernel, "vector_width", vectorWidth(kernel));
-    setIfAbsent(kernel, "elements_per_thread", elements >= (1 << 20) ? 4 : 1);
+    setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize, 256);
+    setIfAbsent(kernel, &KernelOp::getVectorWidth, &KernelOp::setVectorWidth,
+                vectorWidth(kernel));
+    setIfAbsent(kernel, &KernelOp::getElementsPerThread,
+                &KernelOp::setElementsPerThread, elements >= (1 << 20) ? 4 : 1);
     int64_t perBlock = kernel.getBlockSize().value_or(256) *
                        kernel.getVectorWidth().value_or(1) *
                        kernel.getElementsPerThread().value_or(1);
-    setIfAbsent(kernel, "grid_size",
+    setIfAbsent(kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
                 std::clamp<int64_t>(ceilDiv(elements, perBlock), 1,
                                     64 * multiprocessors));
   }
 
   void tileRowReduce(KernelOp kernel) {
-    Operation *anchor = nullptr;
-    for (Operation &op : kernel.getBody().front().without_terminator())
-      if (isRowReduction(&op))
-        anchor = &op;
-    if (!anchor) {
-      kernel.emitError("row_reduce kernel has no row reduction");
-      return signalPassFailure();
-    }
+    // The verifier has checked that the kernel has one row reduction.
+    Operation *anchor = getKernelAnchor(kernel);
     auto input = cast<RankedTensorType>(anchor->getOperand(0).getType());
     auto result = cast<RankedTensorType>(anchor->getResult(0).getType());
     // Row length: the product of the reduced trailing dims (softmax: 1 dim,
@@ -195,7 +194,7 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
       for (int64_t d = axis; d < input.getRank(); ++d)
         rowLength *= input.getDimSize(d);
       // The row is read (and written) in 16-byte vectors where it allows.
-      setIfAbsent(kernel, "vector_width",
+      setIfAbsent(kernel, &KernelOp::getVectorWidth, &KernelOp::setVectorWidth,
                   rowVectorWidth(kernel, rowLength, input.getNumElements()));
     } else {
       int64_t keptElements = std::max<int64_t>(result.getNumElements(), 1);
@@ -207,12 +206,14 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
           kernel.getContext(), rowLength <= 1024 ? "warp" : "block"));
     bool warp = *kernel.getReduction() == "warp";
     if (warp) {
-      setIfAbsent(kernel, "rows_per_block", 4);
-      setIfAbsent(kernel, "block_size",
+      setIfAbsent(kernel, &KernelOp::getRowsPerBlock,
+                  &KernelOp::setRowsPerBlock, 4);
+      setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize,
                   kWarpSize * kernel.getRowsPerBlock().value_or(4));
     } else {
-      setIfAbsent(kernel, "rows_per_block", 1);
-      setIfAbsent(kernel, "block_size",
+      setIfAbsent(kernel, &KernelOp::getRowsPerBlock,
+                  &KernelOp::setRowsPerBlock, 1);
+      setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize,
                   softmax ? softmaxBlockSize(rowLength)
                           : (rowLength >= 8192 ? 1024 : 512));
     }
@@ -222,23 +223,18 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
       int64_t width = rowVectorWidth(kernel, rowLength, input.getNumElements());
       while (warp && width > 1 && rowLength / width < kWarpSize)
         width /= 2;
-      setIfAbsent(kernel, "vector_width", width);
+      setIfAbsent(kernel, &KernelOp::getVectorWidth, &KernelOp::setVectorWidth,
+                  width);
     }
-    setIfAbsent(kernel, "grid_size",
+    setIfAbsent(kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
                 std::max<int64_t>(
                     ceilDiv(rows, kernel.getRowsPerBlock().value_or(1)), 1));
   }
 
   void tileTranspose(KernelOp kernel) {
     auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
-    TransposeOp transpose;
-    for (Operation &op : kernel.getBody().front().without_terminator())
-      if (auto candidate = dyn_cast<TransposeOp>(op))
-        transpose = candidate;
-    if (!transpose) {
-      kernel.emitError("transpose kernel has no kiln.transpose");
-      return signalPassFailure();
-    }
+    // The verifier has checked that one transpose moves the innermost dim.
+    auto transpose = cast<TransposeOp>(getKernelAnchor(kernel));
     // Tiles span the output's innermost dim and the output dim that holds the
     // input's innermost dim; the other dims are batched over the grid.
     ArrayRef<int64_t> perm = transpose.getPerm();
@@ -253,9 +249,11 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
                     std::max<int64_t>(output.getDimSize(inner) *
                                           output.getDimSize(outer),
                                       1);
-    setIfAbsent(kernel, "block_size", 256);
-    setIfAbsent(kernel, "elements_per_thread", 4);
-    setIfAbsent(kernel, "grid_size", std::max<int64_t>(tiles * batch, 1));
+    setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize, 256);
+    setIfAbsent(kernel, &KernelOp::getElementsPerThread,
+                &KernelOp::setElementsPerThread, 4);
+    setIfAbsent(kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
+                std::max<int64_t>(tiles * batch, 1));
   }
 
   void tileAttention(KernelOp kernel) {
@@ -263,22 +261,26 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
     int64_t rows = output.getNumElements() /
                    std::max<int64_t>(output.getShape().back(), 1);
-    setIfAbsent(kernel, "block_size", 128);
-    setIfAbsent(kernel, "grid_size",
+    setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize, 128);
+    setIfAbsent(kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
                 std::clamp<int64_t>(rows, 1, 64 * multiprocessors));
   }
 
   void runOnOperation() override {
     getOperation().walk([&](KernelOp kernel) {
-      StringRef kind = kernel.getKind();
-      if (kind == "pointwise" || kind == "data_movement")
-        tileElementwise(kernel);
-      else if (kind == "row_reduce")
-        tileRowReduce(kernel);
-      else if (kind == "transpose")
-        tileTranspose(kernel);
-      else if (kind == "attention")
-        tileAttention(kernel);
+      switch (getKernelKind(kernel)) {
+      case KernelKind::Pointwise:
+      case KernelKind::DataMovement:
+        return tileElementwise(kernel);
+      case KernelKind::RowReduce:
+        return tileRowReduce(kernel);
+      case KernelKind::Transpose:
+        return tileTranspose(kernel);
+      case KernelKind::Attention:
+        return tileAttention(kernel);
+      case KernelKind::Library:
+        return; // cuBLASLt and cuDNN choose at load time.
+      }
     });
   }
 };

@@ -6,6 +6,7 @@
 // CHECK: wrote case reduce.max_two_axes_warp (1 kernels, 1 launches)
 // CHECK: wrote case reduce.mean_bf16_block (1 kernels, 1 launches)
 // CHECK: wrote case reduce.sum_i32_warp (1 kernels, 1 launches)
+// CHECK: wrote case reduce.row_sum_then_leading_max (2 kernels, 2 launches)
 
 // RMSNorm's scale: 1 / sqrt(mean(x^2) + eps), one warp per row of 768.
 func.func @rms_scale_warp(%a: tensor<32x768xf32>) -> tensor<32x1xf32> {
@@ -76,4 +77,15 @@ func.func @sum_i32_warp(%a: tensor<8x300xi32>) -> tensor<8x1xi32> {
     kiln.yield %s : tensor<8x1xi32>
   } -> tensor<8x1xi32>
   return %r : tensor<8x1xi32>
+}
+
+// Issue 14's second repro (fused and tiled by kiln-translate): the row sum
+// is a row_reduce kernel, the max over the leading axis of its result a
+// pointwise kernel of its own.
+func.func @row_sum_then_leading_max(%a: tensor<3x4x200xf32>) -> tensor<1x4x1xf32> {
+  %c2 = kiln.constant dense<2> : tensor<1xi64>
+  %c0 = kiln.constant dense<0> : tensor<1xi64>
+  %0 = kiln.reduce_sum %a, %c2 : tensor<3x4x200xf32>, tensor<1xi64> -> tensor<3x4x1xf32>
+  %1 = kiln.reduce_max %0, %c0 : tensor<3x4x1xf32>, tensor<1xi64> -> tensor<1x4x1xf32>
+  return %1 : tensor<1x4x1xf32>
 }

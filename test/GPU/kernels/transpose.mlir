@@ -10,6 +10,7 @@
 // CHECK: wrote case transpose.nchw_to_nhwc_c3_cast_f16 (1 kernels, 1 launches)
 // CHECK: wrote case transpose.short_rows_6_relu_grid_stride (1 kernels, 1 launches)
 // CHECK: wrote case transpose.nhwc_to_nchw_c64_cast_f32 (1 kernels, 1 launches)
+// CHECK: wrote case transpose.transpose_relu_transpose (1 kernels, 1 launches)
 
 func.func @two_d_relu(%a: tensor<4097x45xf32>) -> tensor<45x4097xf32> {
   %e = kiln.empty : tensor<45x4097xf32>
@@ -43,10 +44,10 @@ func.func @three_d_reverse_f16(%a: tensor<33x7x65xf16>) -> tensor<65x7x33xf16> {
   return %r : tensor<65x7x33xf16>
 }
 
-// The innermost dim stays in place: the template falls back to the loop.
+// The innermost dim stays in place: data movement, the loop template.
 func.func @batch_outer_keeps_inner(%a: tensor<6x9x130xf32>) -> tensor<9x6x130xf32> {
   %e = kiln.empty : tensor<9x6x130xf32>
-  %r = kiln.kernel "transpose_102" transpose ins(%a : tensor<6x9x130xf32>) outs(%e : tensor<9x6x130xf32>) attributes {block_size = 256 : i64, elements_per_thread = 4 : i64, grid_size = 8 : i64} {
+  %r = kiln.kernel "transpose_102" data_movement ins(%a : tensor<6x9x130xf32>) outs(%e : tensor<9x6x130xf32>) attributes {block_size = 256 : i64, elements_per_thread = 4 : i64, grid_size = 8 : i64} {
   ^bb0(%x: tensor<6x9x130xf32>, %o: tensor<9x6x130xf32>):
     %t = kiln.transpose %x {perm = array<i64: 1, 0, 2>} : tensor<6x9x130xf32> -> tensor<9x6x130xf32>
     kiln.yield %t : tensor<9x6x130xf32>
@@ -85,4 +86,15 @@ func.func @nhwc_to_nchw_c64_cast_f32(%a: tensor<2x9x11x64xf16>) -> tensor<2x64x9
   %c = kiln.cast %a {to = f32} : tensor<2x9x11x64xf16> -> tensor<2x9x11x64xf32>
   %t = kiln.transpose %c {perm = array<i64: 0, 3, 1, 2>} : tensor<2x9x11x64xf32> -> tensor<2x64x9x11xf32>
   return %t : tensor<2x64x9x11xf32>
+}
+
+// Issue 14's first repro (fused and tiled by kiln-translate): a transpose
+// that keeps the innermost dim and a relu, read elementally by the 32x32
+// tiles of the transpose that moves it; 40 x 33 planes, so both tails.
+func.func @transpose_relu_transpose(%a: tensor<5x33x40xf32>) -> tensor<40x5x33xf32>
+    attributes {kiln.test_tolerance = [0.0, 0.0]} {
+  %0 = kiln.transpose %a {perm = array<i64: 1, 0, 2>} : tensor<5x33x40xf32> -> tensor<33x5x40xf32>
+  %1 = kiln.relu %0 : tensor<33x5x40xf32> -> tensor<33x5x40xf32>
+  %2 = kiln.transpose %1 {perm = array<i64: 2, 1, 0>} : tensor<33x5x40xf32> -> tensor<40x5x33xf32>
+  return %2 : tensor<40x5x33xf32>
 }

@@ -51,14 +51,15 @@ func.func @t021(%a: tensor<5x100x70xf32>) -> tensor<5x70x100xf32> {
   return %r : tensor<5x70x100xf32>
 }
 
-// When the innermost dim does not move, the loop template copies.
+// A transpose that keeps the innermost dim is data movement (the transpose
+// kind needs one that moves it): the loop template copies.
 // CHECK-LABEL: kiln.kernel "t102"
 // CHECK-NOT:     kiln_tile
 // CHECK:         const kiln_index_t kiln_count = 7020;
 // CHECK:         const float x{{[0-9]+}} = in0[(({{.*}}) * 130 + (i % 130))];
 func.func @t102(%a: tensor<6x9x130xf32>) -> tensor<9x6x130xf32> {
   %e = kiln.empty : tensor<9x6x130xf32>
-  %r = kiln.kernel "t102" transpose ins(%a : tensor<6x9x130xf32>) outs(%e : tensor<9x6x130xf32>) attributes {block_size = 256 : i64, elements_per_thread = 4 : i64, grid_size = 8 : i64} {
+  %r = kiln.kernel "t102" data_movement ins(%a : tensor<6x9x130xf32>) outs(%e : tensor<9x6x130xf32>) attributes {block_size = 256 : i64, elements_per_thread = 4 : i64, grid_size = 8 : i64} {
   ^bb0(%x: tensor<6x9x130xf32>, %o: tensor<9x6x130xf32>):
     %t = kiln.transpose %x {perm = array<i64: 1, 0, 2>} : tensor<6x9x130xf32> -> tensor<9x6x130xf32>
     kiln.yield %t : tensor<9x6x130xf32>

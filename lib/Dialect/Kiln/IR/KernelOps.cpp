@@ -1,16 +1,12 @@
 // Verifier and helpers of kiln.kernel, kiln.yield and kiln.empty.
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
-
-#include "llvm/ADT/StringSwitch.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 
 using namespace mlir;
 using namespace kiln;
 
 bool KernelOp::isKnownKind(StringRef kind) {
-  return llvm::StringSwitch<bool>(kind)
-      .Cases("pointwise", "row_reduce", "transpose", "data_movement", "library",
-             "attention", true)
-      .Default(false);
+  return symbolizeKernelKind(kind).has_value();
 }
 
 YieldOp KernelOp::getYield() {
@@ -60,7 +56,8 @@ LogicalResult KernelOp::verify() {
     if (*reduction != "warp" && *reduction != "block")
       return emitOpError("reduction must be 'warp' or 'block', got '")
              << *reduction << "'";
-  return success();
+  // What the kind's template can run (KernelKinds.h).
+  return verifyKernelContract(*this);
 }
 
 // The kernel kind prints as a bare keyword: `kiln.kernel "name" pointwise ...`.

@@ -35,12 +35,3 @@ func.func @warp_mismatch(%a: tensor<4x64xf32>) -> tensor<4x64xf32> {
   } -> tensor<4x64xf32>
   return %r : tensor<4x64xf32>
 }
-
-func.func @no_transpose(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  %e = kiln.empty : tensor<4x8xf32>
-  %r = kiln.kernel "no_transpose" transpose ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) attributes {block_size = 256 : i64, grid_size = 1 : i64} {
-  ^bb0(%x: tensor<4x8xf32>, %o: tensor<4x8xf32>):
-    kiln.yield %x : tensor<4x8xf32>
-  } -> tensor<4x8xf32>
-  return %r : tensor<4x8xf32>
-}

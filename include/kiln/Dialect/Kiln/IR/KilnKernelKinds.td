@@ -1,0 +1,29 @@
+// The kinds of kiln.kernel: which code template (or library call) runs it.
+// docs/architecture.md "Kernel kinds" gives each kind's contract
+// (KernelKinds.h: what fusion may admit, what the verifier checks). The
+// kernel op still stores its kind as a string; getKernelKind(kernel) is the
+// typed getter and the verifier rejects any other string.
+#ifndef KILN_KERNEL_KINDS_TD
+#define KILN_KERNEL_KINDS_TD
+
+include "mlir/IR/EnumAttr.td"
+
+def Kiln_KernelKind : I32EnumAttr<"KernelKind", "kernel kind", [
+  I32EnumAttrCase<"Pointwise", 0, "pointwise">,
+  I32EnumAttrCase<"RowReduce", 1, "row_reduce">,
+  I32EnumAttrCase<"Transpose", 2, "transpose">,
+  I32EnumAttrCase<"DataMovement", 3, "data_movement">,
+  I32EnumAttrCase<"Library", 4, "library">,
+  I32EnumAttrCase<"Attention", 5, "attention">
+]> {
+  let cppNamespace = "::kiln";
+  // Only the C++ enum (stringify/symbolize) for now; no attribute class.
+  let genSpecializedAttr = 0;
+  let description = [{
+    The code template family that runs a `kiln.kernel` (or, for `library`,
+    the cuBLASLt/cuDNN call). Printed as a bare keyword after the kernel's
+    name: `kiln.kernel "add_relu" pointwise ...`.
+  }];
+}
+
+#endif // KILN_KERNEL_KINDS_TD

@@ -1,0 +1,70 @@
+// The contract of each kiln.kernel kind (docs/architecture.md "Kernel
+// kinds"): what a kind admits (asked by fusion), what a kernel of the kind
+// must satisfy (checked by the kernel op's verifier) and its anchor, the op
+// whose shape the template follows (read by tiling and the emitters). One
+// owner, so that fusion, tiling, the emitters and the packager cannot
+// disagree about what a kind holds.
+#ifndef KILN_DIALECT_KILN_KERNELKINDS_KERNELKINDS_H
+#define KILN_DIALECT_KILN_KERNELKINDS_KERNELKINDS_H
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+#include "kiln/Dialect/Kiln/IR/KilnKernelKinds.h.inc"
+
+namespace kiln {
+
+/// The kind of |kernel| (typed; the op stores it as a string that its
+/// verifier has checked names a KernelKind).
+KernelKind getKernelKind(KernelOp kernel);
+
+/// The kind of a kernel rooted at |root| before it grows: its fusion class
+/// picks it (a row reduction: row_reduce; a tiled transpose: transpose;
+/// other data movement: data_movement; a library call or an attention:
+/// their own kinds; anything else, a window op or another reduction
+/// included: pointwise).
+KernelKind rootKernelKind(mlir::Operation *root);
+
+/// Ops that fusion grows into one kernel of |kind| from its root, consumers
+/// first (every op's users inside are already in |ops|). |anchor| is the
+/// row reduction of a row_reduce group.
+struct KernelGroup {
+  KernelKind kind = KernelKind::Pointwise;
+  mlir::Operation *anchor = nullptr;
+  llvm::SetVector<mlir::Operation *> ops;
+};
+
+/// Whether |group| can compute |producer| too, by its kind's contract: an
+/// elemental kind takes pointwise ops, views and data movement that keeps
+/// the innermost dim (a tiled transpose gets a kernel of its own); a row
+/// reduction joins a pointwise or data_movement group whose ops are all
+/// pointwise ops or views of its result's shape, as its anchor, and no
+/// group takes a second one; library and attention groups take nothing
+/// (their epilogues and strided views are matched as a whole by fusion).
+/// The caller has checked that every user of |producer| is in the group.
+bool admits(const KernelGroup &group, mlir::Operation *producer);
+
+/// Adds |producer|, which |group| admits, to it: a row reduction becomes the
+/// anchor and the group a row_reduce.
+void admit(KernelGroup &group, mlir::Operation *producer);
+
+/// The anchor of |kernel| by its kind: the row reduction of a row_reduce
+/// kernel, the tiled transpose of a transpose kernel, the kiln.attention of
+/// an attention kernel, the matmul, gemm or conv of a library kernel; null
+/// for pointwise and data_movement kernels (and for a kernel that breaks its
+/// contract, which the verifier rejects).
+mlir::Operation *getKernelAnchor(KernelOp kernel);
+
+/// Checks |kernel| against its kind's contract, emitting a located error on
+/// the kernel (naming the op that breaks it) when it does not hold. The
+/// kernel op's verifier calls it, so a kernel no template can run fails
+/// right after the pass that made it.
+mlir::LogicalResult verifyKernelContract(KernelOp kernel);
+
+} // namespace kiln
+
+#endif // KILN_DIALECT_KILN_KERNELKINDS_KERNELKINDS_H

@@ -1,0 +1,56 @@
+// How each kiln op takes part in a kernel: its fusion class (the cost
+// model's vocabulary, docs/fusion.md), whether it anchors a row reduction,
+// and which convolutions cuDNN runs. Shared by fusion, tiling, the kernel
+// kinds' contracts (KernelKinds.h) and the targets.
+#ifndef KILN_DIALECT_KILN_KERNELKINDS_OPCLASSES_H
+#define KILN_DIALECT_KILN_KERNELKINDS_OPCLASSES_H
+
+#include "mlir/IR/Operation.h"
+
+namespace kiln {
+
+enum class FusionClass {
+  Constant,     // kiln.constant: cloned into kernels when small, else an input.
+  Pointwise,    // Elementwise ops (broadcasting included): fuse freely.
+  View,         // Reshape-like: no data movement; fused as re-indexing, or an
+                // alias outside kernels.
+  DataMovement, // Transpose, concat, slice, gather, expand: elemental gathers.
+  Reduction,    // Reduce*, softmax: a row reduction anchors a row_reduce
+                // kernel; other axes become a serial loop in their own kernel.
+  Library,      // MatMul, Gemm (cuBLASLt), 2-D Conv (cuDNN): library
+                // calls; a conv takes its relu(+ residual) epilogue
+                // (matchConvEpilogue), nothing else fuses.
+  Attention,    // kiln.attention: an `attention` kernel of its own; absorbs
+                // only views, transposes and slices it can address by
+                // strides (matchAttentionStore, isStridedAttentionOperand);
+                // is not absorbed.
+  Window,       // Conv, ConvTranspose, pools: a pointwise-kind kernel of
+                // their own that loops over the window per element; never
+                // absorbs producers nor is absorbed (no recomputation).
+  Unsupported,  // Anything code generation cannot handle.
+};
+
+FusionClass classifyForFusion(mlir::Operation *op);
+
+/// True for a reduction over the trailing axes of its input (reduce ops), a
+/// softmax or log_softmax over the last axis, or a layer_norm of static shape
+/// (it normalises trailing dims): the anchor of a row_reduce kernel.
+bool isRowReduction(mlir::Operation *op);
+
+/// True for a kiln.transpose that moves the innermost dim: inside any
+/// elemental kernel it would read (or write) with a stride, so only the tiled
+/// transpose template runs it, as the anchor of a `transpose` kernel.
+bool isTiledTranspose(mlir::Operation *op);
+
+/// True for a kiln.conv that cuDNN runs as a `library` kernel: 2-D (4-D
+/// tensors), static shapes, f32/f16/bf16, constant weights, symmetric pads.
+/// Other convolutions stay elemental (Window).
+bool isLibraryConvolution(mlir::Operation *op);
+
+/// isLibraryConvolution without the constant weight: true for a kiln.conv
+/// cuDNN could run once its weight is folded (kiln-assign-layout's test).
+bool fitsLibraryConvolution(mlir::Operation *op);
+
+} // namespace kiln
+
+#endif // KILN_DIALECT_KILN_KERNELKINDS_OPCLASSES_H

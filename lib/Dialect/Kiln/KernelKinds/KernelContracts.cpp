@@ -1,0 +1,292 @@
+// The contract of each kernel kind: admission (fusion), the anchor (tiling
+// and the emitters) and verification (the kernel op's verifier). The table
+// in docs/architecture.md "Kernel kinds" states the same rules.
+#include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
+
+#include "kiln/Dialect/Kiln/IR/StridedView.h"
+#include "kiln/Dialect/Kiln/KernelKinds/OpClasses.h"
+
+using namespace mlir;
+
+#include "kiln/Dialect/Kiln/IR/KilnKernelKinds.cpp.inc"
+
+namespace kiln {
+
+KernelKind getKernelKind(KernelOp kernel) {
+  std::optional<KernelKind> kind = symbolizeKernelKind(kernel.getKind());
+  assert(kind && "the kernel verifier accepts only the KernelKind names");
+  return *kind;
+}
+
+namespace {
+
+/// Whether |a| and |b| are ranked tensors of one shape.
+bool haveSameShape(Type a, Type b) {
+  auto x = dyn_cast<RankedTensorType>(a), y = dyn_cast<RankedTensorType>(b);
+  return x && y && x.getShape() == y.getShape();
+}
+
+int64_t elementCount(Value value) {
+  auto type = dyn_cast<ShapedType>(value.getType());
+  return type && type.hasStaticShape() ? type.getNumElements()
+                                       : ShapedType::kDynamic;
+}
+
+/// Whether the template computes |op| at its consumer's own linear index:
+/// a pointwise op or a view.
+bool isElementAligned(Operation *op) {
+  FusionClass fusionClass = classifyForFusion(op);
+  return fusionClass == FusionClass::Pointwise ||
+         fusionClass == FusionClass::View;
+}
+
+/// The ops that use |value|, directly or through other ops, nearest first
+/// (a yield ends the walk); only through ops |within| accepts, when given.
+llvm::SetVector<Operation *>
+transitiveUsers(Value value, function_ref<bool(Operation *)> within = nullptr) {
+  llvm::SetVector<Operation *> users;
+  SmallVector<Value> worklist{value};
+  while (!worklist.empty()) {
+    Value current = worklist.pop_back_val();
+    for (Operation *user : current.getUsers())
+      if (!isa<YieldOp>(user) && (!within || within(user)) &&
+          users.insert(user))
+        llvm::append_range(worklist, user->getResults());
+  }
+  return users;
+}
+
+using AnchorPredicate = bool (*)(Operation *);
+
+/// The ops of |kernel|'s body that satisfy |isAnchor|.
+SmallVector<Operation *> anchorCandidates(KernelOp kernel,
+                                          AnchorPredicate isAnchor) {
+  SmallVector<Operation *> found;
+  for (Operation &op : kernel.getBody().front().without_terminator())
+    if (isAnchor(&op))
+      found.push_back(&op);
+  return found;
+}
+
+bool isLibraryCall(Operation *op) { return isa<MatMulOp, GemmOp, ConvOp>(op); }
+
+bool isAttention(Operation *op) { return isa<AttentionOp>(op); }
+
+/// What makes an op the anchor of a kernel of |kind| (none for the
+/// elemental kinds).
+AnchorPredicate anchorPredicate(KernelKind kind) {
+  switch (kind) {
+  case KernelKind::RowReduce:
+    return isRowReduction;
+  case KernelKind::Transpose:
+    return isTiledTranspose;
+  case KernelKind::Attention:
+    return isAttention;
+  case KernelKind::Library:
+    return isLibraryCall;
+  case KernelKind::Pointwise:
+  case KernelKind::DataMovement:
+    return nullptr;
+  }
+  return nullptr;
+}
+
+/// What the anchor of each kind is, for error messages.
+StringRef anchorDescription(KernelKind kind) {
+  switch (kind) {
+  case KernelKind::RowReduce:
+    return "row reduction (a reduce over trailing axes, a softmax or "
+           "log_softmax over the last axis, or a static layer_norm)";
+  case KernelKind::Transpose:
+    return "kiln.transpose that moves the innermost dim";
+  case KernelKind::Attention:
+    return "kiln.attention";
+  case KernelKind::Library:
+    return "kiln.matmul, kiln.gemm or kiln.conv";
+  case KernelKind::Pointwise:
+  case KernelKind::DataMovement:
+    break;
+  }
+  return "";
+}
+
+InFlightDiagnostic contractError(KernelOp kernel) {
+  return kernel.emitOpError("'") << kernel.getSymName() << "' breaks the "
+                                 << kernel.getKind() << " kernel contract: ";
+}
+
+/// row_reduce and transpose: every op that uses the anchor's result (the
+/// epilogue) is pointwise or a view with the anchor result's element count,
+/// and so is every yield: the template computes the epilogue where it has
+/// the anchor's value, at that value's own linear index (once per row of a
+/// row reduction; per element of the tile of a transpose).
+LogicalResult verifyEpilogue(KernelOp kernel, Operation *anchor) {
+  int64_t anchorValues = elementCount(anchor->getResult(0));
+  for (Operation *user : transitiveUsers(anchor->getResult(0))) {
+    if (!isElementAligned(user))
+      return contractError(kernel)
+             << "'" << user->getName() << "' uses the result of the anchor '"
+             << anchor->getName()
+             << "' but is neither pointwise nor a view; the epilogue is "
+                "computed at the anchor's own index";
+    if (user->getNumResults() != 1 ||
+        elementCount(user->getResult(0)) != anchorValues)
+      return contractError(kernel)
+             << "the epilogue op '" << user->getName() << "' has "
+             << elementCount(user->getResult(0))
+             << " elements where the anchor gives " << anchorValues;
+  }
+  for (Value value : kernel.getYield().getValues())
+    if (elementCount(value) != anchorValues)
+      return contractError(kernel)
+             << "yields " << elementCount(value)
+             << " elements where the anchor gives " << anchorValues;
+  return success();
+}
+
+/// attention: the other ops are the strided views (views, transposes,
+/// slices) the kernel reads q, k and v through or writes its output through,
+/// and the constants they take.
+LogicalResult verifyAttention(KernelOp kernel, Operation *anchor) {
+  for (Operation &op : kernel.getBody().front().without_terminator())
+    if (&op != anchor && !isa<ConstantOp>(op) && !isStridedViewOp(&op) &&
+        classifyForFusion(&op) != FusionClass::Pointwise)
+      return contractError(kernel)
+             << "'" << op.getName()
+             << "' is neither a strided view of an operand nor elementwise";
+  return success();
+}
+
+/// library: the other ops are the epilogue (pointwise ops and views) that
+/// the library call fuses, and constants.
+LogicalResult verifyLibrary(KernelOp kernel, Operation *anchor) {
+  for (Operation &op : kernel.getBody().front().without_terminator())
+    if (&op != anchor && !isa<ConstantOp>(op) && !isElementAligned(&op))
+      return contractError(kernel)
+             << "'" << op.getName()
+             << "' is neither pointwise nor a view: the library call "
+                "cannot run it";
+  return success();
+}
+
+/// Every op but |anchor| has an elemental form (an attention or an
+/// unsupported op has none): the whole body of a pointwise or data_movement
+/// kernel, the prologue and epilogue of a row_reduce or transpose kernel.
+LogicalResult verifyElemental(KernelOp kernel, Operation *anchor) {
+  for (Operation &op : kernel.getBody().front().without_terminator()) {
+    if (&op == anchor)
+      continue;
+    FusionClass fusionClass = classifyForFusion(&op);
+    if (fusionClass == FusionClass::Attention ||
+        fusionClass == FusionClass::Unsupported)
+      return contractError(kernel)
+             << "'" << op.getName()
+             << "' has no elemental form; it needs a kernel of its own kind";
+  }
+  return success();
+}
+
+} // namespace
+
+KernelKind rootKernelKind(Operation *root) {
+  switch (classifyForFusion(root)) {
+  case FusionClass::Library:
+    return KernelKind::Library;
+  case FusionClass::Attention:
+    return KernelKind::Attention;
+  case FusionClass::Reduction:
+    return isRowReduction(root) ? KernelKind::RowReduce : KernelKind::Pointwise;
+  case FusionClass::DataMovement:
+    return isTiledTranspose(root) ? KernelKind::Transpose
+                                  : KernelKind::DataMovement;
+  default:
+    return KernelKind::Pointwise;
+  }
+}
+
+bool admits(const KernelGroup &group, Operation *producer) {
+  if (group.kind == KernelKind::Library ||
+      group.kind == KernelKind::Attention || producer->getNumResults() != 1)
+    return false;
+  switch (classifyForFusion(producer)) {
+  case FusionClass::Pointwise:
+  case FusionClass::View:
+    return true;
+  case FusionClass::DataMovement:
+    // Inside an elemental kernel a tiled transpose would read (or write)
+    // with a stride; it roots a transpose kernel of its own.
+    return !isTiledTranspose(producer);
+  case FusionClass::Reduction: {
+    // A row reduction becomes the anchor of a group whose ops all have its
+    // result's shape, and whose ops that use its result (the epilogue) are
+    // pointwise or views: the template computes them once per row. A
+    // reduction over other axes would be recomputed per element: it stays
+    // in a kernel of its own.
+    if (group.anchor || !isRowReduction(producer) ||
+        (group.kind != KernelKind::Pointwise &&
+         group.kind != KernelKind::DataMovement))
+      return false;
+    Type resultType = producer->getResult(0).getType();
+    for (Operation *op : group.ops)
+      if (op->getNumResults() != 1 ||
+          !haveSameShape(op->getResult(0).getType(), resultType))
+        return false;
+    auto inGroup = [&](Operation *op) { return group.ops.contains(op); };
+    return llvm::all_of(transitiveUsers(producer->getResult(0), inGroup),
+                        isElementAligned);
+  }
+  default:
+    return false;
+  }
+}
+
+void admit(KernelGroup &group, Operation *producer) {
+  group.ops.insert(producer);
+  if (classifyForFusion(producer) == FusionClass::Reduction) {
+    group.anchor = producer;
+    group.kind = KernelKind::RowReduce;
+  }
+}
+
+Operation *getKernelAnchor(KernelOp kernel) {
+  AnchorPredicate isAnchor = anchorPredicate(getKernelKind(kernel));
+  if (!isAnchor)
+    return nullptr;
+  SmallVector<Operation *> found = anchorCandidates(kernel, isAnchor);
+  return found.size() == 1 ? found.front() : nullptr;
+}
+
+LogicalResult verifyKernelContract(KernelOp kernel) {
+  KernelKind kind = getKernelKind(kernel);
+  AnchorPredicate isAnchor = anchorPredicate(kind);
+  if (!isAnchor)
+    return verifyElemental(kernel, /*anchor=*/nullptr);
+  SmallVector<Operation *> found = anchorCandidates(kernel, isAnchor);
+  if (found.size() != 1) {
+    InFlightDiagnostic diagnostic = contractError(kernel)
+                                    << "it needs exactly one "
+                                    << anchorDescription(kind) << ", found "
+                                    << found.size();
+    for (Operation *op : found)
+      diagnostic.attachNote(op->getLoc())
+          << "candidate '" << op->getName() << "'";
+    return diagnostic;
+  }
+  Operation *anchor = found.front();
+  switch (kind) {
+  case KernelKind::RowReduce:
+  case KernelKind::Transpose:
+    return failure(failed(verifyElemental(kernel, anchor)) ||
+                   failed(verifyEpilogue(kernel, anchor)));
+  case KernelKind::Attention:
+    return verifyAttention(kernel, anchor);
+  case KernelKind::Library:
+    return verifyLibrary(kernel, anchor);
+  case KernelKind::Pointwise:
+  case KernelKind::DataMovement:
+    break;
+  }
+  return success();
+}
+
+} // namespace kiln

@@ -1,0 +1,123 @@
+// The kernel kinds' contracts (KernelKinds.h, docs/architecture.md "Kernel
+// kinds"), checked by the kiln.kernel verifier: kernels every template can
+// run verify; a kernel no template can run is a located error naming the op
+// that breaks its kind's contract.
+// RUN: kiln-opt %s --split-input-file --verify-diagnostics | FileCheck %s
+
+// A tiled transpose with another transpose (one that keeps the innermost
+// dim) in its prologue and a pointwise epilogue: issue 14's first repro.
+// CHECK-LABEL: func.func @transpose_with_prologue_transpose
+// CHECK: kiln.kernel "t" transpose
+func.func @transpose_with_prologue_transpose(%a: tensor<4x8x16xf32>) -> tensor<16x4x8xf32> {
+  %e = kiln.empty : tensor<16x4x8xf32>
+  %r = kiln.kernel "t" transpose ins(%a : tensor<4x8x16xf32>) outs(%e : tensor<16x4x8xf32>) {
+  ^bb0(%x: tensor<4x8x16xf32>, %o: tensor<16x4x8xf32>):
+    %0 = kiln.transpose %x {perm = array<i64: 1, 0, 2>} : tensor<4x8x16xf32> -> tensor<8x4x16xf32>
+    %1 = kiln.relu %0 : tensor<8x4x16xf32> -> tensor<8x4x16xf32>
+    %2 = kiln.transpose %1 {perm = array<i64: 2, 1, 0>} : tensor<8x4x16xf32> -> tensor<16x4x8xf32>
+    %3 = kiln.exp %2 : tensor<16x4x8xf32> -> tensor<16x4x8xf32>
+    kiln.yield %3 : tensor<16x4x8xf32>
+  } -> tensor<16x4x8xf32>
+  return %r : tensor<16x4x8xf32>
+}
+
+// -----
+
+func.func @transpose_without_tiled_transpose(%a: tensor<6x9x130xf32>) -> tensor<9x6x130xf32> {
+  %e = kiln.empty : tensor<9x6x130xf32>
+  // expected-error @+1 {{'t' breaks the transpose kernel contract: it needs exactly one kiln.transpose that moves the innermost dim, found 0}}
+  %r = kiln.kernel "t" transpose ins(%a : tensor<6x9x130xf32>) outs(%e : tensor<9x6x130xf32>) {
+  ^bb0(%x: tensor<6x9x130xf32>, %o: tensor<9x6x130xf32>):
+    %t = kiln.transpose %x {perm = array<i64: 1, 0, 2>} : tensor<6x9x130xf32> -> tensor<9x6x130xf32>
+    kiln.yield %t : tensor<9x6x130xf32>
+  } -> tensor<9x6x130xf32>
+  return %r : tensor<9x6x130xf32>
+}
+
+// -----
+
+func.func @two_tiled_transposes(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = kiln.empty : tensor<4x8xf32>
+  // expected-error @+1 {{'t' breaks the transpose kernel contract: it needs exactly one kiln.transpose that moves the innermost dim, found 2}}
+  %r = kiln.kernel "t" transpose ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: tensor<4x8xf32>, %o: tensor<4x8xf32>):
+    // expected-note @+1 {{candidate 'kiln.transpose'}}
+    %0 = kiln.transpose %x {perm = array<i64: 1, 0>} : tensor<4x8xf32> -> tensor<8x4xf32>
+    // expected-note @+1 {{candidate 'kiln.transpose'}}
+    %1 = kiln.transpose %0 {perm = array<i64: 1, 0>} : tensor<8x4xf32> -> tensor<4x8xf32>
+    kiln.yield %1 : tensor<4x8xf32>
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// A reduction over another axis after the row reduction: issue 14's second
+// repro, as fusion made it before the row_reduce contract was asked.
+func.func @reduction_in_row_epilogue(%a: tensor<1x4x8xf32>) -> tensor<1x4x1xf32> {
+  %e = kiln.empty : tensor<1x4x1xf32>
+  // expected-error @+1 {{'r' breaks the row_reduce kernel contract: 'kiln.reduce_max' uses the result of the anchor 'kiln.reduce_sum' but is neither pointwise nor a view; the epilogue is computed at the anchor's own index}}
+  %r = kiln.kernel "r" row_reduce ins(%a : tensor<1x4x8xf32>) outs(%e : tensor<1x4x1xf32>) {
+  ^bb0(%x: tensor<1x4x8xf32>, %o: tensor<1x4x1xf32>):
+    %c2 = kiln.constant dense<2> : tensor<1xi64>
+    %c0 = kiln.constant dense<0> : tensor<1xi64>
+    %s = kiln.reduce_sum %x, %c2 : tensor<1x4x8xf32>, tensor<1xi64> -> tensor<1x4x1xf32>
+    %m = kiln.reduce_max %s, %c0 : tensor<1x4x1xf32>, tensor<1xi64> -> tensor<1x4x1xf32>
+    kiln.yield %m : tensor<1x4x1xf32>
+  } -> tensor<1x4x1xf32>
+  return %r : tensor<1x4x1xf32>
+}
+
+// -----
+
+func.func @row_reduce_without_row_reduction(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = kiln.empty : tensor<4x8xf32>
+  // expected-error @+1 {{'r' breaks the row_reduce kernel contract: it needs exactly one row reduction (a reduce over trailing axes, a softmax or log_softmax over the last axis, or a static layer_norm), found 0}}
+  %r = kiln.kernel "r" row_reduce ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: tensor<4x8xf32>, %o: tensor<4x8xf32>):
+    %s = kiln.softmax %x {axis = 0 : i64} : tensor<4x8xf32> -> tensor<4x8xf32>
+    kiln.yield %s : tensor<4x8xf32>
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @broadcast_row_epilogue(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = kiln.empty : tensor<4x8xf32>
+  // expected-error @+1 {{'r' breaks the row_reduce kernel contract: the epilogue op 'kiln.add' has 32 elements where the anchor gives 4}}
+  %r = kiln.kernel "r" row_reduce ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: tensor<4x8xf32>, %o: tensor<4x8xf32>):
+    %c1 = kiln.constant dense<1> : tensor<1xi64>
+    %s = kiln.reduce_sum %x, %c1 : tensor<4x8xf32>, tensor<1xi64> -> tensor<4x1xf32>
+    %b = kiln.add %x, %s : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+    kiln.yield %b : tensor<4x8xf32>
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @library_without_call(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = kiln.empty : tensor<4x8xf32>
+  // expected-error @+1 {{'l' breaks the library kernel contract: it needs exactly one kiln.matmul, kiln.gemm or kiln.conv, found 0}}
+  %r = kiln.kernel "l" library ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%x: tensor<4x8xf32>, %o: tensor<4x8xf32>):
+    %y = kiln.relu %x : tensor<4x8xf32> -> tensor<4x8xf32>
+    kiln.yield %y : tensor<4x8xf32>
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @attention_in_pointwise(%q: tensor<1x4x8xf32>, %k: tensor<1x4x8xf32>, %v: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
+  %e = kiln.empty : tensor<1x4x8xf32>
+  // expected-error @+1 {{'p' breaks the pointwise kernel contract: 'kiln.attention' has no elemental form; it needs a kernel of its own kind}}
+  %r = kiln.kernel "p" pointwise ins(%q, %k, %v : tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32>) outs(%e : tensor<1x4x8xf32>) {
+  ^bb0(%a: tensor<1x4x8xf32>, %b: tensor<1x4x8xf32>, %c: tensor<1x4x8xf32>, %o: tensor<1x4x8xf32>):
+    %y = kiln.attention %a, %b, %c {scale = 1.0 : f32} : tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32> -> tensor<1x4x8xf32>
+    kiln.yield %y : tensor<1x4x8xf32>
+  } -> tensor<1x4x8xf32>
+  return %r : tensor<1x4x8xf32>
+}
