@@ -12,7 +12,7 @@ packages=(
   cmake ninja-build g++
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
   libonnx-dev libonnx-testdata protobuf-compiler libprotobuf-dev
-  libflatbuffers-dev flatbuffers-compiler libgtest-dev python3-venv ccache
+  libflatbuffers-dev flatbuffers-compiler libgtest-dev python3-venv python3-dev ccache
   clang-19 libclang-rt-19-dev  # sanitizer and libFuzzer builds (scripts/clang-build.sh)
   pkg-config
 )

@@ -2,17 +2,18 @@
 # Sets up, builds and runs every kiln test suite: lit, the GoogleTest binaries,
 # the ONNX node tests on the CPU evaluator, a short fuzz run of each
 # libFuzzer target (scripts/fuzz.sh) and the runtime package's install
-# (examples/embed built against it). Prints one line per suite and,
+# (examples/embed built against it) and the Python package's pytest suite
+# (installed into .venv with pip first). Prints one line per suite and,
 # last, `N passed, M failed, K skipped` over all suites. Exits non-zero when a
 # test failed, the build failed or a suite could not run (each of those two
 # counts as one failure in the totals).
 #   scripts/test.sh               # setup, build, all suites
 #   scripts/test.sh --no-build    # skip setup and build (after a build)
-#   scripts/test.sh lit unit      # only these suites (lit, unit, node, fuzz, install)
+#   scripts/test.sh lit unit      # only these suites (lit, unit, node, fuzz, install, python)
 # KILN_FUZZ_SECONDS (default 60) is each fuzz target's time, KILN_FUZZ_TARGETS
 # (default artifact-reader) the fuzz targets.
 # Full logs: build/test-logs/ (lit.log, unit-NAME.log, node.log, node.json,
-# fuzz.log, install.log).
+# fuzz.log, install.log, python-install.log, python.log).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root" || exit 2
@@ -27,12 +28,12 @@ suites=()
 for arg in "$@"; do
   case "$arg" in
     --no-build) do_build=0 ;;
-    lit|unit|node|fuzz|install) suites+=("$arg") ;;
+    lit|unit|node|fuzz|install|python) suites+=("$arg") ;;
     -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
-[ "${#suites[@]}" -gt 0 ] || suites=(lit unit node fuzz install)
+[ "${#suites[@]}" -gt 0 ] || suites=(lit unit node fuzz install python)
 
 total_passed=0 total_failed=0 total_skipped=0 broken=0
 summary=()
@@ -227,6 +228,49 @@ run_install() {
   local passed failed skipped
   read -r passed _ failed _ skipped _ <<<"$line"
   record "install" "$passed" "$failed" "$skipped" ""
+}
+
+# --- The Python package (python/) -----------------------------------------------------
+run_python() {
+  echo "== python (pip install ./python into .venv, then pytest python/tests)"
+  local log="$logs/python.log" install_log="$logs/python-install.log"
+  # pip builds into $build (python/pyproject.toml's build-dir) and so needs the
+  # build lock that this script holds shared: drop it for the install.
+  flock -u 8
+  flock "$build/.build-lock" "$root/.venv/bin/pip" install --no-build-isolation \
+    --no-deps --disable-pip-version-check -C "build-dir=$build" "$root/python" \
+    >"$install_log" 2>&1
+  local status=$?
+  flock -s 8
+  if [ "$status" != 0 ]; then
+    grep -E "error|Error" "$install_log" | head -20
+    could_not_run "python" "pip install ./python exited $status; see $install_log"
+    return
+  fi
+  # From another folder, so that the installed package is the one imported.
+  (cd "$logs" && "$root/.venv/bin/python" -m pytest -p no:cacheprovider -rs \
+    "$root/python/tests" >"$log" 2>&1)
+  status=$?
+  grep -E "^(FAILED|ERROR) " "$log" | head -30
+  # Exit 5: no tests collected, which is a broken suite here.
+  if [ "$status" = 5 ] || ! grep -qE "^=+ .* in [0-9.]+s" "$log"; then
+    tail -5 "$log"
+    could_not_run "python" "pytest exited $status without results; see $log"
+    return
+  fi
+  # The last line: "=== 2 failed, 30 passed, 9 skipped, 1 error in 12.3s ===".
+  local totals passed failed=0 skipped n
+  totals="$(grep -E "^=+ .* in [0-9.]+s" "$log" | tail -1)"
+  passed="$(echo "$totals" | grep -oE "[0-9]+ passed" | cut -d' ' -f1)"
+  for n in $(echo "$totals" | grep -oE "[0-9]+ (failed|errors?)" | cut -d' ' -f1); do
+    failed=$((failed + n))
+  done
+  skipped="$(echo "$totals" | grep -oE "[0-9]+ skipped" | cut -d' ' -f1)"
+  if [ "$failed" = 0 ] && [ "$status" != 0 ]; then
+    could_not_run "python" "pytest exited $status with no failed test; see $log"
+    return
+  fi
+  record "python" "${passed:-0}" "$failed" "${skipped:-0}" " (the skipped ones need a GPU or torch)"
 }
 
 for suite in "${suites[@]}"; do

@@ -17,6 +17,18 @@ using namespace kiln::artifact;
 
 std::string getCompilerVersion() { return KILN_COMPILER_VERSION; }
 
+uint64_t getExternalDataBytes(ModuleOp module) {
+  auto origins = module->getAttrOfType<DictionaryAttr>(kExternalDataAttr);
+  uint64_t bytes = 0;
+  if (origins)
+    for (NamedAttribute origin : origins)
+      if (auto range = dyn_cast<ArrayAttr>(origin.getValue());
+          range && range.size() == 3)
+        if (auto length = dyn_cast<IntegerAttr>(range[2]))
+          bytes += length.getInt();
+  return bytes;
+}
+
 namespace {
 
 /// One Kernel per unique CUDA kernel, with a cubin section per arch and the

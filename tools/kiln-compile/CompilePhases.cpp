@@ -110,16 +110,9 @@ namespace {
 bool keepWeightsExternal(ModuleOp module) {
   if (inlineWeights)
     return false;
-  auto origins = module->getAttrOfType<DictionaryAttr>(kiln::kExternalDataAttr);
-  if (!origins)
-    return false;
-  uint64_t bytes = 0;
-  for (NamedAttribute origin : origins)
-    if (auto range = dyn_cast<ArrayAttr>(origin.getValue());
-        range && range.size() == 3)
-      if (auto length = dyn_cast<IntegerAttr>(range[2]))
-        bytes += length.getInt();
-  return externalWeights || bytes > externalWeightsThreshold;
+  // Without external data the packager has nothing to leave out either way.
+  return externalWeights ||
+         kiln::getExternalDataBytes(module) > externalWeightsThreshold;
 }
 
 /// Writes |bytes| to |output| (binary) and keeps it.

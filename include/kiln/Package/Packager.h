@@ -58,6 +58,11 @@ struct PackageSummary {
 /// "kiln 0.1.0 (<git revision>)".
 std::string getCompilerVersion();
 
+/// The bytes of the weights that came from ONNX external data (the lengths
+/// in the module's kiln.external_data): what decides, by a threshold,
+/// whether a compile leaves them in their file (PackageOptions).
+uint64_t getExternalDataBytes(mlir::ModuleOp module);
+
 /// Builds the artifact bytes for |module|'s entry function (@main) and, when
 /// the module has one, the init program @kiln_init (entry point "kiln_init"). |cuda|
 /// and |compiled| are the CUDA target's results for the same module (the
