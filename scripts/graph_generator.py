@@ -18,6 +18,7 @@ users. Values stay bounded (no Exp or Log of unbounded values, Div only by
 1 + |y|) so that float16 results are comparable. Tensors stay under
 MAX_ELEMENTS elements so the CPU evaluator is quick.
 """
+import functools
 import os
 
 import numpy as np
@@ -388,6 +389,7 @@ class Unsupported(Exception):
     """An op whose ONNX schema (at OPSET) does not take the graph's type."""
 
 
+@functools.lru_cache(maxsize=None)
 def supports(op, dtype):
     schema = onnx.defs.get_schema(op, OPSET)
     name = {"f32": "tensor(float)", "f16": "tensor(float16)", "bf16": "tensor(bfloat16)"}[dtype]

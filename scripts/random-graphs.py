@@ -18,10 +18,12 @@ since a process per graph would cost more than the compile:
   1. compile: `kiln-compile batch.onnx --precision P -o batch.kiln`, the
      whole pipeline down to NVRTC's cubins and the artifact;
   2. numerics (float32 graphs at fp32): `kiln-interpret` (the CPU evaluator)
-     on random inputs in [-2, 2) against onnxruntime; every output must have
-     a relative L2 error <= 1e-5 and no element off by more than
-     1e-4 * (|expected| + max |expected|), with NaN/inf only where
-     onnxruntime has them.
+     on random inputs in [-2, 2) against onnxruntime, twice: on the model
+     ("graph": import and graph passes) and on the fused, tiled kernels of
+     `kiln-compile --emit tiled` ("kernels", the evaluator runs kiln.kernel
+     regions); every output must have a relative L2 error <= 1e-5 and no
+     element off by more than 1e-4 * (|expected| + max |expected|), with
+     NaN/inf only where onnxruntime has them.
 
 When a batch fails, each of its graphs is compiled (or interpreted) alone,
 so every failure is one seed with its own error. A failing graph's model and
@@ -141,16 +143,52 @@ class Runner:
         self.bin = os.path.join(args.build_dir, "bin")
         self.work = tempfile.mkdtemp(prefix="kiln-random-graphs-")
 
-    def compile(self, graphs, precision, folder, artifact=None):
+    def compile(self, graphs, precision, folder, emit=None):
+        """kiln-compile of |graphs| side by side: to the artifact (through
+        NVRTC), or only to |emit|."""
         model = os.path.join(folder, "model.onnx")
         onnx.save(graph_generator.make_model(graphs), model)
-        artifact = artifact or os.path.join(folder, "model.kiln")
+        target = ["--emit", emit, "-o", os.devnull] if emit else \
+            ["-o", os.path.join(folder, "model.kiln")]
         return run([os.path.join(self.bin, "kiln-compile"), model, "--quiet",
-                    "--precision", precision, "--gpu-arch", self.args.gpu_arch,
-                    "-o", artifact], self.args.timeout)
+                    "--precision", precision, "--gpu-arch", self.args.gpu_arch] + target,
+                   self.args.timeout)
+
+    def compile_batch(self, graphs, precision):
+        """{seed: error} of the graphs that do not compile. The batch goes
+        through the phases up to the CUDA emitter first (cheap); when that
+        fails, each graph does alone. The graphs left then go through NVRTC
+        and packaging together, bisected when that fails, so each kernel is
+        compiled by NVRTC about once."""
+        failing = {}
+        folder = tempfile.mkdtemp(dir=self.work)
+        status, _ = self.compile(graphs, precision, folder, emit="cuda")
+        if status != 0:
+            for graph in graphs:
+                status, text = self.compile([graph], precision, folder, emit="cuda")
+                if status != 0:
+                    failing[graph.seed] = first_error(text)
+
+        def bisect(group):
+            status, text = self.compile(group, precision, folder)
+            if status == 0:
+                return
+            if len(group) == 1:
+                failing[group[0].seed] = first_error(text)
+                return
+            bisect(group[:len(group) // 2])
+            bisect(group[len(group) // 2:])
+
+        rest = [g for g in graphs if g.seed not in failing]
+        if rest:
+            bisect(rest)
+        shutil.rmtree(folder, ignore_errors=True)
+        return failing
 
     def numerics(self, graphs, folder):
-        """{seed: failure or None}: kiln-interpret against onnxruntime."""
+        """{seed: failure or None}: the CPU evaluator against onnxruntime, on
+        the imported graph and on the fused and tiled kernels
+        (`kiln-compile --emit tiled`, which kiln-interpret runs too)."""
         model = os.path.join(folder, "model.onnx")
         onnx.save(graph_generator.make_model(graphs), model)
         feeds = graph_generator.write_inputs(graphs, os.path.join(folder, "inputs"))
@@ -158,22 +196,42 @@ class Runner:
             expected = onnxruntime_outputs(model, feeds)
         except Exception as error:  # the generator wrote something onnxruntime rejects
             return {g.seed: f"onnxruntime: {str(error).splitlines()[0][:200]}" for g in graphs}
-        out = os.path.join(folder, "interpreted")
-        status, text = run([os.path.join(self.bin, "kiln-interpret"), model, "--inputs",
-                            os.path.join(folder, "inputs"), "--output-dir", out],
-                           self.args.timeout)
-        if status != 0:
-            message = "interpret: " + first_error(text)
-            return {g.seed: message for g in graphs}
+        tiled = os.path.join(folder, "tiled.mlir")
+        status, text = run([os.path.join(self.bin, "kiln-compile"), model, "--quiet",
+                            "--emit", "tiled", "--print-weights", "-o", tiled], self.args.timeout)
+        runs = {"graph": model, "kernels": tiled if status == 0 else None}
+        outputs = {}
+        for what, path in runs.items():
+            if path is None:
+                outputs[what] = "tiled: " + first_error(text)
+                continue
+            out = os.path.join(folder, f"{what}-out")
+            status, text = run([os.path.join(self.bin, "kiln-interpret"), path, "--inputs",
+                                os.path.join(folder, "inputs"), "--output-dir", out],
+                               self.args.timeout)
+            outputs[what] = out if status == 0 else "interpret: " + first_error(text)
+        if len(graphs) > 1 and any(not os.path.isdir(o) for o in outputs.values()):
+            results = {}  # again one by one, for each graph's own error
+            for graph in graphs:
+                alone = tempfile.mkdtemp(dir=self.work)
+                results.update(self.numerics([graph], alone))
+                shutil.rmtree(alone, ignore_errors=True)
+            return results
         results, index = {}, 0
         for graph in graphs:
             failure = None
             for output in graph.outputs:
-                actual = np.load(os.path.join(out, f"output_{index}.npy"))
+                for what, out in outputs.items():
+                    if not os.path.isdir(out):
+                        failure = failure or f"{what}: {out}"
+                        continue
+                    actual = np.load(os.path.join(out, f"output_{index}.npy"))
+                    _, why = tensor_compare.compare(actual, expected[output.name],
+                                                    *CPU_TOLERANCE)
+                    if why and not failure:
+                        failure = (f"{what} mismatch: output "
+                                   f"{output.name[len(graph.prefix):]}: {why}")
                 index += 1
-                _, why = tensor_compare.compare(actual, expected[output.name], *CPU_TOLERANCE)
-                if why and not failure:
-                    failure = f"mismatch: output {output.name[len(graph.prefix):]}: {why}"
             results[graph.seed] = failure
         return results
 
@@ -182,23 +240,11 @@ class Runner:
         dtype, precision = key
         folder = tempfile.mkdtemp(dir=self.work)
         results = {g.seed: None for g in graphs}
-        status, text = self.compile(graphs, precision, folder)
-        if status != 0:
-            for graph in graphs:  # find the graphs that fail
-                alone = tempfile.mkdtemp(dir=self.work)
-                status, text = self.compile([graph], precision, alone)
-                if status != 0:
-                    results[graph.seed] = ("compile", first_error(text))
-                shutil.rmtree(alone, ignore_errors=True)
+        for seed, error in self.compile_batch(graphs, precision).items():
+            results[seed] = ("compile", error)
         if dtype == "f32" and precision == "fp32" and not self.args.no_numerics:
             healthy = [g for g in graphs if results[g.seed] is None]
             numeric = self.numerics(healthy, folder) if healthy else {}
-            if any(numeric.values()) and len(healthy) > 1:
-                numeric = {}
-                for graph in healthy:  # again one by one, for a precise error
-                    alone = tempfile.mkdtemp(dir=self.work)
-                    numeric.update(self.numerics([graph], alone))
-                    shutil.rmtree(alone, ignore_errors=True)
             for seed, failure in numeric.items():
                 if failure:
                     results[seed] = ("numerics", failure)
