@@ -7,11 +7,12 @@ Each artifact holds a batch of independent random graphs of one element type
 and precision. kiln-run runs it on the bundled inputs and saves every output
 (--save-outputs); each graph passes when all its outputs match the CPU
 evaluator's (kiln-interpret on the build machine) within its tolerance:
-relative L2 error and an elementwise bound (tensor_compare.compare), float32
-at fp32 (1e-5, 1e-4), float16 data or fp16 compute (1e-2, 1e-2), bfloat16
-(4e-2, 4e-2); NaN and inf only where the reference has them. Outputs are
-poisoned by the runtime's own checks only; a graph whose artifact fails to
-load or run fails as a whole.
+relative L2 error, an elementwise bound and an absolute floor
+(tensor_compare.compare): float32 at fp32 (1e-4, 1e-3, 1e-5; the GPU
+accumulates in float, the evaluator in double), float16 data or fp16 compute
+(1e-2, 1e-2, 1e-3), bfloat16 (4e-2, 4e-2, 1e-2); NaN and inf only where the
+reference has them. A graph whose artifact fails to load or run fails as a
+whole.
 Prints a line per failing graph and `N passed, M failed, K skipped` (skipped:
 left out of the bundle on the build machine, or no CUDA device); writes
 results.json.
@@ -32,11 +33,12 @@ import tensor_compare  # noqa: E402
 
 
 def tolerance(dtype, precision):
+    """(relative L2, elementwise factor, absolute) for tensor_compare.compare."""
     if dtype == "bf16" or precision == "bf16":
-        return 4e-2, 4e-2
+        return 4e-2, 4e-2, 1e-2
     if dtype == "f16" or precision == "fp16":
-        return 1e-2, 1e-2
-    return 1e-5, 1e-4
+        return 1e-2, 1e-2, 1e-3
+    return 1e-4, 1e-3, 1e-5
 
 
 def main():

@@ -3,14 +3,14 @@
 import numpy as np
 
 
-def compare(actual, expected, relative_l2, elementwise=None):
+def compare(actual, expected, relative_l2, elementwise=None, absolute=0.0):
     """(relative L2 error, None when |actual| matches |expected| else why not).
 
     Matches when the shapes agree, NaN and +-inf sit exactly where the
-    reference has them, the relative L2 error over the finite elements is at
-    most |relative_l2| and, with |elementwise|, no element is off by more than
-    elementwise * (|expected| + max |expected|): a few wrong elements in a
-    large tensor fail even when the L2 error stays small.
+    reference has them, the L2 error over the finite elements is at most
+    relative_l2 * ||expected|| + absolute * sqrt(n) and, with |elementwise|, no element is off by more than
+    elementwise * (|expected| + max |expected|) + absolute: a few wrong
+    elements in a large tensor fail even when the L2 error stays small.
     """
     actual = np.asarray(actual, dtype=np.float64)
     expected = np.asarray(expected, dtype=np.float64)
@@ -28,8 +28,9 @@ def compare(actual, expected, relative_l2, elementwise=None):
     error = float(np.linalg.norm(a - e) / max(np.linalg.norm(e), 1e-30))
     off = np.zeros(e.shape, dtype=bool)
     if elementwise is not None:
-        off = np.abs(a - e) > elementwise * (np.abs(e) + np.abs(e).max())
-    if error > relative_l2 or off.any():
+        off = np.abs(a - e) > elementwise * (np.abs(e) + np.abs(e).max()) + absolute
+    l2_bound = relative_l2 * np.linalg.norm(e) + absolute * np.sqrt(e.size)
+    if np.linalg.norm(a - e) > l2_bound or off.any():
         first = int(np.argmax(off)) if off.any() else int(np.argmax(np.abs(a - e)))
         return error, (f"rel-L2 {error:.3g} (tol {relative_l2:g}), {int(off.sum())} of "
                        f"{e.size} elements off; at {first}: {a[first]:.6g} vs {e[first]:.6g}")
