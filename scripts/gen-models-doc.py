@@ -39,6 +39,8 @@ def cell_gpu(gpu, stem, precision):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ci-json")
+    parser.add_argument("--ci-note", default="",
+                        help="a line on where the CI columns come from")
     parser.add_argument("--gpu-json")
     parser.add_argument("-o", "--output", default=os.path.join(zoo_common.REPO_ROOT, "docs",
                                                                "models.md"))
@@ -72,6 +74,8 @@ def main():
         "The columns show the worst output's relative L2 error.",
         "",
     ]
+    if args.ci_note:
+        lines += [f"CI columns: {args.ci_note}", ""]
     if gpu_run:
         lines += [f"GPU run: {gpu_run.get('machine', '')}, {gpu_run.get('date', '')}: "
                   f"{gpu_run['passed']} passed, {gpu_run['failed']} failed, "

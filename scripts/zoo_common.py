@@ -25,7 +25,18 @@ def load_index(zoo_dir=ZOO_DIR):
         return json.load(f)
 
 
+def sizes_for(record, sizes):
+    """|sizes| for one model: a decoder step with a key/value cache takes
+    `seq` new tokens after `past` ones, so its `seq` is `total - past`."""
+    names = {d for spec in record["inputs"] for d in spec["dims"] if isinstance(d, str)}
+    sizes = dict(sizes)
+    if "past" in names:
+        sizes["seq"] = sizes["total"] - sizes["past"]
+    return sizes
+
+
 def dims_of(record, spec, sizes):
+    sizes = sizes_for(record, sizes)
     return [int(sizes.get(d, record["sample"].get(d))) if isinstance(d, str) else int(d)
             for d in spec["dims"]]
 
