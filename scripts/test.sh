@@ -11,6 +11,7 @@
 #   scripts/test.sh --no-build    # skip setup and build (after a build)
 #   scripts/test.sh lit unit      # only these suites (lit, unit, node, fuzz, install, graphs, zoo)
 #   KILN_GRAPH_COUNT=200 scripts/test.sh graphs   # fewer random graphs (CI: 2000)
+#   KILN_ZOO_FILTER=bert scripts/test.sh zoo        # only the zoo files matching a regex
 # KILN_FUZZ_SECONDS (default 60) is each fuzz target's time, KILN_FUZZ_TARGETS
 # (default artifact-reader) the fuzz targets.
 # Full logs: build/test-logs/ (lit.log, unit-NAME.log, node.log, node.json,
@@ -30,7 +31,7 @@ for arg in "$@"; do
   case "$arg" in
     --no-build) do_build=0 ;;
     lit|unit|node|fuzz|install|graphs|zoo) suites+=("$arg") ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -264,7 +265,8 @@ run_graphs() {
 run_zoo() {
   echo "== zoo (test/zoo models: compile at fp32 and fp16; CPU evaluator vs onnxruntime)"
   run_counted "zoo" test/zoo/expected-failures.txt "$logs/zoo.log" "$root/.venv/bin/python" \
-    "$root/scripts/zoo-tests.py" --jobs "$jobs" --json "$logs/zoo.json"
+    "$root/scripts/zoo-tests.py" --jobs "$jobs" --json "$logs/zoo.json" \
+    ${KILN_ZOO_FILTER:+--filter "$KILN_ZOO_FILTER"}
 }
 
 for suite in "${suites[@]}"; do
