@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bundle_files  # noqa: E402
 import tensor_compare  # noqa: E402
 
 
@@ -96,11 +97,7 @@ def main():
                                 precision=batch["precision"], status=status,
                                 rel_l2=worst, detail=failure))
         shutil.rmtree(saved, ignore_errors=True)
-    machine = ""
-    if shutil.which("nvidia-smi"):
-        machine = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
-                                  "--format=csv,noheader"], capture_output=True,
-                                 text=True).stdout.strip()
+    machine = bundle_files.gpu_machine()
     summary = dict(machine=machine, host=platform.node(),
                    date=time.strftime("%Y-%m-%d %H:%M:%S"), seconds=time.time() - start,
                    passed=passed, failed=failed, skipped=skipped,

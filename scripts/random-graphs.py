@@ -66,6 +66,7 @@ import numpy as np
 import onnx
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import expected_failures  # noqa: E402
 import graph_generator  # noqa: E402
 import tensor_compare  # noqa: E402
 
@@ -320,14 +321,7 @@ def batches(graphs, size):
 
 
 def read_list(path):
-    listed = {}
-    if os.path.exists(path):
-        for line in open(path):
-            line = line.strip()
-            if line and not line.startswith("#"):
-                seed, _, reason = line.partition(" ")
-                listed[int(seed)] = reason
-    return listed
+    return {int(seed): reason for seed, reason in expected_failures.read(path).items()}
 
 
 def write_list(path, failures, generator_hash):
@@ -388,29 +382,19 @@ def main():
         write_list(args.list, failures, generator_hash())
         print(f"random-graphs: wrote {len(failures)} seeds to {args.list}")
         listed = read_list(args.list)
-    passed = failed = skipped = 0
     stage_counts = collections.Counter()
-    records = []
+    records, statuses = [], []
     for seed in seeds:
         graph, result = by_seed[seed], results[seed]
         precision = precision_of(seed, graph.dtype)
-        status = "pass"
-        if result is None and seed in listed:
-            status = "FIXED"
-            failed += 1
+        status = expected_failures.status(result is not None, seed in listed)
+        statuses.append(status)
+        if status == "FIXED":
             print(f"FIXED seed {seed}: listed as failing ({listed[seed][:120]}) but passes; "
                   f"take it off the list (--update-list)")
-        elif result is None:
-            passed += 1
-        else:
+        elif result is not None:
             stage_counts[result[0]] += 1
             repro = runner.keep(graph, precision)
-            if seed in listed:
-                status = "expected-failure"
-                skipped += 1
-            else:
-                status = "FAIL"
-                failed += 1
             print(f"{status} {graph.describe()} at {precision}: {result[0]}: {result[1]}\n"
                   f"   repro: {repro}")
         records.append(dict(seed=seed, dtype=graph.dtype, precision=precision,
@@ -421,6 +405,7 @@ def main():
         print(f"random-graphs: {len(set(runner.init_only))} graphs checked on the graph only: "
               f"their kernels read init-program weights (@kiln_init), which kiln-interpret "
               f"does not run")
+    passed, failed, skipped = expected_failures.tally(statuses)
     errors = collections.Counter(r[1] for r in failures.values())
     if errors:
         print("failures by error:")

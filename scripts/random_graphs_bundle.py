@@ -9,6 +9,7 @@ import tempfile
 
 import onnx
 
+import bundle_files
 import graph_generator
 
 
@@ -75,15 +76,14 @@ def write_bundle(args, graphs, precision_of):
     here = os.path.dirname(os.path.abspath(__file__))
     shutil.copy(os.path.join(args.build_dir, "bin", "kiln-run"), os.path.join(out, "bin"))
     shutil.copy(os.path.join(here, "random-graphs-run.py"), os.path.join(out, "run.py"))
-    shutil.copy(os.path.join(here, "tensor_compare.py"), out)
-    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out) for f in fs)
+    for module in ("tensor_compare.py", "bundle_files.py"):
+        shutil.copy(os.path.join(here, module), out)
     graphs_in = sum(len(b["graphs"]) for b in manifest["batches"])
-    print(f"bundle: {out} ({size // 1024} KiB; {graphs_in} graphs in "
-          f"{len(manifest['batches'])} artifacts, {len(manifest['left_out'])} left out)")
+    print(f"{graphs_in} graphs in {len(manifest['batches'])} artifacts, "
+          f"{len(manifest['left_out'])} left out")
     for entry in manifest["left_out"]:
         print(f"  left out: seed {entry['seed']}: {entry['reason']}")
-    if size >= 64 << 20:
-        print("error: the bundle is over the 64 MiB a device call carries")
+    if not bundle_files.check_size(out):
         return 1
     print(f"on the GPU machine: python3 {out}/run.py {out}")
     return 0

@@ -31,6 +31,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bundle_files  # noqa: E402
 import tensor_compare  # noqa: E402
 import zoo_common  # noqa: E402
 
@@ -125,11 +126,7 @@ def main():
                  onnxruntime_cpu_ms=ort_ms, seconds=time.time() - begin)
             shutil.rmtree(saved, ignore_errors=True)
         os.remove(filled + ".data")
-    machine = ""
-    if shutil.which("nvidia-smi"):
-        machine = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
-                                  "--format=csv,noheader"], capture_output=True,
-                                 text=True).stdout.strip()
+    machine = bundle_files.gpu_machine()
     with open(args.results or os.path.join(bundle, "results.json"), "w") as f:
         json.dump(dict(machine=machine, host=platform.node(), onnxruntime=ort.__version__,
                        date=time.strftime("%Y-%m-%d %H:%M:%S"),

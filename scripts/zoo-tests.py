@@ -41,6 +41,8 @@ import onnx
 from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bundle_files  # noqa: E402
+import expected_failures  # noqa: E402
 import tensor_compare  # noqa: E402
 import zoo_common  # noqa: E402
 
@@ -187,26 +189,12 @@ def write_bundle(args, records):
     shutil.copy(os.path.join(args.build_dir, "bin", "kiln-run"), os.path.join(out, "bin"))
     here = os.path.dirname(os.path.abspath(__file__))
     shutil.copy(os.path.join(here, "zoo-run.py"), os.path.join(out, "run.py"))
-    for module in ("zoo_common.py", "tensor_compare.py"):
+    for module in ("zoo_common.py", "tensor_compare.py", "bundle_files.py"):
         shutil.copy(os.path.join(here, module), out)
-    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out) for f in fs)
-    print(f"bundle: {out} ({size // 1024} KiB)")
-    if size >= 64 << 20:
-        print("error: the bundle is over the 64 MiB a device call carries")
+    if not bundle_files.check_size(out):
         return 1
     print(f"on the GPU machine, in the repository: python3 {out}/run.py {out}")
     return 0
-
-
-def read_list(path):
-    listed = {}
-    if os.path.exists(path):
-        for line in open(path):
-            line = line.strip()
-            if line and not line.startswith("#"):
-                test, _, reason = line.partition(" ")
-                listed[test] = reason
-    return listed
 
 
 def main():
@@ -240,22 +228,18 @@ def main():
                 ok, detail, _ = results[test]
                 if not ok:
                     f.write(f"{test} {detail}\n")
-    listed = read_list(args.list)
-    passed = failed = skipped = 0
+    listed = expected_failures.read(args.list)
+    statuses = []
     for test in sorted(results):
         ok, detail, seconds = results[test]
-        if ok and test in listed:
-            failed += 1
+        status = expected_failures.status(not ok, test in listed)
+        statuses.append(status)
+        if status == "FIXED":
             print(f"FIXED {test}: listed as failing but passes; take it off "
                   f"{os.path.relpath(args.list, REPO_ROOT)} (--update-list)")
-        elif ok:
-            passed += 1
-        elif test in listed:
-            skipped += 1
-            print(f"expected-failure {test}: {detail}")
-        else:
-            failed += 1
-            print(f"FAIL {test}: {detail}")
+        elif status != "pass":
+            print(f"{status} {test}: {detail}")
+    passed, failed, skipped = expected_failures.tally(statuses)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({test: dict(ok=ok, detail=detail, seconds=round(seconds, 2))
