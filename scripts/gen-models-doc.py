@@ -102,8 +102,9 @@ def main():
     failing = [(k, v) for k, v in ci.items() if not v["ok"]]
     if failing:
         lines += ["", "## Failing in CI", "",
-                  "Listed in `test/zoo/expected-failures.txt` (skipped in the suite's count "
-                  "until fixed):", ""]
+                  "Failed in the run the CI columns come from (a failure that stays goes in "
+                  "`test/zoo/expected-failures.txt`, skipped in the suite's count until fixed):",
+                  ""]
         lines += [f"- `{k}`: {v['detail']}" for k, v in failing]
     gpu_failing = [r for r in gpu.values() if r["status"] == "FAIL"]
     if gpu_failing:

@@ -2,8 +2,8 @@
 // 1833, 1981): fusion puts two reductions/softmaxes over different axes into
 // one row_reduce kernel, which the emitter refuses ("is a row_reduce kernel
 // with 2 reductions/softmaxes; the template needs exactly one anchor").
-// XFAIL until fusion splits such a group; the fix flips this test.
-// XFAIL: *
+// Fixed by the kernel-kind contract (fusion splits the group); a regression
+// test now.
 // RUN: kiln-opt %s --kiln-fuse-kernels --kiln-tile-kernels | kiln-translate --emit-cuda --no-compile | FileCheck %s
 // CHECK: __global__
 // CHECK: __global__
