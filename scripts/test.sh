@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every kiln test suite: lit, the GoogleTest binaries,
 # the ONNX node tests on the CPU evaluator, a short fuzz run of each
-# libFuzzer target (scripts/fuzz.sh) and the runtime package's install
-# (examples/embed built against it) and the Python package's pytest suite
-# (installed into .venv with pip first). Prints one line per suite and,
+# libFuzzer target (scripts/fuzz.sh), the runtime package's install
+# (examples/embed built against it), the Python package's pytest suite
+# (installed into .venv with pip first), the random-graph property test
+# and the model zoo. Prints one line per suite and,
 # last, `N passed, M failed, K skipped` over all suites. Exits non-zero when a
 # test failed, the build failed or a suite could not run (each of those two
 # counts as one failure in the totals).
 #   scripts/test.sh               # setup, build, all suites
 #   scripts/test.sh --no-build    # skip setup and build (after a build)
-#   scripts/test.sh lit unit      # only these suites (lit, unit, node, fuzz, install, python)
+#   scripts/test.sh lit unit      # only these suites (lit, unit, node, fuzz, install, python, graphs, zoo)
+#   KILN_GRAPH_COUNT=200 scripts/test.sh graphs   # fewer random graphs (CI: 2000)
+#   KILN_ZOO_FILTER=bert scripts/test.sh zoo        # only the zoo files matching a regex
 # KILN_FUZZ_SECONDS (default 60) is each fuzz target's time, KILN_FUZZ_TARGETS
 # (default artifact-reader) the fuzz targets.
 # Full logs: build/test-logs/ (lit.log, unit-NAME.log, node.log, node.json,
-# fuzz.log, install.log, python-install.log, python.log).
+# fuzz.log, install.log, python-install.log, python.log, graphs.log,
+# graphs.json, zoo.log, zoo.json).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root" || exit 2
@@ -28,12 +32,12 @@ suites=()
 for arg in "$@"; do
   case "$arg" in
     --no-build) do_build=0 ;;
-    lit|unit|node|fuzz|install|python) suites+=("$arg") ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    lit|unit|node|fuzz|install|python|graphs|zoo) suites+=("$arg") ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
-[ "${#suites[@]}" -gt 0 ] || suites=(lit unit node fuzz install python)
+[ "${#suites[@]}" -gt 0 ] || suites=(lit unit node fuzz install python graphs zoo)
 
 total_passed=0 total_failed=0 total_skipped=0 broken=0
 summary=()
@@ -271,6 +275,43 @@ run_python() {
     return
   fi
   record "python" "${passed:-0}" "$failed" "${skipped:-0}" " (the skipped ones need a GPU or torch)"
+}
+
+# --- Scripts that end with `N passed, M failed, K skipped` ------------------------------
+# run_counted SUITE LIST LOG COMMAND...: runs COMMAND, shows its FAIL/FIXED
+# lines and records its last summary line; skipped = expected failures in LIST.
+run_counted() {
+  local suite="$1" list="$2" log="$3"
+  shift 3
+  "$@" >"$log" 2>&1
+  local status=$?
+  grep -E "^(FAIL|FIXED) " "$log" | cut -c1-300 | head -40
+  local counts
+  counts="$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/p' "$log" | tail -1)"
+  if [ -z "$counts" ]; then
+    tail -5 "$log"
+    could_not_run "$suite" "exited $status without a summary; see $log"
+    return
+  fi
+  local passed failed skipped
+  read -r passed failed skipped <<<"$counts"
+  record "$suite" "$passed" "$failed" "$skipped" "  [skipped = expected failures listed in $list]"
+}
+
+# --- Random-graph property test (scripts/random-graphs.py) ----------------------------
+run_graphs() {
+  echo "== graphs (random graphs through kiln-compile/NVRTC; CPU evaluator vs onnxruntime)"
+  run_counted "graphs" test/random-graphs/expected-failures.txt "$logs/graphs.log" "$root/.venv/bin/python" \
+    "$root/scripts/random-graphs.py" --jobs "$jobs" --json "$logs/graphs.json" \
+    --count "${KILN_GRAPH_COUNT:-2000}"
+}
+
+# --- Model zoo (scripts/zoo-tests.py) ---------------------------------------------------
+run_zoo() {
+  echo "== zoo (test/zoo models: compile at fp32 and fp16; CPU evaluator vs onnxruntime)"
+  run_counted "zoo" test/zoo/expected-failures.txt "$logs/zoo.log" "$root/.venv/bin/python" \
+    "$root/scripts/zoo-tests.py" --jobs "$jobs" --json "$logs/zoo.json" \
+    ${KILN_ZOO_FILTER:+--filter "$KILN_ZOO_FILTER"}
 }
 
 for suite in "${suites[@]}"; do
