@@ -2,7 +2,7 @@
 """GPU machine: runs the real-model bundle of scripts/real-models-bundle.sh.
 
 Usage: python3 BUNDLE/run.py BUNDLE --models-dir test/models [--kiln-run PATH]
-                             [--bench N] [--results FILE]
+                             [--bench N] [--sessions N] [--results FILE]
 
 For each model in the bundle:
   1. fills the graph-only file's weights with scripts/fill-weights.py
@@ -15,7 +15,9 @@ For each model in the bundle:
      L - 16*(b+1)%(L-16) tokens, so every row but none entirely is padded);
   3. computes the reference with onnxruntime (CPU) on the filled model;
   4. runs every artifact with kiln-run --expect --rel-l2 (fp32: 1e-4, fp16:
-     5e-3, bf16: 2e-2) and --bench;
+     5e-3, bf16: 2e-2), --bench and --sessions (N fresh sessions, 2 by
+     default, must give bit-identical outputs: a check of its own,
+     NAME/repeatable);
   5. checks that a modified weight file is rejected at load with a clear
      error.
 Prints a line per check and `N passed, M failed`; writes JSON results.
@@ -57,6 +59,9 @@ def main():
     parser.add_argument("--kiln-run", default=None)
     parser.add_argument("--fill", default="scripts/fill-weights.py")
     parser.add_argument("--bench", type=int, default=50)
+    parser.add_argument("--sessions", type=int, default=2,
+                        help="fresh sessions whose outputs must be "
+                             "bit-identical (0: no check)")
     parser.add_argument("--results", default=None)
     parser.add_argument("--profile-dir", default=None,
                         help="also write a kiln-run --profile trace per artifact")
@@ -125,8 +130,17 @@ def main():
                        "--expect", os.path.join(data, "expected"),
                        "--rel-l2", str(TOLERANCE[precision]),
                        "--bench", str(args.bench)]
+            if args.sessions > 0:
+                command += ["--sessions", str(args.sessions)]
             run = subprocess.run(command, capture_output=True, text=True)
             text = run.stdout + run.stderr
+            repeatability = [line for line in text.splitlines()
+                             if line.startswith("repeatability:")]
+            # Exit 1 for a repeatability mismatch alone leaves the accuracy
+            # check passed: each is reported on its own.
+            accurate = run.returncode == 0 or (
+                run.returncode == 1 and "[MISMATCH" not in text and
+                any("MISMATCH" in line for line in repeatability))
             errors = [float(x) for x in re.findall(r"rel-L2 ([0-9.e+-]+|nan|inf)", text)]
             bench = re.search(r"median ([0-9.]+) ms, p90 ([0-9.]+) ms", text)
             record = compiled.get((model, f"{precision}-{shape}"), {})
@@ -146,10 +160,16 @@ def main():
                      os.path.join(args.profile_dir,
                                   f"{model}-{precision}-{shape}.json")],
                     capture_output=True)
-            note(name, run.returncode == 0, detail, rel_l2=errors,
+            note(name, accurate, detail, rel_l2=errors,
                  median_ms=float(bench.group(1)) if bench else None,
                  p90_ms=float(bench.group(2)) if bench else None,
                  onnxruntime_cpu_ms=references[shape], compile=record)
+            if args.sessions > 0:
+                note(f"{name}/repeatable",
+                     any("bit-identical" in line for line in repeatability),
+                     repeatability[-1][len("repeatability: "):][:400]
+                     if repeatability else "no repeatability line (the run "
+                     "failed first)")
 
         # A weight file that differs from the one compiled against.
         artifact = os.path.join(folder, artifacts[0])

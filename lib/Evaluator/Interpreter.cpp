@@ -38,6 +38,17 @@ bool fitsType(const Tensor &tensor, mlir::Type type) {
   return true;
 }
 
+/// An error naming |op| unless each of |results| fits its result's type.
+llvm::Error checkResultTypes(mlir::Operation *op,
+                             llvm::ArrayRef<Tensor> results) {
+  for (auto [tensor, result] : llvm::zip(results, op->getResults()))
+    if (!fitsType(tensor, result.getType()))
+      return opError(op, "computed " + tensor.describe() +
+                             " but the result type is " +
+                             typeToString(result.getType()));
+  return llvm::Error::success();
+}
+
 /// Constant-like ops from any dialect (kiln.constant has its own family).
 llvm::Expected<std::vector<Tensor>>
 evaluateForeignConstant(mlir::Operation *op, llvm::ArrayRef<Tensor>) {
@@ -119,11 +130,8 @@ evaluateOp(mlir::Operation *op, llvm::ArrayRef<Tensor> operands) {
     return opError(op, "produced " + std::to_string(results->size()) +
                            " results for " +
                            std::to_string(op->getNumResults()));
-  for (auto [tensor, result] : llvm::zip(*results, op->getResults()))
-    if (!fitsType(tensor, result.getType()))
-      return opError(op, "computed " + tensor.describe() +
-                             " but the result type is " +
-                             typeToString(result.getType()));
+  if (llvm::Error error = checkResultTypes(op, *results))
+    return std::move(error);
   return results;
 }
 
@@ -262,11 +270,8 @@ runLoop(LoopOp loop, const llvm::DenseMap<mlir::Value, Tensor> &values) {
       return stacked.takeError();
     results.push_back(std::move(*stacked));
   }
-  for (auto [tensor, result] : llvm::zip(results, loop.getResults()))
-    if (!fitsType(tensor, result.getType()))
-      return opError(loop, "computed " + tensor.describe() +
-                               " but the result type is " +
-                               typeToString(result.getType()));
+  if (llvm::Error error = checkResultTypes(loop, results))
+    return std::move(error);
   return results;
 }
 } // namespace
@@ -298,20 +303,16 @@ runBlock(mlir::Block &body, llvm::DenseMap<mlir::Value, Tensor> values) {
       }
       return outputs;
     }
-    if (auto kernel = mlir::dyn_cast<KernelOp>(op)) {
-      // A kernel computes its body on its inputs and outputs; the results
-      // are what it yields.
-      llvm::DenseMap<mlir::Value, Tensor> arguments;
-      mlir::Block &kernelBody = kernel.getBody().front();
-      for (auto [argument, operand] :
-           llvm::zip(kernelBody.getArguments(), kernel.getOperands())) {
+    if (mlir::isa<KernelOp>(op)) {
+      std::vector<Tensor> operands;
+      for (mlir::Value operand : op.getOperands()) {
         auto it = values.find(operand);
         if (it == values.end())
           return opError(&op, "reads an operand that was not computed");
-        arguments[argument] = it->second;
+        operands.push_back(it->second);
       }
       llvm::Expected<std::vector<Tensor>> results =
-          runBlock(kernelBody, std::move(arguments));
+          evaluateKernel(&op, operands);
       if (!results)
         return results.takeError();
       for (auto [result, tensor] : llvm::zip(op.getResults(), *results))
@@ -352,6 +353,34 @@ runBlock(mlir::Block &body, llvm::DenseMap<mlir::Value, Tensor> values) {
       values[result] = std::move(tensor);
   }
   return llvm::createStringError("block does not end in a terminator");
+}
+
+llvm::Expected<std::vector<Tensor>>
+evaluateKernel(mlir::Operation *op, llvm::ArrayRef<Tensor> operands) {
+  auto kernel = mlir::dyn_cast<KernelOp>(op);
+  if (!kernel)
+    return opError(op, "is not a kiln.kernel");
+  mlir::Block &body = kernel.getBody().front();
+  if (operands.size() != body.getNumArguments())
+    return opError(op, "takes " + std::to_string(body.getNumArguments()) +
+                           " operands, got " + std::to_string(operands.size()));
+  // A kernel computes its body on its inputs and outputs; the results are
+  // what it yields.
+  llvm::DenseMap<mlir::Value, Tensor> arguments;
+  for (auto [argument, operand] : llvm::zip(body.getArguments(), operands)) {
+    if (!fitsType(operand, argument.getType()))
+      return opError(op, "operand " + std::to_string(argument.getArgNumber()) +
+                             " expects " + typeToString(argument.getType()) +
+                             ", got " + operand.describe());
+    arguments[argument] = operand;
+  }
+  llvm::Expected<std::vector<Tensor>> results =
+      runBlock(body, std::move(arguments));
+  if (!results)
+    return results.takeError();
+  if (llvm::Error error = checkResultTypes(op, *results))
+    return std::move(error);
+  return results;
 }
 
 llvm::Expected<std::vector<Tensor>>

@@ -332,6 +332,7 @@ LogicalResult EntryPointBuilder::buildKernelSteps(const LaunchGraph &graph) {
           return failure();
         step->args.push_back(*id);
       }
+      step->outputs = kernel.getOutputs().size();
       ++counts.launches;
     }
     entry.steps.push_back(std::move(step));

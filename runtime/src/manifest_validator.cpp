@@ -229,6 +229,13 @@ private:
       if (count(step.args()) > 256)
         return Error(KILN_STATUS_DATA_LOSS)
                << count(step.args()) << " kernel arguments";
+      if (step.outputs() > count(step.args()))
+        return Error(KILN_STATUS_DATA_LOSS)
+               << step.outputs() << " outputs among " << count(step.args())
+               << " kernel arguments";
+      for (uint32_t i = count(step.args()) - step.outputs();
+           i < count(step.args()); ++i)
+        KILN_RETURN_IF_ERROR(checkWritable(step.args()->Get(i), "output"));
       return nullptr;
     case StepKind_Gemm:
       return validateGemmStep(checks, step.gemm());

@@ -3,6 +3,7 @@
 // enqueues them.
 #include "session.h"
 #include "status.h"
+#include "step_outputs.h"
 
 #include <algorithm>
 #include <cmath>
@@ -229,6 +230,7 @@ kiln_status_t prepareSteps(kiln_session_s *session) {
     for (uint32_t a = 0; step.args() && a < step.args()->size(); ++a)
       prepared.args.push_back(step.args()->Get(a));
     prepared.event = step.event();
+    prepared.outputs = stepOutputBuffers(step);
     kiln_status_t status = nullptr;
     if (step.kind() == StepKind_Launch)
       status = prepareLaunch(session, step, prepared);
@@ -275,13 +277,7 @@ kiln_status_t checkStepOutputs(const kiln_session_s &session, size_t index,
                                cudaStream_t stream) {
   const PreparedStep &step = session.steps[index];
   const EntryPoint &entry = *session.entry;
-  std::set<uint32_t> written(step.args.begin(), step.args.end());
-  if (step.kind == StepKind_Gemm)
-    written = {step.gemmBuffers[4]};
-  if (step.kind == StepKind_Conv)
-    written = {step.convBuffers[2]};
-  if (step.kind == StepKind_Copy)
-    written = {step.args[1]};
+  std::set<uint32_t> written(step.outputs.begin(), step.outputs.end());
   for (uint32_t id : written) {
     const Buffer &buffer = *entry.buffers()->Get(id);
     BufferKind kind = resolvedBuffer(entry, id).kind();

@@ -35,6 +35,7 @@ struct PreparedStep {
   size_t copyBytes = 0; // Copy.
   uint64_t bytes = 0, flops = 0; // Traffic and work, for profiles.
   uint32_t event = 0;   // RecordEvent / WaitEvent.
+  std::vector<uint32_t> outputs; // Buffers it writes (stepOutputBuffers).
 
   /// "step 3 'kernel_1' (ONNX nodes: /a/MatMul, /a/Add)", for messages.
   std::string describe(size_t index) const;
@@ -95,6 +96,9 @@ struct kiln_session_s {
   const kiln::artifact::EntryPoint *entry = nullptr;
   size_t entryIndex = 0;
   bool debug = false, checkNanInf = false, profile = false;
+  /// Debug mode: kiln_session_set_step_callback's callback and its data.
+  kiln_step_callback_t stepCallback = nullptr;
+  void *stepCallbackData = nullptr;
   /// Launch steps start with programmatic dependent launch (their kernels
   /// begin with griddepcontrol.wait), unless KILN_PDL=0.
   bool programmaticLaunch = true;

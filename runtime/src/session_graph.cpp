@@ -213,6 +213,12 @@ kiln_status_t runStepByStep(kiln_session_s *session,
     KILN_RETURN_IF_ERROR(cudaStatus(cudaGetLastError(), where));
     if (session->checkNanInf)
       KILN_RETURN_IF_ERROR(checkStepOutputs(*session, i, addresses, stream));
+    if (session->stepCallback)
+      if (int stop = session->stepCallback(session->stepCallbackData, session,
+                                           i, stream))
+        return Error(KILN_STATUS_CANCELLED)
+               << "the step callback stopped the run after " << step.describe(i)
+               << " (it returned " << stop << ")";
   }
   if (collection)
     return finishCollection(session, collection.get(), stream);

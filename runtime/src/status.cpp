@@ -162,6 +162,8 @@ const char *kiln_status_code_name(kiln_status_code_t code) {
     return "INTERNAL";
   case KILN_STATUS_DEVICE_FAULT:
     return "DEVICE_FAULT";
+  case KILN_STATUS_CANCELLED:
+    return "CANCELLED";
   }
   return "UNKNOWN";
 }

@@ -192,6 +192,7 @@ void buildSample(ArtifactBuilder &builder, const SampleOptions &options) {
   launch->grid = {1, options.gridY, 1};
   launch->block = {64, 1, 1};
   launch->args = {3, 4};
+  launch->outputs = 1;
   entry->steps.push_back(std::move(launch));
   model.entry_points.push_back(std::move(entry));
 }

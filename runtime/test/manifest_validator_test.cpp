@@ -55,6 +55,14 @@ TEST(ManifestValidatorTest, StepIndices) {
                         launch(m).kind = static_cast<StepKind>(42);
                       }),
                       KILN_STATUS_DATA_LOSS, "invalid step kind 42"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) { launch(m).outputs = 3; }),
+                      KILN_STATUS_DATA_LOSS,
+                      "3 outputs among 2 kernel arguments"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) {
+                        launch(m).args = {4, 0};
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "output buffer 0 is an input or weight"));
 }
 
 TEST(ManifestValidatorTest, EventIndices) {

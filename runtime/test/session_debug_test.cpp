@@ -1,5 +1,6 @@
 // GPU tests of session failures, debug mode and profile mode: failing launches
-// named by step, NaN checks, step timings and a missing arch.
+// named by step, NaN checks, the step callback, step timings and a missing
+// arch.
 #include "artifact_builder.h"
 #include "gpu_kernels.h"
 #include "session.h"
@@ -108,6 +109,92 @@ TEST_F(SessionTest, DebugModeFindsNaN) {
       kiln_session_run(session, stream), KILN_STATUS_NUMERIC_ERROR,
       "step 1 'kernel_scale_add' (launch; ONNX nodes: /post/Mul, /post/Add): "
       "buffer 4 has a NaN or Inf at element 0"));
+  kiln_session_release(session);
+  kiln_model_release(model);
+}
+
+/// What a step callback saw of one step's outputs.
+struct SeenOutput {
+  size_t step;
+  uint32_t buffer;
+  kiln_dtype_t dtype;
+  std::vector<int64_t> dims;
+  std::vector<float> values;
+};
+
+int recordStepOutputs(void *data, kiln_session_t *session, size_t index,
+                      cudaStream_t) {
+  auto *seen = static_cast<std::vector<SeenOutput> *>(data);
+  for (size_t i = 0; i < kiln_session_step_output_count(session, index); ++i) {
+    kiln_step_output_t output;
+    if (!isOk(kiln_session_step_output(session, index, i, &output)))
+      return 1;
+    SeenOutput copy{
+        index, output.buffer, output.dtype,
+        std::vector<int64_t>(output.dims, output.dims + output.rank),
+        std::vector<float>(output.bytes / 4)};
+    if (cudaMemcpy(copy.values.data(), output.device_data, output.bytes,
+                   cudaMemcpyDeviceToHost) != cudaSuccess)
+      return 2;
+    seen->push_back(std::move(copy));
+  }
+  return 0;
+}
+
+int stopAtOnce(void *, kiln_session_t *, size_t, cudaStream_t) { return 7; }
+
+TEST_F(SessionTest, StepCallbackSeesEachStepsOutputs) {
+  kiln_model_t *model = nullptr;
+  ASSERT_TRUE(isOk(load(deviceSample(), &model)));
+  kiln_session_t *session = nullptr;
+  ASSERT_TRUE(isOk(kiln_session_create(model, nullptr, &session)));
+  if (!session->debug) { // Unless KILN_DEBUG=1 is set.
+    EXPECT_TRUE(isError(
+        kiln_session_set_step_callback(session, recordStepOutputs, nullptr),
+        KILN_STATUS_FAILED_PRECONDITION, "not in debug mode"));
+  }
+  kiln_session_release(session);
+
+  kiln_session_options_t sessionOptions;
+  kiln_session_options_init(&sessionOptions);
+  sessionOptions.debug = 1;
+  ASSERT_TRUE(isOk(kiln_session_create(model, &sessionOptions, &session)));
+  std::vector<SeenOutput> seen;
+  ASSERT_TRUE(
+      isOk(kiln_session_set_step_callback(session, recordStepOutputs, &seen)));
+  std::vector<float> input = sampleInput(2);
+  upload(input);
+  poison(y);
+  bindDevice(session, y);
+  ASSERT_TRUE(isOk(kiln_session_run(session, stream)));
+  std::vector<float> expected = reference(input);
+  // Step 0, the gemm, writes the activation h = relu(x w + b); step 1, the
+  // launch, writes y = h * 2 + 1 (and only y, not its input h).
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].step, 0u);
+  EXPECT_EQ(seen[0].buffer, 3u);
+  EXPECT_EQ(seen[0].dtype, KILN_DTYPE_F32);
+  EXPECT_EQ(seen[0].dims, (std::vector<int64_t>{kSampleM, kSampleN}));
+  std::vector<float> hidden(kOut);
+  for (int i = 0; i < kOut; ++i)
+    hidden[i] = (expected[i] - 1) / 2;
+  expectNear(seen[0].values, hidden);
+  EXPECT_EQ(seen[1].step, 1u);
+  EXPECT_EQ(seen[1].buffer, 4u);
+  expectNear(seen[1].values, expected);
+  kiln_step_output_t output;
+  EXPECT_TRUE(isError(kiln_session_step_output(session, 1, 1, &output),
+                      KILN_STATUS_NOT_FOUND, "has no output 1"));
+
+  // A callback that returns non-zero ends the run at that step.
+  ASSERT_TRUE(
+      isOk(kiln_session_set_step_callback(session, stopAtOnce, nullptr)));
+  EXPECT_TRUE(isError(kiln_session_run(session, stream), KILN_STATUS_CANCELLED,
+                      "after step 0 'gemm_0' (gemm; ONNX nodes: /fc/MatMul, "
+                      "/fc/Add, /fc/Relu) (it returned 7)"));
+  ASSERT_TRUE(isOk(kiln_session_set_step_callback(session, nullptr, nullptr)));
+  EXPECT_TRUE(isOk(kiln_session_run(session, stream)));
+  expectNear(download(y), expected);
   kiln_session_release(session);
   kiln_model_release(model);
 }

@@ -25,6 +25,7 @@ TEST(StatusTest, ErrorCarriesCodeAndMessage) {
   kiln_status_free(status);
   EXPECT_EQ(annotate(nullptr, "nothing"), nullptr);
   EXPECT_STREQ(kiln_status_code_name(KILN_STATUS_DATA_LOSS), "DATA_LOSS");
+  EXPECT_STREQ(kiln_status_code_name(KILN_STATUS_CANCELLED), "CANCELLED");
 }
 
 TEST(StatusTest, CudaErrorsAreMappedInOnePlace) {

@@ -90,6 +90,9 @@ void printStep(uint32_t index, const Step &step, const EntryPoint &entry) {
     std::printf(" kernel %u grid %s block %s shared %u args %s", step.kernel(),
                 listText(step.grid()).c_str(), listText(step.block()).c_str(),
                 step.shared_bytes(), listText(step.args()).c_str());
+    if (step.outputs())
+      std::printf(" (%u output%s)", step.outputs(),
+                  step.outputs() == 1 ? "" : "s");
     break;
   case StepKind_Gemm:
     if (const Gemm *gemm = step.gemm())

@@ -91,6 +91,8 @@ llvm::Expected<LoadedModel> loadAndPrepareModel(const std::string &path,
   GraphPipelineOptions pipeline;
   pipeline.inputShapes = options.inputShapes;
   pipeline.simplify = options.simplify;
+  if (options.simplify)
+    pipeline.precision = options.precision;
   buildGraphPipeline(pm, pipeline);
   if (mlir::failed(pm.run(*model.module)))
     return diagnostics.takeError("the graph pipeline failed on " + path);

@@ -16,6 +16,7 @@ namespace kiln {
 struct LoadOptions {
   std::vector<std::string> inputShapes; // --input-shape entries.
   bool simplify = true;
+  std::string precision = "fp32"; // kiln-convert-precision, as kiln-compile.
 };
 
 struct LoadedModel {

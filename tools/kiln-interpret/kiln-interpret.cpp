@@ -5,12 +5,14 @@
 // (tools/common/ExitCodes.h).
 #include "ExitCodes.h"
 #include "ModelLoading.h"
+#include "StepComparison.h"
 #include "ToolCommandLine.h"
 
 #include "kiln/Evaluator/Interpreter.h"
 #include "kiln/Evaluator/ScalarSemantics.h"
 #include "kiln/Evaluator/TensorIO.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -63,6 +65,29 @@ cl::opt<bool> printIR("print-ir",
 cl::opt<bool> printValues("print-values",
                           cl::desc("Print every output's values"),
                           cl::cat(kiln::tools::kilnCategory()));
+cl::opt<std::string>
+    precision("precision", cl::init("fp32"),
+              cl::desc("Compute precision, as kiln-compile's: fp32, tf32, "
+                       "fp16 or bf16"),
+              cl::cat(kiln::tools::kilnCategory()));
+cl::opt<std::string> compareStepsFlag(
+    "compare-steps", cl::value_desc("DIR"),
+    cl::desc("Compile as kiln-compile does, evaluate each kernel on its own "
+             "from the step dump in DIR (kiln-run --dump-steps) and report "
+             "the first whose outputs diverge (exit 1); the inputs and, "
+             "without --input-shape, the shapes come from the dump"),
+    cl::cat(kiln::tools::kilnCategory()));
+cl::opt<std::string> dumpStepsFlag(
+    "dump-steps", cl::value_desc("DIR"),
+    cl::desc("Compile as kiln-compile does and write every kernel's CPU "
+             "outputs as a step dump, as kiln-run --dump-steps would"),
+    cl::cat(kiln::tools::kilnCategory()));
+cl::opt<double> stepTolerance(
+    "step-rel-l2", cl::init(-1),
+    cl::desc("--compare-steps: the rel-L2 a kernel's outputs may have "
+             "(default by --precision: fp32 1e-5, tf32 and fp16 2e-3, bf16 "
+             "1.6e-2)"),
+    cl::cat(kiln::tools::kilnCategory()));
 
 /// Prints |message| as an error and returns |status|: by default an input
 /// the tool cannot take (a file, a model that does not import, tensors that
@@ -192,13 +217,45 @@ int main(int argc, char **argv) {
   LoadOptions loadOptions;
   loadOptions.inputShapes.assign(inputShapes.begin(), inputShapes.end());
   loadOptions.simplify = simplify;
+  loadOptions.precision = precision;
+  std::optional<StepDumpIndex> dumpIndex;
+  if (!compareStepsFlag.empty()) {
+    llvm::Expected<StepDumpIndex> read = readStepDumpIndex(compareStepsFlag);
+    if (!read)
+      return fail(llvm::toString(read.takeError()));
+    dumpIndex = std::move(*read);
+    // The dump's shapes (rows selected), unless given.
+    if (inputShapes.empty())
+      for (const DumpTensor &input : dumpIndex->inputs)
+        if (!input.shape.empty())
+          loadOptions.inputShapes.push_back(
+              input.name + "=" +
+              llvm::join(
+                  llvm::map_range(input.shape,
+                                  [](int64_t d) { return std::to_string(d); }),
+                  "x"));
+  }
   llvm::Expected<LoadedModel> model =
       loadAndPrepareModel(modelPath, context, loadOptions);
   if (!model)
     return fail(llvm::toString(model.takeError()));
   mlir::func::FuncOp function = model->function;
+  bool stepTools = dumpIndex || !dumpStepsFlag.empty();
+  if (stepTools)
+    if (llvm::Error error = compileToKernels(*model->module))
+      return fail(llvm::toString(std::move(error)));
   if (printIR)
     model->module->print(llvm::errs());
+  if (dumpIndex) {
+    llvm::Expected<int> status = compareSteps(
+        *model->module, function, compareStepsFlag, *dumpIndex,
+        stepTolerance >= 0 ? stepTolerance : defaultStepTolerance(precision),
+        llvm::outs());
+    llvm::outs().flush();
+    if (!status)
+      return fail(llvm::toString(status.takeError()));
+    return *status;
+  }
 
   std::vector<NamedTensor> inputTensors;
   if (!inputsFlag.empty()) {
@@ -213,6 +270,14 @@ int main(int argc, char **argv) {
   if (!inputs)
     return fail(llvm::toString(inputs.takeError()));
 
+  if (!dumpStepsFlag.empty()) {
+    if (llvm::Error error =
+            dumpSteps(*model->module, function, *inputs, dumpStepsFlag))
+      return fail(llvm::toString(std::move(error)));
+    llvm::outs() << "dump: the CPU's kernel outputs in " << dumpStepsFlag
+                 << "\n";
+    return 0;
+  }
   llvm::Expected<std::vector<Tensor>> outputs =
       interpretFunction(function, *inputs);
   if (!outputs) // Data the evaluator rejects (an index out of range...).

@@ -4,8 +4,10 @@
 #include "bench_profile.h"
 #include "benchmark.h"
 #include "generated_inputs.h"
+#include "repeatability.h"
 #include "run_options.h"
 #include "run_report.h"
+#include "step_dump.h"
 #include "tensor_files.h"
 
 #include "ExitCodes.h"
@@ -217,11 +219,21 @@ int runModel(const RunOptions &options) {
   kiln_session_options_t sessionOptions;
   kiln_session_options_init(&sessionOptions);
   sessionOptions.entry_point = entryName;
-  sessionOptions.debug = options.debug;
+  sessionOptions.debug = options.debug || !options.dumpSteps.empty();
   sessionOptions.check_nan_inf = options.checkNan;
   // The algorithm cache (kiln_session_options_t.algorithm_cache_path).
   if (!options.algorithmCache.empty())
     sessionOptions.algorithm_cache_path = options.algorithmCache.c_str();
+  StepDumpOptions dumpOptions;
+  dumpOptions.directory = options.dumpSteps;
+  dumpOptions.artifact = options.model;
+  dumpOptions.rows = options.dumpRows;
+  dumpOptions.firstStep = options.dumpFirstStep;
+  dumpOptions.lastStep = options.dumpLastStep;
+  StepDump dump(dumpOptions);
+  std::vector<HostTensor> boundInputs;
+  std::vector<DeviceInput> deviceInputs;
+  std::string dumpError;
   kiln_session_t *session = nullptr;
   std::vector<void *> deviceBuffers;
   int exitCode = kExitOk;
@@ -292,6 +304,14 @@ int runModel(const RunOptions &options) {
     if (failed(kiln_session_bind_input(session, info.name, &bound),
                "binding an input"))
       return finish(kExitFailure);
+    tensor.name = info.name;
+    boundInputs.push_back(std::move(tensor));
+    deviceInputs.push_back({info.name, device, info.bytes});
+  }
+  if (!options.dumpSteps.empty() && (!dump.begin(boundInputs, &dumpError) ||
+                                     !dump.attach(session, &dumpError))) {
+    std::fprintf(stderr, "kiln-run: --dump-steps: %s\n", dumpError.c_str());
+    return finish(kExitUsageOrFileError);
   }
   // Outputs: poisoned (NaN for floats) so that an unwritten output fails.
   std::vector<void *> outputBuffers;
@@ -312,8 +332,21 @@ int runModel(const RunOptions &options) {
       return finish(kExitFailure);
   }
   if (failed(kiln_session_run(session, stream), "run") ||
-      cudaFailed(cudaStreamSynchronize(stream), "run"))
+      cudaFailed(cudaStreamSynchronize(stream), "run")) {
+    if (!dump.callbackError().empty())
+      std::fprintf(stderr, "kiln-run: --dump-steps: %s\n",
+                   dump.callbackError().c_str());
     return finish(kExitFailure);
+  }
+  if (!options.dumpSteps.empty()) {
+    if (!dump.finish(session, entryName, &dumpError)) {
+      std::fprintf(stderr, "kiln-run: --dump-steps: %s\n", dumpError.c_str());
+      return finish(kExitFailure);
+    }
+    std::printf("dump: %zu steps, %.1f MiB of .npy in %s\n",
+                kiln_session_step_count(session),
+                dump.bytesWritten() / 1048576.0, options.dumpSteps.c_str());
+  }
 
   for (size_t i = 0; i < outputBuffers.size(); ++i) {
     kiln_tensor_info_t info;
@@ -371,6 +404,13 @@ int runModel(const RunOptions &options) {
       exitCode = kExitFailure;
   }
 
+  if (options.sessions > 0) {
+    kiln_session_options_t fresh = sessionOptions;
+    fresh.debug = options.debug;
+    if (!checkRepeatability(model, fresh, entry, deviceInputs, options.sessions,
+                            stream))
+      exitCode = kExitFailure;
+  }
   if (options.benchmark) {
     if (options.inputs.empty())
       std::printf("inputs: generated (seed %llu)\n",

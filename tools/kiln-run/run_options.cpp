@@ -1,6 +1,7 @@
 // kiln-run's options: a table of flags, strict number parsing (the whole
 // text, in range), --flag=value, and the usage text.
 #include "run_options.h"
+#include "step_dump.h"
 
 #include <cerrno>
 #include <cmath>
@@ -64,6 +65,17 @@ const char *const kRunUsage =
     "  --algo-log               print the library candidates checked and "
     "chosen\n"
     "  --device N               the CUDA device (default 0)\n"
+    "\n"
+    "Numerics (docs/testing.md):\n"
+    "  --sessions N             N fresh sessions must give bit-identical "
+    "outputs\n"
+    "  --dump-steps DIR         a debug-mode run writes every step's outputs "
+    "and\n"
+    "                           steps.json, for kiln-interpret "
+    "--compare-steps\n"
+    "  --dump-rows 0,31         only these rows of tensors whose dim 0 is the "
+    "batch\n"
+    "  --dump-step-range A:B    only these plan steps' outputs\n"
     "\n"
     "  --help, --version\n"
     "\n"
@@ -159,7 +171,7 @@ ParseResult parseRunOptions(int argc, const char *const *argv,
                             RunOptions *options, std::string *error) {
   options->commandLine.assign(argv, argv + argc);
   std::vector<std::string> *list = nullptr;
-  bool inputsGiven = false, timingGiven = false;
+  bool inputsGiven = false, timingGiven = false, dumpSubsetGiven = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h")
@@ -254,6 +266,18 @@ ParseResult parseRunOptions(int argc, const char *const *argv,
                                           : &options->saveOutputs);
       if (ok && flag == "--json")
         timingGiven = true;
+    } else if (flag == "--sessions") {
+      ok = value(&text) && parseInteger(flag, text, 1, 1000, &integer, error);
+      options->sessions = static_cast<int>(integer);
+    } else if (flag == "--dump-steps") {
+      ok = value(&options->dumpSteps);
+    } else if (flag == "--dump-rows") {
+      ok = value(&text) && parseDumpRows(text, &options->dumpRows, error);
+      dumpSubsetGiven = true;
+    } else if (flag == "--dump-step-range") {
+      ok = value(&text) && parseStepRange(text, &options->dumpFirstStep,
+                                          &options->dumpLastStep, error);
+      dumpSubsetGiven = true;
     } else if (flag == "--algo-log") {
       ok = noValue();
       options->algorithmLog = true;
@@ -279,6 +303,10 @@ ParseResult parseRunOptions(int argc, const char *const *argv,
   if (!options->expect.empty() && options->inputs.empty()) {
     *error = "--expect needs --inputs (generated inputs have no expected "
              "outputs)";
+    return ParseResult::UsageError;
+  }
+  if (dumpSubsetGiven && options->dumpSteps.empty()) {
+    *error = "--dump-rows and --dump-step-range go with --dump-steps DIR";
     return ParseResult::UsageError;
   }
   if (!options->profile.empty() && options->profile == options->json) {

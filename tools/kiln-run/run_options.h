@@ -30,6 +30,13 @@ struct RunOptions {
   int warmup = 10;
   int iterations = 100;
   double durationSeconds = 0;
+  /// --sessions N: N fresh sessions must give bit-identical outputs.
+  int sessions = 0;
+  /// --dump-steps DIR, with --dump-rows (parsed; empty: whole tensors) and
+  /// --dump-step-range FIRST:LAST (inclusive plan steps).
+  std::string dumpSteps;
+  std::vector<int64_t> dumpRows;
+  int64_t dumpFirstStep = 0, dumpLastStep = INT64_MAX;
   /// The command line as given, for --json.
   std::vector<std::string> commandLine;
 };

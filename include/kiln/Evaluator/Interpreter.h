@@ -23,6 +23,13 @@ bool canEvaluate(mlir::Operation *op);
 llvm::Expected<std::vector<Tensor>> evaluateOp(mlir::Operation *op,
                                                llvm::ArrayRef<Tensor> operands);
 
+/// Runs the body of the kiln.kernel |kernel| on concrete |operands| (its
+/// ins, then its outs) and returns what it yields, each checked against the
+/// kernel's result type: one fused kernel evaluated on its own, on inputs
+/// that need not come from this evaluator (kiln-interpret --compare-steps).
+llvm::Expected<std::vector<Tensor>>
+evaluateKernel(mlir::Operation *kernel, llvm::ArrayRef<Tensor> operands);
+
 /// Runs |function| on |inputs| (in argument order) and returns its results.
 /// Checks each input's dtype and static dims against the argument type.
 llvm::Expected<std::vector<Tensor>>

@@ -67,6 +67,7 @@ typedef enum kiln_status_code_e {
       11, // A kernel faulted (illegal address, trap, ...): the CUDA context
           // is unusable and every later CUDA call in the process fails.
           // Only a new process recovers; KILN_DEBUG=1 names the kernel.
+  KILN_STATUS_CANCELLED = 12, // A caller's callback stopped the operation.
 } kiln_status_code_t;
 
 typedef struct kiln_status_s *kiln_status_t;
@@ -390,6 +391,61 @@ kiln_status_t kiln_session_step_profile(kiln_session_t *session, size_t index,
 // is not in profile mode.
 kiln_status_t kiln_session_profile_source(const kiln_session_t *session,
                                           const char **out_source);
+
+// ===--- Step outputs (debug mode) ------------------------------------===//
+//
+// For tools that check a run step by step (kiln-run --dump-steps): a
+// callback after each step of a debug-mode run, and the buffers a step
+// writes. The activation arena reuses memory, so a step's outputs hold its
+// results only until a later step writes the same bytes: read them in the
+// callback.
+
+// One buffer that a step writes: a launch's outputs (the kernel's last
+// arguments), a Gemm's or Conv's out, a Copy's destination.
+typedef struct kiln_step_output_s {
+  uint32_t buffer; // The buffer id in the entry point.
+  kiln_dtype_t dtype;
+  size_t rank;
+  const int64_t *dims; // |rank| dims; owned by the model.
+  size_t bytes;
+  // Device memory of the session's device: an activation in the arena, or a
+  // bound output (the staging buffer of a host-bound one). NULL when it is
+  // an output not bound yet. Not owned by the caller: read it with
+  // cudaMemcpy*; the device address stays valid until the session is
+  // released or the output is rebound, the contents as described above.
+  const void *device_data;
+} kiln_step_output_t;
+
+// Called by kiln_session_run in debug mode after step |step_index| ran on
+// |stream| and the stream was synchronised (after the NaN/Inf check when
+// that is on), for every step in plan order, event steps included. The
+// callback may read the step's outputs (kiln_session_step_output) and call
+// the session's query functions, but must not run, bind or release the
+// session. It returns 0 to go on; anything else ends the run there, and
+// kiln_session_run returns CANCELLED naming the step and that value.
+typedef int (*kiln_step_callback_t)(void *user_data, kiln_session_t *session,
+                                    size_t step_index, cudaStream_t stream);
+
+// Sets (|callback| non-NULL) or clears the session's step callback;
+// |user_data| is passed to it unchanged and must outlive the runs that use
+// it. FAILED_PRECONDITION unless the session is in debug mode
+// (kiln_session_options_t.debug or KILN_DEBUG=1): the CUDA graph of a
+// normal run has no point between steps.
+kiln_status_t kiln_session_set_step_callback(kiln_session_t *session,
+                                             kiln_step_callback_t callback,
+                                             void *user_data);
+
+// How many buffers step |step_index| writes (0 for event steps and for an
+// index out of range). A launch from an artifact that predates the record
+// of kernel outputs reports all its arguments.
+size_t kiln_session_step_output_count(const kiln_session_t *session,
+                                      size_t step_index);
+
+// Describes output |output_index| of step |step_index| in |*out_output|
+// (zeroed first). NOT_FOUND for an index out of range.
+kiln_status_t kiln_session_step_output(const kiln_session_t *session,
+                                       size_t step_index, size_t output_index,
+                                       kiln_step_output_t *out_output);
 
 #ifdef __cplusplus
 } // extern "C"
