@@ -299,7 +299,8 @@ bool parseTensorProto(const uint8_t *data, size_t size, HostTensor *out,
     return fail(error, "unsupported TensorProto data_type " +
                            std::to_string(dataType));
   out->dims.resize(dims.size() / 8);
-  std::memcpy(out->dims.data(), dims.data(), dims.size());
+  if (!dims.empty()) // A scalar has none (and memcpy takes no NULL).
+    std::memcpy(out->dims.data(), dims.data(), dims.size());
   size_t bytes = 0, width = kiln_dtype_size(out->dtype);
   if (!denseBytes(out->dims, out->dtype, &bytes))
     return fail(error, "invalid TensorProto dims " + shapeText(out->dims));
