@@ -62,10 +62,6 @@ int main(int argc, char **argv) {
     }
     archs = std::move(*parsed);
   }
-  if (!llvm::sys::fs::exists(inputFile)) {
-    reportError("cannot open '" + inputFile + "': no such file");
-    return kExitUsageOrFileError;
-  }
   std::unique_ptr<llvm::ToolOutputFile> output;
   if (!printShapeInputs && !(output = openOutput()))
     return kExitUsageOrFileError;

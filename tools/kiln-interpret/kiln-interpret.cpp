@@ -211,8 +211,6 @@ int main(int argc, char **argv) {
           "its outputs\n"))
     return kiln::tools::kExitUsageOrFileError;
 
-  if (!llvm::sys::fs::exists(modelPath))
-    return fail("cannot open '" + modelPath + "': no such file");
   mlir::MLIRContext context;
   LoadOptions loadOptions;
   loadOptions.inputShapes.assign(inputShapes.begin(), inputShapes.end());
