@@ -47,7 +47,8 @@ def reshape_huge_rank(args):
 
 @builder
 def gru_huge_sequence(args):
-    """GRU whose X dimension 0 (the sequence) is INT64_MAX."""
+    """GRU whose X dimension 0 (the sequence) is INT64_MAX (--variant N: N)."""
+    length = int(args.variant or INT64_MAX)
     hidden, features = 2, 3
     weights = [
         numpy_helper.from_array(np.ones([1, 3 * hidden, features], np.float32), "W"),
@@ -55,18 +56,20 @@ def gru_huge_sequence(args):
     ]
     return _model([helper.make_node("GRU", ["X", "W", "R"], ["Y", "Y_h"],
                                     name="gru", hidden_size=hidden)],
-                  [_tensor("X", [INT64_MAX, 1, features])],
+                  [_tensor("X", [length, 1, features])],
                   [_tensor("Y", None), _tensor("Y_h", None)], weights)
 
 
 @builder
 def scatternd_huge_indices(args):
-    """ScatterND whose indices have shape [2^40, 2^40]."""
+    """ScatterND whose indices have shape [2^40, 2^40] (--variant one:
+    [1, 2^40])."""
+    rows = 1 if args.variant == "one" else 2**40
     return _model([helper.make_node("ScatterND", ["data", "indices", "updates"],
                                     ["y"], name="scatter")],
                   [_tensor("data", [4, 4]),
-                   _tensor("indices", [2**40, 2**40], TensorProto.INT64),
-                   _tensor("updates", [2**40])],
+                   _tensor("indices", [rows, 2**40], TensorProto.INT64),
+                   _tensor("updates", [rows])],
                   [_tensor("y", [4, 4])])
 
 
@@ -92,10 +95,14 @@ def unary_chain(args):
 
 @builder
 def many_input_max(args):
-    """Max of --count inputs x0..x{count-1}, each float[64]."""
+    """Max of --count inputs x0..x{count-1}, each float[64]; --variant
+    symbolic: each float[n<i>], a symbolic dim of its own."""
     names = [f"x{i}" for i in range(args.count)]
+    dims = ([[f"n{i}"] for i in range(args.count)]
+            if args.variant == "symbolic" else [[64]] * args.count)
     return _model([helper.make_node("Max", names, ["y"], name="max")],
-                  [_tensor(name, [64]) for name in names], [_tensor("y", [64])])
+                  [_tensor(name, d) for name, d in zip(names, dims)],
+                  [_tensor("y", None)])
 
 
 @builder
