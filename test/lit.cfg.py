@@ -30,6 +30,9 @@ config.substitutions.append(("%{exit_status}", _exit_status))
 config.substitutions.append(("%exit", _exit_status + " --expect"))
 config.substitutions.append(("%gen", venv_python + " " + os.path.join(
     config.kiln_src_root, "test", "Inputs", "gen_model.py")))
+# Hostile models for the reliability tests (test/Inputs/hostile_models.py).
+config.substitutions.append(("%hostile", venv_python + " " + os.path.join(
+    config.kiln_src_root, "test", "Inputs", "hostile_models.py")))
 
 # Tests of the no-device paths are unsupported where a CUDA device is present.
 import shutil

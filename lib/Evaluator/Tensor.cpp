@@ -3,8 +3,10 @@
 #include "kiln/Evaluator/Tensor.h"
 
 #include "kiln/Evaluator/ScalarSemantics.h"
+#include "kiln/Evaluator/TensorIO.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include "onnx/onnx_pb.h"
 
@@ -272,13 +274,20 @@ std::vector<int64_t> Tensor::strides() const {
   return result;
 }
 
-std::string Tensor::describe() const {
+namespace {
+/// "float32[2x3]".
+std::string describeTensorType(DType dtype, llvm::ArrayRef<int64_t> shape) {
   std::ostringstream os;
-  os << dtypeName(dtype_) << '[';
-  for (size_t i = 0; i < shape_.size(); ++i)
-    os << (i ? "x" : "") << shape_[i];
+  os << dtypeName(dtype) << '[';
+  for (size_t i = 0; i < shape.size(); ++i)
+    os << (i ? "x" : "") << shape[i];
   os << ']';
   return os.str();
+}
+} // namespace
+
+std::string Tensor::describe() const {
+  return describeTensorType(dtype_, shape_);
 }
 
 namespace {
@@ -330,20 +339,40 @@ std::vector<char> Tensor::toBytes() const {
   return bytes;
 }
 
+llvm::Expected<int64_t>
+checkedTensorElementCount(DType dtype, llvm::ArrayRef<int64_t> shape) {
+  std::string text = describeTensorType(dtype, shape);
+  std::optional<int64_t> count = 1;
+  for (int64_t dim : shape) {
+    if (dim < 0)
+      return llvm::createStringError("negative dimension %lld in %s",
+                                     static_cast<long long>(dim), text.c_str());
+    count = llvm::checkedMul(*count, dim);
+    if (!count)
+      return llvm::createStringError("%s has more than 2^63 - 1 elements",
+                                     text.c_str());
+  }
+  if (!llvm::checkedMul(*count, int64_t(byteWidth(dtype))))
+    return llvm::createStringError("%s has more than 2^63 - 1 bytes",
+                                   text.c_str());
+  return *count;
+}
+
 llvm::Expected<Tensor> Tensor::fromBytes(DType dtype,
                                          std::vector<int64_t> shape,
                                          llvm::ArrayRef<char> bytes) {
-  for (int64_t dim : shape)
-    if (dim < 0)
-      return llvm::createStringError("negative dimension %lld in a %s tensor",
-                                     static_cast<long long>(dim),
-                                     dtypeName(dtype));
-  Tensor tensor(dtype, std::move(shape));
-  size_t expected = tensor.numElements() * byteWidth(dtype);
+  // Check the byte count before allocating: a 16-byte file may claim 2^31
+  // elements.
+  llvm::Expected<int64_t> count = checkedTensorElementCount(dtype, shape);
+  if (!count)
+    return count.takeError();
+  uint64_t expected = uint64_t(*count) * byteWidth(dtype);
   if (bytes.size() != expected)
-    return llvm::createStringError("%s needs %zu bytes of data, got %zu",
-                                   tensor.describe().c_str(), expected,
+    return llvm::createStringError("%s needs %llu bytes of data, got %zu",
+                                   describeTensorType(dtype, shape).c_str(),
+                                   static_cast<unsigned long long>(expected),
                                    bytes.size());
+  Tensor tensor(dtype, std::move(shape));
   for (int64_t i = 0; i < tensor.numElements(); ++i) {
     switch (dtype) {
     case DType::Bool:

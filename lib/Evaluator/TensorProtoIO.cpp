@@ -97,10 +97,10 @@ llvm::Expected<NamedTensor> readTensorProto(const std::string &path) {
     return llvm::createStringError("%s: tensor '%s' is segmented", path.c_str(),
                                    proto.name().c_str());
   std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
-  for (int64_t dim : shape)
-    if (dim < 0)
-      return llvm::createStringError("%s: tensor '%s' has a negative dim",
-                                     path.c_str(), proto.name().c_str());
+  llvm::Expected<int64_t> count = checkedTensorElementCount(*dtype, shape);
+  if (!count)
+    return llvm::createStringError(path + ": tensor '" + proto.name() +
+                                   "': " + llvm::toString(count.takeError()));
 
   NamedTensor result;
   result.name = proto.name();
@@ -115,6 +115,13 @@ llvm::Expected<NamedTensor> readTensorProto(const std::string &path) {
     result.tensor = std::move(*tensor);
     return result;
   }
+  // Every value of a typed field takes at least one byte of the file: a
+  // count beyond the file's size cannot match, so do not allocate it.
+  if (uint64_t(*count) > (*buffer)->getBufferSize())
+    return llvm::createStringError(
+        "%s: tensor '%s' claims %lld elements but the file has %zu bytes",
+        path.c_str(), proto.name().c_str(), static_cast<long long>(*count),
+        (*buffer)->getBufferSize());
   result.tensor = Tensor(*dtype, std::move(shape));
   if (llvm::Error error = fillFromTypedField(proto, result.tensor, path))
     return std::move(error);

@@ -2,6 +2,9 @@
 #include "kiln/Transforms/LoopUnrolling.h"
 #include "kiln/Transforms/Passes.h"
 
+#include "kiln/Dialect/Kiln/IR/Messages.h"
+#include "kiln/Dialect/Kiln/IR/TensorLimits.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -58,27 +61,56 @@ struct RequireStaticPass : impl::KilnRequireStaticBase<RequireStaticPass> {
         if (dimNames && d < int64_t(dimNames.size()))
           if (auto text = dyn_cast<StringAttr>(dimNames[d]))
             dimName = text.getValue();
+        // The hints are shell words: a name with spaces or '!' is quoted.
+        std::string byInput =
+            quoteForShell(inputName + "=" + describeShape(type));
         if (!dimName.empty())
-          diag << " ('" << dimName << "'); pass --input-shape " << dimName
-               << "=N or " << inputName << "=" << describeShape(type);
+          diag << " ('" << dimName << "'); pass --input-shape "
+               << quoteForShell((dimName + "=N").str()) << " or " << byInput;
         else
-          diag << "; pass --input-shape " << inputName << "="
-               << describeShape(type);
+          diag << "; pass --input-shape " << byInput;
       }
     }
     // With static inputs, a dynamic result means a shape that depends on
-    // data (or an op whose inference is incomplete): name the op.
+    // data (or an op whose inference is incomplete): name the op where it
+    // starts, not every op downstream of it, whose types are dynamic only
+    // because their operands are.
     if (!failedCheck)
       function.walk([&](Operation *op) {
+        auto isDynamic = [](Value value) {
+          auto type = dyn_cast<ShapedType>(value.getType());
+          return type && !type.hasStaticShape();
+        };
+        if (llvm::any_of(op->getOperands(), isDynamic))
+          return;
         for (Value result : op->getResults())
-          if (auto type = dyn_cast<ShapedType>(result.getType());
-              type && !type.hasStaticShape()) {
-            op->emitError() << "result type " << type
+          if (isDynamic(result)) {
+            op->emitError() << "result type " << result.getType()
                             << " is not static; code generation needs "
                                "static shapes";
             failedCheck = true;
             return;
           }
+      });
+    // Every size that code generation computes must fit int64: an input
+    // shape given on the command line can make one overflow. Inputs first,
+    // then the ops whose types follow from them.
+    if (!failedCheck)
+      for (BlockArgument argument : function.getArguments())
+        if (std::optional<std::string> problem =
+                findTensorSizeProblem(argument.getType())) {
+          auto name = function.getArgAttrOfType<StringAttr>(
+              argument.getArgNumber(), "kiln.name");
+          function.emitError()
+              << "input '" << (name ? name.getValue() : StringRef("?"))
+              << "': " << *problem;
+          failedCheck = true;
+        }
+    if (!failedCheck)
+      function.walk([&](Operation *op) {
+        for (Value result : op->getResults())
+          if (failed(checkTensorSize(op->getLoc(), result.getType())))
+            failedCheck = true;
       });
     if (failedCheck)
       signalPassFailure();

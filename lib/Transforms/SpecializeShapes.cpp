@@ -1,4 +1,5 @@
 // kiln-specialize-shapes: fixes dynamic input dims from --input-shape values.
+#include "kiln/Dialect/Kiln/IR/TensorLimits.h"
 #include "kiln/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -35,7 +36,9 @@ struct SpecializeShapesPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (const std::string &entry : shapes) {
-      auto [name, value] = StringRef(entry).split('=');
+      // The last '=': a name may hold one (dims never do), so any name
+      // that a hint quotes for the shell parses back.
+      auto [name, value] = StringRef(entry).rsplit('=');
       std::optional<SmallVector<int64_t>> dims = parseDims(value);
       if (name.empty() || value.empty() || !dims) {
         module.emitError() << "malformed input shape '" << entry
@@ -96,6 +99,12 @@ struct SpecializeShapesPass
         }
       }
       if (ArrayRef<int64_t>(shape) != type.getShape()) {
+        if (std::optional<std::string> problem =
+                findTensorSizeProblem(type.clone(shape)))
+          return function.emitError()
+                 << "--input-shape " << name << " makes input '"
+                 << (inputName ? inputName.getValue() : "")
+                 << "' too large: " << *problem;
         argumentTypes[i] = type.clone(shape);
         function.getArgument(i).setType(argumentTypes[i]);
       }

@@ -58,8 +58,22 @@ kiln_status_t readArtifact(const uint8_t *data, size_t size,
                            const std::string &describe, Artifact *out);
 
 /// Checks every index and size in a verified manifest: sections, kernels,
-/// weights, and each entry point's signature, buffers and steps.
+/// weights, and each entry point's signature, buffers (shapes, byte sizes
+/// with checked arithmetic, ranges inside their arenas) and steps (CUDA's
+/// grid and block limits, one argument count per kernel). The one artifact
+/// validator: the runtime runs it at load and kiln-inspect before printing.
 kiln_status_t validateManifest(const kiln::artifact::Model &manifest);
+
+/// Most parameters (all pointers) a kiln kernel takes.
+constexpr uint32_t kMaxKernelParameters = 256;
+/// kernelParameterCounts' entry for a kernel that no step launches.
+constexpr uint32_t kNotLaunched = UINT32_MAX;
+
+/// Each kernel's parameter count as the manifest gives it: the arguments its
+/// launch steps pass (validateManifest checks that they all pass the same
+/// number), or kNotLaunched. The runtime never probes the cubin for it.
+std::vector<uint32_t>
+kernelParameterCounts(const kiln::artifact::Model &manifest);
 
 /// The C API dtype of a schema dtype, and bytes per element (0 if invalid).
 kiln_dtype_t toApiDType(kiln::artifact::DType dtype);

@@ -57,22 +57,34 @@ static std::string availableImages(const Kernel &kernel) {
   return list.empty() ? "no cubins" : "cubins for " + list;
 }
 
-/// The number of parameters of |kernel|: the first index that
-/// cudaFuncGetParamInfo rejects (kernels take at most 256 here).
-static int countParameters(cudaKernel_t kernel) {
-  const void *function = reinterpret_cast<const void *>(kernel);
-  int count = 0;
+/// Checks that |kernel| has a parameter |count| - 1, the last of the |count|
+/// that the manifest's launches pass (kernelParameterCounts). It asks only
+/// for a parameter that must exist, so a valid artifact makes no failing
+/// CUDA call (probing past the last one buried real reports in
+/// compute-sanitizer's API-error count).
+static kiln_status_t checkParameters(cudaKernel_t kernel, uint32_t count,
+                                     const char *symbol) {
+  if (count == 0 || count == kNotLaunched)
+    return nullptr;
   size_t offset = 0, size = 0;
-  while (count <= 256 &&
-         cudaFuncGetParamInfo(function, count, &offset, &size) == cudaSuccess)
-    ++count;
-  cudaGetLastError(); // The probe past the end fails on purpose.
-  return count;
+  if (cudaFuncGetParamInfo(reinterpret_cast<const void *>(kernel), count - 1,
+                           &offset, &size) != cudaSuccess) {
+    cudaGetLastError(); // A damaged artifact: reported below, not left set.
+    return Error(KILN_STATUS_DATA_LOSS)
+           << "kernel '" << symbol << "' takes fewer than the " << count
+           << " parameters its launches pass";
+  }
+  if (size != sizeof(void *))
+    return Error(KILN_STATUS_DATA_LOSS)
+           << "kernel '" << symbol << "': parameter " << count - 1 << " is "
+           << size << " bytes, not a pointer";
+  return nullptr;
 }
 
 kiln_status_t loadKernels(kiln_model_s *model) {
   const Model &manifest = model->manifest();
   uint32_t count = manifest.kernels() ? manifest.kernels()->size() : 0;
+  std::vector<uint32_t> parameterCounts = kernelParameterCounts(manifest);
   std::map<int64_t, cudaLibrary_t> bySection;
   for (uint32_t k = 0; k < count; ++k) {
     const Kernel &kernel = *manifest.kernels()->Get(k);
@@ -126,9 +138,10 @@ kiln_status_t loadKernels(kiln_model_s *model) {
         cudaFuncGetAttributes(&attributes,
                               reinterpret_cast<const void *>(handle)),
         "loading kernel '" + std::string(str(kernel.symbol())) + "'"));
+    KILN_RETURN_IF_ERROR(
+        checkParameters(handle, parameterCounts[k], str(kernel.symbol())));
     model->kernels.push_back(handle);
     model->kernelMaxThreads.push_back(attributes.maxThreadsPerBlock);
-    model->kernelParamCounts.push_back(countParameters(handle));
   }
   return nullptr;
 }

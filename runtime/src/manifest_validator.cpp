@@ -16,10 +16,12 @@ namespace {
 
 constexpr uint32_t kMaxStreams = 64;
 constexpr uint32_t kMaxEvents = 1u << 16;
-constexpr uint64_t kMaxGridDim = 1u << 31;
-/// Arenas and workspaces beyond 256 TiB are damage, not models; the cap also
-/// keeps every later align-up and per-stream multiple far from overflow.
-constexpr uint64_t kMaxArenaBytes = uint64_t(1) << 48;
+/// CUDA's launch limits (every GPU since compute capability 3.0): a grid of
+/// at most (2^31 - 1) x 65535 x 65535 blocks, a block of at most
+/// 1024 x 1024 x 64 threads and 1024 threads in all.
+constexpr uint32_t kMaxGridDims[3] = {(1u << 31) - 1, 65535, 65535};
+constexpr uint32_t kMaxBlockDims[3] = {1024, 1024, 64};
+constexpr uint64_t kMaxBlockThreads = 1024;
 
 /// DATA_LOSS unless an arena or workspace size is within kMaxArenaBytes.
 kiln_status_t checkArenaSize(uint64_t bytes, const std::string &what) {
@@ -50,21 +52,40 @@ bool fits(uint64_t offset, uint64_t bytes, uint64_t limit) {
   return offset <= limit && bytes <= limit - offset;
 }
 
-/// Bytes of a dense tensor of |shape| and |dtype|; false on a negative dim,
-/// an invalid dtype or overflow.
-bool denseBytes(const flatbuffers::Vector<int64_t> *shape, DType dtype,
-                uint64_t *bytes) {
+/// Bytes of a dense tensor of |shape| and |dtype| with checked arithmetic;
+/// DATA_LOSS naming |what| on an invalid dtype, a negative dim, or a size
+/// beyond kMaxArenaBytes (so no later size computed from it overflows).
+kiln_status_t denseBytes(const flatbuffers::Vector<int64_t> *shape, DType dtype,
+                         const std::string &what, uint64_t *bytes) {
   uint64_t total = dtypeSize(dtype);
   if (total == 0)
-    return false;
+    return Error(KILN_STATUS_DATA_LOSS)
+           << what << ": invalid dtype " << int(dtype);
   for (uint32_t i = 0; i < count(shape); ++i) {
     int64_t dim = shape->Get(i);
-    if (dim < 0 || (dim > 0 && total > UINT64_MAX / static_cast<uint64_t>(dim)))
-      return false;
+    if (dim < 0)
+      return Error(KILN_STATUS_DATA_LOSS)
+             << what << ": dimension " << i << " is " << dim;
+    if (dim > 0 && total > kMaxArenaBytes / static_cast<uint64_t>(dim))
+      return Error(KILN_STATUS_DATA_LOSS) << what << ": a tensor of more than "
+                                          << kMaxArenaBytes << " bytes";
     total *= static_cast<uint64_t>(dim);
   }
   *bytes = total;
-  return true;
+  return nullptr;
+}
+
+/// DATA_LOSS unless |buffer|'s shape is valid and its bytes hold a tensor
+/// of that shape and dtype (the packager writes exactly that size).
+kiln_status_t checkBufferShape(const Buffer &buffer, const std::string &what) {
+  uint64_t bytes = 0;
+  KILN_RETURN_IF_ERROR(
+      denseBytes(buffer.shape(), buffer.dtype(), what, &bytes));
+  if (buffer.bytes() < bytes)
+    return Error(KILN_STATUS_DATA_LOSS)
+           << what << ": " << buffer.bytes() << " bytes, but its shape and "
+           << "dtype need " << bytes;
+  return nullptr;
 }
 
 class EntryPointValidator {
@@ -103,9 +124,7 @@ private:
   kiln_status_t validateBuffer(uint32_t id) {
     const Buffer &buffer = *entry.buffers()->Get(id);
     std::string name = where + " buffer " + std::to_string(id);
-    if (dtypeSize(buffer.dtype()) == 0)
-      return Error(KILN_STATUS_DATA_LOSS)
-             << name << ": invalid dtype " << int(buffer.dtype());
+    KILN_RETURN_IF_ERROR(checkBufferShape(buffer, name));
     switch (buffer.kind()) {
     case BufferKind_Input:
     case BufferKind_Output: {
@@ -174,9 +193,8 @@ private:
         return Error(KILN_STATUS_DATA_LOSS)
                << name << ": missing or duplicate name";
       uint64_t bytes = 0;
-      if (!denseBytes(tensor.shape(), tensor.dtype(), &bytes))
-        return Error(KILN_STATUS_DATA_LOSS)
-               << name << ": invalid dtype or shape";
+      KILN_RETURN_IF_ERROR(
+          denseBytes(tensor.shape(), tensor.dtype(), name, &bytes));
       if (tensor.buffer() >= numBuffers)
         return Error(KILN_STATUS_DATA_LOSS)
                << name << ": buffer " << tensor.buffer() << " but there are "
@@ -200,14 +218,25 @@ private:
     return checks.checkWritable(id, role);
   }
 
+  /// DATA_LOSS unless |dims| has 1 to 3 entries, each in [1, |limits|[i]],
+  /// and (for a block) at most kMaxBlockThreads in all.
   static kiln_status_t checkDims(const flatbuffers::Vector<uint32_t> *dims,
-                                 const char *what) {
+                                 const char *what, const uint32_t *limits,
+                                 uint64_t maxProduct) {
     if (count(dims) == 0 || count(dims) > 3)
       return Error(KILN_STATUS_DATA_LOSS) << what << " must have 1 to 3 dims";
-    for (uint32_t i = 0; i < dims->size(); ++i)
-      if (dims->Get(i) == 0 || dims->Get(i) >= kMaxGridDim)
+    uint64_t product = 1;
+    for (uint32_t i = 0; i < dims->size(); ++i) {
+      if (dims->Get(i) == 0 || dims->Get(i) > limits[i])
         return Error(KILN_STATUS_DATA_LOSS)
-               << what << "[" << i << "] = " << dims->Get(i);
+               << what << "[" << i << "] = " << dims->Get(i)
+               << " is outside CUDA's range [1, " << limits[i] << "]";
+      product *= dims->Get(i);
+    }
+    if (product > maxProduct)
+      return Error(KILN_STATUS_DATA_LOSS)
+             << what << " of " << product << " threads is more than CUDA's "
+             << maxProduct;
     return nullptr;
   }
 
@@ -224,9 +253,11 @@ private:
         return Error(KILN_STATUS_DATA_LOSS)
                << "kernel " << step.kernel() << " but there are "
                << count(model.kernels());
-      KILN_RETURN_IF_ERROR(checkDims(step.grid(), "grid"));
-      KILN_RETURN_IF_ERROR(checkDims(step.block(), "block"));
-      if (count(step.args()) > 256)
+      KILN_RETURN_IF_ERROR(
+          checkDims(step.grid(), "grid", kMaxGridDims, UINT64_MAX));
+      KILN_RETURN_IF_ERROR(
+          checkDims(step.block(), "block", kMaxBlockDims, kMaxBlockThreads));
+      if (count(step.args()) > kMaxKernelParameters)
         return Error(KILN_STATUS_DATA_LOSS)
                << count(step.args()) << " kernel arguments";
       if (step.outputs() > count(step.args()))
@@ -236,6 +267,13 @@ private:
       for (uint32_t i = count(step.args()) - step.outputs();
            i < count(step.args()); ++i)
         KILN_RETURN_IF_ERROR(checkWritable(step.args()->Get(i), "output"));
+      // Every launch of a kernel passes its parameters: the same count.
+      if (step.kernel() < parameterCounts.size() &&
+          parameterCounts[step.kernel()] != count(step.args()))
+        return Error(KILN_STATUS_DATA_LOSS)
+               << "kernel " << step.kernel() << " is launched with "
+               << count(step.args()) << " arguments here and "
+               << parameterCounts[step.kernel()] << " elsewhere";
       return nullptr;
     case StepKind_Gemm:
       return validateGemmStep(checks, step.gemm());
@@ -268,9 +306,24 @@ private:
   uint32_t numBuffers;
   BufferChecks checks{entry, numBuffers};
   std::string where;
+  std::vector<uint32_t> parameterCounts = kernelParameterCounts(model);
 };
 
 } // namespace
+
+std::vector<uint32_t> kernelParameterCounts(const Model &model) {
+  std::vector<uint32_t> counts(count(model.kernels()), kNotLaunched);
+  for (uint32_t e = 0; e < count(model.entry_points()); ++e) {
+    const EntryPoint &entry = *model.entry_points()->Get(e);
+    for (uint32_t s = 0; s < count(entry.steps()); ++s) {
+      const Step &step = *entry.steps()->Get(s);
+      if (step.kind() == StepKind_Launch && step.kernel() < counts.size() &&
+          counts[step.kernel()] == kNotLaunched)
+        counts[step.kernel()] = count(step.args());
+    }
+  }
+  return counts;
+}
 
 kiln_status_t BufferChecks::checkBuffer(int64_t id, const char *role) const {
   if (id < 0 || id >= numBuffers)
@@ -321,6 +374,8 @@ kiln_status_t validateManifest(const Model &model) {
   uint32_t weightBuffers = count(model.weight_buffers());
   for (uint32_t i = 0; i < weightBuffers; ++i) {
     const Buffer &buffer = *model.weight_buffers()->Get(i);
+    KILN_RETURN_IF_ERROR(
+        checkBufferShape(buffer, "weight buffer " + std::to_string(i)));
     KILN_RETURN_IF_ERROR(checkArenaOffset(
         buffer.offset(), "weight buffer " + std::to_string(i)));
     if (buffer.kind() != BufferKind_Weight ||

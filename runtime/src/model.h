@@ -53,8 +53,6 @@ struct kiln_model_s {
   std::vector<cudaKernel_t> kernels;
   std::vector<int>
       kernelMaxThreads; // Per kernel: cudaFuncAttributes.maxThreadsPerBlock.
-  std::vector<int>
-      kernelParamCounts; // Per kernel: its parameters (all pointers).
   std::vector<kiln::runtime::EntryPointSignature> signatures;
 
   const kiln::artifact::Model &manifest() const { return *artifact.manifest; }

@@ -173,7 +173,8 @@ TEST(ManifestValidatorTest, Signatures) {
   EXPECT_TRUE(isError(readMutated([](ModelT &m) {
                         entry(m).inputs[0]->shape = {4, -8};
                       }),
-                      KILN_STATUS_DATA_LOSS, "invalid dtype or shape"));
+                      KILN_STATUS_DATA_LOSS,
+                      "input 0 ('x'): dimension 1 is -8"));
   EXPECT_TRUE(
       isError(readMutated([](ModelT &m) { entry(m).outputs[0]->name = ""; }),
               KILN_STATUS_DATA_LOSS, "duplicate name"));
@@ -240,6 +241,86 @@ TEST(ManifestValidatorTest, ArenaOffsetsAre256ByteAligned) {
   // Offsets of inputs and outputs are unused, so not checked.
   EXPECT_TRUE(
       isOk(readMutated([](ModelT &m) { entry(m).buffers[0]->offset = 4; })));
+}
+
+// Buffer shapes are checked with checked arithmetic: a negative or huge
+// dimension is damage, whatever the bytes field says.
+TEST(ManifestValidatorTest, BufferShapes) {
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) {
+                        entry(m).buffers[3]->shape = {4, -5};
+                      }),
+                      KILN_STATUS_DATA_LOSS, "buffer 3: dimension 1 is -5"));
+  EXPECT_TRUE(isError(
+      readMutated([](ModelT &m) { entry(m).buffers[3]->shape = {INT64_MIN}; }),
+      KILN_STATUS_DATA_LOSS, "buffer 3: dimension 0 is -9223372036854775808"));
+  EXPECT_TRUE(
+      isError(readMutated([](ModelT &m) {
+                entry(m).buffers[3]->shape = {1 << 30, 1 << 30, 1 << 30};
+              }),
+              KILN_STATUS_DATA_LOSS,
+              "buffer 3: a tensor of more than 281474976710656 bytes"));
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) {
+                        entry(m).buffers[3]->shape = {4, 17};
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "buffer 3: 256 bytes, but its shape and dtype need 272"));
+  EXPECT_TRUE(isError(
+      readMutated([](ModelT &m) { m.weight_buffers[1]->shape = {-16}; }),
+      KILN_STATUS_DATA_LOSS, "weight buffer 1: dimension 0 is -16"));
+}
+
+// CUDA's limits: blocks of at most 1024 x 1024 x 64 and 1024 threads, grids
+// of at most (2^31 - 1) x 65535 x 65535.
+TEST(ManifestValidatorTest, LaunchGeometryWithinCUDALimits) {
+  auto withBlock = [](std::vector<uint32_t> block) {
+    return readMutated([&](ModelT &m) { launch(m).block = block; });
+  };
+  auto withGrid = [](std::vector<uint32_t> grid) {
+    return readMutated([&](ModelT &m) { launch(m).grid = grid; });
+  };
+  EXPECT_TRUE(isOk(withBlock({1024})));
+  EXPECT_TRUE(isOk(withBlock({16, 1, 64})));
+  EXPECT_TRUE(isError(withBlock({(1u << 31) - 1}), KILN_STATUS_DATA_LOSS,
+                      "block[0] = 2147483647 is outside CUDA's range [1, "
+                      "1024]"));
+  EXPECT_TRUE(
+      isError(withBlock({1025}), KILN_STATUS_DATA_LOSS, "block[0] = 1025"));
+  EXPECT_TRUE(isError(withBlock({1, 1, 65}), KILN_STATUS_DATA_LOSS,
+                      "block[2] = 65 is outside CUDA's range [1, 64]"));
+  EXPECT_TRUE(isError(withBlock({64, 32}), KILN_STATUS_DATA_LOSS,
+                      "block of 2048 threads is more than CUDA's 1024"));
+  EXPECT_TRUE(isOk(withGrid({(1u << 31) - 1, 65535, 65535})));
+  EXPECT_TRUE(isError(withGrid({1u << 31}), KILN_STATUS_DATA_LOSS,
+                      "grid[0] = 2147483648"));
+  EXPECT_TRUE(isError(withGrid({1, 65536}), KILN_STATUS_DATA_LOSS,
+                      "grid[1] = 65536 is outside CUDA's range [1, 65535]"));
+  EXPECT_TRUE(isError(withGrid({1, 1, 65536}), KILN_STATUS_DATA_LOSS,
+                      "grid[2] = 65536"));
+}
+
+// The manifest, not a probe of the cubin, gives a kernel's parameter count:
+// every launch of one kernel must pass the same number of arguments.
+TEST(ManifestValidatorTest, OneArgumentCountPerKernel) {
+  ArtifactBuilder builder;
+  buildSample(builder);
+  Artifact artifact;
+  std::vector<uint8_t> bytes = builder.finish();
+  ASSERT_TRUE(
+      isOk(readArtifact(bytes.data(), bytes.size(), "test.kiln", &artifact)));
+  EXPECT_EQ(kernelParameterCounts(*artifact.manifest),
+            std::vector<uint32_t>{2});
+  EXPECT_TRUE(isError(readMutated([](ModelT &m) {
+                        auto again = std::make_unique<StepT>();
+                        again->kind = StepKind_Launch;
+                        again->kernel = launch(m).kernel;
+                        again->grid = launch(m).grid;
+                        again->block = launch(m).block;
+                        again->args = {3};
+                        entry(m).steps.push_back(std::move(again));
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "kernel 0 is launched with 1 arguments here and 2 "
+                      "elsewhere"));
 }
 
 } // namespace

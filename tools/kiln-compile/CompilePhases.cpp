@@ -4,6 +4,7 @@
 #include "BindInputs.h"
 #include "CompileOptions.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/IR/Messages.h"
 #include "kiln/Package/Packager.h"
 #include "kiln/Target/CUDA/CUDAEmitter.h"
 #include "kiln/Target/CUDA/NVRTCCompiler.h"
@@ -29,7 +30,8 @@ using namespace mlir;
 namespace kiln::compile {
 
 void reportError(const llvm::Twine &message) {
-  llvm::errs() << "kiln-compile: error: " << message << "\n";
+  llvm::errs() << "kiln-compile: error: "
+               << kiln::escapeNonPrintable(message.str()) << "\n";
 }
 
 /// Runs |body| as the phase |name| and prints its time unless --quiet.

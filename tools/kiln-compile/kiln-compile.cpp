@@ -12,6 +12,7 @@
 #include "ToolCommandLine.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/Locations.h"
+#include "kiln/Dialect/Kiln/IR/Messages.h"
 #include "kiln/Import/ONNXImporter.h"
 #include "kiln/Target/CUDA/CUDAEmitter.h"
 #include "kiln/Target/CUDA/NVRTCCompiler.h"
@@ -71,14 +72,25 @@ int main(int argc, char **argv) {
   kiln::registerCUDAElementalModels(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  // Pass and verifier errors: one line each, with the ONNX node location.
-  ScopedDiagnosticHandler printErrors(&context, [](Diagnostic &diag) {
+  // Pass and verifier errors: one line each, with the ONNX node location;
+  // at most 20 of a kind, the rest counted in one line when main returns.
+  kiln::RepeatedDiagnosticLimit repeated;
+  struct PrintCutDiagnostics {
+    kiln::RepeatedDiagnosticLimit &repeated;
+    ~PrintCutDiagnostics() {
+      for (const std::string &line : repeated.summary())
+        reportError(line);
+    }
+  } printCutDiagnostics{repeated};
+  ScopedDiagnosticHandler printErrors(&context, [&](Diagnostic &diag) {
     if (diag.getSeverity() != DiagnosticSeverity::Error)
       return success();
     std::string location;
     if (!isa<UnknownLoc>(diag.getLocation()))
       location = kiln::describeLocation(diag.getLocation()) + ": ";
-    reportError(location + diag.str());
+    std::string message = location + diag.str();
+    if (repeated.admit(message))
+      reportError(message);
     return success();
   });
 

@@ -2,6 +2,7 @@
 #include "ModelLoading.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/IR/Messages.h"
 #include "kiln/Import/ONNXImporter.h"
 #include "kiln/Transforms/Pipelines.h"
 
@@ -14,7 +15,8 @@
 namespace kiln {
 namespace {
 
-/// Collects error diagnostics as "location: message" lines.
+/// Collects error diagnostics as "location: message" lines, at most 20 of a
+/// kind (RepeatedDiagnosticLimit) and a count of the rest.
 class DiagnosticCollector {
 public:
   explicit DiagnosticCollector(mlir::MLIRContext &context)
@@ -26,7 +28,8 @@ public:
           os << diagnostic.getLocation() << ": " << diagnostic;
           for (const mlir::Diagnostic &note : diagnostic.getNotes())
             os << "\n  note: " << note;
-          messages.push_back(os.str());
+          if (repeated.admit(os.str()))
+            messages.push_back(os.str());
           return mlir::success();
         }) {}
 
@@ -35,12 +38,16 @@ public:
     std::string text = what.str();
     for (const std::string &message : messages)
       text += "\n  " + message;
+    for (const std::string &line : repeated.summary())
+      text += "\n  " + line;
     messages.clear();
+    repeated = RepeatedDiagnosticLimit();
     return llvm::createStringError(text);
   }
 
 private:
   std::vector<std::string> messages;
+  RepeatedDiagnosticLimit repeated;
   mlir::ScopedDiagnosticHandler handler;
 };
 

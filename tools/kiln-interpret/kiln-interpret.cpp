@@ -8,6 +8,7 @@
 #include "StepComparison.h"
 #include "ToolCommandLine.h"
 
+#include "kiln/Dialect/Kiln/IR/Messages.h"
 #include "kiln/Evaluator/Interpreter.h"
 #include "kiln/Evaluator/ScalarSemantics.h"
 #include "kiln/Evaluator/TensorIO.h"
@@ -94,7 +95,8 @@ cl::opt<double> stepTolerance(
 /// do not fit it or that the evaluator rejects).
 int fail(const llvm::Twine &message,
          int status = kiln::tools::kExitUsageOrFileError) {
-  llvm::errs() << "kiln-interpret: error: " << message << "\n";
+  llvm::errs() << "kiln-interpret: error: " << escapeNonPrintable(message.str())
+               << "\n";
   return status;
 }
 
@@ -134,16 +136,24 @@ std::optional<DType> elementDType(mlir::Type type) {
   return shaped ? dtypeFromMlir(shaped.getElementType()) : std::nullopt;
 }
 
+/// "'x' (float32[4])": graph input |arg| for messages.
+std::string describeInput(mlir::func::FuncOp function, unsigned arg) {
+  auto name = function.getArgAttrOfType<mlir::StringAttr>(arg, "kiln.name");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "'"
+     << (name ? name.getValue() : llvm::StringRef("#" + std::to_string(arg)))
+     << "' (" << function.getArgument(arg).getType() << ")";
+  return text;
+}
+
 /// Orders |tensors| as the function's arguments: tensors whose name matches an
 /// argument's kiln.name bind to it, the others fill the remaining arguments
-/// in order.
+/// in order. A count mismatch names the inputs left without a tensor, or the
+/// tensors left over.
 llvm::Expected<std::vector<Tensor>>
 bindInputs(mlir::func::FuncOp function, std::vector<NamedTensor> tensors) {
   unsigned count = function.getNumArguments();
-  if (tensors.size() != count)
-    return llvm::createStringError("the model takes " + std::to_string(count) +
-                                   " inputs, got " +
-                                   std::to_string(tensors.size()) + " tensors");
   std::vector<std::optional<Tensor>> bound(count);
   std::vector<bool> used(tensors.size(), false);
   for (unsigned arg = 0; arg < count; ++arg) {
@@ -162,10 +172,31 @@ bindInputs(mlir::func::FuncOp function, std::vector<NamedTensor> tensors) {
   for (unsigned arg = 0; arg < count; ++arg) {
     if (bound[arg])
       continue;
-    while (used[next])
+    while (next < tensors.size() && used[next])
       ++next;
+    if (next == tensors.size())
+      break;
     bound[arg] = std::move(tensors[next].tensor);
     used[next] = true;
+  }
+  std::string header = "the model takes " + std::to_string(count) +
+                       " inputs, got " + std::to_string(tensors.size()) +
+                       " tensors";
+  if (tensors.size() < count) {
+    std::string missing;
+    for (unsigned arg = 0; arg < count; ++arg)
+      if (!bound[arg])
+        missing += (missing.empty() ? "" : ", ") + describeInput(function, arg);
+    return llvm::createStringError(header + "; missing: " + missing);
+  }
+  if (tensors.size() > count) {
+    std::string extra;
+    for (size_t i = 0; i < tensors.size(); ++i)
+      if (!used[i])
+        extra += (extra.empty() ? "" : ", ") +
+                 (tensors[i].name.empty() ? "#" + std::to_string(i)
+                                          : "'" + tensors[i].name + "'");
+    return llvm::createStringError(header + "; left over: " + extra);
   }
   std::vector<Tensor> inputs;
   for (unsigned arg = 0; arg < count; ++arg)

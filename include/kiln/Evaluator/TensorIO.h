@@ -17,6 +17,13 @@ struct NamedTensor {
 };
 
 /// Reads a serialized onnx.TensorProto (raw_data or typed fields).
+/// The element count of a |dtype| tensor of |shape| read from a file, with
+/// checked arithmetic: an error for a negative dim, or when the count or the
+/// size in bytes overflows int64. Every shape read from a file goes through
+/// it before anything is allocated.
+llvm::Expected<int64_t>
+checkedTensorElementCount(DType dtype, llvm::ArrayRef<int64_t> shape);
+
 llvm::Expected<NamedTensor> readTensorProto(const std::string &path);
 /// Reads a .npy file (little-endian, C order).
 llvm::Expected<NamedTensor> readNpy(const std::string &path);

@@ -18,6 +18,7 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
+#include "kiln/Transforms/LoopUnrolling.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -191,6 +192,10 @@ public:
     if (length <= 0)
       return node.error("a scan of length " + llvm::Twine(length) +
                         " is not supported");
+    if (length > kMaxUnrolledIterations)
+      return node.error(
+          "a scan of length " + llvm::Twine(length) + " is longer than the " +
+          llvm::Twine(kMaxUnrolledIterations) + " iterations kiln unrolls");
 
     llvm::SmallVector<Value> states(initialStates);
     std::vector<llvm::SmallVector<Value>> scanOutputs(scanOutputCount);

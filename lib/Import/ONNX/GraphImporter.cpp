@@ -2,9 +2,11 @@
 // node goes through its registered import function, outputs are returned.
 #include "GraphImporter.h"
 
+#include "ModelChecks.h"
 #include "NodeImporter.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/TensorLimits.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -130,14 +132,22 @@ llvm::Error GraphImporter::createFunction() {
   llvm::SmallVector<Type> argumentTypes;
   llvm::SmallVector<DictionaryAttr> argumentAttributes;
   llvm::SmallVector<const onnx::ValueInfoProto *> arguments;
+  llvm::StringSet<> inputNames;
   for (const onnx::ValueInfoProto &input : graph.input()) {
     if (initializers.count(input.name()))
       continue; // An initializer listed as an input (IR version < 4).
+    if (!inputNames.insert(input.name()).second)
+      return llvm::createStringError("graph input '" + input.name() +
+                                     "' is declared twice; input names must "
+                                     "be unique");
     llvm::SmallVector<Attribute> dimNames;
     llvm::Expected<Type> type = convertValueType(input, dimNames);
     if (!type)
       return llvm::createStringError("graph input " +
                                      llvm::toString(type.takeError()));
+    if (std::optional<std::string> problem = findTensorSizeProblem(*type))
+      return llvm::createStringError("graph input '" + input.name() +
+                                     "': " + *problem);
     argumentTypes.push_back(*type);
     argumentAttributes.push_back(builder.getDictionaryAttr(
         {builder.getNamedAttr("kiln.name", builder.getStringAttr(input.name())),
@@ -220,6 +230,8 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node,
   if (defaultDomain && defaultOpset < 0)
     return llvm::createStringError(
         prefix + "the model imports no opset for domain 'ai.onnx'");
+  if (llvm::Error error = checkNodeAttributes(node, opset))
+    return fail(std::move(error));
 
   llvm::SmallVector<Value> inputs;
   for (const std::string &inputName : node.input()) {
@@ -346,6 +358,11 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
   context.getOrLoadDialect<KilnDialect>();
   context.getOrLoadDialect<func::FuncDialect>();
 
+  if (llvm::Error error = checkModelVersions(model))
+    return std::move(error);
+  if (graph.output_size() == 0)
+    return llvm::createStringError(
+        "the graph has no outputs, so there is nothing to compute");
   for (const onnx::OperatorSetIdProto &entry : model.opset_import())
     if (isDefaultDomain(entry.domain()))
       defaultOpset = entry.version();

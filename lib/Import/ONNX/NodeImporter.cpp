@@ -3,9 +3,13 @@
 #include "NodeImporter.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/TensorLimits.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/Regex.h"
+
+#include <cstring>
 
 using namespace mlir;
 
@@ -190,13 +194,128 @@ NodeImporter::createConstant(const onnx::TensorProto &tensor) {
   return builder.create<ConstantOp>(location, *value).getResult();
 }
 
+namespace {
+/// An element type as ONNX names it: float32, int64, bool, ...
+std::string onnxElementName(Type element) {
+  if (element.isF16())
+    return "float16";
+  if (element.isBF16())
+    return "bfloat16";
+  if (element.isF32())
+    return "float32";
+  if (element.isF64())
+    return "double";
+  if (auto integer = dyn_cast<IntegerType>(element)) {
+    if (integer.getWidth() == 1)
+      return "bool";
+    return (integer.isUnsigned() ? "uint" : "int") +
+           std::to_string(integer.getWidth());
+  }
+  std::string text;
+  llvm::raw_string_ostream(text) << element;
+  return text;
+}
+
+/// A tensor type as ONNX users write it: float32[2x?], int64[] (scalar).
+std::string onnxTypeName(Type type) {
+  auto tensor = dyn_cast<TensorType>(type);
+  if (!tensor)
+    return onnxElementName(type);
+  std::string text = onnxElementName(tensor.getElementType());
+  if (!tensor.hasRank())
+    return text + "[unranked]";
+  text += "[";
+  for (auto [i, dim] : llvm::enumerate(tensor.getShape()))
+    text += (i ? "x" : "") + (ShapedType::isDynamic(dim) ? std::string("?")
+                                                         : std::to_string(dim));
+  return text + "]";
+}
+
+/// ODS's constraint text in ONNX's words: "tensor of 64-bit signless
+/// integer values" -> "int64".
+std::string onnxConstraint(llvm::StringRef constraint) {
+  static const std::pair<const char *, const char *> kWords[] = {
+      {"tensor of ", ""},
+      {"ranked tensor of ", ""},
+      {" values", ""},
+      {"64-bit signless integer", "int64"},
+      {"32-bit signless integer", "int32"},
+      {"16-bit signless integer", "int16"},
+      {"8-bit signless integer", "int8"},
+      {"1-bit signless integer", "bool"},
+      {"64-bit unsigned integer", "uint64"},
+      {"32-bit unsigned integer", "uint32"},
+      {"16-bit unsigned integer", "uint16"},
+      {"8-bit unsigned integer", "uint8"},
+      {"16-bit float", "float16"},
+      {"32-bit float", "float32"},
+      {"64-bit float", "double"},
+      {"bfloat16 type", "bfloat16"},
+      {"floating-point", "float"},
+      {"signless integer", "integer"},
+      {"signless-integer-like", "integer"}};
+  std::string text = constraint.str();
+  for (auto [from, to] : kWords)
+    for (size_t at; (at = text.find(from)) != std::string::npos;)
+      text.replace(at, std::strlen(from), to);
+  return text;
+}
+/// |message| from |op|'s verifier in ONNX terms where a model can cause it:
+/// a type constraint names the node's input (one of |inputs|, named by
+/// |node|) and uses ONNX type names.
+std::string describeVerifierError(Operation *op, llvm::StringRef message,
+                                  const onnx::NodeProto &node,
+                                  llvm::ArrayRef<Value> inputs) {
+  // ODS's type constraints: "'kiln.pad' op operand #1 must be tensor of
+  // 64-bit signless integer values, but got 'tensor<2xi32>'".
+  static const llvm::Regex kTypeConstraint(
+      "'[a-z_.]+' op (operand|result) #([0-9]+) must be (.*), but got '(.*)'");
+  llvm::SmallVector<llvm::StringRef, 5> match;
+  if (!kTypeConstraint.match(message, &match))
+    return message.str();
+  unsigned number = 0;
+  match[2].getAsInteger(10, number);
+  bool isOperand = match[1] == "operand";
+  std::string what;
+  Type type;
+  if (isOperand && number < op->getNumOperands()) {
+    Value operand = op->getOperand(number);
+    type = operand.getType();
+    for (auto [index, input] : llvm::enumerate(inputs))
+      if (input == operand) {
+        what =
+            "input " + std::to_string(index) + " ('" + node.input(index) + "')";
+        break;
+      }
+    if (what.empty())
+      what = "a value computed from its inputs";
+  } else if (!isOperand && number < op->getNumResults()) {
+    type = op->getResult(number).getType();
+    what = "output " + std::to_string(number);
+  } else {
+    return message.str();
+  }
+  return what + " is " + onnxTypeName(type) + ", but " + node.op_type() +
+         " needs " + onnxConstraint(match[3]) + " there";
+}
+} // namespace
+
 llvm::Expected<Operation *>
 NodeImporter::createOperation(OperationState &state) {
   Operation *op = builder.create(state);
   if (failed(mlir::verify(op))) {
+    std::string message = describeVerifierError(op, diagnostics, node, inputs);
+    diagnostics.clear();
     op->erase();
-    return takeDiagnosticError("the created op does not verify");
+    return error(message.empty() ? "the created op does not verify" : message);
   }
+  // Every size later stages compute from these types must fit int64.
+  for (auto [index, result] : llvm::enumerate(op->getResults()))
+    if (std::optional<std::string> problem =
+            findTensorSizeProblem(result.getType())) {
+      op->erase();
+      return error("output " + llvm::Twine(index) + ": " + *problem);
+    }
   return op;
 }
 

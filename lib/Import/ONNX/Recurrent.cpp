@@ -13,6 +13,7 @@
 #include "RecurrentEmitter.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Transforms/LoopUnrolling.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -104,6 +105,11 @@ template <CellKind kind> llvm::Error importRecurrent(NodeImporter &node) {
                       " of X) must be static to unroll the recurrence");
   if (seqLength == 0)
     return node.error("the sequence length must be at least 1");
+  if (seqLength > kMaxUnrolledIterations)
+    return node.error("the sequence length " + std::to_string(seqLength) +
+                      " is longer than the " +
+                      std::to_string(kMaxUnrolledIterations) +
+                      " steps kiln unrolls");
   int64_t batch = xType.getDimSize(layout == 0 ? 1 : 0);
   if (!isa<FloatType>(xType.getElementType()))
     return node.error("X must be a float tensor");

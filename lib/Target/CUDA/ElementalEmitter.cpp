@@ -1,7 +1,9 @@
 // ElementalEmitter: code buffer, scoped value cache, index arithmetic and
 // dtype conversions used by every CUDA kernel template.
 #include "kiln/Target/CUDA/ElementalEmitter.h"
+#include "kiln/Evaluator/ScalarSemantics.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -136,17 +138,74 @@ std::string ElementalEmitter::materialize(Type elementType,
   return name;
 }
 
+const std::string *ElementalEmitter::lookup(Value value,
+                                            const ElementIndex &index) const {
+  std::string key = cacheKey(value, index);
+  for (auto scope = scopes.rbegin(); scope != scopes.rend(); ++scope) {
+    auto it = scope->cache.find(key);
+    if (it != scope->cache.end())
+      return &it->second;
+  }
+  return nullptr;
+}
+
+namespace {
+/// Past this nesting of emit() calls, a chain is emitted bottom-up: each op
+/// costs a few stack frames, and 10,000 chained ops overflowed the stack.
+constexpr unsigned kChainDepth = 64;
+
+/// The operand that |op| reads at its own result index: an operand of the
+/// result's shape of an elementwise op (the scalar-semantics table's ops and
+/// Cast; broadcastIndex keeps the index when the shapes are equal).
+SmallVector<Value, 2> sameIndexOperands(Operation *op) {
+  SmallVector<Value, 2> operands;
+  if (op->getNumResults() != 1 ||
+      !(eval::getElementwiseKind(op) || isa<CastOp>(op)))
+    return operands;
+  Type result = op->getResult(0).getType();
+  for (Value operand : op->getOperands())
+    if (auto type = dyn_cast<RankedTensorType>(operand.getType());
+        type && type.getShape() == cast<RankedTensorType>(result).getShape())
+      operands.push_back(operand);
+  return operands;
+}
+} // namespace
+
+LogicalResult ElementalEmitter::emitChainBottomUp(Value value,
+                                                  const ElementIndex &index) {
+  SmallVector<Value> chain;
+  Value current = value;
+  while (Operation *op = current.getDefiningOp()) {
+    Value next;
+    for (Value operand : sameIndexOperands(op))
+      if (operand.getDefiningOp() && !lookup(operand, index)) {
+        next = operand;
+        break;
+      }
+    if (!next)
+      break;
+    chain.push_back(next);
+    current = next;
+  }
+  for (Value link : llvm::reverse(chain))
+    if (failed(emit(link, index)))
+      return failure();
+  return success();
+}
+
 FailureOr<std::string> ElementalEmitter::emit(Value value,
                                               const ElementIndex &index) {
   if (valueOverride)
     if (std::optional<std::string> expr = valueOverride(value, index))
       return *expr;
+  if (const std::string *cached = lookup(value, index))
+    return *cached;
+  ++depth;
+  auto leave = llvm::make_scope_exit([&] { --depth; });
+  if (depth > kChainDepth && value.getDefiningOp() &&
+      failed(emitChainBottomUp(value, index)))
+    return failure();
   std::string key = cacheKey(value, index);
-  for (auto scope = scopes.rbegin(); scope != scopes.rend(); ++scope) {
-    auto it = scope->cache.find(key);
-    if (it != scope->cache.end())
-      return it->second;
-  }
 
   std::string expression;
   if (auto argument = dyn_cast<BlockArgument>(value)) {

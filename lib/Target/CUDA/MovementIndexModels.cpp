@@ -122,7 +122,11 @@ FailureOr<std::string> emitScatterND(ScatterNDOp op, ElementalEmitter &e,
                                      const ElementIndex &index) {
   ArrayRef<int64_t> data = shapeOf(op.getData()),
                     indices = shapeOf(op.getIndices());
-  int64_t m = indices.back(), rows = elementCount(indices.drop_back());
+  int64_t m = indices.back();
+  if (m < 1 || m > int64_t(data.size()))
+    return e.error(op) << "has indices of last dimension " << m
+                       << " for data of rank " << data.size();
+  int64_t rows = elementCount(indices.drop_back());
   int64_t slice = elementCount(data.drop_front(m));
   Type type = elementTypeOf(op.getOutput());
   Dims d = e.dimsOf(index, data);

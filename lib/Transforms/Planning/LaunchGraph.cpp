@@ -2,6 +2,7 @@
 // recorded stream schedule (see LaunchGraph.h).
 #include "kiln/Transforms/Planning/LaunchGraph.h"
 
+#include "kiln/Dialect/Kiln/IR/TensorLimits.h"
 #include "kiln/Transforms/FusionRules.h"
 
 #include "llvm/ADT/SetVector.h"
@@ -30,14 +31,7 @@ Value getStorageRoot(Value value) {
 }
 
 std::optional<int64_t> getTensorBytes(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape())
-    return std::nullopt;
-  Type element = tensor.getElementType();
-  if (!element.isIntOrFloat())
-    return std::nullopt;
-  int64_t elementBytes = (element.getIntOrFloatBitWidth() + 7) / 8;
-  return tensor.getNumElements() * elementBytes;
+  return getStaticByteSize(type); // Checked: std::nullopt on overflow.
 }
 
 func::FuncOp getEntryFunction(ModuleOp module) {

@@ -28,6 +28,7 @@
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 #include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/Planning/LaunchGraph.h"
+#include "kiln/artifact_format.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SetVector.h"
@@ -50,6 +51,17 @@ struct Activation {
 
 int64_t alignArena(int64_t value) {
   return (value + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
+
+/// An error at |op| when |bytes| (of |what|) is beyond the arena size the
+/// runtime accepts. Every buffer and running total is checked, so no offset,
+/// align-up or sum here can overflow (each stays below 2^48 + 2^48).
+LogicalResult checkArenaBytes(Operation *op, int64_t bytes, StringRef what) {
+  if (uint64_t(bytes) <= artifact::kMaxArenaBytes)
+    return success();
+  return op->emitError("kiln-plan-memory: ")
+         << what << " needs " << bytes << " bytes, more than the "
+         << artifact::kMaxArenaBytes << " bytes an arena may hold";
 }
 
 /// Step 1: each DAG edge must be ordered by the recorded schedule.
@@ -146,6 +158,8 @@ LogicalResult planActivations(func::FuncOp function,
         return empty.emitError("kiln-plan-memory: no byte size for ")
                << empty.getType();
       }
+    if (failed(checkArenaBytes(empty, *bytes, "an activation")))
+      return failure();
       Activation activation;
       activation.op = empty;
       activation.bytes = alignArena(std::max<int64_t>(*bytes, 1));
@@ -173,6 +187,9 @@ LogicalResult planActivations(func::FuncOp function,
           taken.emplace_back(placed->offset, placed->offset + placed->bytes);
       activation->offset = lowestFreeOffset(taken, activation->bytes);
       arenaBytes = std::max(arenaBytes, activation->offset + activation->bytes);
+    if (failed(checkArenaBytes(activation->op, arenaBytes,
+                               "the activation arena")))
+      return failure();
       activation->op->setAttr(kArenaOffsetAttr,
                               builder.getI64IntegerAttr(activation->offset));
     }
@@ -229,10 +246,14 @@ struct PlanMemoryPass : impl::KilnPlanMemoryBase<PlanMemoryPass> {
             << constant.getType();
         return signalPassFailure();
       }
+      if (failed(checkArenaBytes(constant, *bytes, "a weight")))
+        return signalPassFailure();
       auto [slot, inserted] =
           offsetOfValue.try_emplace(constant.getValue(), weightBytes);
       if (inserted)
         weightBytes += alignArena(std::max<int64_t>(*bytes, 1));
+      if (failed(checkArenaBytes(constant, weightBytes, "the weight arena")))
+        return signalPassFailure();
       constant->setAttr(kWeightOffsetAttr,
                         builder.getI64IntegerAttr(slot->second));
       if (auto index = constant->getAttrOfType<IntegerAttr>(kInitResultAttr))

@@ -15,6 +15,11 @@ constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'A', 'R', 'T', '\0'};
 constexpr uint32_t kFormatVersion = 1;
 /// Sections start at multiples of this (cubins load, weights map, aligned).
 constexpr uint64_t kSectionAlignment = 256;
+/// The largest arena or workspace (256 TiB): beyond it is damage, not a
+/// model. The memory plan refuses larger arenas and the runtime's validator
+/// rejects them; the cap keeps every align-up and sum of offsets far from
+/// overflow.
+constexpr uint64_t kMaxArenaBytes = uint64_t(1) << 48;
 
 /// The entry point the runtime runs once at load, after uploading the
 /// weights: the init program that writes the derived weights.

@@ -148,12 +148,21 @@ private:
     llvm::StringMap<std::string> cache;
   };
   std::string cacheKey(mlir::Value value, const ElementIndex &index) const;
+  /// The cached expression of |value| at |index|, or null.
+  const std::string *lookup(mlir::Value value, const ElementIndex &index) const;
+  /// Emits the chain of elementwise operands below |value| at |index|
+  /// bottom-up, so that emitting |value| finds them cached instead of
+  /// recursing once per op.
+  mlir::LogicalResult emitChainBottomUp(mlir::Value value,
+                                        const ElementIndex &index);
 
   KernelOp kernel;
   std::string code;
   std::string globalDecls;
   unsigned indent = 1;
   unsigned counter = 0;
+  /// Nesting of emit() calls, which emitChainBottomUp keeps bounded.
+  unsigned depth = 0;
   std::vector<Scope> scopes;
   llvm::DenseMap<mlir::Value, unsigned> valueIds;
   ValueOverride valueOverride;

@@ -4,6 +4,7 @@
 #include "kiln/Dialect/Kiln/IR/MovementSemantics.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
 
@@ -89,8 +90,31 @@ LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *,
   auto data = tensorOf(adaptor.getData());
   if (failed(checkReduction(location, adaptor.getReduction())))
     return failure();
-  if (tensorOf(adaptor.getUpdates()).getElementType() != data.getElementType())
+  auto updates = tensorOf(adaptor.getUpdates());
+  if (updates.getElementType() != data.getElementType())
     return emitOptionalError(location, "updates must have data's element type");
+  // ONNX: indices [..., m] with 1 <= m <= rank(data); updates of shape
+  // indices.shape[:-1] + data.shape[m:].
+  auto indices = tensorOf(adaptor.getIndices());
+  if (indices.hasRank() && indices.getRank() == 0)
+    return emitOptionalError(location, "indices must have rank 1 or more");
+  if (indices.hasRank() && data.hasRank() &&
+      !indices.isDynamicDim(indices.getRank() - 1)) {
+    int64_t m = indices.getShape().back();
+    if (m < 1 || m > data.getRank())
+      return emitOptionalError(location, "the last dimension of indices (", m,
+                               ") must be between 1 and the rank of data (",
+                               data.getRank(), ")");
+    if (updates.hasRank()) {
+      SmallVector<int64_t> expected(indices.getShape().drop_back());
+      llvm::append_range(expected, data.getShape().drop_front(m));
+      if (failed(verifyCompatibleShape(updates.getShape(), expected)))
+        return emitOptionalError(location,
+                                 "updates must have shape indices.shape[:-1] + "
+                                 "data.shape[",
+                                 m, ":], got rank ", updates.getRank());
+    }
+  }
   inferred.push_back(data);
   return success();
 }

@@ -1,5 +1,6 @@
 // Type inference and folds of the movement ops (KilnMovementOps.td).
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/TensorLimits.h"
 #include "kiln/Dialect/Kiln/IR/MovementSemantics.h"
 
 #include "mlir/IR/Matchers.h"
@@ -74,7 +75,10 @@ LogicalResult ConstantOfShapeOp::inferReturnTypes(
   Type element = value.getElementType();
   auto shape = getPartialIntegers(adaptor.getShape());
   if (!shape) {
-    inferred.push_back(dynamicTensor(staticLength(adaptor.getShape()), element));
+    std::optional<int64_t> rank = staticLength(adaptor.getShape());
+    if (failed(checkRank(location, rank)))
+      return failure();
+    inferred.push_back(dynamicTensor(rank, element));
     return success();
   }
   for (int64_t dim : *shape)

@@ -1,6 +1,7 @@
 // Type inference and folds of kiln's axis-driven shape ops: slice, gather,
 // unsqueeze, squeeze and expand.
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/TensorLimits.h"
 
 using namespace mlir;
 using namespace kiln;
@@ -175,6 +176,8 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
     std::optional<int64_t> rank;
     if (type.hasRank() && length)
       rank = std::max(type.getRank(), *length);
+    if (failed(checkRank(location, rank)))
+      return failure();
     inferred.push_back(dynamicTensor(rank, element));
     return success();
   }

@@ -2,6 +2,7 @@
 // and flatten. Slice, gather, (un)squeeze and expand are in ShapeAxisOps.cpp;
 // shape and constant in ShapeConstantOps.cpp.
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/TensorLimits.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -25,7 +26,10 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
   std::optional<SmallVector<int64_t>> target =
       getPartialIntegers(adaptor.getShape());
   if (!target) {
-    inferred.push_back(dynamicTensor(staticLength(adaptor.getShape()), element));
+    std::optional<int64_t> rank = staticLength(adaptor.getShape());
+    if (failed(checkRank(location, rank)))
+      return failure();
+    inferred.push_back(dynamicTensor(rank, element));
     return success();
   }
   auto inputType = tensorOf(adaptor.getData());

@@ -1,6 +1,7 @@
 // Shape arithmetic shared by type inference, folding and the evaluator.
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/TensorLimits.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -133,7 +134,9 @@ std::optional<SmallVector<int64_t>> getPartialIntegers(Value value) {
   if (std::optional<SmallVector<int64_t>> constant = getConstantIntegers(value))
     return constant;
   auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || type.getRank() > 1 || !type.hasStaticShape())
+  // Longer than any rank: not a shape (and too long to list its entries).
+  if (!type || type.getRank() > 1 || !type.hasStaticShape() ||
+      type.getNumElements() > kMaxRank)
     return std::nullopt;
   Operation *op = value.getDefiningOp();
   if (!op)
@@ -262,13 +265,7 @@ LogicalResult inferReductionType(std::optional<Location> location,
 }
 
 std::optional<int64_t> getStaticElementCount(ArrayRef<int64_t> shape) {
-  int64_t count = 1;
-  for (int64_t dim : shape) {
-    if (ShapedType::isDynamic(dim))
-      return std::nullopt;
-    count *= dim;
-  }
-  return count;
+  return checkedElementCount(shape); // Checked: std::nullopt on overflow too.
 }
 
 } // namespace kiln
