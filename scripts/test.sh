@@ -194,10 +194,14 @@ run_fuzz() {
   # KILN_FUZZ_TARGETS picks the targets; by default only the artifact
   # reader, the one whose clang build and run were checked on the
   # development machine so far (docs/testing.md).
+  # fuzz.sh's build takes the build lock that this script holds shared:
+  # drop it meanwhile (as run_python does), or the two wait for each other.
+  flock -u 8
   KILN_BUILD_DIR="$build" KILN_FUZZ_BUILD_DIR="${KILN_FUZZ_BUILD_DIR:-$build-fuzz}" \
     KILN_FUZZ_TARGETS="${KILN_FUZZ_TARGETS:-artifact-reader}" \
     scripts/fuzz.sh --seconds "${KILN_FUZZ_SECONDS:-60}" "${fuzz_build[@]}" </dev/null >"$log" 2>&1
   local status=$?
+  flock -s 8
   grep -E "^fuzz |^  " "$log" | head -30
   local counts
   counts="$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$log" | tail -1)"
