@@ -111,6 +111,32 @@ static kiln_status_t checkHeader(const uint8_t *data, size_t size,
 }
 
 /// Checks every section's bounds, alignment and hash.
+/// Whether every [long] vector of |manifest| (the buffers' and signatures'
+/// shapes) starts 8-byte aligned. FlatBuffers' verifier checks only the
+/// 4-byte alignment of a vector's length, so a damaged manifest can place
+/// 8-byte elements where reading them is undefined behaviour (found by the
+/// artifact-reader fuzzer).
+static bool shapesAligned(const Model &manifest) {
+  auto aligned = [](const flatbuffers::Vector<int64_t> *shape) {
+    return !shape ||
+           reinterpret_cast<uintptr_t>(shape->Data()) % alignof(int64_t) == 0;
+  };
+  if (!manifest.entry_points())
+    return true;
+  for (const EntryPoint *entry : *manifest.entry_points()) {
+    if (entry->buffers())
+      for (const Buffer *buffer : *entry->buffers())
+        if (!aligned(buffer->shape()))
+          return false;
+    for (const auto *signatures : {entry->inputs(), entry->outputs()})
+      if (signatures)
+        for (const TensorSignature *signature : *signatures)
+          if (!aligned(signature->shape()))
+            return false;
+  }
+  return true;
+}
+
 static kiln_status_t checkSections(const Model &manifest, uint64_t manifestEnd,
                                    const uint8_t *data, size_t size,
                                    const std::string &describe) {
@@ -167,6 +193,10 @@ kiln_status_t readArtifact(const uint8_t *data, size_t size,
                    ? ""
                    : " (no \"KILN\" identifier)");
   const Model *manifest = GetModel(bytes);
+  if (!shapesAligned(*manifest))
+    return Error(KILN_STATUS_DATA_LOSS)
+           << describe << ": the manifest is not a valid kiln FlatBuffer (a "
+              "shape vector is not 8-byte aligned)";
   if (manifest->format_version() != header.formatVersion)
     return Error(KILN_STATUS_DATA_LOSS)
            << describe << ": the manifest says format "
