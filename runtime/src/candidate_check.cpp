@@ -2,6 +2,7 @@
 // random operands, host references of Conv and Gemm outputs, comparisons.
 #include "candidate_check.h"
 #include "float_formats.h"
+#include "splitmix64.h"
 #include "status.h"
 
 #include <cuda_runtime.h>
@@ -30,15 +31,8 @@ double epsilonOf(DType dtype, bool allowTf32) {
   }
 }
 
-/// SplitMix64: a small, well-mixed, seedable generator.
-struct Random {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+/// splitmix64.h with the values the check operands need.
+struct Random : SplitMix64 {
   /// Uniform in [-1, 1).
   double uniform() { return double(next() >> 11) * 0x1.0p-52 - 1.0; }
 };

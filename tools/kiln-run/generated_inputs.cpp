@@ -1,6 +1,7 @@
 // generateInput: deterministic random tensors per dtype (splitmix64, so the
 // values do not depend on the C++ library's distributions).
 #include "generated_inputs.h"
+#include "splitmix64.h"
 
 #include <cstring>
 #include <string>
@@ -9,15 +10,8 @@ namespace kiln::run {
 
 namespace {
 
-/// splitmix64: small, fast and fully specified.
-struct SplitMix64 {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+/// The runtime's splitmix64 (splitmix64.h) with the values inputs need.
+struct SplitMix64 : kiln::runtime::SplitMix64 {
   /// Uniform in [-1, 1), never 0.
   double signedUnit() {
     double value = static_cast<double>(next() >> 11) * 0x1.0p-53 * 2.0 - 1.0;
