@@ -78,7 +78,17 @@ with open(sys.argv[2], "w") as out:
         out.write("%s %.9g\n" % (node.name, float((value * value).sum())))
 PY
 
-# 5. Binaries: kiln-run and the runtime's tests (they need only the CUDA
+# 5. ResNet-50 at batch 32, fp16, for the replay check (issue 13): the
+# artifact with its weights external, the graph-only model and the weight
+# filler that regenerates the same bytes on the GPU machine.
+mkdir -p "$out/replays" "$work/resnet50"
+"$python" "$root/scripts/fill-weights.py" "$root/test/models/resnet50-torchscript.onnx" \
+  "$work/resnet50/resnet50-torchscript.onnx" --external >/dev/null
+"$build/bin/kiln-compile" "$work/resnet50/resnet50-torchscript.onnx" --input-shape batch=32 \
+  --precision fp16 --external-weights --gpu-arch "$arch" \
+  -o "$out/replays/resnet50-bs32-fp16.kiln" 2>&1 | tail -1 | sed 's/^/   /'
+cp "$root/test/models/resnet50-torchscript.onnx" "$root/scripts/fill-weights.py" "$out/replays/"
+# 6. Binaries: kiln-run and the runtime's tests (they need only the CUDA
 # runtime, cuBLASLt and NVRTC of the GPU machine's /usr/local/cuda).
 cp "$build/bin/kiln-run" "$out/bin/"
 for test in "$build"/unittests/KilnRuntime* "$build"/unittests/KilnRunFile*; do

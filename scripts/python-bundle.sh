@@ -33,7 +33,8 @@ ls "$out/wheels"
 # 3. The tests and their artifacts, inputs and onnxruntime's outputs.
 cp -r python/tests "$out/tests"
 rm -rf "$out/tests/__pycache__"
-(cd "$out/tests" && "$root/.venv/bin/python" cases.py "$out/data")
+# From the source folder: cases.py finds examples/mlp.onnx relative to it.
+(cd python/tests && "$root/.venv/bin/python" cases.py "$out/data")
 
 # 4. The example, compiled from torch here into the cache that the GPU
 # machine's run reads. Both sides draw ResNet-50's random weights with the

@@ -13,11 +13,23 @@
 #include "status.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <utility>
 
 namespace kiln::runtime {
 
 namespace {
+/// KILN_CONV_GRAPH_FENCE=0 leaves out the fence before each graph plan (see
+/// ConvGraph::execute): only to show the race it prevents.
+bool fenceEnabled() {
+  static const bool enabled = [] {
+    const char *setting = std::getenv("KILN_CONV_GRAPH_FENCE");
+    return !setting || std::strcmp(setting, "0") != 0;
+  }();
+  return enabled;
+}
+
 /// Configs looked at per heuristics mode: each finalisation may compile a
 /// kernel, so the list is cut where the heuristics' ranking stops mattering.
 constexpr int64_t kMaxConfigs = 10;
@@ -348,6 +360,21 @@ kiln_status_t ConvGraph::execute(cudnnHandle_t handle, size_t index,
                                 CUDNN_TYPE_VOID_PTR, 1, &workspace));
   KILN_RETURN_IF_ERROR(pack.finalize());
   const Plan &plan = executionPlans[index];
+  if (fenceEnabled()) {
+    // The fence (issue 13): a graph plan's first kernel may start before
+    // the stream's previous kernels have finished (cuDNN launches it as a
+    // programmatic dependent launch), and then reads what they have not yet
+    // written. A memset is not a kernel, so it waits for everything before
+    // it, and the plan's kernels cannot start before the memset ends. It
+    // writes 4 bytes of the scratch the plan is about to use (or of its own
+    // output, which it then overwrites).
+    cudaStream_t stream = nullptr;
+    KILN_RETURN_IF_ERROR(
+        cudnnStatus(cudnnGetStream(handle, &stream), "cudnnGetStream"));
+    KILN_RETURN_IF_ERROR(cudaStatus(
+        cudaMemsetAsync(workspace ? workspace : pointers.out, 0, 4, stream),
+        "the fence before a cuDNN graph plan"));
+  }
   return backendStatus(cudnnBackendExecute(handle, plan.plan.get(), pack.get()),
                        "cudnnBackendExecute (" + plan.name + ")");
 }

@@ -51,6 +51,7 @@ kiln_session_s::~kiln_session_s() {
       cudnnDestroy(handle);
   if (arena)
     cudaFree(arena);
+
   kiln_model_release(model);
 }
 
@@ -80,6 +81,7 @@ kiln_status_t initialize(kiln_session_s *session) {
   session->workspaceBytes = layout.workspaceBytes;
   session->workspaces.assign(streams, nullptr);
   if (layout.totalBytes > 0) {
+    session->arenaBytes = size_t(layout.totalBytes);
     KILN_RETURN_IF_ERROR(allocateDeviceMemory(
         &session->arena, layout.totalBytes,
         "allocating the " + std::to_string(layout.totalBytes) +
@@ -266,6 +268,11 @@ kiln_status_t kiln_session_create(kiln_model_t *model,
     session->algorithmCachePath = cache;
   if (const char *pdl = std::getenv("KILN_PDL"))
     session->programmaticLaunch = std::strcmp(pdl, "0") != 0;
+  if (const char *graph = std::getenv("KILN_CUDA_GRAPH"))
+    session->cudaGraph = std::strcmp(graph, "0") != 0;
+  const char *poison = std::getenv("KILN_POISON_ARENA");
+  session->poisonArena =
+      session->debug || (poison && std::strcmp(poison, "0") != 0);
   if (session->profile) {
     // Before any graph is captured (autotuning, the steps' graphs).
     std::string unavailable = prepareCupti();

@@ -102,8 +102,19 @@ struct kiln_session_s {
   /// Launch steps start with programmatic dependent launch (their kernels
   /// begin with griddepcontrol.wait), unless KILN_PDL=0.
   bool programmaticLaunch = true;
+  /// Runs replay the plan captured as a CUDA graph, unless KILN_CUDA_GRAPH=0:
+  /// then every run enqueues the plan's steps on their streams (a
+  /// diagnostic: the same work and concurrency without graph capture).
+  bool cudaGraph = true;
+  /// Debug mode, or KILN_POISON_ARENA=1: every run first fills the arena
+  /// (activations and workspaces) with 0xff bytes (NaN in f16, bf16 and
+  /// f32), so that a step reading memory no step of this run wrote (stale
+  /// data from an earlier run, a workspace assumed zeroed) gives NaN instead
+  /// of a plausible value; --check-nan then names it.
+  bool poisonArena = false;
   // Activations, then one cuBLASLt/cuDNN workspace a stream.
   void *arena = nullptr;
+  size_t arenaBytes = 0;
   /// workspaces[s]: the workspace of plan stream s (NULL without GEMMs);
   /// each is |workspaceBytes| long.
   std::vector<void *> workspaces;

@@ -244,12 +244,18 @@ kiln_status_t enqueueRun(kiln_session_s *session,
         "staging a host input"));
   }
   *enqueued = true; // Step by step or a graph launch: possibly partial.
+  if (session->poisonArena && session->arena && !captured)
+    KILN_RETURN_IF_ERROR(cudaStatus(
+        cudaMemsetAsync(session->arena, 0xff, session->arenaBytes, stream),
+        "poisoning the activation arena"));
   if (captured) // The caller's graph gets the plan's nodes themselves.
     KILN_RETURN_IF_ERROR(annotate(enqueuePlan(session, addresses, stream),
                                   "enqueueing the plan into the caller's "
                                   "stream capture"));
   else if (session->debug || session->profile)
     KILN_RETURN_IF_ERROR(runStepByStep(session, addresses, stream));
+  else if (!session->cudaGraph)
+    KILN_RETURN_IF_ERROR(enqueuePlan(session, addresses, stream));
   else
     KILN_RETURN_IF_ERROR(runGraph(session, addresses, stream));
   for (Binding &binding : session->outputs) {
@@ -288,7 +294,11 @@ kiln_status_t captureStatus(const kiln_session_s &session, cudaStream_t stream,
   return nullptr;
 }
 
-kiln_status_t runSession(kiln_session_s *session, cudaStream_t stream) {
+namespace {
+
+/// kiln_session_run's checks and work; runSession below records a device
+/// fault from any of them.
+kiln_status_t checkAndEnqueueRun(kiln_session_s *session, cudaStream_t stream) {
   if (!session->deviceFault.empty())
     return Error(KILN_STATUS_DEVICE_FAULT)
            << "the session cannot run: an earlier run hit a device fault and "
@@ -333,8 +343,19 @@ kiln_status_t runSession(kiln_session_s *session, cudaStream_t stream) {
     else
       kiln_status_free(recorded);
   }
-  if (kiln_status_code(status) == KILN_STATUS_DEVICE_FAULT) {
-    // Only debug mode knows the step; a graph's fault shows at a later call.
+  return status;
+}
+
+} // namespace
+
+kiln_status_t runSession(kiln_session_s *session, cudaStream_t stream) {
+  kiln_status_t status = checkAndEnqueueRun(session, stream);
+  // A fault is sticky: it shows at whichever CUDA call comes first (the
+  // capture check, the graph launch, the run's event), often in a later
+  // run than the one whose kernel faulted.
+  if (kiln_status_code(status) == KILN_STATUS_DEVICE_FAULT &&
+      session->deviceFault.empty()) {
+    // Only debug mode knows the step.
     if (!session->debug)
       status->message += "; to find the kernel, run again with KILN_DEBUG=1 "
                          "in a new process";

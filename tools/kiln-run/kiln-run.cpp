@@ -348,6 +348,7 @@ int runModel(const RunOptions &options) {
                 dump.bytesWritten() / 1048576.0, options.dumpSteps.c_str());
   }
 
+  std::vector<std::vector<uint8_t>> firstOutputs;
   for (size_t i = 0; i < outputBuffers.size(); ++i) {
     kiln_tensor_info_t info;
     if (failed(kiln_model_output_info(model, entry, i, &info), "output info"))
@@ -361,6 +362,7 @@ int runModel(const RunOptions &options) {
                               cudaMemcpyDeviceToHost),
                    "downloading an output"))
       return finish(kExitFailure);
+    firstOutputs.push_back(actual.data);
     std::string error;
     if (!options.saveOutputs.empty() &&
         !writeNpy(options.saveOutputs + "/" + info.name + ".npy", actual,
@@ -404,6 +406,10 @@ int runModel(const RunOptions &options) {
       exitCode = kExitFailure;
   }
 
+  if (options.replays > 0 &&
+      !checkReplays(model, entry, session, outputBuffers, firstOutputs,
+                    options.replays, stream))
+    exitCode = kExitFailure;
   if (options.sessions > 0) {
     kiln_session_options_t fresh = sessionOptions;
     fresh.debug = options.debug;

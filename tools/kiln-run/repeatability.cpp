@@ -1,5 +1,6 @@
 // kiln-run --sessions N: N fresh sessions on the same inputs, outputs compared
-// bit for bit with the first session's.
+// bit for bit with the first session's; --replays N: N more runs of one
+// session, compared with its first run.
 #include "repeatability.h"
 #include "bench_profile.h"
 #include "tensor_files.h"
@@ -169,6 +170,58 @@ bool checkRepeatability(kiln_model_t *model,
               "outputs, %zu elements)\n",
               sessions, count, elements);
   return true;
+}
+
+bool checkReplays(kiln_model_t *model, size_t entryPoint,
+                  kiln_session_t *session,
+                  const std::vector<void *> &outputBuffers,
+                  const std::vector<std::vector<uint8_t>> &first, int replays,
+                  cudaStream_t stream) {
+  size_t count = outputBuffers.size();
+  std::vector<kiln_tensor_info_t> infos(count);
+  std::vector<kiln_dtype_t> dtypes(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (failed(kiln_model_output_info(model, entryPoint, i, &infos[i]),
+               "output info"))
+      return false;
+    dtypes[i] = infos[i].dtype;
+  }
+  std::vector<std::vector<uint8_t>> outputs(count);
+  int differing = 0;
+  for (int r = 0; r < replays; ++r) {
+    for (size_t i = 0; i < count; ++i)
+      if (cudaFailed(cudaMemsetAsync(outputBuffers[i], r % 2 ? 0x7f : 0xff,
+                                     infos[i].bytes, stream),
+                     "poisoning an output"))
+        return false;
+    if (failed(kiln_session_run(session, stream), "run") ||
+        cudaFailed(cudaStreamSynchronize(stream), "run"))
+      return false;
+    for (size_t i = 0; i < count; ++i) {
+      outputs[i].resize(infos[i].bytes);
+      if (cudaFailed(cudaMemcpy(outputs[i].data(), outputBuffers[i],
+                                infos[i].bytes, cudaMemcpyDeviceToHost),
+                     "downloading an output"))
+        return false;
+    }
+    OutputDifference difference = firstDifference(first, outputs, dtypes);
+    if (difference.output < 0)
+      continue;
+    ++differing;
+    const kiln_tensor_info_t &info = infos[difference.output];
+    std::printf("replays: MISMATCH: run %d differs from the first run in "
+                "output '%s': %zu elements differ, the first at element %lld "
+                "%s: %.9g vs %.9g\n",
+                r + 2, info.name, difference.differing,
+                static_cast<long long>(difference.element),
+                multiIndex(static_cast<size_t>(difference.element), info.dims,
+                           info.rank)
+                    .c_str(),
+                difference.second, difference.first);
+  }
+  std::printf("replays: %d of %d further runs bit-identical to the first\n",
+              replays - differing, replays);
+  return differing == 0;
 }
 
 } // namespace kiln::run

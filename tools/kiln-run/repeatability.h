@@ -1,5 +1,6 @@
-// kiln-run --sessions N: checks that N fresh sessions of a model give
-// bit-identical outputs on the same inputs.
+// kiln-run --sessions N and --replays N: checks that N fresh sessions of a
+// model, or N more runs of one session, give bit-identical outputs on the
+// same inputs.
 #ifndef KILN_RUN_REPEATABILITY_H
 #define KILN_RUN_REPEATABILITY_H
 
@@ -45,6 +46,19 @@ bool checkRepeatability(kiln_model_t *model,
                         size_t entryPoint,
                         const std::vector<DeviceInput> &inputs, int sessions,
                         cudaStream_t stream);
+
+/// Runs |session| |replays| more times (its outputs, bound to
+/// |outputBuffers|, poisoned before each) and compares every replay's outputs
+/// bitwise with |first|, the outputs of the session's first run. Prints each
+/// replay that differs (output, how many elements, the first) and a summary
+/// line; returns false when any replay differs or fails. A CUDA graph
+/// replayed, or a plan enqueued again, on the same addresses must give the
+/// same bits: a difference is a race in the plan or in a library call.
+bool checkReplays(kiln_model_t *model, size_t entryPoint,
+                  kiln_session_t *session,
+                  const std::vector<void *> &outputBuffers,
+                  const std::vector<std::vector<uint8_t>> &first, int replays,
+                  cudaStream_t stream);
 
 } // namespace kiln::run
 

@@ -69,6 +69,8 @@ const char *const kRunUsage =
     "Numerics (docs/testing.md):\n"
     "  --sessions N             N fresh sessions must give bit-identical "
     "outputs\n"
+    "  --replays N              N more runs of the session must give the first "
+    "run's bits\n"
     "  --dump-steps DIR         a debug-mode run writes every step's outputs "
     "and\n"
     "                           steps.json, for kiln-interpret "
@@ -266,9 +268,10 @@ ParseResult parseRunOptions(int argc, const char *const *argv,
                                           : &options->saveOutputs);
       if (ok && flag == "--json")
         timingGiven = true;
-    } else if (flag == "--sessions") {
+    } else if (flag == "--sessions" || flag == "--replays") {
       ok = value(&text) && parseInteger(flag, text, 1, 1000, &integer, error);
-      options->sessions = static_cast<int>(integer);
+      (flag == "--sessions" ? options->sessions : options->replays) =
+          static_cast<int>(integer);
     } else if (flag == "--dump-steps") {
       ok = value(&options->dumpSteps);
     } else if (flag == "--dump-rows") {

@@ -32,6 +32,8 @@ struct RunOptions {
   double durationSeconds = 0;
   /// --sessions N: N fresh sessions must give bit-identical outputs.
   int sessions = 0;
+  /// --replays N: N more runs of the session must give the first run's bits.
+  int replays = 0;
   /// --dump-steps DIR, with --dump-rows (parsed; empty: whole tensors) and
   /// --dump-step-range FIRST:LAST (inclusive plan steps).
   std::string dumpSteps;
