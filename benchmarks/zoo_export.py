@@ -26,12 +26,11 @@ import json
 import os
 import sys
 
-REPO_SCRIPTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                            "scripts")
-# In a bundle the scripts are copied beside this file.
-SCRIPTS = os.path.dirname(os.path.abspath(__file__)) \
-    if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), "zoo_common.py")) \
-    else REPO_SCRIPTS
+HERE = os.path.dirname(os.path.abspath(__file__))
+# In a bundle the scripts are copied beside this file; in the repository
+# they are in scripts/.
+SCRIPTS = HERE if os.path.exists(os.path.join(HERE, "zoo_common.py")) \
+    else os.path.join(os.path.dirname(HERE), "scripts")
 sys.path.insert(0, SCRIPTS)
 import zoo_common  # noqa: E402
 
