@@ -416,7 +416,9 @@ def by_parameter(model, shapes):
     return result
 
 
-def export(name, exporter, outdir):
+def build_module(name):
+    """The zoo's module |name|, initialised from seed 0 on the CPU, in eval mode,
+    taking and returning plain tensors (the inputs and outputs of ZOO[name])."""
     entry = ZOO[name]
     torch.manual_seed(0)
     model = entry["build"]().eval()
@@ -424,32 +426,15 @@ def export(name, exporter, outdir):
     if not isinstance(model, (DecoderWithPast, T5Decoder, BartDecoder)):
         model = Outputs(model, names, entry["fields"],
                         ones_mask=entry["family"] == "decoder")
-    args = sample_inputs(entry)
+    return model
+
+
+def export(name, exporter, outdir):
+    model = build_module(name)
     path = os.path.join(outdir, f"{name}-{exporter}.onnx")
     full = path + ".full"
     start = time.time()
-    with torch.no_grad():
-        model(*args)  # the eager model must run before it is exported
-        if exporter == "torchscript":
-            axes = {spec["name"]: {i: d for i, d in enumerate(spec["dims"]) if isinstance(d, str)}
-                    for spec in entry["inputs"]}
-            torch.onnx.export(model, args, full, opset_version=17, dynamo=False,
-                              input_names=names, output_names=entry["outputs"],
-                              dynamic_axes=axes)
-        else:
-            dims = {}
-            shapes = []
-            for spec in entry["inputs"]:
-                shape = {}
-                for i, d in enumerate(spec["dims"]):
-                    if isinstance(d, str):
-                        dims.setdefault(d, torch.export.Dim(d, min=1, max=4096))
-                        shape[i] = dims[d]
-                shapes.append(shape)
-            program = torch.onnx.export(model, args, dynamo=True, opset_version=18,
-                                        input_names=names, output_names=entry["outputs"],
-                                        dynamic_shapes=by_parameter(model, shapes))
-            program.save(full)
+    export_with_weights(name, exporter, model, full)
     proto = onnx.load(full, load_external_data=True)
     stripped = strip_weights(proto)
     strip_metadata(proto)
@@ -462,6 +447,45 @@ def export(name, exporter, outdir):
           f"initializers stripped, {record['bytes']} bytes, {time.time() - start:.1f} s",
           flush=True)
     return record
+
+
+def export_with_weights(name, exporter, model, path):
+    """Exports |model| (build_module(name)) to |path| as the zoo's files are
+    exported: traced at ZOO[name]'s sample sizes with its symbolic dims
+    dynamic, weights kept (the dynamo exporter may put them in |path|.data)."""
+    entry = ZOO[name]
+    names = [spec["name"] for spec in entry["inputs"]]
+    args = sample_inputs(entry)
+    # nn.MultiheadAttention's inference fast path is one fused aten op that
+    # neither exporter knows; the regular path is MatMul/Softmax/MatMul.
+    fastpath = torch.backends.mha.get_fastpath_enabled()
+    torch.backends.mha.set_fastpath_enabled(False)
+    try:
+        with torch.no_grad():
+            model(*args)  # the eager model must run before it is exported
+            if exporter == "torchscript":
+                axes = {spec["name"]: {i: d for i, d in enumerate(spec["dims"])
+                                       if isinstance(d, str)}
+                        for spec in entry["inputs"]}
+                torch.onnx.export(model, args, path, opset_version=17, dynamo=False,
+                                  input_names=names, output_names=entry["outputs"],
+                                  dynamic_axes=axes)
+            else:
+                dims = {}
+                shapes = []
+                for spec in entry["inputs"]:
+                    shape = {}
+                    for i, d in enumerate(spec["dims"]):
+                        if isinstance(d, str):
+                            dims.setdefault(d, torch.export.Dim(d, min=1, max=4096))
+                            shape[i] = dims[d]
+                    shapes.append(shape)
+                program = torch.onnx.export(model, args, dynamo=True, opset_version=18,
+                                            input_names=names, output_names=entry["outputs"],
+                                            dynamic_shapes=by_parameter(model, shapes))
+                program.save(path)
+    finally:
+        torch.backends.mha.set_fastpath_enabled(fastpath)
 
 
 def make_record(name, exporter, path, proto):
@@ -499,9 +523,6 @@ def main():
                         help="only (re)write zoo.json entries of the files in OUTDIR")
     args = parser.parse_args()
     os.makedirs(args.outdir, exist_ok=True)
-    # nn.MultiheadAttention's inference fast path is one fused aten op that
-    # neither exporter knows; the regular path is MatMul/Softmax/MatMul.
-    torch.backends.mha.set_fastpath_enabled(False)
     import transformers
     import torchvision
     print(f"torch {torch.__version__}, torchvision {torchvision.__version__}, "

@@ -3,20 +3,21 @@
 # the ONNX node tests on the CPU evaluator, a short fuzz run of each
 # libFuzzer target (scripts/fuzz.sh), the runtime package's install
 # (examples/embed built against it), the Python package's pytest suite
-# (installed into .venv with pip first), the random-graph property test
-# and the model zoo. Prints one line per suite and,
-# last, `N passed, M failed, K skipped` over all suites. Exits non-zero when a
+# (installed into .venv with pip first), the benchmarks' build-machine tests
+# (benchmarks/tests), the random-graph property test and the model zoo.
+# Prints one line per suite and, last, `N passed, M failed, K skipped` over all suites. Exits non-zero when a
 # test failed, the build failed or a suite could not run (each of those two
 # counts as one failure in the totals).
 #   scripts/test.sh               # setup, build, all suites
 #   scripts/test.sh --no-build    # skip setup and build (after a build)
-#   scripts/test.sh lit unit      # only these suites (lit, unit, node, fuzz, install, python, graphs, zoo)
+#   scripts/test.sh lit unit      # only these suites (lit, unit, node, fuzz, install, python, bench,
+#                                 # graphs, zoo)
 #   KILN_GRAPH_COUNT=200 scripts/test.sh graphs   # fewer random graphs (CI: 2000)
 #   KILN_ZOO_FILTER=bert scripts/test.sh zoo        # only the zoo files matching a regex
 # KILN_FUZZ_SECONDS (default 60) is each fuzz target's time, KILN_FUZZ_TARGETS
 # (default artifact-reader) the fuzz targets.
 # Full logs: build/test-logs/ (lit.log, unit-NAME.log, node.log, node.json,
-# fuzz.log, install.log, python-install.log, python.log, graphs.log,
+# fuzz.log, install.log, python-install.log, python.log, bench.log, graphs.log,
 # graphs.json, zoo.log, zoo.json).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,12 +33,12 @@ suites=()
 for arg in "$@"; do
   case "$arg" in
     --no-build) do_build=0 ;;
-    lit|unit|node|fuzz|install|python|graphs|zoo) suites+=("$arg") ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    lit|unit|node|fuzz|install|python|bench|graphs|zoo) suites+=("$arg") ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
-[ "${#suites[@]}" -gt 0 ] || suites=(lit unit node fuzz install python graphs zoo)
+[ "${#suites[@]}" -gt 0 ] || suites=(lit unit node fuzz install python bench graphs zoo)
 
 total_passed=0 total_failed=0 total_skipped=0 broken=0
 summary=()
@@ -256,14 +257,21 @@ run_python() {
     return
   fi
   # From another folder, so that the installed package is the one imported.
-  (cd "$logs" && "$root/.venv/bin/python" -m pytest -p no:cacheprovider -rs \
-    "$root/python/tests" >"$log" 2>&1)
-  status=$?
+  run_pytest "python" "$log" " (the skipped ones need a GPU or torch)" "$root/python/tests"
+}
+
+# run_pytest SUITE LOG NOTE PATH...: pytest on PATH from the log folder;
+# records its totals (an error counts as a failure; no results, as a broken suite).
+run_pytest() {
+  local suite="$1" log="$2" note="$3"
+  shift 3
+  (cd "$logs" && "$root/.venv/bin/python" -m pytest -p no:cacheprovider -rs "$@" >"$log" 2>&1)
+  local status=$?
   grep -E "^(FAILED|ERROR) " "$log" | head -30
   # Exit 5: no tests collected, which is a broken suite here.
   if [ "$status" = 5 ] || ! grep -qE "^=+ .* in [0-9.]+s" "$log"; then
     tail -5 "$log"
-    could_not_run "python" "pytest exited $status without results; see $log"
+    could_not_run "$suite" "pytest exited $status without results; see $log"
     return
   fi
   # The last line: "=== 2 failed, 30 passed, 9 skipped, 1 error in 12.3s ===".
@@ -275,10 +283,17 @@ run_python() {
   done
   skipped="$(echo "$totals" | grep -oE "[0-9]+ skipped" | cut -d' ' -f1)"
   if [ "$failed" = 0 ] && [ "$status" != 0 ]; then
-    could_not_run "python" "pytest exited $status with no failed test; see $log"
+    could_not_run "$suite" "pytest exited $status with no failed test; see $log"
     return
   fi
-  record "python" "${passed:-0}" "$failed" "${skipped:-0}" " (the skipped ones need a GPU or torch)"
+  record "$suite" "${passed:-0}" "$failed" "${skipped:-0}" "$note"
+}
+
+# --- The benchmarks' build-machine tests (benchmarks/tests) ---------------------------
+run_bench() {
+  echo "== bench (the zoo benchmark's bundle builder and summary; pytest benchmarks/tests)"
+  run_pytest "bench" "$logs/bench.log" " (the bundle test needs torch: KILN_TORCH_PYTHON)" \
+    "$root/benchmarks/tests"
 }
 
 # --- Scripts that end with `N passed, M failed, K skipped` ------------------------------

@@ -1,0 +1,147 @@
+"""The zoo benchmark's build-machine half: the bundle builder, the per-model
+kiln step's accuracy gate and the summary merger (no GPU: kiln-run is a stand-in
+where one is needed; the GPU half runs in the device call)."""
+import json
+import math
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+import pytest
+
+BENCHMARKS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO_ROOT = os.path.dirname(BENCHMARKS)
+sys.path.insert(0, BENCHMARKS)
+import zoo  # noqa: E402
+import zoo_summary  # noqa: E402
+
+BUILD = os.environ.get("KILN_BUILD_DIR", os.path.join(REPO_ROOT, "build"))
+TORCH_PYTHON = os.environ.get("KILN_TORCH_PYTHON", "/work/torchenv/bin/python")
+
+
+def torch_python_works():
+    return os.access(TORCH_PYTHON, os.X_OK) and subprocess.run(
+        [TORCH_PYTHON, "-c", "import torch, torchvision, transformers, onnx"],
+        capture_output=True).returncode == 0
+
+
+def per_model(name, status, kiln_ms=None, max_autotune_ms=None, date="2026-12-01 10:00:00"):
+    """A per-model result as benchmarks/zoo.py writes it."""
+    result = dict(model=name, family="cnn", status=status, date=date, machine="H200, 580",
+                  kiln_rel_l2_vs_onnxruntime=1e-3 if status != "MISMATCH" else 2e-2,
+                  torch_eager_ms=3.0)
+    if kiln_ms is not None:
+        result["kiln_ms"] = kiln_ms
+    if max_autotune_ms is not None:
+        result["torch_max_autotune_ms"] = max_autotune_ms
+        if kiln_ms is not None:
+            result["kiln_over_max_autotune_ratio"] = kiln_ms / max_autotune_ms
+    return result
+
+
+def test_summary_merges_per_model_results(tmp_path):
+    results = tmp_path / "zoo"
+    results.mkdir()
+    for result in (per_model("resnet18", "ok", 0.5, 1.0),
+                   per_model("bert", "ok", 0.8, 0.4, date="2026-12-02 09:00:00"),
+                   per_model("mobilenet_v2", "MISMATCH", max_autotune_ms=1.0),
+                   # Stopped after its ratio was written: not a measured model.
+                   per_model("gpt2", "TIMEOUT", 0.2, 1.0)):
+        (results / f"{result['model']}.json").write_text(json.dumps(result))
+    out = tmp_path / "summary.json"
+    run = subprocess.run([sys.executable, os.path.join(BENCHMARKS, "zoo_summary.py"),
+                          "--results", str(results), "--out", str(out)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    summary = json.loads(out.read_text())
+    assert summary["ratios"] == {"bert": 2.0, "resnet18": 0.5}
+    assert math.isclose(summary["geomean_kiln_over_max_autotune_ratio"], 1.0)
+    assert summary["measured"] == 2 and summary["last_run"].startswith("2026-12-02")
+    assert summary["mismatched"] == ["mobilenet_v2"]
+    assert summary["targets"]["over_each"] == ["bert"]
+    assert summary["targets"]["geomean_met"] is False
+    rows = {row["model"]: row for row in summary["models"]}
+    for name in ("mobilenet_v2", "gpt2"):
+        assert not any("ratio" in key for key in rows[name]), rows[name]
+    assert rows["resnet18"]["kiln_over_max_autotune_ratio"] == 0.5
+    # Every TorchScript model of the zoo is either measured or listed.
+    assert summary["not_measured"]["mobilenet_v2"] == "MISMATCH"
+    assert summary["not_measured"]["gpt2"] == "TIMEOUT"
+    assert summary["not_measured"]["squeezenet"] == "not run"
+    assert summary["measured"] + len(summary["not_measured"]) == summary["zoo_models"]
+    png = (tmp_path / "summary.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", png[16:24])
+    assert width > 300 and height > 100
+
+
+def fake_kiln_run(bundle, rel_l2, passed):
+    """bin/kiln-run standing in for the real one: writes the --json report
+    with one output's check and a latency median, exits as kiln-run does."""
+    os.makedirs(bundle / "bin")
+    report = dict(versions=dict(kiln="test"), outputs=[
+        dict(name="logits", rel_l2=rel_l2, **{"pass": passed})],
+        latency_ms=dict(median=0.25, runs=50))
+    script = bundle / "bin" / "kiln-run"
+    script.write_text("#!/bin/sh\nwhile [ \"$1\" != --json ]; do shift; done\n"
+                      f"cat > \"$2\" <<'EOF'\n{json.dumps(report)}\nEOF\n"
+                      f"exit {0 if passed else 1}\n")
+    script.chmod(0o755)
+
+
+@pytest.mark.parametrize("rel_l2,passed", [(1e-3, True), (6e-3, False)])
+def test_kiln_step_gives_no_time_to_a_mismatch(tmp_path, rel_l2, passed):
+    fake_kiln_run(tmp_path, rel_l2, passed)
+    folder = tmp_path / "resnet18"
+    folder.mkdir()
+    result = dict(status="running", versions={})
+    zoo.run_kiln(str(folder), 50, result)
+    assert result["kiln_rel_l2_vs_onnxruntime"] == rel_l2
+    if passed:
+        assert result["status"] == "running" and result["kiln_ms"] == 0.25
+    else:
+        assert result["status"] == "MISMATCH" and "kiln_ms" not in result
+
+
+@pytest.mark.skipif(not torch_python_works(), reason=f"no torch at {TORCH_PYTHON}")
+@pytest.mark.skipif(not os.access(os.path.join(BUILD, "bin", "kiln-compile"), os.X_OK),
+                    reason="no kiln-compile (build first)")
+def test_bundle_builder_one_model(tmp_path):
+    bundle = tmp_path / "bundle"
+    run = subprocess.run([os.path.join(BENCHMARKS, "make_zoo_bundle.sh"), str(bundle),
+                          "squeezenet"], capture_output=True, text=True,
+                         env=dict(os.environ, KILN_TORCH_PYTHON=TORCH_PYTHON,
+                                  KILN_BUILD_DIR=BUILD))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert sorted(os.listdir(bundle / "bin")) == ["kiln-run"]
+    assert (bundle / "squeezenet" / "fp16.kiln").stat().st_size > 0
+    assert sorted(d for d in os.listdir(bundle) if (bundle / d / "meta.json").exists()) \
+        == ["squeezenet"]
+    meta = json.loads((bundle / "squeezenet" / "meta.json").read_text())
+    assert meta["input_shape"] == "input=8x3x224x224"
+    assert "--external-weights" in meta["kiln_compile_command"]
+    assert meta["kiln_compile_s"] > 0 and meta["expected_s"] > 0
+    # The GPU machine re-exports (16 threads there, one here): the same bytes.
+    export = tmp_path / "again"
+    again = subprocess.run([TORCH_PYTHON, str(bundle / "zoo_export.py"), "squeezenet",
+                            str(export)], capture_output=True, text=True,
+                           env=dict(os.environ, ATEN_CPU_CAPABILITY="avx2",
+                                    OMP_NUM_THREADS="1"))
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert json.loads(again.stdout.splitlines()[-1]) == meta["export"]
+    # The artifact reads its weights from the file the GPU machine writes.
+    with open(bundle / "squeezenet" / "fp16.kiln", "rb") as f:
+        assert b"model.onnx.data" in f.read()
+    # The command it prints runs the bundled copy of zoo.py.
+    command = run.stdout.strip().splitlines()[-1]
+    assert "zoo.py --bundle" in command and "$OUT/zoo-results.tgz" in command
+    for script in zoo_bundle_files():
+        assert (bundle / script).exists(), script
+    shutil.rmtree(bundle)
+
+
+def zoo_bundle_files():
+    import zoo_bundle
+    return [os.path.basename(path) for path in zoo_bundle.BUNDLED]

@@ -1,0 +1,343 @@
+#!/usr/bin/env python3
+"""The zoo benchmark: kiln against torch eager and torch.compile max-autotune.
+
+GPU machine (torch, torchvision, transformers, onnx, onnxruntime, numpy), from
+the folder above the bundle that benchmarks/make_zoo_bundle.sh wrote:
+
+    python3 BUNDLE/zoo.py --bundle BUNDLE --out DIR [--models a,b] [--budget-s 540]
+        [--model-timeout-s 400] [--runs 50]
+
+Runs each of the bundle's models (or --models, in that order) in a process of
+its own (`zoo.py --model NAME`) and writes DIR/NAME.json and DIR/NAME.log.
+Device calls are short and max-autotune takes minutes a model, so a model is
+started only while the budget left covers its expected cost (its last
+measured run's seconds from benchmarks/results/zoo when the bundle was built,
+else a default), and is stopped at min(--model-timeout-s, the budget left).
+The results accumulate across calls: benchmarks/zoo_summary.py merges the
+per-model JSONs under benchmarks/results/zoo/.
+
+For one model (all in one process, same weights, same input):
+  1. exports the module again with its weights beside the artifact
+     (benchmarks/zoo_export.py); the sha256s must be the build machine's
+     (WEIGHTS_DIFFER otherwise), and the runtime checks them again at load;
+  2. onnxruntime (CPU, fp32) computes the reference on the seeded input
+     (zoo_common.make_inputs at zoo_export.benchmark_sizes);
+  3. kiln-run runs fp16.kiln with --expect (relative L2 <= 5e-3 on every
+     output), then --bench; beyond the tolerance the model is MISMATCH and
+     gets no kiln time, no ratio and no max-autotune run;
+  4. torch runs the same module in fp16 (`.half()`, channels_last for CNNs,
+     SDPA attention for transformers models), eager and under
+     torch.compile(mode="max-autotune"): CUDA events around each forward,
+     the median of --runs after warm-up. Their outputs' relative L2 against
+     onnxruntime are recorded too (the check that torch runs the same model).
+Keys: kiln_ms, torch_eager_ms, torch_max_autotune_ms (medians, ms),
+kiln_over_eager_ratio, kiln_over_max_autotune_ratio, kiln_compile_s (on the
+build machine), torch_max_autotune_compile_s (the first call), status (ok,
+MISMATCH, WEIGHTS_DIFFER, ERROR, TIMEOUT).
+"""
+import argparse
+import json
+import os
+import platform
+import signal
+import subprocess
+import sys
+import time
+import traceback
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import zoo_export  # noqa: E402  (puts zoo_common on the path)
+import bundle_files  # noqa: E402
+import zoo_common  # noqa: E402
+
+FP16_REL_L2 = zoo_common.TOLERANCE["fp16"]
+# A model's expected seconds when it has no earlier run (max-autotune's
+# compile dominates: 1-4 minutes for the zoo's models).
+DEFAULT_EXPECTED_S = 180
+
+
+def rel_l2(actual, expected):
+    actual = np.asarray(actual, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    return float(np.linalg.norm(actual - expected) / max(np.linalg.norm(expected), 1e-30))
+
+
+def save(result, path):
+    with open(path + ".tmp", "w") as f:
+        json.dump(result, f, indent=1)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+
+
+def versions():
+    import onnxruntime
+    import torch
+    return dict(zoo_export.torch_versions(), cuda=torch.version.cuda,
+                onnxruntime=onnxruntime.__version__, python=platform.python_version())
+
+
+def reference(folder, inputs):
+    """onnxruntime's outputs (CPU, fp32) on the exported model, by name."""
+    import onnxruntime
+    session = onnxruntime.InferenceSession(os.path.join(folder, "model.onnx"),
+                                           providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    return dict(zip(names, session.run(names, {i.name: inputs[i.name]
+                                              for i in session.get_inputs()})))
+
+
+def run_kiln(folder, runs, result):
+    """kiln-run with the check and the benchmark; fills |result|."""
+    report = os.path.join(folder, "kiln-run.json")
+    command = [os.path.join(os.path.dirname(folder), "bin", "kiln-run"),
+               os.path.join(folder, "fp16.kiln"), "--inputs", os.path.join(folder, "inputs"),
+               "--expect", os.path.join(folder, "expected"), "--rel-l2", str(FP16_REL_L2),
+               "--bench", str(runs), "--json", report]
+    run = subprocess.run(command, capture_output=True, text=True)
+    print(run.stdout + run.stderr, flush=True)
+    if run.returncode not in (0, 1) or not os.path.exists(report):
+        result["status"] = "ERROR"
+        result["error"] = f"kiln-run exited {run.returncode}: " + \
+            (run.stdout + run.stderr).strip()[-600:]
+        return
+    with open(report) as f:
+        kiln = json.load(f)
+    result["kiln_run_command"] = " ".join(command)
+    result["versions"]["kiln"] = kiln["versions"]["kiln"]
+    # kiln-run writes null for a NaN error.
+    errors = {o["name"]: float("inf") if o["rel_l2"] is None else o["rel_l2"]
+              for o in kiln["outputs"]}
+    result["kiln_rel_l2_per_output"] = errors
+    result["kiln_rel_l2_vs_onnxruntime"] = max(errors.values())
+    result["kiln_rel_l2_limit"] = FP16_REL_L2
+    if run.returncode != 0 or not all(o["pass"] for o in kiln["outputs"]):
+        result["status"] = "MISMATCH"
+        return
+    result["kiln_ms"] = kiln["latency_ms"]["median"]
+    result["kiln_latency_ms"] = kiln["latency_ms"]
+
+
+def use_sdpa(module):
+    """Switches the transformers model inside |module| to SDPA attention;
+    returns the attention the torch runs use."""
+    import torch
+    import transformers
+    for sub in module.modules():
+        if isinstance(sub, transformers.PreTrainedModel):
+            try:
+                sub.set_attn_implementation("sdpa")
+            except (ValueError, NotImplementedError) as error:
+                print(f"no SDPA: {error}", flush=True)
+            # Some models (DeBERTa-v2) only warn that they keep their own.
+            actual = sub.config._attn_implementation
+            return actual if actual == "sdpa" else f"{actual} (the model has no SDPA)"
+    if any(isinstance(sub, torch.nn.MultiheadAttention) for sub in module.modules()):
+        return "nn.MultiheadAttention (its fused fast path or SDPA)"
+    return "none"
+
+
+def torch_inputs(inputs, names, channels_last):
+    import torch
+    values = []
+    for name in names:
+        value = torch.from_numpy(inputs[name]).cuda()
+        if value.is_floating_point():
+            value = value.half()
+            if channels_last and value.dim() == 4:
+                value = value.to(memory_format=torch.channels_last)
+        values.append(value)
+    return tuple(values)
+
+
+def torch_outputs(model, args):
+    import torch
+    with torch.inference_mode():
+        out = model(*args)
+    out = out if isinstance(out, (tuple, list)) else (out,)
+    return [o.float().cpu().numpy() for o in out]
+
+
+def run_torch(module, record, inputs, expected, runs, result, save_now):
+    """torch eager and max-autotune in fp16 on the same module and input."""
+    import torch
+    from compare_torch import time_torch
+    channels_last = record["family"] == "cnn"
+    result["layout"] = "channels_last" if channels_last else "contiguous"
+    result["attention"] = use_sdpa(module)
+    model = module.half().eval().cuda()
+    if channels_last:
+        model = model.to(memory_format=torch.channels_last)
+    args = torch_inputs(inputs, [spec["name"] for spec in record["inputs"]], channels_last)
+    names = list(expected)
+    # A model kiln does not match gets no ratio: its minutes of max-autotune
+    # are better spent on the next model.
+    modes = ("eager", "max-autotune") if "kiln_ms" in result else ("eager",)
+    for mode in modes:
+        key = mode.replace("-", "_")
+        if mode == "eager":
+            timed = model
+        else:
+            torch._dynamo.reset()
+            timed = torch.compile(model, mode=mode)
+        start = time.time()
+        outputs = torch_outputs(timed, args)  # compiles under max-autotune
+        torch.cuda.synchronize()
+        if mode != "eager":
+            result[f"torch_{key}_compile_s"] = round(time.time() - start, 1)
+        result[f"torch_{key}_rel_l2_vs_onnxruntime"] = max(
+            rel_l2(o, expected[n]) for o, n in zip(outputs, names))
+        result[f"torch_{key}_ms"] = time_torch(timed, args, runs)
+        if "kiln_ms" in result:
+            result[f"kiln_over_{key}_ratio"] = result["kiln_ms"] / result[f"torch_{key}_ms"]
+        save_now()
+
+
+def bench_model(args):
+    """One model, in this process; writes OUT/NAME.json as it goes."""
+    name, bundle = args.model, os.path.abspath(args.bundle)
+    folder = os.path.join(bundle, name)
+    out = os.path.join(args.out, name + ".json")
+    with open(os.path.join(folder, "meta.json")) as f:
+        meta = json.load(f)
+    record = zoo_export.zoo_record(name, bundle)
+    sizes = zoo_export.benchmark_sizes(record)
+    result = dict(model=name, zoo_file=record["file"], family=record["family"],
+                  covers=record["covers"], command=" ".join([sys.executable] + sys.argv),
+                  date=time.strftime("%Y-%m-%d %H:%M:%S"), machine=bundle_files.gpu_machine(),
+                  host=platform.node(), versions=versions(), dtype="fp16",
+                  input_shapes={spec["name"]: zoo_common.dims_of(record, spec, sizes)
+                                for spec in record["inputs"]},
+                  runs=args.runs, status="running",
+                  kiln_compile_s=meta["kiln_compile_s"],
+                  kiln_compile_command=meta["kiln_compile_command"],
+                  build_machine=meta["build_machine"])
+    save(result, out)
+    start = time.time()
+    try:
+        module, digests = zoo_export.export(name, folder)
+        result["weights_sha256"] = digests["data_sha256"]
+        if digests != meta["export"]:
+            result["status"] = "WEIGHTS_DIFFER"
+            result["error"] = (f"the export here {digests} differs from the build machine's "
+                               f"{meta['export']}")
+            return 1
+        inputs = zoo_common.make_inputs(record, sizes)
+        for kind in ("inputs", "expected"):
+            os.makedirs(os.path.join(folder, kind), exist_ok=True)
+        for input_name, value in inputs.items():
+            np.save(os.path.join(folder, "inputs", input_name + ".npy"), value)
+        expected = reference(folder, inputs)
+        for output_name, value in expected.items():
+            np.save(os.path.join(folder, "expected", output_name + ".npy"), value)
+        run_kiln(folder, args.runs, result)
+        save(result, out)
+        if result["status"] == "ERROR":
+            return 1
+        run_torch(module, record, inputs, expected, args.runs, result,
+                  lambda: save(result, out))
+        if result["status"] == "running":
+            result["status"] = "ok"
+        return 0 if result["status"] == "ok" else 1
+    except Exception:
+        result["status"] = "ERROR"
+        result["error"] = traceback.format_exc()[-1500:]
+        print(result["error"], flush=True)
+        return 1
+    finally:
+        result["seconds"] = round(time.time() - start, 1)
+        save(result, out)
+        print(f"{name}: {summary_line(result)}", flush=True)
+
+
+def summary_line(result):
+    parts = [result["status"]]
+    if "kiln_rel_l2_vs_onnxruntime" in result:
+        parts.append(f"rel-L2 {result['kiln_rel_l2_vs_onnxruntime']:.3g}")
+    for key in ("kiln_ms", "torch_eager_ms", "torch_max_autotune_ms"):
+        if key in result:
+            parts.append(f"{key[:-3]} {result[key]:.3f} ms")
+    if "kiln_over_max_autotune_ratio" in result:
+        parts.append(f"kiln/max-autotune {result['kiln_over_max_autotune_ratio']:.2f}")
+    return ", ".join(parts)
+
+
+def run_all(args):
+    """The runner: one process per model within the time budget."""
+    bundle = os.path.abspath(args.bundle)
+    names = args.models.split(",") if args.models else sorted(
+        d for d in os.listdir(bundle) if os.path.exists(os.path.join(bundle, d, "meta.json")))
+    os.makedirs(args.out, exist_ok=True)
+    environment = dict(os.environ, ATEN_CPU_CAPABILITY="avx2")
+    start = time.time()
+    not_started = []
+    for name in names:
+        meta = os.path.join(bundle, name, "meta.json")
+        if not os.path.exists(meta):
+            not_started.append(name)
+            print(f"{name}: not in the bundle", flush=True)
+            continue
+        with open(meta) as f:
+            expected_s = json.load(f)["expected_s"]
+        left = args.budget_s - (time.time() - start)
+        if left < expected_s:
+            not_started.append(name)
+            print(f"{name}: not started: {left:.0f} s of the budget left, expected "
+                  f"{expected_s:.0f} s", flush=True)
+            continue
+        timeout = min(args.model_timeout_s, left)
+        print(f"== {name} (expected {expected_s:.0f} s, stopped after {timeout:.0f} s)",
+              flush=True)
+        with open(os.path.join(args.out, name + ".log"), "w") as log:
+            child = subprocess.Popen(
+                [sys.executable, os.path.abspath(__file__), "--bundle", bundle, "--out",
+                 args.out, "--model", name, "--runs", str(args.runs)],
+                stdout=log, stderr=subprocess.STDOUT, env=environment,
+                start_new_session=True)  # its own group: inductor's workers stop with it
+            try:
+                child.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(child.pid, signal.SIGKILL)
+                child.wait()
+                mark_timeout(os.path.join(args.out, name + ".json"), name, timeout)
+        path = os.path.join(args.out, name + ".json")
+        if os.path.exists(path):
+            with open(path) as f:
+                print(f"{name}: {summary_line(json.load(f))}", flush=True)
+    print(f"zoo: {len(names) - len(not_started)} of {len(names)} models run in "
+          f"{time.time() - start:.0f} s" + (f"; not started: {', '.join(not_started)}"
+                                            if not_started else ""))
+    return 0
+
+
+def mark_timeout(path, name, timeout):
+    """Keeps what a stopped model measured, marked TIMEOUT (the summary counts
+    only models whose status is ok)."""
+    result = dict(model=name)
+    if os.path.exists(path):
+        with open(path) as f:
+            result = json.load(f)
+    result["status"] = "TIMEOUT"
+    result["error"] = f"stopped after {timeout:.0f} s"
+    save(result, path)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bundle", required=True)
+    parser.add_argument("--out", required=True, help="folder for NAME.json and NAME.log")
+    parser.add_argument("--models", help="comma-separated (default: every model bundled)")
+    parser.add_argument("--model", help=argparse.SUPPRESS)  # one model, in this process
+    parser.add_argument("--budget-s", type=float, default=540)
+    parser.add_argument("--model-timeout-s", type=float, default=400)
+    parser.add_argument("--runs", type=int, default=50)
+    args = parser.parse_args()
+    if args.model:
+        return bench_model(args)
+    return run_all(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Build machine: the zoo benchmark's bundle (run by benchmarks/make_zoo_bundle.sh).
+
+    ATEN_CPU_CAPABILITY=avx2 TORCH_PYTHON benchmarks/zoo_bundle.py OUTDIR
+        [--models REGEX] [--build-dir build] [--gpu-arch sm_90]
+
+For each zoo model whose name matches REGEX in full (`resnet18|bert`; default:
+every model with a TorchScript export in test/zoo/zoo.json): exports it with
+its weights (benchmarks/zoo_export.py), compiles it with `kiln-compile
+--precision fp16 --external-weights` at zoo_export.benchmark_sizes (the
+compile is timed: kiln_compile_s) into OUTDIR/NAME/fp16.kiln and writes
+OUTDIR/NAME/meta.json (the export's sha256s, the compile command and time,
+this machine, the expected seconds of the GPU run). The weights stay here:
+the GPU machine exports them again. OUTDIR also gets bin/kiln-run and the
+scripts the GPU machine runs (zoo.py and what it imports, test/zoo/zoo.json),
+so it runs from any checkout. Prints the command to run there.
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import zoo_export  # noqa: E402  (puts scripts/ on the path)
+import bundle_files  # noqa: E402
+import zoo_common  # noqa: E402
+
+# What zoo.py needs on the GPU machine, copied beside it.
+BUNDLED = ["benchmarks/zoo.py", "benchmarks/zoo_export.py", "benchmarks/compare_torch.py",
+           "benchmarks/profile_log.py", "scripts/zoo_common.py", "scripts/bundle_files.py",
+           "scripts/export-zoo.py", "scripts/export-real-models.py", "scripts/fill-weights.py",
+           "test/zoo/zoo.json"]
+RESULTS = os.path.join(REPO_ROOT, "benchmarks", "results", "zoo")
+
+
+def expected_seconds(name, results):
+    """The GPU run's expected seconds: the last completed run's, with a
+    margin, else zoo.DEFAULT_EXPECTED_S."""
+    import zoo
+    path = os.path.join(results, name + ".json")
+    if os.path.exists(path):
+        with open(path) as f:
+            last = json.load(f)
+        if last.get("status") == "ok" and last.get("seconds"):
+            return round(last["seconds"] * 1.2 + 15)
+    return zoo.DEFAULT_EXPECTED_S
+
+
+def bundle_model(args, name, out, kiln_version):
+    """Exports and compiles NAME into out/NAME; returns a line to print."""
+    record = zoo_export.zoo_record(name)
+    shape = zoo_common.input_shape_flag(record, zoo_export.benchmark_sizes(record))
+    work = tempfile.mkdtemp(prefix="kiln-zoo-bench-")
+    try:
+        _, digests = zoo_export.export(name, work)
+        artifact = os.path.join(out, name, "fp16.kiln")
+        os.makedirs(os.path.dirname(artifact))
+        flags = ["--input-shape", shape, "--precision", "fp16", "--external-weights",
+                 "--gpu-arch", args.gpu_arch, "--quiet"]
+        start = time.time()
+        compiled = subprocess.run([os.path.join(args.build_dir, "bin", "kiln-compile"),
+                                   os.path.join(work, "model.onnx")] + flags + ["-o", artifact],
+                                  capture_output=True, text=True)
+        seconds = time.time() - start
+        if compiled.returncode != 0:
+            shutil.rmtree(os.path.dirname(artifact))
+            lines = (compiled.stdout + compiled.stderr).strip().splitlines()
+            return f"{name}: not bundled: kiln-compile failed: {lines[-1][:300] if lines else ''}"
+        meta = dict(model=name, zoo_file=record["file"], export=digests,
+                    input_shape=shape, kiln_compile_s=round(seconds, 2),
+                    kiln_compile_command=" ".join(["kiln-compile", "model.onnx"] + flags +
+                                                  ["-o", "fp16.kiln"]),
+                    build_machine=dict(host=platform.node(), cpus=os.cpu_count(),
+                                       load=os.getloadavg()[0], kiln=kiln_version,
+                                       versions=zoo_export.torch_versions()),
+                    expected_s=expected_seconds(name, args.results))
+        with open(os.path.join(out, name, "meta.json"), "w") as f:
+            json.dump(meta, f, indent=1)
+            f.write("\n")
+        return (f"{name}: {shape}, compiled in {seconds:.1f} s, "
+                f"{os.path.getsize(artifact) // 1024} KiB, weights "
+                f"{digests['data_bytes'] >> 20} MiB (exported again there), "
+                f"expected {meta['expected_s']} s there")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("outdir")
+    parser.add_argument("--models", default=".*", help="a regex matching model names in full")
+    parser.add_argument("--build-dir", default=os.environ.get(
+        "KILN_BUILD_DIR", os.path.join(REPO_ROOT, "build")))
+    parser.add_argument("--gpu-arch", default=os.environ.get("KILN_GPU_ARCH", "sm_90"))
+    parser.add_argument("--gpu-python", default="/opt/torch/.venv/bin/python",
+                        help="the GPU machine's Python with torch")
+    parser.add_argument("--results", default=RESULTS,
+                        help="earlier per-model results, for the expected seconds")
+    args = parser.parse_args()
+    names = sorted(r["model"] for r in zoo_common.load_index()["models"]
+                   if r["exporter"] == zoo_export.EXPORTER and re.fullmatch(args.models,
+                                                                            r["model"]))
+    if not names:
+        print(f"zoo_bundle: no zoo model matches '{args.models}'")
+        return 2
+    out = os.path.abspath(args.outdir)
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(os.path.join(out, "bin"))
+    kiln_version = subprocess.run([os.path.join(args.build_dir, "bin", "kiln-compile"),
+                                   "--version"], capture_output=True, text=True).stdout.strip()
+    bundled = []
+    for name in names:
+        line = bundle_model(args, name, out, kiln_version)
+        print(line, flush=True)
+        if os.path.isdir(os.path.join(out, name)):
+            bundled.append(name)
+    shutil.copy(os.path.join(args.build_dir, "bin", "kiln-run"), os.path.join(out, "bin"))
+    for path in BUNDLED:
+        shutil.copy(os.path.join(REPO_ROOT, path), out)
+    if not bundle_files.check_size(out) or not bundled:
+        return 1
+    folder = os.path.relpath(out, REPO_ROOT)
+    print(f"{len(bundled)} of {len(names)} models bundled. On the GPU machine, from the "
+          "repository root:")
+    # A device call stops at 600 s: the runner's budget leaves room to pack.
+    print(f"  {args.gpu_python} {folder}/zoo.py --bundle {folder} --out /tmp/zoo-results "
+          f"--budget-s 520; tar -czf \"$OUT/zoo-results.tgz\" -C /tmp zoo-results")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
