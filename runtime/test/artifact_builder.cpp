@@ -189,7 +189,7 @@ void buildSample(ArtifactBuilder &builder, const SampleOptions &options) {
   launch->onnx_nodes = {"/post/Mul", "/post/Add"};
   launch->stream = options.twoStreams ? 1 : 0;
   launch->kernel = 0;
-  launch->grid = {1, options.gridY, 1};
+  launch->grid = {1, 1, 1};
   launch->block = {64, 1, 1};
   launch->args = {3, 4};
   launch->outputs = 1;

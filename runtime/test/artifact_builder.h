@@ -37,7 +37,6 @@ struct SampleOptions {
   std::string arch = "sm_90";
   std::string kernelSymbol = "scale_add";
   bool twoStreams = false; // The launch on stream 1, after an event.
-  uint32_t gridY = 1;      // A grid.y beyond 65535 fails at launch.
 };
 
 /// Sizes of the sample: y = relu(x[M,K] w[K,N] + bias[N]) * 2 + 1.
@@ -48,7 +47,7 @@ float sampleBias(int n);
 
 /// A valid model: input "x" [4,8] f32; weights w [8,16] and bias [16]
 /// inline; a Gemm step (BiasRelu) into activation h [4,16]; a Launch of
-/// |kernelSymbol|(h, y) with grid (1, gridY) and block 64; output "y" [4,16].
+/// |kernelSymbol|(h, y) with grid (1, 1) and block 64; output "y" [4,16].
 void buildSample(ArtifactBuilder &builder, const SampleOptions &options = {});
 std::vector<uint8_t> sampleArtifact(const SampleOptions &options = {});
 

@@ -15,6 +15,12 @@ extern "C" __global__ void scale_add(const float* __restrict__ h, float* __restr
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < 64) y[i] = h[i] * 2.0f + 1.0f;
 }
+// At most 32 threads a block: the sample's 64-thread launch of it is refused
+// at session creation (the manifest itself is valid).
+extern "C" __global__ void __launch_bounds__(32) bounded_scale_add(const float* __restrict__ h, float* __restrict__ y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 64) y[i] = h[i] * 2.0f + 1.0f;
+}
 extern "C" __global__ void make_nan(const float* __restrict__ h, float* __restrict__ y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < 64) y[i] = sqrtf(-1.0f - h[i] * h[i]);

@@ -36,10 +36,8 @@ TEST_F(SessionTest, ProfileModeWithoutSteps) {
 }
 
 TEST_F(SessionTest, AFailedRunStillCoversItsHostCallbacks) {
-  SampleOptions options = deviceSample();
-  options.gridY = 70000; // The launch fails after host staging was enqueued.
   kiln_model_t *model = nullptr;
-  ASSERT_TRUE(isOk(load(options, &model)));
+  ASSERT_TRUE(isOk(load(deviceSample(), &model)));
   kiln_session_options_t sessionOptions;
   kiln_session_options_init(&sessionOptions);
   sessionOptions.debug = 1;
@@ -50,8 +48,13 @@ TEST_F(SessionTest, AFailedRunStillCoversItsHostCallbacks) {
   kiln_tensor_t out = kiln_host_tensor(output.data(), kOut * 4);
   ASSERT_TRUE(isOk(kiln_session_bind_input(session, "x", &in)));
   ASSERT_TRUE(isOk(kiln_session_bind_output(session, "y", &out)));
-  EXPECT_TRUE(isError(kiln_session_run(session, stream), KILN_STATUS_CUDA_ERROR,
-                      "kernel_scale_add"));
+  // The run fails after its first step, with host staging already enqueued.
+  ASSERT_TRUE(isOk(kiln_session_set_step_callback(
+      session,
+      [](void *, kiln_session_t *, size_t, cudaStream_t) { return 1; },
+      nullptr)));
+  EXPECT_TRUE(isError(kiln_session_run(session, stream), KILN_STATUS_CANCELLED,
+                      "after step 0"));
   // runDone covers the input callback, so a rebind waits for it.
   EXPECT_TRUE(session->hasRun);
   ASSERT_EQ(cudaEventSynchronize(session->runDone), cudaSuccess);
@@ -63,30 +66,27 @@ TEST_F(SessionTest, AFailedRunStillCoversItsHostCallbacks) {
   kiln_model_release(model);
 }
 
-TEST_F(SessionTest, DebugModeNamesTheFailingStep) {
+TEST_F(SessionTest, SessionCreationRejectsABlockTheKernelCannotRun) {
+  // A valid manifest whose launch CUDA would refuse: 64 threads of a kernel
+  // compiled for at most 32. Session creation finds it (debug mode or not),
+  // naming the step, its ONNX nodes and the kernel, before any run.
   SampleOptions options = deviceSample();
-  options.gridY = 70000; // Beyond CUDA's 65535: the launch fails.
+  options.kernelSymbol = "bounded_scale_add";
   kiln_model_t *model = nullptr;
   ASSERT_TRUE(isOk(load(options, &model)));
-  kiln_session_options_t sessionOptions;
-  kiln_session_options_init(&sessionOptions);
-  sessionOptions.debug = 1;
-  kiln_session_t *session = nullptr;
-  ASSERT_TRUE(isOk(kiln_session_create(model, &sessionOptions, &session)));
-  bindDevice(session, y);
-  EXPECT_TRUE(isError(
-      kiln_session_run(session, stream), KILN_STATUS_CUDA_ERROR,
-      "step 1 'kernel_scale_add' (launch; ONNX nodes: /post/Mul, /post/Add): "
-      "cudaError"));
-  kiln_session_release(session);
-  // Without debug mode the error surfaces while capturing, with a hint
-  // (unless KILN_DEBUG=1 in the environment turns debug mode on).
-  ASSERT_TRUE(isOk(kiln_session_create(model, nullptr, &session)));
-  bindDevice(session, y);
-  EXPECT_TRUE(
-      isError(kiln_session_run(session, stream), KILN_STATUS_CUDA_ERROR,
-              session->debug ? "step 1 'kernel_scale_add'" : "KILN_DEBUG=1"));
-  kiln_session_release(session);
+  for (int debug : {1, 0}) {
+    kiln_session_options_t sessionOptions;
+    kiln_session_options_init(&sessionOptions);
+    sessionOptions.debug = debug;
+    kiln_session_t *session = nullptr;
+    EXPECT_TRUE(isError(
+        kiln_session_create(model, &sessionOptions, &session),
+        KILN_STATUS_INCOMPATIBLE,
+        "step 1 'kernel_scale_add' (launch; ONNX nodes: /post/Mul, /post/Add): "
+        "a block of 64 threads, but kernel 'bounded_scale_add' allows at most "
+        "32"));
+    EXPECT_EQ(session, nullptr);
+  }
   kiln_model_release(model);
   // The context is still usable afterwards.
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
