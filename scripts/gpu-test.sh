@@ -49,7 +49,9 @@ for test in "$out"/unittests/*; do
   rm -f "$log"
 done
 
-# 2. Kernel-template tests: one entry for the sub-bundle, with its counts.
+# 2. Kernel-template tests, when their bundle (OUTDIR-kernels, a device call
+# of its own under the 64 MiB limit) was put under OUTDIR/kernels: one entry
+# with its counts.
 if [[ -x "$out/kernels/run.sh" ]]; then
   log="$(mktemp)"
   "$out/kernels/run.sh" "$out/kernels" "$out/kernels/results.json" >"$log" 2>&1

@@ -19,11 +19,11 @@ namespace kiln::runtime {
 /// Which of cuDNN's APIs may run Conv steps: both (the faster per step),
 /// only the legacy convolution API, or only the graph (backend) API.
 /// KILN_CONV_PATH=auto|legacy|graph chooses (tests use it to force a path).
-/// The default is the legacy API: on the H200 (cuDNN 9), ResNet-50 at
-/// batch 32 gave intermittently wrong outputs in whole-model CUDA-graph runs
-/// whenever graph-API plans ran some steps, although each plan matched the
-/// reference alone (docs/architecture.md, "Convolution candidates"); the
-/// graph API bought 0.6 % there.
+/// The default is the legacy API: graph plans run behind a fence (a memset
+/// before each, against the race cuDNN's programmatic launches caused, see
+/// docs/architecture.md, "The graph-plan race and its fence"), which costs
+/// more than they gained on the H200 (ResNet-50 bs32: 1.40 ms against the
+/// legacy API's 1.02 ms).
 enum class ConvPath { Any, Legacy, Graph };
 
 /// Parses KILN_CONV_PATH's value: NULL or "" is the default (Legacy);
