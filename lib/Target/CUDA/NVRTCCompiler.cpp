@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <iterator>
 #include <mutex>
 #include <thread>
 
@@ -73,9 +74,13 @@ bool compileOne(const std::string &source, const std::string &name,
   }
   std::string archFlag = "--gpu-architecture=" + arch;
   std::string includeFlag = "-I" + include;
+  // -pch: NVRTC's automatic precompiled header (in memory, per process):
+  // every kernel includes cuda_fp16.h and cuda_bf16.h, which the first
+  // compile then parses for all. The cubins are the same bytes; DenseNet-121's
+  // 102 kernels took 20.8 s of CPU instead of 25.6 s.
   const char *flags[] = {archFlag.c_str(), includeFlag.c_str(), "--std=c++17",
-                         "-default-device"};
-  status = nvrtcCompileProgram(program, 4, flags);
+                         "-default-device", "-pch"};
+  status = nvrtcCompileProgram(program, std::size(flags), flags);
   size_t logSize = 0;
   nvrtcGetProgramLogSize(program, &logSize);
   if (logSize > 1) {
