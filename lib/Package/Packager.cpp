@@ -7,6 +7,7 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 
+#include "kiln/Version.h"
 #include "kiln/artifact_format.h"
 
 using namespace mlir;
@@ -15,7 +16,7 @@ namespace kiln {
 
 using namespace kiln::artifact;
 
-std::string getCompilerVersion() { return KILN_COMPILER_VERSION; }
+std::string getCompilerVersion() { return compilerVersion(); }
 
 uint64_t getExternalDataBytes(ModuleOp module) {
   auto origins = module->getAttrOfType<DictionaryAttr>(kExternalDataAttr);

@@ -130,19 +130,19 @@ private:
     });
   }
 
+  // The pipelines kiln-compile's phases run (lib/Transforms/Pipelines.cpp),
+  // so that both compile a model to the same artifact.
   bool fuseAndTile() {
     return runPasses([](PassManager &pm) {
-      pm.addPass(kiln::createKilnOutlineInit());
-      kiln::buildKernelPipeline(pm);
+      kiln::buildFusePipeline(pm);
+      kiln::buildTilePipeline(pm);
     });
   }
 
   bool scheduleAndPlan() {
     return runPasses([&](PassManager &pm) {
-      kiln::KilnScheduleOptions options;
-      options.maxStreams = request.maxStreams;
-      pm.addNestedPass<func::FuncOp>(kiln::createKilnSchedule(options));
-      pm.addPass(kiln::createKilnPlanMemory());
+      kiln::buildSchedulePipeline(pm, request.maxStreams);
+      kiln::buildPlanMemoryPipeline(pm);
     });
   }
 

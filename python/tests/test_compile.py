@@ -153,3 +153,29 @@ def test_torch_module():
     assert artifact.outputs[0].shape == (5, 4)
     assert artifact.summary["gemms"] == 2
     assert module.training  # export_torch restores the module's mode
+
+
+def test_same_artifact_as_kiln_compile(model_path, tmp_path):
+    """kiln.compile runs kiln-compile's pipelines: the same bytes."""
+    import shutil
+    import subprocess
+    repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    tool = os.environ.get("KILN_COMPILE") or shutil.which("kiln-compile") or \
+        os.path.join(os.environ.get("KILN_BUILD_DIR", os.path.join(repo, "build")),
+                     "bin", "kiln-compile")
+    if not os.path.exists(tool):
+        pytest.skip("no kiln-compile binary (set KILN_COMPILE)")
+    output = tmp_path / "mlp.kiln"
+    subprocess.run([tool, model_path("mlp"), "--input-shape", "batch=4", "--precision", "fp32",
+                    "--gpu-arch", "sm_90", "-o", str(output)], check=True,
+                   capture_output=True)
+    artifact = kiln.compile(model_path("mlp"), input_shapes={"batch": 4}, precision="fp32",
+                            gpu_arch="sm_90")
+    # The artifact names its compiler with the commit the build was configured
+    # at; a package and a binary configured at different commits differ there.
+    version = subprocess.run([tool, "--version"], check=True, capture_output=True,
+                             text=True).stdout
+    if artifact.compiler_version.split(" (")[-1] not in version:
+        pytest.skip(f"{tool} ({version.splitlines()[0]}) and the package "
+                    f"({artifact.compiler_version}) come from different commits")
+    assert artifact.data == output.read_bytes()

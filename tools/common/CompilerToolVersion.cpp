@@ -2,6 +2,7 @@
 // and artifact format versions a compiler-side tool was built with.
 #include "ToolCommandLine.h"
 
+#include "kiln/Version.h"
 #include "kiln/artifact_format.h"
 
 #include "llvm/Config/llvm-config.h"
@@ -14,7 +15,7 @@ namespace kiln::tools {
 
 void printCompilerToolVersion(llvm::raw_ostream &os) {
   int major = 0, minor = 0;
-  os << toolName() << " (kiln) " << KILN_VERSION_TEXT << "\n";
+  os << toolName() << " (kiln) " << kiln::versionText() << "\n";
   os << "  MLIR " << LLVM_VERSION_STRING << "\n";
   os << "  CUDA toolkit " << CUDA_VERSION / 1000 << "."
      << CUDA_VERSION % 1000 / 10 << " (headers)\n";

@@ -2,6 +2,7 @@
 // from the runtime library and the CUDA runtime (no GPU needed).
 #include "RuntimeToolVersion.h"
 
+#include "kiln/Version.h"
 #include "kiln/runtime.h"
 
 #include <cuda_runtime_api.h>
@@ -16,7 +17,7 @@ void printCudaVersion(std::FILE *out, int version) {
 } // namespace
 
 void printRuntimeToolVersion(std::FILE *out, const char *tool) {
-  std::fprintf(out, "%s (kiln) %s\n", tool, KILN_VERSION_TEXT);
+  std::fprintf(out, "%s (kiln) %s\n", tool, kiln::versionText());
   std::fprintf(out, "  runtime %s, runtime API %u, artifact format %u\n",
                kiln_runtime_version(), kiln_runtime_api_version(),
                kiln_runtime_artifact_format_version());

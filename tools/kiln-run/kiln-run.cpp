@@ -12,6 +12,7 @@
 
 #include "ExitCodes.h"
 #include "RuntimeToolVersion.h"
+#include "kiln/Version.h"
 
 #include "kiln/runtime.h"
 
@@ -171,7 +172,7 @@ void describeMachine(const kiln_model_t *model, const RunOptions &options,
     report->device.driver = cudaVersionText(version);
   if (cudaRuntimeGetVersion(&version) == cudaSuccess)
     report->device.runtime = cudaVersionText(version);
-  report->versions.kiln = KILN_VERSION_TEXT;
+  report->versions.kiln = kiln::versionText();
   report->versions.runtime = kiln_runtime_version();
   report->versions.runtimeApi = kiln_runtime_api_version();
   report->versions.artifactFormat = kiln_runtime_artifact_format_version();
