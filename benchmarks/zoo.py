@@ -220,6 +220,7 @@ def bench_model(args):
                                 for spec in record["inputs"]},
                   runs=args.runs, status="running",
                   kiln_compile_s=meta["kiln_compile_s"],
+                  kiln_compile_cpu_s=meta.get("kiln_compile_cpu_s"),
                   kiln_compile_command=meta["kiln_compile_command"],
                   build_machine=meta["build_machine"])
     save(result, out)

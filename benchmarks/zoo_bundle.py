@@ -11,8 +11,8 @@ its own so that the memory of one model is given back before the next),
 compiles it with `kiln-compile --precision fp16 --external-weights` at
 zoo_export.benchmark_sizes (the compile is timed: kiln_compile_s) into
 OUTDIR/NAME/fp16.kiln and writes OUTDIR/NAME/meta.json (the size and its
-config, the export's sha256s and time, the compile command and time, this
-machine, the expected seconds of the GPU run). The weights stay here:
+config, the export's sha256s and time, the compile command and time, wall
+and CPU, this machine, the expected seconds of the GPU run). The weights stay here:
 the GPU machine exports them again. OUTDIR also gets bin/kiln-run and the
 scripts the GPU machine runs (zoo.py and what it imports, test/zoo/zoo.json),
 so it runs from any checkout. Prints the command to run there.
@@ -22,6 +22,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -58,16 +59,27 @@ def expected_seconds(name, results):
     return zoo.DEFAULT_EXPECTED_S
 
 
+def timed_run(command):
+    """Runs |command|; returns (the completed process, wall seconds, CPU
+    seconds: its user and system time, which the build machine's load from
+    other work does not inflate the way it does the wall time)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.time()
+    completed = subprocess.run(command, capture_output=True, text=True)
+    wall = time.time() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return completed, wall, cpu
+
+
 def bundle_model(args, name, out, kiln_version):
     """Exports and compiles NAME into out/NAME; returns a line to print."""
     record = zoo_export.benchmark_record(name)
     shape = zoo_common.input_shape_flag(record, zoo_export.benchmark_sizes(record))
     work = tempfile.mkdtemp(prefix="kiln-zoo-bench-")
     try:
-        start = time.time()
-        exported = subprocess.run([sys.executable, os.path.join(HERE, "zoo_export.py"), name,
-                                   work], capture_output=True, text=True)
-        export_s = time.time() - start
+        exported, export_s, export_cpu_s = timed_run(
+            [sys.executable, os.path.join(HERE, "zoo_export.py"), name, work])
         if exported.returncode != 0:
             lines = exported.stderr.strip().splitlines()
             return f"{name}: not bundled: the export failed: {lines[-1][:300] if lines else ''}"
@@ -76,18 +88,17 @@ def bundle_model(args, name, out, kiln_version):
         os.makedirs(os.path.dirname(artifact))
         flags = ["--input-shape", shape, "--precision", "fp16", "--external-weights",
                  "--gpu-arch", args.gpu_arch, "--quiet"]
-        start = time.time()
-        compiled = subprocess.run([os.path.join(args.build_dir, "bin", "kiln-compile"),
-                                   os.path.join(work, "model.onnx")] + flags + ["-o", artifact],
-                                  capture_output=True, text=True)
-        seconds = time.time() - start
+        compiled, seconds, cpu_seconds = timed_run(
+            [os.path.join(args.build_dir, "bin", "kiln-compile"),
+             os.path.join(work, "model.onnx")] + flags + ["-o", artifact])
         if compiled.returncode != 0:
             shutil.rmtree(os.path.dirname(artifact))
             lines = (compiled.stdout + compiled.stderr).strip().splitlines()
             return f"{name}: not bundled: kiln-compile failed: {lines[-1][:300] if lines else ''}"
         meta = dict(model=name, zoo_file=record["file"], **zoo_export.standard_size(name),
                     export=digests, export_s=round(export_s, 1),
-                    input_shape=shape, kiln_compile_s=round(seconds, 2),
+                    export_cpu_s=round(export_cpu_s, 1), input_shape=shape,
+                    kiln_compile_s=round(seconds, 2), kiln_compile_cpu_s=round(cpu_seconds, 2),
                     kiln_compile_command=" ".join(["kiln-compile", "model.onnx"] + flags +
                                                   ["-o", "fp16.kiln"]),
                     build_machine=dict(host=platform.node(), cpus=os.cpu_count(),
@@ -97,8 +108,9 @@ def bundle_model(args, name, out, kiln_version):
         with open(os.path.join(out, name, "meta.json"), "w") as f:
             json.dump(meta, f, indent=1)
             f.write("\n")
-        return (f"{name} ({record['size']}): {shape}, exported in {export_s:.0f} s, "
-                f"compiled in {seconds:.1f} s, "
+        return (f"{name} ({record['size']}): {shape}, exported in {export_s:.0f} s "
+                f"({export_cpu_s:.0f} s CPU), compiled in {seconds:.1f} s "
+                f"({cpu_seconds:.1f} s CPU), "
                 f"{os.path.getsize(artifact) // 1024} KiB, weights "
                 f"{digests['data_bytes'] >> 20} MiB (exported again there), "
                 f"expected {meta['expected_s']} s there")

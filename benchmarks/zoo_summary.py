@@ -34,7 +34,8 @@ RATIO = "kiln_over_max_autotune_ratio"
 TARGET_EACH, TARGET_GEOMEAN = 0.8, 0.6
 ROW_KEYS = ["model", "family", "size", "status", "input_shapes", "kiln_rel_l2_vs_onnxruntime",
             "kiln_ms", "torch_eager_ms", "torch_max_autotune_ms", RATIO,
-            "kiln_over_eager_ratio", "kiln_compile_s", "torch_max_autotune_compile_s",
+            "kiln_over_eager_ratio", "kiln_compile_s", "kiln_compile_cpu_s",
+            "torch_max_autotune_compile_s",
             "torch_eager_rel_l2_vs_onnxruntime", "torch_max_autotune_rel_l2_vs_onnxruntime",
             "layout", "attention", "date", "machine", "error"]
 

@@ -209,6 +209,8 @@ def test_bundle_builder_one_model(tmp_path):
         == ["squeezenet"]
     meta = json.loads((bundle / "squeezenet" / "meta.json").read_text())
     assert meta["input_shape"] == "input=8x3x224x224"
+    assert (meta["size"], meta["model_config"]) == ("torchvision", {})
+    assert meta["export_cpu_s"] > 0 and meta["kiln_compile_cpu_s"] > 0
     assert "--external-weights" in meta["kiln_compile_command"]
     assert meta["kiln_compile_s"] > 0 and meta["expected_s"] > 0
     # The GPU machine re-exports (16 threads there, one here): the same bytes.
