@@ -213,7 +213,7 @@ def gpt2_with_past(**overrides):
 def llama_with_past(**overrides):
     import transformers
     config = transformers.LlamaConfig(attn_implementation="eager", use_cache=True,
-                                      **dict(DECODER, num_key_value_heads=2, **overrides))
+                                      **(dict(DECODER, num_key_value_heads=2) | overrides))
     return DecoderWithPast(transformers.LlamaModel(config).eval(), config.num_hidden_layers)
 
 
