@@ -11,11 +11,12 @@ STANDARD_SIZES says now (its size and model_config keys): the summary refuses
 a folder that holds another size (the zoo's small configurations of the
 first results, kept apart in results/zoo-small, or a table since changed) and
 names the files. Writes benchmarks/results/<date>-h200-zoo-standard.json
-(date: the newest result's, or --date) with each model's row and size, kiln_over_max_autotune_ratio for the models
-whose status is ok, the geometric mean of those ratios, the models whose
-kiln outputs did not match (MISMATCH: no ratio), and every TorchScript model
-of test/zoo/zoo.json not measured yet with the reason; and beside it a PNG
-bar plot of the ratios (matplotlib, from scripts/requirements.txt).
+(date: the newest result's, or --date) with each model's row and size,
+kiln_over_max_autotune_ratio for the models whose status is ok, the
+geometric mean of those ratios, the models whose kiln outputs did not match
+(MISMATCH: no ratio), and every TorchScript model of test/zoo/zoo.json not
+measured yet with the reason; and beside it a PNG bar plot of the ratios
+(matplotlib, from scripts/requirements.txt).
 """
 import argparse
 import glob
@@ -133,7 +134,8 @@ def plot(summary, path):
                      linestyle=":", linewidth=0.8, label="geometric mean")
     axes.set_xlabel("kiln time / torch.compile max-autotune time (fp16; lower is faster)")
     geomean = summary["geomean_kiln_over_max_autotune_ratio"]
-    axes.set_title(f"zoo at standard sizes: {summary['measured']} of {summary['zoo_models']} models measured"
+    axes.set_title(f"zoo at standard sizes: {summary['measured']} of "
+                   f"{summary['zoo_models']} models measured"
                    + (f", geometric mean {geomean:.2f}" if geomean else ""), fontsize=10)
     axes.legend(fontsize=8, loc="lower right")
     figure.tight_layout()
