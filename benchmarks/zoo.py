@@ -16,10 +16,16 @@ else a default), and is stopped at min(--model-timeout-s, the budget left).
 The results accumulate across calls: benchmarks/zoo_summary.py merges the
 per-model JSONs under benchmarks/results/zoo/.
 
+Every model runs at its standard size (zoo_export.STANDARD_SIZES: torchvision's
+networks, the encoders at their base configurations, the decoders at about
+100M parameters), not the zoo's small test configuration; the JSON records
+the size's name and config (size, model_config).
+
 For one model (all in one process, same weights, same input):
-  1. exports the module again with its weights beside the artifact
-     (benchmarks/zoo_export.py); the sha256s must be the build machine's
-     (WEIGHTS_DIFFER otherwise), and the runtime checks them again at load;
+  1. exports the module again at its standard size with its weights beside
+     the artifact (benchmarks/zoo_export.py); the sha256s must be the build
+     machine's (WEIGHTS_DIFFER otherwise), and the runtime checks them again
+     at load;
   2. onnxruntime (CPU, fp32) computes the reference on the seeded input
      (zoo_common.make_inputs at zoo_export.benchmark_sizes);
   3. kiln-run runs fp16.kiln with --expect (relative L2 <= 5e-3 on every
@@ -30,7 +36,7 @@ For one model (all in one process, same weights, same input):
      torch.compile(mode="max-autotune"): CUDA events around each forward,
      the median of --runs after warm-up. Their outputs' relative L2 against
      onnxruntime are recorded too (the check that torch runs the same model).
-Keys: kiln_ms, torch_eager_ms, torch_max_autotune_ms (medians, ms),
+Keys: size, model_config, kiln_ms, torch_eager_ms, torch_max_autotune_ms (medians, ms),
 kiln_over_eager_ratio, kiln_over_max_autotune_ratio, kiln_compile_s (on the
 build machine), torch_max_autotune_compile_s (the first call), status (ok,
 MISMATCH, WEIGHTS_DIFFER, ERROR, TIMEOUT).
@@ -202,21 +208,30 @@ def bench_model(args):
     out = os.path.join(args.out, name + ".json")
     with open(os.path.join(folder, "meta.json")) as f:
         meta = json.load(f)
-    record = zoo_export.zoo_record(name, bundle)
+    record = zoo_export.benchmark_record(name, bundle)
     sizes = zoo_export.benchmark_sizes(record)
     result = dict(model=name, zoo_file=record["file"], family=record["family"],
-                  covers=record["covers"], command=" ".join([sys.executable] + sys.argv),
+                  covers=record["covers"], size=record["size"],
+                  model_config=record["model_config"],
+                  command=" ".join([sys.executable] + sys.argv),
                   date=time.strftime("%Y-%m-%d %H:%M:%S"), machine=bundle_files.gpu_machine(),
                   host=platform.node(), versions=versions(), dtype="fp16",
                   input_shapes={spec["name"]: zoo_common.dims_of(record, spec, sizes)
                                 for spec in record["inputs"]},
                   runs=args.runs, status="running",
                   kiln_compile_s=meta["kiln_compile_s"],
+                  kiln_compile_cpu_s=meta.get("kiln_compile_cpu_s"),
                   kiln_compile_command=meta["kiln_compile_command"],
                   build_machine=meta["build_machine"])
     save(result, out)
     start = time.time()
     try:
+        if (meta.get("size"), meta.get("model_config")) != (record["size"],
+                                                            record["model_config"]):
+            result["status"] = "ERROR"
+            result["error"] = (f"the artifact was compiled at size {meta.get('size')!r}, "
+                               f"the table says {record['size']!r}: build the bundle again")
+            return 1
         module, digests = zoo_export.export(name, folder)
         result["weights_sha256"] = digests["data_sha256"]
         if digests != meta["export"]:

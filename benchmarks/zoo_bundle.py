@@ -5,12 +5,14 @@
         [--models REGEX] [--build-dir build] [--gpu-arch sm_90]
 
 For each zoo model whose name matches REGEX in full (`resnet18|bert`; default:
-every model with a TorchScript export in test/zoo/zoo.json): exports it with
-its weights (benchmarks/zoo_export.py), compiles it with `kiln-compile
---precision fp16 --external-weights` at zoo_export.benchmark_sizes (the
-compile is timed: kiln_compile_s) into OUTDIR/NAME/fp16.kiln and writes
-OUTDIR/NAME/meta.json (the export's sha256s, the compile command and time,
-this machine, the expected seconds of the GPU run). The weights stay here:
+every model with a TorchScript export in test/zoo/zoo.json): exports it at
+its standard size with its weights (benchmarks/zoo_export.py, in a process of
+its own so that the memory of one model is given back before the next),
+compiles it with `kiln-compile --precision fp16 --external-weights` at
+zoo_export.benchmark_sizes (the compile is timed: kiln_compile_s) into
+OUTDIR/NAME/fp16.kiln and writes OUTDIR/NAME/meta.json (the size and its
+config, the export's sha256s and time, the compile command and time, wall
+and CPU, this machine, the expected seconds of the GPU run). The weights stay here:
 the GPU machine exports them again. OUTDIR also gets bin/kiln-run and the
 scripts the GPU machine runs (zoo.py and what it imports, test/zoo/zoo.json),
 so it runs from any checkout. Prints the command to run there.
@@ -20,6 +22,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -42,40 +45,60 @@ RESULTS = os.path.join(REPO_ROOT, "benchmarks", "results", "zoo")
 
 
 def expected_seconds(name, results):
-    """The GPU run's expected seconds: the last completed run's, with a
-    margin, else zoo.DEFAULT_EXPECTED_S."""
+    """The GPU run's expected seconds: the last completed run's at the same
+    size, with a margin, else zoo.DEFAULT_EXPECTED_S."""
     import zoo
     path = os.path.join(results, name + ".json")
     if os.path.exists(path):
         with open(path) as f:
             last = json.load(f)
-        if last.get("status") == "ok" and last.get("seconds"):
+        same_size = all(last.get(key) == value
+                        for key, value in zoo_export.standard_size(name).items())
+        if same_size and last.get("status") == "ok" and last.get("seconds"):
             return round(last["seconds"] * 1.2 + 15)
     return zoo.DEFAULT_EXPECTED_S
 
 
+def timed_run(command):
+    """Runs |command|; returns (the completed process, wall seconds, CPU
+    seconds: its user and system time, which the build machine's load from
+    other work does not inflate the way it does the wall time)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.time()
+    completed = subprocess.run(command, capture_output=True, text=True)
+    wall = time.time() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return completed, wall, cpu
+
+
 def bundle_model(args, name, out, kiln_version):
     """Exports and compiles NAME into out/NAME; returns a line to print."""
-    record = zoo_export.zoo_record(name)
+    record = zoo_export.benchmark_record(name)
     shape = zoo_common.input_shape_flag(record, zoo_export.benchmark_sizes(record))
     work = tempfile.mkdtemp(prefix="kiln-zoo-bench-")
     try:
-        _, digests = zoo_export.export(name, work)
+        exported, export_s, export_cpu_s = timed_run(
+            [sys.executable, os.path.join(HERE, "zoo_export.py"), name, work])
+        if exported.returncode != 0:
+            lines = exported.stderr.strip().splitlines()
+            return f"{name}: not bundled: the export failed: {lines[-1][:300] if lines else ''}"
+        digests = json.loads(exported.stdout.strip().splitlines()[-1])
         artifact = os.path.join(out, name, "fp16.kiln")
         os.makedirs(os.path.dirname(artifact))
         flags = ["--input-shape", shape, "--precision", "fp16", "--external-weights",
                  "--gpu-arch", args.gpu_arch, "--quiet"]
-        start = time.time()
-        compiled = subprocess.run([os.path.join(args.build_dir, "bin", "kiln-compile"),
-                                   os.path.join(work, "model.onnx")] + flags + ["-o", artifact],
-                                  capture_output=True, text=True)
-        seconds = time.time() - start
+        compiled, seconds, cpu_seconds = timed_run(
+            [os.path.join(args.build_dir, "bin", "kiln-compile"),
+             os.path.join(work, "model.onnx")] + flags + ["-o", artifact])
         if compiled.returncode != 0:
             shutil.rmtree(os.path.dirname(artifact))
             lines = (compiled.stdout + compiled.stderr).strip().splitlines()
             return f"{name}: not bundled: kiln-compile failed: {lines[-1][:300] if lines else ''}"
-        meta = dict(model=name, zoo_file=record["file"], export=digests,
-                    input_shape=shape, kiln_compile_s=round(seconds, 2),
+        meta = dict(model=name, zoo_file=record["file"], **zoo_export.standard_size(name),
+                    export=digests, export_s=round(export_s, 1),
+                    export_cpu_s=round(export_cpu_s, 1), input_shape=shape,
+                    kiln_compile_s=round(seconds, 2), kiln_compile_cpu_s=round(cpu_seconds, 2),
                     kiln_compile_command=" ".join(["kiln-compile", "model.onnx"] + flags +
                                                   ["-o", "fp16.kiln"]),
                     build_machine=dict(host=platform.node(), cpus=os.cpu_count(),
@@ -85,7 +108,9 @@ def bundle_model(args, name, out, kiln_version):
         with open(os.path.join(out, name, "meta.json"), "w") as f:
             json.dump(meta, f, indent=1)
             f.write("\n")
-        return (f"{name}: {shape}, compiled in {seconds:.1f} s, "
+        return (f"{name} ({record['size']}): {shape}, exported in {export_s:.0f} s "
+                f"({export_cpu_s:.0f} s CPU), compiled in {seconds:.1f} s "
+                f"({cpu_seconds:.1f} s CPU), "
                 f"{os.path.getsize(artifact) // 1024} KiB, weights "
                 f"{digests['data_bytes'] >> 20} MiB (exported again there), "
                 f"expected {meta['expected_s']} s there")

@@ -5,13 +5,18 @@
         [--plot FILE.png] [--date YYYY-MM-DD]
 
 Reads every NAME.json that benchmarks/zoo.py wrote (one per model, from any
-number of device calls: a later run of a model replaces its file) and writes
-benchmarks/results/<date>-h200-zoo.json (date: the newest result's, or
---date) with each model's row, kiln_over_max_autotune_ratio for the models
-whose status is ok, the geometric mean of those ratios, the models whose
-kiln outputs did not match (MISMATCH: no ratio), and every TorchScript model
-of test/zoo/zoo.json not measured yet with the reason; and beside it a PNG
-bar plot of the ratios (matplotlib, from scripts/requirements.txt).
+number of device calls: a later run of a model replaces its file). Every one
+must be at its model's standard size, as benchmarks/zoo_export.py's
+STANDARD_SIZES says now (its size and model_config keys): the summary refuses
+a folder that holds another size (the zoo's small configurations of the
+first results, kept apart in results/zoo-small, or a table since changed) and
+names the files. Writes benchmarks/results/<date>-h200-zoo-standard.json
+(date: the newest result's, or --date) with each model's row and size,
+kiln_over_max_autotune_ratio for the models whose status is ok, the
+geometric mean of those ratios, the models whose kiln outputs did not match
+(MISMATCH: no ratio), and every TorchScript model of test/zoo/zoo.json not
+measured yet with the reason; and beside it a PNG bar plot of the ratios
+(matplotlib, from scripts/requirements.txt).
 """
 import argparse
 import glob
@@ -28,9 +33,10 @@ import zoo_common  # noqa: E402
 RATIO = "kiln_over_max_autotune_ratio"
 # Issue 17's targets: every model and the geometric mean.
 TARGET_EACH, TARGET_GEOMEAN = 0.8, 0.6
-ROW_KEYS = ["model", "family", "status", "input_shapes", "kiln_rel_l2_vs_onnxruntime",
+ROW_KEYS = ["model", "family", "size", "status", "input_shapes", "kiln_rel_l2_vs_onnxruntime",
             "kiln_ms", "torch_eager_ms", "torch_max_autotune_ms", RATIO,
-            "kiln_over_eager_ratio", "kiln_compile_s", "torch_max_autotune_compile_s",
+            "kiln_over_eager_ratio", "kiln_compile_s", "kiln_compile_cpu_s",
+            "torch_max_autotune_compile_s",
             "torch_eager_rel_l2_vs_onnxruntime", "torch_max_autotune_rel_l2_vs_onnxruntime",
             "layout", "attention", "date", "machine", "error"]
 
@@ -42,6 +48,23 @@ def load_results(folder):
             result = json.load(f)
         results[result["model"]] = dict(result, source=os.path.basename(path))
     return results
+
+
+def other_sizes(results):
+    """The results not at their model's size in zoo_export.STANDARD_SIZES:
+    {source file: why}."""
+    others = {}
+    for name, result in results.items():
+        if name not in zoo_export.STANDARD_SIZES:
+            others[result["source"]] = "no standard size for this model"
+        elif "size" not in result:
+            others[result["source"]] = "no size (the zoo's small configuration)"
+        elif {key: result.get(key) for key in ("size", "model_config")} != \
+                zoo_export.standard_size(name):
+            others[result["source"]] = (f"size {result['size']!r}, not the table's "
+                                        f"{zoo_export.STANDARD_SIZES[name]['size']!r} "
+                                        "with its config")
+    return others
 
 
 def geometric_mean(values):
@@ -73,6 +96,9 @@ def summarise(results, zoo_models):
     return dict(
         what="kiln against torch.compile(mode='max-autotune') and torch eager on the zoo, "
              "fp16, one process per model (benchmarks/zoo.py)",
+        size="standard: every model at its size in benchmarks/zoo_export.py STANDARD_SIZES "
+             "(not the zoo's small test configurations)",
+        shapes=zoo_export.BENCHMARK_SHAPES,
         machines=machines, first_run=dates[0] if dates else None,
         last_run=dates[-1] if dates else None, measured=len(measured),
         zoo_models=len(zoo_models),
@@ -108,7 +134,8 @@ def plot(summary, path):
                      linestyle=":", linewidth=0.8, label="geometric mean")
     axes.set_xlabel("kiln time / torch.compile max-autotune time (fp16; lower is faster)")
     geomean = summary["geomean_kiln_over_max_autotune_ratio"]
-    axes.set_title(f"zoo: {summary['measured']} of {summary['zoo_models']} models measured"
+    axes.set_title(f"zoo at standard sizes: {summary['measured']} of "
+                   f"{summary['zoo_models']} models measured"
                    + (f", geometric mean {geomean:.2f}" if geomean else ""), fontsize=10)
     axes.legend(fontsize=8, loc="lower right")
     figure.tight_layout()
@@ -120,7 +147,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default=os.path.join(HERE, "results", "zoo"))
     parser.add_argument("--zoo-dir", default=zoo_common.ZOO_DIR)
-    parser.add_argument("--out", help="default: benchmarks/results/<date>-h200-zoo.json")
+    parser.add_argument("--out",
+                        help="default: benchmarks/results/<date>-h200-zoo-standard.json")
     parser.add_argument("--plot", help="default: the JSON's name with .png")
     parser.add_argument("--date", help="default: the newest result's date")
     args = parser.parse_args()
@@ -128,11 +156,18 @@ def main():
     if not results:
         print(f"zoo_summary: no per-model results in {args.results}")
         return 2
+    others = other_sizes(results)
+    if others:
+        print(f"zoo_summary: {args.results} mixes sizes: these results are not at the "
+              "standard sizes of benchmarks/zoo_export.py; move them out:")
+        for source, why in sorted(others.items()):
+            print(f"  {source}: {why}")
+        return 2
     zoo_models = sorted(r["model"] for r in zoo_common.load_index(args.zoo_dir)["models"]
                         if r["exporter"] == zoo_export.EXPORTER)
     summary = summarise(results, zoo_models)
     date = args.date or summary["last_run"][:10]
-    out = args.out or os.path.join(HERE, "results", f"{date}-h200-zoo.json")
+    out = args.out or os.path.join(HERE, "results", f"{date}-h200-zoo-standard.json")
     with open(out, "w") as f:
         json.dump(summary, f, indent=1)
         f.write("\n")

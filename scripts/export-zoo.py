@@ -137,47 +137,53 @@ def mask(name="attention_mask", seq="seq"):
     return dict(name=name, dims=["batch", seq], dtype="int64", low=1, high=2)
 
 
+# Every builder takes keyword overrides of its configuration (none for the
+# zoo's files; benchmarks/zoo_export.py's standard sizes pass them).
+
 def torchvision_model(factory, **kwargs):
-    def build():
+    def build(**overrides):
         import torchvision
-        return getattr(torchvision.models, factory)(weights=None, **kwargs)
+        return getattr(torchvision.models, factory)(weights=None, **dict(kwargs, **overrides))
     return build
 
 
 def segmentation_model(factory, **kwargs):
-    def build():
+    def build(**overrides):
         import torchvision
         return getattr(torchvision.models.segmentation, factory)(
-            weights=None, weights_backbone=None, aux_loss=False, **kwargs)
+            weights=None, weights_backbone=None, aux_loss=False, **dict(kwargs, **overrides))
     return build
 
 
-def small_vit():
+def small_vit(**overrides):
     from torchvision.models.vision_transformer import VisionTransformer
-    return VisionTransformer(image_size=64, patch_size=16, num_layers=2, num_heads=4,
-                             hidden_dim=128, mlp_dim=256, num_classes=10)
+    config = dict(image_size=64, patch_size=16, num_layers=2, num_heads=4, hidden_dim=128,
+                  mlp_dim=256, num_classes=10)
+    return VisionTransformer(**dict(config, **overrides))
 
 
-def small_swin():
+SMALL_SWIN = dict(patch_size=[4, 4], embed_dim=32, depths=[2, 2], num_heads=[2, 4],
+                  window_size=[4, 4], num_classes=10)
+
+
+def small_swin(**overrides):
+    from torchvision.models.swin_transformer import SwinTransformer
+    return SwinTransformer(**dict(SMALL_SWIN, **overrides))
+
+
+def small_swin_v2(**overrides):
     from torchvision.models.swin_transformer import SwinTransformer, SwinTransformerBlockV2, \
         PatchMergingV2
-    return SwinTransformer(patch_size=[4, 4], embed_dim=32, depths=[2, 2], num_heads=[2, 4],
-                           window_size=[4, 4], num_classes=10)
-
-
-def small_swin_v2():
-    from torchvision.models.swin_transformer import SwinTransformer, SwinTransformerBlockV2, \
-        PatchMergingV2
-    return SwinTransformer(patch_size=[4, 4], embed_dim=32, depths=[2, 2], num_heads=[2, 4],
-                           window_size=[4, 4], num_classes=10, block=SwinTransformerBlockV2,
-                           downsample_layer=PatchMergingV2)
+    return SwinTransformer(block=SwinTransformerBlockV2, downsample_layer=PatchMergingV2,
+                           **dict(SMALL_SWIN, **overrides))
 
 
 def transformers_model(cls, config_cls, **config):
-    def build():
+    def build(**overrides):
         import transformers
         settings = dict(attn_implementation="eager")
         settings.update(config)
+        settings.update(overrides)
         return getattr(transformers, cls)(getattr(transformers, config_cls)(**settings))
     return build
 
@@ -197,18 +203,18 @@ def gpt2_config():
     return dict(n_embd=128, n_layer=2, n_head=4, vocab_size=VOCAB, n_positions=256)
 
 
-def gpt2_with_past():
+def gpt2_with_past(**overrides):
     import transformers
     config = transformers.GPT2Config(attn_implementation="eager", use_cache=True,
-                                     **gpt2_config())
-    return DecoderWithPast(transformers.GPT2Model(config).eval(), 2)
+                                     **dict(gpt2_config(), **overrides))
+    return DecoderWithPast(transformers.GPT2Model(config).eval(), config.n_layer)
 
 
-def llama_with_past():
+def llama_with_past(**overrides):
     import transformers
-    config = transformers.LlamaConfig(attn_implementation="eager", num_key_value_heads=2,
-                                      use_cache=True, **DECODER)
-    return DecoderWithPast(transformers.LlamaModel(config).eval(), 2)
+    config = transformers.LlamaConfig(attn_implementation="eager", use_cache=True,
+                                      **(dict(DECODER, num_key_value_heads=2) | overrides))
+    return DecoderWithPast(transformers.LlamaModel(config).eval(), config.num_hidden_layers)
 
 
 def t5_config():
@@ -217,23 +223,25 @@ def t5_config():
                 attn_implementation="eager")
 
 
-def t5_encoder():
+def t5_encoder(**overrides):
     import transformers
-    return transformers.T5EncoderModel(transformers.T5Config(**t5_config()))
+    return transformers.T5EncoderModel(transformers.T5Config(**dict(t5_config(), **overrides)))
 
 
-def t5_decoder():
+def t5_decoder(**overrides):
     import transformers
-    return T5Decoder(transformers.T5Model(transformers.T5Config(**t5_config())).eval())
+    config = transformers.T5Config(**dict(t5_config(), **overrides))
+    return T5Decoder(transformers.T5Model(config).eval())
 
 
 def bart_part(which):
-    def build():
+    def build(**overrides):
         import transformers
-        config = transformers.BartConfig(
+        config = transformers.BartConfig(**dict(dict(
             d_model=128, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
             decoder_attention_heads=4, encoder_ffn_dim=256, decoder_ffn_dim=256,
-            vocab_size=VOCAB, max_position_embeddings=128, attn_implementation="eager")
+            vocab_size=VOCAB, max_position_embeddings=128, attn_implementation="eager"),
+            **overrides))
         model = transformers.BartModel(config).eval()
         return model.get_encoder() if which == "encoder" else BartDecoder(model)
     return build
@@ -416,12 +424,13 @@ def by_parameter(model, shapes):
     return result
 
 
-def build_module(name):
-    """The zoo's module |name|, initialised from seed 0 on the CPU, in eval mode,
-    taking and returning plain tensors (the inputs and outputs of ZOO[name])."""
-    entry = ZOO[name]
+def build_module(name, entry=None, config=None):
+    """The zoo's module |name| (its builder given the overrides |config|),
+    initialised from seed 0 on the CPU, in eval mode, taking and returning
+    plain tensors (the inputs and outputs of |entry|, default ZOO[name])."""
+    entry = entry or ZOO[name]
     torch.manual_seed(0)
-    model = entry["build"]().eval()
+    model = entry["build"](**(config or {})).eval()
     names = [spec["name"] for spec in entry["inputs"]]
     if not isinstance(model, (DecoderWithPast, T5Decoder, BartDecoder)):
         model = Outputs(model, names, entry["fields"],
@@ -449,11 +458,12 @@ def export(name, exporter, outdir):
     return record
 
 
-def export_with_weights(name, exporter, model, path):
-    """Exports |model| (build_module(name)) to |path| as the zoo's files are
-    exported: traced at ZOO[name]'s sample sizes with its symbolic dims
-    dynamic, weights kept (the dynamo exporter may put them in |path|.data)."""
-    entry = ZOO[name]
+def export_with_weights(name, exporter, model, path, entry=None):
+    """Exports |model| (build_module(name, entry)) to |path| as the zoo's files
+    are exported: traced at |entry|'s (default ZOO[name]'s) sample sizes with
+    its symbolic dims dynamic, weights kept (the dynamo exporter may put them
+    in |path|.data)."""
+    entry = entry or ZOO[name]
     names = [spec["name"] for spec in entry["inputs"]]
     args = sample_inputs(entry)
     # nn.MultiheadAttention's inference fast path is one fused aten op that

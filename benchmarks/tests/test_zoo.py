@@ -15,7 +15,9 @@ BENCHMARKS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO_ROOT = os.path.dirname(BENCHMARKS)
 sys.path.insert(0, BENCHMARKS)
 import zoo  # noqa: E402
+import zoo_export  # noqa: E402
 import zoo_summary  # noqa: E402
+import zoo_common  # noqa: E402
 
 BUILD = os.environ.get("KILN_BUILD_DIR", os.path.join(REPO_ROOT, "build"))
 TORCH_PYTHON = os.environ.get("KILN_TORCH_PYTHON", "/work/torchenv/bin/python")
@@ -28,8 +30,9 @@ def torch_python_works():
 
 
 def per_model(name, status, kiln_ms=None, max_autotune_ms=None, date="2026-12-01 10:00:00"):
-    """A per-model result as benchmarks/zoo.py writes it."""
+    """A per-model result as benchmarks/zoo.py writes it, at the standard size."""
     result = dict(model=name, family="cnn", status=status, date=date, machine="H200, 580",
+                  **zoo_export.standard_size(name),
                   kiln_rel_l2_vs_onnxruntime=1e-3 if status != "MISMATCH" else 2e-2,
                   torch_eager_ms=3.0)
     if kiln_ms is not None:
@@ -63,6 +66,7 @@ def test_summary_merges_per_model_results(tmp_path):
     assert summary["targets"]["over_each"] == ["bert"]
     assert summary["targets"]["geomean_met"] is False
     rows = {row["model"]: row for row in summary["models"]}
+    assert rows["bert"]["size"] == "base" and rows["resnet18"]["size"] == "torchvision"
     for name in ("mobilenet_v2", "gpt2"):
         assert not any("ratio" in key for key in rows[name]), rows[name]
     assert rows["resnet18"]["kiln_over_max_autotune_ratio"] == 0.5
@@ -75,6 +79,90 @@ def test_summary_merges_per_model_results(tmp_path):
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", png[16:24])
     assert width > 300 and height > 100
+
+
+def zoo_models():
+    return sorted(r["model"] for r in zoo_common.load_index()["models"]
+                  if r["exporter"] == zoo_export.EXPORTER)
+
+
+def test_every_zoo_model_has_a_standard_size():
+    assert sorted(zoo_export.STANDARD_SIZES) == zoo_models()
+    families = {r["model"]: r["family"] for r in zoo_common.load_index()["models"]}
+    for name, row in zoo_export.STANDARD_SIZES.items():
+        assert row["size"], name
+        # Only torchvision's CNNs are full-size in the zoo; every other
+        # architecture's small configuration is overridden.
+        assert (row["size"] == "torchvision") == (families[name] == "cnn"), name
+        assert bool(row["config"]) == (families[name] != "cnn"), name
+
+
+def config_width(config):
+    for key in ("hidden_size", "n_embd", "d_model", "dim", "hidden_dim", "embed_dim"):
+        if key in config:
+            return config[key]
+    raise KeyError(f"no width in {config}")
+
+
+@pytest.mark.parametrize("name", sorted(n for n, r in zoo_export.STANDARD_SIZES.items()
+                                        if r["config"]))
+def test_standard_inputs_follow_the_config(name):
+    """The inputs that change with the size (image side, encoder states,
+    key/value cache) agree with the config the module is built from, and the
+    architectures are at their standard widths, not the zoo's 128."""
+    row = zoo_export.STANDARD_SIZES[name]
+    config = row["config"]
+    # swin_t's embedding is 96 wide; every other standard size is 512 or more
+    # (the zoo's small configurations: 128, Swin's 32).
+    assert config_width(config) >= (96 if "embed_dim" in config else 512)
+    record = zoo_export.benchmark_record(name)
+    assert (record["size"], record["model_config"]) == (row["size"], config)
+    shapes = {spec["name"]: zoo_common.dims_of(record, spec, zoo_export.benchmark_sizes(record))
+              for spec in record["inputs"]}
+    if row["image"]:
+        assert shapes["input"] == [8, 3, row["image"], row["image"]]
+        assert config.get("image_size", row["image"]) == row["image"]
+    if "encoder_hidden_states" in shapes:
+        assert shapes["encoder_hidden_states"] == [8, 128, config["d_model"]]
+    past = [n for n in shapes if n.startswith("past_")]
+    if row["cache"]:
+        layers = config.get("n_layer", config.get("num_hidden_layers"))
+        heads = config.get("num_key_value_heads", config.get("n_head"))
+        head_size = config_width(config) // config.get("num_attention_heads",
+                                                       config.get("n_head"))
+        assert len(past) == 2 * layers
+        assert shapes[past[-1]] == [8, heads, 127, head_size] and shapes["input_ids"] == [8, 1]
+        assert record["outputs"][1:] == zoo_export.cache_names("present", layers)
+    else:
+        assert not past and record["outputs"] == zoo_export.zoo_record(name)["outputs"]
+
+
+def write_results(folder, results):
+    folder.mkdir()
+    for result in results:
+        (folder / f"{result['model']}.json").write_text(json.dumps(result))
+
+
+@pytest.mark.parametrize("other", [
+    # A result of the first zoo runs: the zoo's small configuration, no size.
+    {"size": None},
+    {"size": "small"},
+    # The table's size name with another config (a table since changed).
+    {"model_config": dict(zoo_export.STANDARD_SIZES["bert"]["config"], num_hidden_layers=2)},
+])
+def test_summary_refuses_to_mix_sizes(tmp_path, other):
+    bert = dict(per_model("bert", "ok", 0.8, 1.0), **other)
+    if bert["size"] is None:
+        del bert["size"], bert["model_config"]
+    write_results(tmp_path / "zoo", [per_model("resnet18", "ok", 0.5, 1.0), bert])
+    out = tmp_path / "summary.json"
+    run = subprocess.run([sys.executable, os.path.join(BENCHMARKS, "zoo_summary.py"),
+                          "--results", str(tmp_path / "zoo"), "--out", str(out)],
+                         capture_output=True, text=True)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "mixes sizes" in run.stdout and "bert.json" in run.stdout
+    assert "resnet18.json" not in run.stdout
+    assert not out.exists()
 
 
 def fake_kiln_run(bundle, rel_l2, passed):
@@ -121,6 +209,8 @@ def test_bundle_builder_one_model(tmp_path):
         == ["squeezenet"]
     meta = json.loads((bundle / "squeezenet" / "meta.json").read_text())
     assert meta["input_shape"] == "input=8x3x224x224"
+    assert (meta["size"], meta["model_config"]) == ("torchvision", {})
+    assert meta["export_cpu_s"] > 0 and meta["kiln_compile_cpu_s"] > 0
     assert "--external-weights" in meta["kiln_compile_command"]
     assert meta["kiln_compile_s"] > 0 and meta["expected_s"] > 0
     # The GPU machine re-exports (16 threads there, one here): the same bytes.
