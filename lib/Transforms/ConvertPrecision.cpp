@@ -7,7 +7,9 @@
 //  2. Every f32 result of an op becomes T. Small dense f32 constants are
 //     rebuilt in T with their values saturated to T's finite range; weights
 //     (resource blobs) are cast by a kiln.cast that kiln-outline-init turns
-//     into part of the init program. kiln.cast to f32 casts to T instead.
+//     into part of the init program. kiln.cast to f32 casts to T instead,
+//     and the ops whose element type an attribute gives (constant_of_shape's
+//     value, eye_like's dtype) take T there (their type inference reads it).
 //  3. Every returned value that was f32 is cast back to f32.
 // The function type keeps its f32 signature, so callers see no change.
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
@@ -120,8 +122,22 @@ struct ConvertPrecisionPass
             replacement, replacement.getDefiningOp());
         continue;
       }
+      // Ops whose result element type an attribute gives (their type
+      // inference reads it) take the target type there too.
       if (auto cast = dyn_cast<CastOp>(op); cast && cast.getTo().isF32())
         cast.setToAttr(TypeAttr::get(target));
+      if (auto fill = dyn_cast<ConstantOfShapeOp>(op);
+          fill && isF32Tensor(fill.getValue().getType())) {
+        DenseElementsAttr value = convertDense(fill.getValue(), target);
+        if (!value) {
+          fill.emitError("kiln-convert-precision: the value of a "
+                         "constant_of_shape must be a dense attribute");
+          return signalPassFailure();
+        }
+        fill.setValueAttr(value);
+      }
+      if (auto eye = dyn_cast<EyeLikeOp>(op); eye && eye.getDtype().isF32())
+        eye.setDtypeAttr(TypeAttr::get(target));
       for (OpResult result : op.getResults())
         if (isF32Tensor(result.getType()))
           result.setType(withElementType(result.getType(), target));
