@@ -64,8 +64,6 @@ kiln_status_t readArtifact(const uint8_t *data, size_t size,
 /// validator: the runtime runs it at load and kiln-inspect before printing.
 kiln_status_t validateManifest(const kiln::artifact::Model &manifest);
 
-/// Most parameters (all pointers) a kiln kernel takes.
-constexpr uint32_t kMaxKernelParameters = 256;
 /// kernelParameterCounts' entry for a kernel that no step launches.
 constexpr uint32_t kNotLaunched = UINT32_MAX;
 
