@@ -3,6 +3,7 @@
 #ifndef KILN_RUNTIME_ARTIFACT_READER_H
 #define KILN_RUNTIME_ARTIFACT_READER_H
 
+#include "kiln/escaped_text.h"
 #include "kiln/runtime.h"
 #include "kiln_artifact_generated.h"
 
@@ -80,6 +81,12 @@ size_t dtypeSize(kiln::artifact::DType dtype);
 /// A flatbuffers string, or "" when absent.
 inline const char *str(const flatbuffers::String *value) {
   return value ? value->c_str() : "";
+}
+
+/// A name from the artifact (all its bytes, NULs included) as a message
+/// shows it: escaped and cut (kiln::text::escapeName).
+inline std::string shownName(const flatbuffers::String *value) {
+  return value ? text::escapeName(value->string_view()) : std::string();
 }
 
 } // namespace kiln::runtime
