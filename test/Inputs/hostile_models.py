@@ -174,9 +174,9 @@ def unknown_attribute(args):
 
 @builder
 def weird_dim_name(args):
-    """Relu on x['weird name!', 4]."""
+    """Relu on x['weird name!', 4] (--variant NAME: that dim name)."""
     return _model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
-                  [_tensor("x", ["weird name!", 4])], [_tensor("y", None)])
+                  [_tensor("x", [args.variant or "weird name!", 4])], [_tensor("y", None)])
 
 
 @builder
