@@ -4,6 +4,8 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <optional>
+
 using namespace mlir;
 
 namespace kiln {
@@ -29,13 +31,34 @@ std::optional<SmallVector<int64_t>> parseDims(StringRef text) {
   return dims;
 }
 
+/// The --input-shape entries as written: the tools split the option at
+/// commas, so a dim name that holds one ('a,b=4', as a hint spells it)
+/// arrives as 'a' and 'b=4'; a piece without '=' is joined to the next.
+static SmallVector<std::string>
+rejoinCommaNames(ArrayRef<std::string> pieces) {
+  SmallVector<std::string> entries;
+  std::optional<std::string> pending;
+  for (const std::string &piece : pieces) {
+    std::string joined = pending ? *pending + "," + piece : piece;
+    pending.reset();
+    if (StringRef(piece).contains('='))
+      entries.push_back(std::move(joined));
+    else
+      pending = std::move(joined);
+  }
+  if (pending)
+    entries.push_back(*pending); // Malformed: reported as it is.
+  return entries;
+}
+
 struct SpecializeShapesPass
     : impl::KilnSpecializeShapesBase<SpecializeShapesPass> {
   using KilnSpecializeShapesBase::KilnSpecializeShapesBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    for (const std::string &entry : shapes) {
+    SmallVector<std::string> pieces(shapes.begin(), shapes.end());
+    for (const std::string &entry : rejoinCommaNames(pieces)) {
       // The last '=': a name may hold one (dims never do), so any name
       // that a hint quotes for the shell parses back.
       auto [name, value] = StringRef(entry).rsplit('=');

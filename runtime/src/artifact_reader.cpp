@@ -147,18 +147,18 @@ static kiln_status_t checkSections(const Model &manifest, uint64_t manifestEnd,
     uint64_t offset = section->offset(), length = section->size();
     if (offset < manifestEnd || offset > size || length > size - offset)
       return Error(KILN_STATUS_DATA_LOSS)
-             << describe << ": section " << i << " ('" << str(section->name())
+             << describe << ": section " << i << " ('" << shownName(section->name())
              << "') range [" << offset << ", +" << length
              << ") is outside the sections of the " << size << "-byte file";
     if (offset % kSectionAlignment != 0)
       return Error(KILN_STATUS_DATA_LOSS)
-             << describe << ": section " << i << " ('" << str(section->name())
+             << describe << ": section " << i << " ('" << shownName(section->name())
              << "') offset " << offset << " is not " << kSectionAlignment
              << "-byte aligned";
     uint64_t hash = fnv1a64(data + offset, length);
     if (hash != section->hash())
       return Error(KILN_STATUS_DATA_LOSS)
-             << describe << ": section " << i << " ('" << str(section->name())
+             << describe << ": section " << i << " ('" << shownName(section->name())
              << "') is corrupted: its hash is " << std::hex << hash
              << ", the manifest says " << section->hash();
   }

@@ -3,6 +3,7 @@
 #ifndef KILN_RUNTIME_ARTIFACT_READER_H
 #define KILN_RUNTIME_ARTIFACT_READER_H
 
+#include "kiln/escaped_text.h"
 #include "kiln/runtime.h"
 #include "kiln_artifact_generated.h"
 
@@ -64,8 +65,6 @@ kiln_status_t readArtifact(const uint8_t *data, size_t size,
 /// validator: the runtime runs it at load and kiln-inspect before printing.
 kiln_status_t validateManifest(const kiln::artifact::Model &manifest);
 
-/// Most parameters (all pointers) a kiln kernel takes.
-constexpr uint32_t kMaxKernelParameters = 256;
 /// kernelParameterCounts' entry for a kernel that no step launches.
 constexpr uint32_t kNotLaunched = UINT32_MAX;
 
@@ -82,6 +81,12 @@ size_t dtypeSize(kiln::artifact::DType dtype);
 /// A flatbuffers string, or "" when absent.
 inline const char *str(const flatbuffers::String *value) {
   return value ? value->c_str() : "";
+}
+
+/// A name from the artifact (all its bytes, NULs included) as a message
+/// shows it: escaped and cut (kiln::text::escapeName).
+inline std::string shownName(const flatbuffers::String *value) {
+  return value ? text::escapeName(value->string_view()) : std::string();
 }
 
 } // namespace kiln::runtime

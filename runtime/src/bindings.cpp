@@ -2,6 +2,8 @@
 #include "bindings.h"
 #include "status.h"
 
+#include "kiln/escaped_text.h"
+
 #include <cstdint>
 
 namespace kiln::runtime {
@@ -73,15 +75,15 @@ checkDisjointBindings(const std::vector<Binding> &inputs,
     for (size_t i = 0; i < inputs.size(); ++i)
       if (overlap(output, deviceRange(inputs[i])))
         return Error(KILN_STATUS_INVALID_ARGUMENT)
-               << "input '" << inputInfos[i].name << "' and output '"
-               << outputInfos[o].name
+               << "input '" << text::escapeName(inputInfos[i].name)
+               << "' and output '" << text::escapeName(outputInfos[o].name)
                << "' are bound to overlapping device memory (inputs and "
                   "outputs must not overlap)";
     for (size_t other = 0; other < o; ++other)
       if (overlap(output, deviceRange(outputs[other])))
         return Error(KILN_STATUS_INVALID_ARGUMENT)
-               << "outputs '" << outputInfos[other].name << "' and '"
-               << outputInfos[o].name
+               << "outputs '" << text::escapeName(outputInfos[other].name)
+               << "' and '" << text::escapeName(outputInfos[o].name)
                << "' are bound to overlapping device memory (outputs must "
                   "not overlap)";
   }

@@ -92,7 +92,7 @@ kiln_status_t loadKernels(kiln_model_s *model) {
     int64_t section = chooseImage(kernel, model->arch, &isPtx);
     if (section == -2)
       return Error(KILN_STATUS_INCOMPATIBLE)
-             << "kernel '" << str(kernel.symbol()) << "' has "
+             << "kernel '" << shownName(kernel.symbol()) << "' has "
              << availableImages(kernel) << " and no PTX; this GPU ("
              << model->deviceName << ") is " << archName(model->arch)
              << "; recompile with --gpu-arch " << archName(model->arch);
@@ -101,7 +101,7 @@ kiln_status_t loadKernels(kiln_model_s *model) {
       std::sscanf(str(manifest.cuda_version()), "%d.%d", &major, &minor);
       if (model->driverVersion < major * 1000 + minor * 10)
         return Error(KILN_STATUS_INCOMPATIBLE)
-               << "kernel '" << str(kernel.symbol())
+               << "kernel '" << shownName(kernel.symbol())
                << "' needs its PTX on this " << archName(model->arch)
                << " GPU (it has " << availableImages(kernel)
                << "), and PTX from CUDA " << str(manifest.cuda_version())
@@ -121,15 +121,15 @@ kiln_status_t loadKernels(kiln_model_s *model) {
           cudaLibraryLoadData(&library, code.data(), nullptr, nullptr, 0,
                               nullptr, nullptr, 0),
           "loading the " + std::string(isPtx ? "PTX" : "cubin") +
-              " of kernel '" + str(kernel.symbol()) + "' (section '" +
-              str(manifest.sections()->Get(index)->name()) + "')"));
+              " of kernel '" + shownName(kernel.symbol()) + "' (section '" +
+              shownName(manifest.sections()->Get(index)->name()) + "')"));
       model->libraries.push_back(library);
       found = bySection.emplace(section, library).first;
     }
     cudaKernel_t handle = nullptr;
     KILN_RETURN_IF_ERROR(cudaStatus(
         cudaLibraryGetKernel(&handle, found->second, str(kernel.symbol())),
-        "finding kernel '" + std::string(str(kernel.symbol())) +
+        "finding kernel '" + shownName(kernel.symbol()) +
             "' in its image"));
     // Loading is lazy by default; querying attributes loads the kernel now,
     // so that errors show here and never during graph capture.
@@ -137,7 +137,7 @@ kiln_status_t loadKernels(kiln_model_s *model) {
     KILN_RETURN_IF_ERROR(cudaStatus(
         cudaFuncGetAttributes(&attributes,
                               reinterpret_cast<const void *>(handle)),
-        "loading kernel '" + std::string(str(kernel.symbol())) + "'"));
+        "loading kernel '" + shownName(kernel.symbol()) + "'"));
     KILN_RETURN_IF_ERROR(
         checkParameters(handle, parameterCounts[k], str(kernel.symbol())));
     model->kernels.push_back(handle);

@@ -93,7 +93,7 @@ public:
   EntryPointValidator(const Model &model, const EntryPoint &entry,
                       uint32_t index)
       : model(model), entry(entry), numBuffers(count(entry.buffers())) {
-    where = "entry point " + std::to_string(index) + " ('" + str(entry.name()) +
+    where = "entry point " + std::to_string(index) + " ('" + shownName(entry.name()) +
             "')";
   }
 
@@ -116,7 +116,7 @@ public:
       KILN_RETURN_IF_ERROR(
           annotate(validateStep(*entry.steps()->Get(i)),
                    where + " step " + std::to_string(i) + " ('" +
-                       str(entry.steps()->Get(i)->name()) + "')"));
+                       shownName(entry.steps()->Get(i)->name()) + "')"));
     return nullptr;
   }
 
@@ -187,7 +187,7 @@ private:
     for (uint32_t i = 0; i < count(list); ++i) {
       const TensorSignature &tensor = *list->Get(i);
       std::string name = where + " " + what + " " + std::to_string(i) + " ('" +
-                         str(tensor.name()) + "')";
+                         shownName(tensor.name()) + "')";
       if (!tensor.name() || tensor.name()->size() == 0 ||
           !names.insert(str(tensor.name())).second)
         return Error(KILN_STATUS_DATA_LOSS)
@@ -353,7 +353,7 @@ kiln_status_t validateManifest(const Model &model) {
   for (uint32_t i = 0; i < count(model.kernels()); ++i) {
     const Kernel &kernel = *model.kernels()->Get(i);
     std::string name =
-        "kernel " + std::to_string(i) + " ('" + str(kernel.symbol()) + "')";
+        "kernel " + std::to_string(i) +  " ('" + shownName(kernel.symbol()) + "')";
     if (!kernel.symbol() || kernel.symbol()->size() == 0)
       return Error(KILN_STATUS_DATA_LOSS) << name << ": no symbol";
     for (uint32_t j = 0; j < count(kernel.images()); ++j)

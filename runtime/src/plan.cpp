@@ -5,6 +5,8 @@
 #include "status.h"
 #include "step_outputs.h"
 
+#include "kiln/escaped_text.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -15,11 +17,12 @@ namespace kiln::runtime {
 using namespace kiln::artifact;
 
 std::string PreparedStep::describe(size_t index) const {
-  std::string text =
-      "step " + std::to_string(index) + " '" + name + "' (" + kindName;
+  std::string description =
+      "step " + std::to_string(index) + " '" + text::escapeName(name) + "' (" +
+      kindName;
   if (!onnxNodes.empty())
-    text += "; ONNX nodes: " + onnxNodes;
-  return text + ")";
+    description += "; ONNX nodes: " + text::escapeName(onnxNodes);
+  return description + ")";
 }
 
 static const char *stepKindName(StepKind kind) {

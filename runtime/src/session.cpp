@@ -8,6 +8,7 @@
 #include "status.h"
 
 #include "kiln/artifact_format.h"
+#include "kiln/escaped_text.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -139,9 +140,10 @@ kiln_status_t bind(kiln_session_t *session, const char *name,
     ++index;
   if (index == infos.size())
     return Error(KILN_STATUS_NOT_FOUND)
-           << "the entry point has no " << what << " named '" << name << "'";
+           << "the entry point has no " << what << " named '"
+           << kiln::text::escapeName(name) << "'";
   const kiln_tensor_info_t &info = infos[index];
-  std::string prefix = std::string(what) + " '" + name + "': ";
+  std::string prefix = std::string(what) + " '" + kiln::text::escapeName(name) + "': ";
   if (!tensor->data)
     return Error(KILN_STATUS_INVALID_ARGUMENT) << prefix << "NULL data";
   if (tensor->dims &&

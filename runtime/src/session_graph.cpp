@@ -5,6 +5,8 @@
 #include "session.h"
 #include "status.h"
 
+#include "kiln/escaped_text.h"
+
 #include <cstring>
 #include <memory>
 
@@ -31,11 +33,13 @@ kiln_status_t checkBound(const kiln_session_s &session) {
   for (size_t i = 0; i < session.inputs.size(); ++i)
     if (!session.inputs[i].bound)
       return Error(KILN_STATUS_FAILED_PRECONDITION)
-             << "input '" << signature.inputs[i].name << "' is not bound";
+             << "input '" << text::escapeName(signature.inputs[i].name)
+             << "' is not bound";
   for (size_t i = 0; i < session.outputs.size(); ++i)
     if (!session.outputs[i].bound)
       return Error(KILN_STATUS_FAILED_PRECONDITION)
-             << "output '" << signature.outputs[i].name << "' is not bound";
+             << "output '" << text::escapeName(signature.outputs[i].name)
+             << "' is not bound";
   return nullptr;
 }
 

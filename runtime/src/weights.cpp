@@ -132,7 +132,7 @@ kiln_status_t uploadWeights(kiln_model_s *model,
       if (fnv1a64(data, buffer.bytes()) != weight.hash())
         return Error(KILN_STATUS_DATA_LOSS)
                << "weight " << i << " (section '"
-               << str(manifest.sections()->Get(section)->name())
+               << shownName(manifest.sections()->Get(section)->name())
                << "') does not match its weight hash";
       KILN_RETURN_IF_ERROR(cudaStatus(
           cudaMemcpy(device, data, buffer.bytes(), cudaMemcpyHostToDevice),

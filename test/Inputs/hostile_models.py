@@ -174,9 +174,9 @@ def unknown_attribute(args):
 
 @builder
 def weird_dim_name(args):
-    """Relu on x['weird name!', 4]."""
+    """Relu on x['weird name!', 4] (--variant NAME: that dim name)."""
     return _model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
-                  [_tensor("x", ["weird name!", 4])], [_tensor("y", None)])
+                  [_tensor("x", [args.variant or "weird name!", 4])], [_tensor("y", None)])
 
 
 @builder
@@ -203,6 +203,19 @@ def two_inputs(args):
                   [_tensor("a", [4]), _tensor("b", [4])], [_tensor("y", [4])])
 
 
+@builder
+def newline_names(args):
+    """Relu whose input 'in<newline>put<0xff>', output 'out<0xff>' and node
+    'relu<newline><0xff>' hold a newline and a byte that is not UTF-8 (the
+    bytes, not a ModelProto: protobuf's Python API takes only valid UTF-8)."""
+    model = _model([helper.make_node("Relu", ["in\nput#"], ["out#"],
+                                     name="relu\n#")],
+                   [_tensor("in\nput#", [4])], [_tensor("out#", [4])])
+    data = model.SerializeToString()
+    assert data.count(b"#") == 5  # The placeholders, 1 byte like 0xff.
+    return data.replace(b"#", b"\xff")
+
+
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -213,7 +226,8 @@ def main():
     args = parser.parse_args()
     result = BUILDERS[args.model](args)
     with open(args.output, "wb") as out:
-        out.write(result.SerializeToString())
+        out.write(result if isinstance(result, bytes)
+                  else result.SerializeToString())
 
 
 if __name__ == "__main__":

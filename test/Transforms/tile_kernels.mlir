@@ -123,3 +123,71 @@ func.func @layer_norm_vectors(%a: tensor<1024x768xf16>, %ga: tensor<768xf16>, %b
   %4 = kiln.layer_norm %e, %ge {axis = -2 : i64} : tensor<8x12x64xf32>, tensor<12x64xf32> -> tensor<8x12x64xf32>
   return %0, %1, %2, %3, %4 : tensor<1024x768xf16>, tensor<16x4096xf32>, tensor<3x1000xf16>, tensor<5x77xf16>, tensor<8x12x64xf32>
 }
+
+// -----
+
+// Loads that would hold more than 128 registers per thread: the loop
+// template issues every vector load of a step before computing, so 9 f32
+// inputs of a million elements get 2 vectors per thread (9 x 4 x 2 = 72
+// registers) instead of 4 (144), and 40 inputs get vectors of 2 (80)
+// instead of 4 (160).
+// CHECK-LABEL: func.func @many_inputs_narrower_steps
+// CHECK: kiln.kernel "add_add_add_etc_0" pointwise {{.*}} elements_per_thread = 2 : i64, {{.*}} vector_width = 4 : i64
+func.func @many_inputs_narrower_steps(%a0: tensor<1024x1024xf32>, %a1: tensor<1024x1024xf32>, %a2: tensor<1024x1024xf32>, %a3: tensor<1024x1024xf32>, %a4: tensor<1024x1024xf32>, %a5: tensor<1024x1024xf32>, %a6: tensor<1024x1024xf32>, %a7: tensor<1024x1024xf32>, %a8: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %1 = kiln.add %a0, %a1 : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
+  %2 = kiln.add %1, %a2 : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
+  %3 = kiln.add %2, %a3 : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
+  %4 = kiln.add %3, %a4 : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
+  %5 = kiln.add %4, %a5 : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
+  %6 = kiln.add %5, %a6 : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
+  %7 = kiln.add %6, %a7 : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
+  %8 = kiln.add %7, %a8 : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
+  return %8 : tensor<1024x1024xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @many_inputs_narrower_vectors
+// CHECK: kiln.kernel "add_add_add_etc_0" pointwise {{.*}} elements_per_thread = 1 : i64, {{.*}} vector_width = 2 : i64
+func.func @many_inputs_narrower_vectors(%a0: tensor<64xf32>, %a1: tensor<64xf32>, %a2: tensor<64xf32>, %a3: tensor<64xf32>, %a4: tensor<64xf32>, %a5: tensor<64xf32>, %a6: tensor<64xf32>, %a7: tensor<64xf32>, %a8: tensor<64xf32>, %a9: tensor<64xf32>, %a10: tensor<64xf32>, %a11: tensor<64xf32>, %a12: tensor<64xf32>, %a13: tensor<64xf32>, %a14: tensor<64xf32>, %a15: tensor<64xf32>, %a16: tensor<64xf32>, %a17: tensor<64xf32>, %a18: tensor<64xf32>, %a19: tensor<64xf32>, %a20: tensor<64xf32>, %a21: tensor<64xf32>, %a22: tensor<64xf32>, %a23: tensor<64xf32>, %a24: tensor<64xf32>, %a25: tensor<64xf32>, %a26: tensor<64xf32>, %a27: tensor<64xf32>, %a28: tensor<64xf32>, %a29: tensor<64xf32>, %a30: tensor<64xf32>, %a31: tensor<64xf32>, %a32: tensor<64xf32>, %a33: tensor<64xf32>, %a34: tensor<64xf32>, %a35: tensor<64xf32>, %a36: tensor<64xf32>, %a37: tensor<64xf32>, %a38: tensor<64xf32>, %a39: tensor<64xf32>) -> tensor<64xf32> {
+  %1 = kiln.add %a0, %a1 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %2 = kiln.add %1, %a2 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %3 = kiln.add %2, %a3 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %4 = kiln.add %3, %a4 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %5 = kiln.add %4, %a5 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %6 = kiln.add %5, %a6 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %7 = kiln.add %6, %a7 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %8 = kiln.add %7, %a8 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %9 = kiln.add %8, %a9 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %10 = kiln.add %9, %a10 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %11 = kiln.add %10, %a11 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %12 = kiln.add %11, %a12 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %13 = kiln.add %12, %a13 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %14 = kiln.add %13, %a14 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %15 = kiln.add %14, %a15 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %16 = kiln.add %15, %a16 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %17 = kiln.add %16, %a17 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %18 = kiln.add %17, %a18 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %19 = kiln.add %18, %a19 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %20 = kiln.add %19, %a20 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %21 = kiln.add %20, %a21 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %22 = kiln.add %21, %a22 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %23 = kiln.add %22, %a23 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %24 = kiln.add %23, %a24 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %25 = kiln.add %24, %a25 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %26 = kiln.add %25, %a26 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %27 = kiln.add %26, %a27 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %28 = kiln.add %27, %a28 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %29 = kiln.add %28, %a29 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %30 = kiln.add %29, %a30 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %31 = kiln.add %30, %a31 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %32 = kiln.add %31, %a32 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %33 = kiln.add %32, %a33 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %34 = kiln.add %33, %a34 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %35 = kiln.add %34, %a35 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %36 = kiln.add %35, %a36 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %37 = kiln.add %36, %a37 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %38 = kiln.add %37, %a38 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  %39 = kiln.add %38, %a39 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
+  return %39 : tensor<64xf32>
+}

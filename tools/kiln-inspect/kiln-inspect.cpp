@@ -4,8 +4,8 @@
 // Exit status: 0 valid, 2 a usage or file error or a check failed
 // (tools/common/ExitCodes.h).
 #include "ExitCodes.h"
-#include "artifact_reader.h"
 #include "RuntimeToolVersion.h"
+#include "artifact_reader.h"
 #include "kiln/artifact_format.h"
 #include "kiln_artifact_generated.h"
 
@@ -18,7 +18,7 @@
 #include <vector>
 
 using namespace kiln::artifact;
-using kiln::runtime::str;
+using kiln::runtime::shownName;
 
 namespace {
 
@@ -33,7 +33,8 @@ int fail(const std::string &message,
 const char *const kUsage =
     "usage: kiln-inspect MODEL.kiln\n"
     "Checks a .kiln artifact with the runtime's own checks (header, manifest,\n"
-    "sections, every index and size) and prints its header, sections, kernels,\n"
+    "sections, every index and size) and prints its header, sections, "
+    "kernels,\n"
     "weights and every entry point's signature, buffers and steps.\n"
     "\n"
     "  --help, --version\n"
@@ -81,7 +82,8 @@ void printBuffer(uint32_t id, const Buffer &buffer) {
 
 void printStep(uint32_t index, const Step &step, const EntryPoint &entry) {
   std::printf("  step %u: %s stream %u '%s'", index,
-              EnumNameStepKind(step.kind()), step.stream(), str(step.name()));
+              EnumNameStepKind(step.kind()), step.stream(),
+              shownName(step.name()).c_str());
   switch (step.kind()) {
   case StepKind_Launch:
     std::printf(" kernel %u grid %s block %s shared %u args %s", step.kernel(),
@@ -142,7 +144,8 @@ void printStep(uint32_t index, const Step &step, const EntryPoint &entry) {
     std::printf(" event %u", step.event());
   }
   for (uint32_t i = 0; i < count(step.onnx_nodes()); ++i)
-    std::printf("%s%s", i ? ", " : " nodes ", str(step.onnx_nodes()->Get(i)));
+    std::printf("%s%s", i ? ", " : " nodes ",
+                shownName(step.onnx_nodes()->Get(i)).c_str());
   std::printf("\n");
 }
 
@@ -150,15 +153,15 @@ void printEntryPoint(const EntryPoint &entry) {
   std::printf("entry '%s': %u buffers, %u steps, %u streams, %u events, "
               "activation arena %" PRIu64 " bytes, workspace %" PRIu64
               " bytes\n",
-              str(entry.name()), count(entry.buffers()), count(entry.steps()),
-              entry.num_streams(), entry.num_events(),
+              shownName(entry.name()).c_str(), count(entry.buffers()),
+              count(entry.steps()), entry.num_streams(), entry.num_events(),
               entry.activation_arena_bytes(), entry.workspace_bytes());
   for (bool inputs : {true, false}) {
     auto *list = inputs ? entry.inputs() : entry.outputs();
     for (uint32_t i = 0; i < count(list); ++i) {
       const TensorSignature &tensor = *list->Get(i);
       std::printf("  %s %u '%s': %s buffer %u\n", inputs ? "input" : "output",
-                  i, str(tensor.name()),
+                  i, shownName(tensor.name()).c_str(),
                   shapeText(tensor.dtype(), tensor.shape()).c_str(),
                   tensor.buffer());
     }
@@ -221,21 +224,25 @@ int main(int argc, char **argv) {
               header.formatVersion, header.manifestSize, header.manifestOffset,
               header.manifestHash, header.fileSize);
   std::printf("model: compiler '%s', CUDA %s, archs",
-              str(model.compiler_version()), str(model.cuda_version()));
+              shownName(model.compiler_version()).c_str(),
+              shownName(model.cuda_version()).c_str());
   for (uint32_t i = 0; i < count(model.archs()); ++i)
-    std::printf(" %s", str(model.archs()->Get(i)));
+    std::printf(" %s", shownName(model.archs()->Get(i)).c_str());
   std::printf(", source '%s', weight arena %" PRIu64 " bytes\n",
-              str(model.source_model()), model.weight_arena_bytes());
+              shownName(model.source_model()).c_str(),
+              model.weight_arena_bytes());
   for (uint32_t i = 0; i < count(model.sections()); ++i) {
     const Section &section = *model.sections()->Get(i);
     std::printf("section %u: '%s' at %" PRIu64 ", %" PRIu64 " bytes, hash ok\n",
-                i, str(section.name()), section.offset(), section.size());
+                i, shownName(section.name()).c_str(), section.offset(),
+                section.size());
   }
   for (uint32_t i = 0; i < count(model.kernels()); ++i) {
     const Kernel &kernel = *model.kernels()->Get(i);
-    std::printf("kernel %u: %s", i, str(kernel.symbol()));
+    std::printf("kernel %u: %s", i, shownName(kernel.symbol()).c_str());
     for (uint32_t j = 0; j < count(kernel.images()); ++j)
-      std::printf(" %s(section %u)", str(kernel.images()->Get(j)->arch()),
+      std::printf(" %s(section %u)",
+                  shownName(kernel.images()->Get(j)->arch()).c_str(),
                   kernel.images()->Get(j)->section());
     std::printf(" ptx(section %d)\n", kernel.ptx_section());
   }
@@ -249,8 +256,8 @@ int main(int argc, char **argv) {
       std::printf(" section %d\n", weight.section());
     else
       std::printf(" external '%s' offset %" PRIu64 " length %" PRIu64 "\n",
-                  str(weight.external_file()), weight.external_offset(),
-                  weight.external_length());
+                  shownName(weight.external_file()).c_str(),
+                  weight.external_offset(), weight.external_length());
   }
   for (uint32_t i = 0; i < count(model.entry_points()); ++i)
     printEntryPoint(*model.entry_points()->Get(i));

@@ -15,6 +15,7 @@
 #include "kiln/Version.h"
 
 #include "kiln/runtime.h"
+#include "kiln/escaped_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -100,7 +101,7 @@ std::string entryShapes(const kiln_model_t *model, size_t entry) {
     kiln_status_free(kiln_model_input_info(model, entry, i, &info));
     std::vector<int64_t> dims(info.dims, info.dims + info.rank);
     std::string shape = shapeText(dims);
-    text += (i ? ", " : "") + std::string(info.name) + "=" + shape;
+    text += (i ? ", " : "") + kiln::text::escapeName(info.name) + "=" + shape;
   }
   return text.empty() ? "(no inputs)" : text;
 }
@@ -275,7 +276,8 @@ int runModel(const RunOptions &options) {
       std::string error;
       if (!findTensor(options.inputs, info.name, i, "input", &file, &error) ||
           !convertTensor(file, info.dtype, &tensor, &error)) {
-        std::fprintf(stderr, "kiln-run: input '%s': %s\n", info.name,
+        std::fprintf(stderr, "kiln-run: input '%s': %s\n",
+                     kiln::text::escapeName(info.name).c_str(),
                      error.c_str());
         return finish(kExitUsageOrFileError);
       }
@@ -284,7 +286,7 @@ int runModel(const RunOptions &options) {
         std::fprintf(stderr,
                      "kiln-run: input '%s': the file has shape %s, the "
                      "model %s\n",
-                     info.name, shapeText(tensor.dims).c_str(),
+                     kiln::text::escapeName(info.name).c_str(), shapeText(tensor.dims).c_str(),
                      shapeText(dims).c_str());
         return finish(kExitUsageOrFileError);
       }
@@ -376,7 +378,8 @@ int runModel(const RunOptions &options) {
     HostTensor expected;
     if (!findTensor(options.expect, info.name, i, "output", &expected,
                     &error)) {
-      std::fprintf(stderr, "kiln-run: output '%s': %s\n", info.name,
+      std::fprintf(stderr, "kiln-run: output '%s': %s\n",
+                   kiln::text::escapeName(info.name).c_str(),
                    error.c_str());
       return finish(kExitUsageOrFileError);
     }
@@ -387,7 +390,8 @@ int runModel(const RunOptions &options) {
                                     : result.mismatches == 0);
     report.outputs.push_back(
         {info.name, pass, result.maxAbs, result.maxRel, result.relL2});
-    std::printf("%s: max abs %.3g, max rel %.3g, rel-L2 %.3g", info.name,
+    std::printf("%s: max abs %.3g, max rel %.3g, rel-L2 %.3g",
+                kiln::text::escapeName(info.name).c_str(),
                 result.maxAbs, result.maxRel, result.relL2);
     if (!result.shapeMatches)
       std::printf(" [MISMATCH: %zu elements, expected %s]\n",

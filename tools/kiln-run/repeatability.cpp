@@ -5,6 +5,8 @@
 #include "bench_profile.h"
 #include "tensor_files.h"
 
+#include "kiln/escaped_text.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -154,7 +156,7 @@ bool checkRepeatability(kiln_model_t *model,
         "repeatability: MISMATCH: session %d of %d differs from session 1 in "
         "output '%s' (%s %s): %zu of %zu elements differ, the first at "
         "element %lld %s: %.9g vs %.9g\n",
-        s + 1, sessions, info.name, kiln_dtype_name(info.dtype),
+        s + 1, sessions, kiln::text::escapeName(info.name).c_str(), kiln_dtype_name(info.dtype),
         shapeText(std::vector<int64_t>(info.dims, info.dims + info.rank))
             .c_str(),
         difference.differing,
@@ -212,7 +214,7 @@ bool checkReplays(kiln_model_t *model, size_t entryPoint,
     std::printf("replays: MISMATCH: run %d differs from the first run in "
                 "output '%s': %zu elements differ, the first at element %lld "
                 "%s: %.9g vs %.9g\n",
-                r + 2, info.name, difference.differing,
+                r + 2, kiln::text::escapeName(info.name).c_str(), difference.differing,
                 static_cast<long long>(difference.element),
                 multiIndex(static_cast<size_t>(difference.element), info.dims,
                            info.rank)

@@ -15,6 +15,11 @@
 //     three form one library kernel; so is a relu, tanh GELU or residual add
 //     on a library GEMM, or a cast of its f16/bf16 product to f32
 //     (matchGemmEpilogue).
+//     A producer joins only while the kernel's parameters (the values it
+//     reads from outside, plus its output) stay within the runtime's
+//     kMaxKernelParameters (artifact_format.h); what is left out roots
+//     kernels of its own, so a Max of 5,000 inputs (a tree of binary maxes)
+//     becomes kernels of at most 255 inputs each.
 //     An attention kernel takes only the views, transposes and slices it
 //     reads q/k/v through by strides, and a transpose of its result that it
 //     can write directly (AttentionLayouts.cpp).
@@ -28,6 +33,7 @@
 #include "kiln/Transforms/Passes.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/artifact_format.h"
 #include "kiln/Dialect/Kiln/IR/StridedView.h"
 
 #include "mlir/IR/Builders.h"
@@ -42,11 +48,52 @@ namespace kiln {
 
 namespace {
 
-/// A kernel being formed: the contract's group (kind, anchor, ops) and the
-/// op it is rooted at.
+/// A kernel being formed: the contract's group (kind, anchor, ops), the op
+/// it is rooted at and the values it reads from outside (its inputs once
+/// outlined).
 struct Group : KernelGroup {
   Operation *root = nullptr;
+  llvm::SetVector<Value> inputs;
 };
+
+bool isClonedConstant(Value value);
+
+/// The operands of |op| that |group| would read from outside once |op| is in
+/// it: not produced inside, not a constant that outlining clones.
+SmallVector<Value> outsideOperands(Operation *op, const Group &group) {
+  SmallVector<Value> operands;
+  for (Value operand : op->getOperands()) {
+    Operation *producer = operand.getDefiningOp();
+    if ((producer && group.ops.contains(producer)) || isClonedConstant(operand))
+      continue;
+    operands.push_back(operand);
+  }
+  return operands;
+}
+
+/// Whether |group| with |producer| in it still fits in a kernel's
+/// parameters: its inputs (less |producer|'s results, which become
+/// internal, plus |producer|'s outside operands) and one output.
+bool fitsParameters(const Group &group, Operation *producer) {
+  llvm::SmallSetVector<Value, 8> added;
+  for (Value operand : outsideOperands(producer, group))
+    if (!group.inputs.contains(operand))
+      added.insert(operand);
+  size_t removed = llvm::count_if(producer->getResults(), [&](Value result) {
+    return group.inputs.contains(result);
+  });
+  return group.inputs.size() - removed + added.size() + 1 <=
+         artifact::kMaxKernelParameters;
+}
+
+/// Adds |producer| to |group| by its kind's contract and updates the inputs.
+void addToGroup(Group &group, Operation *producer) {
+  admit(group, producer);
+  for (Value result : producer->getResults())
+    group.inputs.remove(result);
+  for (Value operand : outsideOperands(producer, group))
+    group.inputs.insert(operand);
+}
 
 Type resultType(Operation *op) { return op->getResult(0).getType(); }
 
@@ -252,6 +299,8 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
       if (group.kind == KernelKind::RowReduce)
         group.anchor = op;
       group.ops.insert(op);
+      for (Value operand : outsideOperands(op, group))
+        group.inputs.insert(operand);
       SmallVector<Operation *> worklist{op};
       while (!worklist.empty()) {
         Operation *current = worklist.pop_back_val();
@@ -264,9 +313,9 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
           if (!producer || groupOf.count(producer) ||
               group.ops.contains(producer) || !allUsersIn(producer, group))
             continue;
-          if (!admits(group, producer))
+          if (!admits(group, producer) || !fitsParameters(group, producer))
             continue;
-          admit(group, producer);
+          addToGroup(group, producer);
           worklist.push_back(producer);
         }
       }

@@ -6,8 +6,10 @@
 //    and views that keep the element order) or is a single element,
 //    the elements after the last whole vector handled one per thread; 4
 //    elements (or vectors) per thread once the output has a million
-//    elements; a grid that covers the output's vectors, capped at 64 blocks
-//    per multiprocessor (the loop is grid-stride).
+//    elements; fewer elements per thread, then narrower vectors, where the
+//    loads of one step would hold more than 128 registers; a grid that covers
+//    the output's vectors, capped at 64 blocks per multiprocessor (the loop is
+//    grid-stride).
 //  - row_reduce: rows of <= 1024 elements get one warp each, 4 rows per
 //    128-thread block; longer rows get a block each (512 threads, 1024 for
 //    rows of 8192 and more; softmax: about 16 values per thread, 128 to 1024
@@ -112,6 +114,35 @@ int64_t vectorWidth(KernelOp kernel) {
   return std::max<int64_t>(width, 1);
 }
 
+/// 32-bit registers that the loop template's loads of one grid-stride step
+/// may hold. It issues every unit's vector loads before computing, so each
+/// input read by vector holds width x elements_per_thread values at once: a
+/// Max of 255 inputs in vectors of 4 spilled 5 KB per thread and took ptxas
+/// 2.7 s (0.3 s in scalars, which it schedules freely). Kernels of up to 8
+/// inputs keep full 16-byte vectors and 4 of them per thread.
+constexpr int64_t kMaxLoadRegisters = 128;
+
+/// Narrows |perThread|, then |width|, until the vector loads of |kernel|'s
+/// inputs for one step fit in kMaxLoadRegisters (width 1 always fits: scalar
+/// loads are the CUDA compiler's to schedule).
+void fitLoadRegisters(KernelOp kernel, int64_t &width, int64_t &perThread) {
+  auto registers = [&] {
+    int64_t total = 0;
+    for (Value input : kernel.getInputs()) {
+      auto type = cast<ShapedType>(input.getType());
+      if (type.getNumElements() > 1)
+        total += ceilDiv(width * elementBytes(type.getElementType()), 4);
+    }
+    return total * perThread;
+  };
+  while (width > 1 && registers() > kMaxLoadRegisters) {
+    if (perThread > 1)
+      perThread /= 2;
+    else
+      width /= 2;
+  }
+}
+
 /// The widest vector (in elements) for rows of |rowLength| elements: 16
 /// bytes of the widest element type among the tensors read or written a row
 /// at a time (|rowElements| in all) or a column at a time (one row's size);
@@ -165,10 +196,13 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
     int64_t elements = output.getNumElements();
     setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize, 256);
+    int64_t width = vectorWidth(kernel);
+    int64_t perThread = elements >= (1 << 20) ? 4 : 1;
+    fitLoadRegisters(kernel, width, perThread);
     setIfAbsent(kernel, &KernelOp::getVectorWidth, &KernelOp::setVectorWidth,
-                vectorWidth(kernel));
+                width);
     setIfAbsent(kernel, &KernelOp::getElementsPerThread,
-                &KernelOp::setElementsPerThread, elements >= (1 << 20) ? 4 : 1);
+                &KernelOp::setElementsPerThread, perThread);
     int64_t perBlock = kernel.getBlockSize().value_or(256) *
                        kernel.getVectorWidth().value_or(1) *
                        kernel.getElementsPerThread().value_or(1);

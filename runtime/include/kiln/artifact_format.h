@@ -21,6 +21,11 @@ constexpr uint64_t kSectionAlignment = 256;
 /// overflow.
 constexpr uint64_t kMaxArenaBytes = uint64_t(1) << 48;
 
+/// Most parameters (all pointers: inputs, then outputs) a generated kernel
+/// takes. Fusion keeps every kernel within it and the runtime's validator
+/// rejects a launch with more.
+constexpr uint32_t kMaxKernelParameters = 256;
+
 /// The entry point the runtime runs once at load, after uploading the
 /// weights: the init program that writes the derived weights.
 constexpr const char *kInitEntryPoint = "kiln_init";

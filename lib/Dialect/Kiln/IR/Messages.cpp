@@ -1,40 +1,18 @@
 // Escaping, shell quoting and the repeated-diagnostic cap of user messages.
 #include "kiln/Dialect/Kiln/IR/Messages.h"
+#include "kiln/escaped_text.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/ConvertUTF.h"
 
 namespace kiln {
 
-std::string escapeNonPrintable(llvm::StringRef text) {
-  std::string out;
-  out.reserve(text.size());
-  auto escape = [&](unsigned char byte) {
-    out += "\\x";
-    out += llvm::hexdigit(byte >> 4, /*LowerCase=*/true);
-    out += llvm::hexdigit(byte & 15, /*LowerCase=*/true);
-  };
-  const auto *bytes = reinterpret_cast<const llvm::UTF8 *>(text.data());
-  size_t i = 0;
-  while (i < text.size()) {
-    unsigned char byte = text[i];
-    if (byte >= 0x80) {
-      unsigned length = llvm::getNumBytesForUTF8(byte);
-      if (i + length <= text.size() &&
-          llvm::isLegalUTF8Sequence(bytes + i, bytes + i + length)) {
-        out.append(text.data() + i, length);
-        i += length;
-        continue;
-      }
-      escape(byte);
-    } else if (byte == '\n' || (byte >= 0x20 && byte < 0x7f)) {
-      out += char(byte);
-    } else {
-      escape(byte);
-    }
-    ++i;
-  }
-  return out;
+std::string escapeNonPrintable(llvm::StringRef message) {
+  text::EscapeOptions options;
+  options.keepNewlines = true;
+  options.escapeQuotes = false;
+  options.maxBytes = message.size();
+  return text::escapeText(std::string_view(message.data(), message.size()),
+                          options);
 }
 
 std::string quoteForShell(llvm::StringRef argument) {

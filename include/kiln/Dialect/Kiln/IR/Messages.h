@@ -13,7 +13,8 @@ namespace kiln {
 
 /// |text| with every byte that is not printable ASCII, a newline or part of a
 /// valid UTF-8 sequence written as \xNN, so that corrupt names in a model
-/// cannot reach a terminal as raw bytes.
+/// cannot reach a terminal as raw bytes (kiln::text::escapeText, shared with
+/// the runtime, on a whole message).
 std::string escapeNonPrintable(llvm::StringRef text);
 
 /// |argument| as one shell word: unchanged when it holds only characters no
