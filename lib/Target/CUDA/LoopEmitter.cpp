@@ -205,7 +205,7 @@ LogicalResult emitLoopKernel(ElementalEmitter &emitter,
                              LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
   // A channels-last pool goes a vector of channels per thread instead.
-  if (getKernelKind(kernel) == KernelKind::Pointwise)
+  if (kernel.getKind() == KernelKind::Pointwise)
     if (int64_t width = channelsLastPoolVectorWidth(kernel); width > 1)
       return emitChannelsLastPoolKernel(emitter, launch, width);
   int64_t count = elementCount(shapeOf(kernel.getOutputs()[0]));

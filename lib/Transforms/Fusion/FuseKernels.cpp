@@ -167,7 +167,7 @@ void outline(Group &group, unsigned index) {
       builder.getStringAttr(group.kind == KernelKind::Attention
                                 ? "attention_" + std::to_string(index)
                                 : kernelName(ops, index)),
-      builder.getStringAttr(stringifyKernelKind(group.kind)),
+      KernelKindAttr::get(builder.getContext(), group.kind),
       inputs.getArrayRef(), ValueRange{destination}, nullptr, nullptr, nullptr,
       nullptr, nullptr, nullptr);
 

@@ -61,7 +61,7 @@ bool isRowBroadcast(ArrayRef<int64_t> operand, ArrayRef<int64_t> result) {
 }
 
 int64_t vectorWidth(KernelOp kernel) {
-  if (getKernelKind(kernel) != KernelKind::Pointwise)
+  if (kernel.getKind() != KernelKind::Pointwise)
     return 1;
   auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
   if (output.getRank() == 0)
@@ -268,7 +268,7 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
 
   void runOnOperation() override {
     getOperation().walk([&](KernelOp kernel) {
-      switch (getKernelKind(kernel)) {
+      switch (kernel.getKind()) {
       case KernelKind::Pointwise:
       case KernelKind::DataMovement:
         return tileElementwise(kernel);

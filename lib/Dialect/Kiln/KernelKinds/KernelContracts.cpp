@@ -8,15 +8,7 @@
 
 using namespace mlir;
 
-#include "kiln/Dialect/Kiln/IR/KilnKernelKinds.cpp.inc"
-
 namespace kiln {
-
-KernelKind getKernelKind(KernelOp kernel) {
-  std::optional<KernelKind> kind = symbolizeKernelKind(kernel.getKind());
-  assert(kind && "the kernel verifier accepts only the KernelKind names");
-  return *kind;
-}
 
 namespace {
 
@@ -112,7 +104,8 @@ StringRef anchorDescription(KernelKind kind) {
 
 InFlightDiagnostic contractError(KernelOp kernel) {
   return kernel.emitOpError("'") << kernel.getSymName() << "' breaks the "
-                                 << kernel.getKind() << " kernel contract: ";
+                                 << stringifyKernelKind(kernel.getKind())
+                                 << " kernel contract: ";
 }
 
 /// row_reduce and transpose: every op that uses the anchor's result (the
@@ -249,7 +242,7 @@ void admit(KernelGroup &group, Operation *producer) {
 }
 
 Operation *getKernelAnchor(KernelOp kernel) {
-  AnchorPredicate isAnchor = anchorPredicate(getKernelKind(kernel));
+  AnchorPredicate isAnchor = anchorPredicate(kernel.getKind());
   if (!isAnchor)
     return nullptr;
   SmallVector<Operation *> found = anchorCandidates(kernel, isAnchor);
@@ -257,7 +250,7 @@ Operation *getKernelAnchor(KernelOp kernel) {
 }
 
 LogicalResult verifyKernelContract(KernelOp kernel) {
-  KernelKind kind = getKernelKind(kernel);
+  KernelKind kind = kernel.getKind();
   AnchorPredicate isAnchor = anchorPredicate(kind);
   if (!isAnchor)
     return verifyElemental(kernel, /*anchor=*/nullptr);

@@ -4,6 +4,7 @@
 #define KILN_KERNEL_OPS_TD
 
 include "kiln/Dialect/Kiln/IR/KilnDialect.td"
+include "kiln/Dialect/Kiln/IR/KilnKernelKinds.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/DestinationStyleOpInterface.td"
@@ -52,7 +53,8 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [
     split reduction). The region is isolated from above: block arguments are
     the `ins` followed by the `outs`; `kiln.yield` gives the value written to
     each output, so results are tied to `outs` and in-place updates are
-    explicit. `kind` selects the code template:
+    explicit. `kind` (a `KernelKind`, printed as a keyword) selects the code
+    template:
 
     - `pointwise`: elementwise chains with broadcasts and views;
     - `row_reduce`: reductions / softmax over the innermost axis with
@@ -79,7 +81,7 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [
     } -> tensor<4x8xf32>
     ```
   }];
-  let arguments = (ins StrAttr:$sym_name, StrAttr:$kind,
+  let arguments = (ins StrAttr:$sym_name, Kiln_KernelKindAttr:$kind,
                    Variadic<AnyTensor>:$inputs,
                    Variadic<AnyStaticShapeTensor>:$outputs,
                    OptionalAttr<I64Attr>:$block_size,
@@ -91,7 +93,7 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [
   let results = (outs Variadic<AnyStaticShapeTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $sym_name custom<KernelKind>($kind) (`ins` `(` $inputs^ `:` type($inputs) `)`)?
+    $sym_name $kind (`ins` `(` $inputs^ `:` type($inputs) `)`)?
     `outs` `(` $outputs `:` type($outputs) `)` attr-dict-with-keyword
     $body `->` type($results)
   }];
@@ -100,8 +102,6 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [
     ::mlir::MutableOperandRange getDpsInitsMutable() {
       return getOutputsMutable();
     }
-    /// The kernel kinds the emitter knows.
-    static bool isKnownKind(::llvm::StringRef kind);
     /// The yield that ends the body.
     YieldOp getYield();
   }];

@@ -14,13 +14,7 @@
 
 #include <optional>
 
-#include "kiln/Dialect/Kiln/IR/KilnKernelKinds.h.inc"
-
 namespace kiln {
-
-/// The kind of |kernel| (typed; the op stores it as a string that its
-/// verifier has checked names a KernelKind).
-KernelKind getKernelKind(KernelOp kernel);
 
 /// The kind of a kernel rooted at |root| before it grows: its fusion class
 /// picks it (a row reduction: row_reduce; a tiled transpose: transpose;
