@@ -169,7 +169,7 @@ void outline(Group &group, unsigned index) {
                                 : kernelName(ops, index)),
       KernelKindAttr::get(builder.getContext(), group.kind),
       inputs.getArrayRef(), ValueRange{destination}, nullptr, nullptr, nullptr,
-      nullptr, nullptr, nullptr);
+      nullptr, nullptr, nullptr, nullptr);
 
   Block *body = builder.createBlock(&kernel.getBody());
   IRMapping mapping;

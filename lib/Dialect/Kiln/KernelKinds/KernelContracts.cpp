@@ -4,6 +4,7 @@
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 
 #include "kiln/Dialect/Kiln/IR/StridedView.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 #include "kiln/Dialect/Kiln/KernelKinds/OpClasses.h"
 
 using namespace mlir;
@@ -249,7 +250,9 @@ Operation *getKernelAnchor(KernelOp kernel) {
   return found.size() == 1 ? found.front() : nullptr;
 }
 
-LogicalResult verifyKernelContract(KernelOp kernel) {
+namespace {
+/// The body of |kernel| satisfies its kind's contract.
+LogicalResult verifyKernelBody(KernelOp kernel) {
   KernelKind kind = kernel.getKind();
   AnchorPredicate isAnchor = anchorPredicate(kind);
   if (!isAnchor)
@@ -280,6 +283,13 @@ LogicalResult verifyKernelContract(KernelOp kernel) {
     break;
   }
   return success();
+}
+} // namespace
+
+LogicalResult verifyKernelContract(KernelOp kernel) {
+  // The recorded configuration is checked against a body that holds.
+  return failure(failed(verifyKernelBody(kernel)) ||
+                 failed(verifyKernelVariant(kernel)));
 }
 
 } // namespace kiln

@@ -37,4 +37,33 @@ def Kiln_KernelKindAttr : EnumAttr<Kiln_Dialect, Kiln_KernelKind,
   }];
 }
 
+def Kiln_KernelVariant : I32EnumAttr<"KernelVariant", "kernel template variant", [
+  I32EnumAttrCase<"Loop", 0, "loop">,
+  I32EnumAttrCase<"ChannelsLastPool", 1, "channels_last_pool">,
+  I32EnumAttrCase<"Tiles", 2, "tiles">,
+  I32EnumAttrCase<"ShortRows", 3, "short_rows">,
+  I32EnumAttrCase<"QueryRows", 4, "query_rows">,
+  I32EnumAttrCase<"Flash", 5, "flash">
+]> {
+  let cppNamespace = "::kiln";
+  let genSpecializedAttr = 0;
+  let description = [{
+    Which of its kind's templates runs a kernel: pointwise `loop` or
+    `channels_last_pool`; data_movement `loop`; transpose `tiles` (32x32) or
+    `short_rows`; attention `query_rows` or `flash` (KernelConfiguration.h).
+  }];
+}
+
+def Kiln_KernelVariantAttr : EnumAttr<Kiln_Dialect, Kiln_KernelVariant,
+                                      "variant"> {
+  let summary = "The template variant kiln-tile-kernels chose for a kernel";
+  let description = [{
+    Recorded by kiln-tile-kernels from the variant's checked preconditions
+    (with its kind's general template as the fallback), checked against the
+    body by the kernel op's verifier, carried out by the emitter:
+    `variant = #kiln.variant<short_rows>`.
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
 #endif // KILN_KERNEL_KINDS_TD
