@@ -1,4 +1,7 @@
 // RUN: kiln-opt %s --split-input-file --verify-diagnostics | FileCheck %s
+// The kind prints as one keyword after the name, one space either side.
+// RUN: kiln-opt %s --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=SPACING --strict-whitespace
+// SPACING: {{^}}    %{{[0-9]+}} = kiln.kernel "add_relu" pointwise ins(
 
 // CHECK-LABEL: func.func @round_trip
 // CHECK: %[[E:.+]] = kiln.empty : tensor<4x8xf32>

@@ -95,7 +95,7 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [
   let results = (outs Variadic<AnyStaticShapeTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $sym_name $kind (`ins` `(` $inputs^ `:` type($inputs) `)`)?
+    $sym_name `` $kind (`ins` `(` $inputs^ `:` type($inputs) `)`)?
     `outs` `(` $outputs `:` type($outputs) `)` attr-dict-with-keyword
     $body `->` type($results)
   }];
