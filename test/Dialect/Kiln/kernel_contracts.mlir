@@ -228,3 +228,91 @@ func.func @channels_last_pool_without_pool(%a: tensor<1x4x4x8xf16>) -> tensor<1x
   } -> tensor<1x4x4x8xf16>
   return %r : tensor<1x4x4x8xf16>
 }
+
+// -----
+
+// A library kernel records the epilogue its call fuses (LibraryEpilogue.h):
+// a bias row, then a relu.
+// CHECK-LABEL: func.func @library_epilogue
+// CHECK: kiln.kernel "l" library {{.*}} {epilogue = #kiln.epilogue<addend = bias, activation = relu>
+func.func @library_epilogue(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<16xf32>) -> tensor<4x16xf32> {
+  %e = kiln.empty : tensor<4x16xf32>
+  %r = kiln.kernel "l" library ins(%a, %b, %c : tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) outs(%e : tensor<4x16xf32>) attributes {epilogue = #kiln.epilogue<addend = bias, activation = relu>} {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8x16xf32>, %z: tensor<16xf32>, %o: tensor<4x16xf32>):
+    %m = kiln.matmul %x, %y : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    %s = kiln.add %m, %z : tensor<4x16xf32>, tensor<16xf32> -> tensor<4x16xf32>
+    %t = kiln.relu %s : tensor<4x16xf32> -> tensor<4x16xf32>
+    kiln.yield %t : tensor<4x16xf32>
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @library_epilogue_not_recorded(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %e = kiln.empty : tensor<4x16xf32>
+  // expected-error @+1 {{'l' breaks the library kernel contract: it records #kiln.epilogue<> but its body computes #kiln.epilogue<activation = relu>}}
+  %r = kiln.kernel "l" library ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8x16xf32>, %o: tensor<4x16xf32>):
+    %m = kiln.matmul %x, %y : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    %t = kiln.relu %m : tensor<4x16xf32> -> tensor<4x16xf32>
+    kiln.yield %t : tensor<4x16xf32>
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @library_epilogue_mismatch(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %e = kiln.empty : tensor<4x16xf32>
+  // expected-error @+1 {{'l' breaks the library kernel contract: it records #kiln.epilogue<addend = bias> but its body computes #kiln.epilogue<addend = residual>}}
+  %r = kiln.kernel "l" library ins(%a, %b, %c : tensor<4x8xf32>, tensor<8x16xf32>, tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) attributes {epilogue = #kiln.epilogue<addend = bias>} {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8x16xf32>, %z: tensor<4x16xf32>, %o: tensor<4x16xf32>):
+    %m = kiln.matmul %x, %y : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    %s = kiln.add %z, %m : tensor<4x16xf32>, tensor<4x16xf32> -> tensor<4x16xf32>
+    kiln.yield %s : tensor<4x16xf32>
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @library_unfusable_epilogue(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %e = kiln.empty : tensor<4x16xf32>
+  // expected-error @+1 {{'l' breaks the library kernel contract: 'kiln.exp' follows the library call but is no part of the epilogue cuBLASLt fuses}}
+  %r = kiln.kernel "l" library ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8x16xf32>, %o: tensor<4x16xf32>):
+    %m = kiln.matmul %x, %y : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    %t = kiln.exp %m : tensor<4x16xf32> -> tensor<4x16xf32>
+    kiln.yield %t : tensor<4x16xf32>
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @library_computed_operand(%a: tensor<8x4xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %e = kiln.empty : tensor<4x16xf32>
+  // expected-error @+1 {{'l' breaks the library kernel contract: 'kiln.transpose' computes an operand of the library call, which reads its operands from memory}}
+  %r = kiln.kernel "l" library ins(%a, %b : tensor<8x4xf32>, tensor<8x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%x: tensor<8x4xf32>, %y: tensor<8x16xf32>, %o: tensor<4x16xf32>):
+    %t = kiln.transpose %x {perm = array<i64: 1, 0>} : tensor<8x4xf32> -> tensor<4x8xf32>
+    %m = kiln.matmul %t, %y : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    kiln.yield %m : tensor<4x16xf32>
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @conv_residual_without_relu(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x3x3xf32>, %b: tensor<2xf32>, %s: tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32> {
+  %e = kiln.empty : tensor<1x2x8x8xf32>
+  // expected-error @+1 {{'l' breaks the library kernel contract: cuDNN fuses relu(conv + bias [+ residual]) only}}
+  %r = kiln.kernel "l" library ins(%x, %w, %b, %s : tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>, tensor<2xf32>, tensor<1x2x8x8xf32>) outs(%e : tensor<1x2x8x8xf32>) attributes {epilogue = #kiln.epilogue<addend = residual>} {
+  ^bb0(%a: tensor<1x2x8x8xf32>, %c: tensor<2x2x3x3xf32>, %d: tensor<2xf32>, %f: tensor<1x2x8x8xf32>, %o: tensor<1x2x8x8xf32>):
+    %0 = kiln.conv %a, %c, %d {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>, tensor<2xf32> -> tensor<1x2x8x8xf32>
+    %1 = kiln.add %0, %f : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
+    kiln.yield %1 : tensor<1x2x8x8xf32>
+  } -> tensor<1x2x8x8xf32>
+  return %r : tensor<1x2x8x8xf32>
+}

@@ -5,6 +5,7 @@
 
 #include "kiln/Dialect/Kiln/IR/StridedView.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
+#include "kiln/Dialect/Kiln/KernelKinds/LibraryEpilogue.h"
 #include "kiln/Dialect/Kiln/KernelKinds/OpClasses.h"
 
 using namespace mlir;
@@ -151,15 +152,27 @@ LogicalResult verifyAttention(KernelOp kernel, Operation *anchor) {
   return success();
 }
 
-/// library: the other ops are the epilogue (pointwise ops and views) that
-/// the library call fuses, and constants.
-LogicalResult verifyLibrary(KernelOp kernel, Operation *anchor) {
+/// library: the other ops are the epilogue the library call fuses
+/// (LibraryEpilogue.h), the one the kernel records, and constants (the
+/// call reads its operands from memory).
+LogicalResult verifyLibrary(KernelOp kernel) {
+  std::string why;
+  FailureOr<LibraryEpilogueOps> ops = traceLibraryEpilogue(kernel, &why);
+  if (failed(ops))
+    return contractError(kernel) << why;
   for (Operation &op : kernel.getBody().front().without_terminator())
-    if (&op != anchor && !isa<ConstantOp>(op) && !isElementAligned(&op))
+    if (!isa<ConstantOp>(op) && !llvm::is_contained(ops->chain, &op))
       return contractError(kernel)
              << "'" << op.getName()
-             << "' is neither pointwise nor a view: the library call "
-                "cannot run it";
+             << "' computes an operand of the library call, which reads "
+                "its operands from memory";
+  FailureOr<LibraryEpilogueAttr> computed = describeLibraryEpilogue(*ops, &why);
+  if (failed(computed))
+    return contractError(kernel) << why;
+  LibraryEpilogueAttr recorded = getLibraryEpilogue(kernel);
+  if (*computed != recorded)
+    return contractError(kernel) << "it records " << recorded
+                                 << " but its body computes " << *computed;
   return success();
 }
 
@@ -277,7 +290,7 @@ LogicalResult verifyKernelBody(KernelOp kernel) {
   case KernelKind::Attention:
     return verifyAttention(kernel, anchor);
   case KernelKind::Library:
-    return verifyLibrary(kernel, anchor);
+    return verifyLibrary(kernel);
   case KernelKind::Pointwise:
   case KernelKind::DataMovement:
     break;

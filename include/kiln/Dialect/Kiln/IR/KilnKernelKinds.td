@@ -66,4 +66,47 @@ def Kiln_KernelVariantAttr : EnumAttr<Kiln_Dialect, Kiln_KernelVariant,
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Kiln_LibraryAddend : I32EnumAttr<"LibraryAddend", "library epilogue addend", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"Bias", 1, "bias">,
+  I32EnumAttrCase<"Residual", 2, "residual">
+]> {
+  let cppNamespace = "::kiln";
+  let genSpecializedAttr = 0;
+}
+
+def Kiln_LibraryActivation : I32EnumAttr<"LibraryActivation",
+                                         "library epilogue activation", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"Relu", 1, "relu">,
+  I32EnumAttrCase<"GeluTanh", 2, "gelu_tanh">
+]> {
+  let cppNamespace = "::kiln";
+  let genSpecializedAttr = 0;
+}
+
+def Kiln_LibraryEpilogueAttr : AttrDef<Kiln_Dialect, "LibraryEpilogue"> {
+  let mnemonic = "epilogue";
+  let summary = "What cuBLASLt or cuDNN fuses after a library kernel's call";
+  let description = [{
+    Recorded by kiln-fuse-kernels on a `library` kernel whose body continues
+    after the call: `addend` (a bias row, cuBLASLt's bias epilogue; or a
+    residual of the result's type, read as C with beta 1 or as cuDNN's z),
+    then `activation` (relu; tanh GELU for a GEMM), and `output_cast` (the
+    f16/bf16 product is written as f32). The kernel op's verifier checks it
+    against the body (LibraryEpilogue.h); the packager reads it.
+
+    ```mlir
+    epilogue = #kiln.epilogue<addend = bias, activation = relu>
+    ```
+  }];
+  let parameters = (ins
+    DefaultValuedParameter<"::kiln::LibraryAddend",
+                           "::kiln::LibraryAddend::None">:$addend,
+    DefaultValuedParameter<"::kiln::LibraryActivation",
+                           "::kiln::LibraryActivation::None">:$activation,
+    DefaultValuedParameter<"bool", "false">:$output_cast);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 #endif // KILN_KERNEL_KINDS_TD

@@ -61,7 +61,8 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [
       pointwise prologue and epilogue;
     - `transpose`: a tiled permutation of the two innermost moving dims;
     - `data_movement`: slice, concat, gather, expand and copies;
-    - `library`: MatMul/Gemm executed by cuBLASLt in the runtime;
+    - `library`: MatMul/Gemm executed by cuBLASLt (2-D Conv: cuDNN) in the
+      runtime, with the `epilogue` the call fuses;
     - `attention`: one `kiln.attention` (softmax(scale q k^T + mask) v).
 
     Tiling adds the launch geometry as attributes (`block_size`, `grid_size`,
@@ -91,7 +92,8 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [
                    OptionalAttr<I64Attr>:$vector_width,
                    OptionalAttr<I64Attr>:$rows_per_block,
                    OptionalAttr<StrAttr>:$reduction,
-                   OptionalAttr<Kiln_KernelVariantAttr>:$variant);
+                   OptionalAttr<Kiln_KernelVariantAttr>:$variant,
+                   OptionalAttr<Kiln_LibraryEpilogueAttr>:$epilogue);
   let results = (outs Variadic<AnyStaticShapeTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
