@@ -12,9 +12,6 @@ struct LaunchGeometry {
   int64_t grid = 0, block = 0, dynamicSharedBytes = 0;
 };
 
-/// Reads an optional positive integer attribute with a default.
-int64_t getIntAttr(KernelOp kernel, llvm::StringRef name, int64_t fallback);
-
 /// pointwise / data_movement: a grid-stride loop over the outputs.
 mlir::LogicalResult emitLoopKernel(ElementalEmitter &emitter,
                                    LaunchGeometry &launch);

@@ -32,12 +32,6 @@ using namespace mlir;
 
 namespace kiln::cuda {
 
-int64_t getIntAttr(KernelOp kernel, StringRef name, int64_t fallback) {
-  if (auto attr = kernel->getAttrOfType<IntegerAttr>(name))
-    return attr.getInt();
-  return fallback;
-}
-
 namespace {
 
 constexpr int64_t kVectorBytes = 16;
