@@ -1,10 +1,12 @@
 // Conv descriptors of `library` kernels: a 2-D NCHW or NHWC kiln.conv
-// (groups, symmetric pads, strides, dilations, optional bias), with its
-// fused relu(+ residual) epilogue, as one cuDNN call.
+// (groups, symmetric pads, strides, dilations, optional bias), with the
+// relu(+ residual) epilogue the kernel records (LibraryEpilogue.h), as one
+// cuDNN call.
 #include "PackageInternal.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
-#include "kiln/Transforms/FusionRules.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
+#include "kiln/Dialect/Kiln/KernelKinds/LibraryEpilogue.h"
 
 using namespace mlir;
 
@@ -12,38 +14,24 @@ namespace kiln::package {
 
 using namespace kiln::artifact;
 
-namespace {
-/// The conv a library kernel yields, directly or under its epilogue.
-ConvOp yieldedConvolution(KernelOp kernel,
-                          std::optional<ConvEpilogue> *epilogue = nullptr) {
-  YieldOp yield = kernel.getYield();
-  if (yield.getNumOperands() != 1)
-    return ConvOp();
-  Operation *root = yield.getValues()[0].getDefiningOp();
-  if (auto conv = dyn_cast_or_null<ConvOp>(root))
-    return conv;
-  std::optional<ConvEpilogue> match = matchConvEpilogue(
-      root, [](Operation *) { return true; }, /*singleUse=*/false);
-  if (!match)
-    return ConvOp();
-  if (epilogue)
-    *epilogue = match;
-  return cast<ConvOp>(match->conv);
-}
-} // namespace
-
 bool yieldsConvolution(KernelOp kernel) {
-  return bool(yieldedConvolution(kernel));
+  return isa_and_nonnull<ConvOp>(getKernelAnchor(kernel));
 }
 
 LogicalResult describeConv(KernelOp kernel, BodyBufferFn bufferOf,
                            ConvT &conv) {
-  std::optional<ConvEpilogue> epilogue;
-  ConvOp op = yieldedConvolution(kernel, &epilogue);
+  // The verifier has checked the library contract: one conv, and the
+  // epilogue the kernel records.
+  std::string why;
+  FailureOr<LibraryEpilogueOps> ops = traceLibraryEpilogue(kernel, &why);
+  if (failed(ops))
+    return kernel.emitError("packager: library kernel '")
+           << kernel.getSymName() << "': " << why;
+  auto op = dyn_cast<ConvOp>(ops->anchor);
   if (!op)
     return kernel.emitError("packager: library kernel '")
-           << kernel.getSymName()
-           << "' must yield one kiln.conv, or relu(conv [+ residual])";
+           << kernel.getSymName() << "' calls no kiln.conv";
+  LibraryEpilogueAttr epilogue = getLibraryEpilogue(kernel);
   auto input = dyn_cast<RankedTensorType>(op.getInput().getType());
   auto weight = dyn_cast<RankedTensorType>(op.getWeight().getType());
   auto output = dyn_cast<RankedTensorType>(op.getType());
@@ -75,14 +63,13 @@ LogicalResult describeConv(KernelOp kernel, BodyBufferFn bufferOf,
       return failure();
     conv.bias = *buffer;
   }
-  if (epilogue) {
+  if (epilogue.getActivation() == LibraryActivation::Relu)
     conv.activation = ConvActivation_Relu;
-    if (epilogue->add) {
-      FailureOr<uint32_t> residual = bufferOf(epilogue->residual);
-      if (failed(residual))
-        return failure();
-      conv.residual = *residual;
-    }
+  if (epilogue.getAddend() == LibraryAddend::Residual) {
+    FailureOr<uint32_t> residual = bufferOf(ops->addend);
+    if (failed(residual))
+      return failure();
+    conv.residual = *residual;
   }
   // Dims in NCHW order: NHWC keeps channels in dim 3 of x, w and out.
   bool channelsLast = op.isChannelsLast();

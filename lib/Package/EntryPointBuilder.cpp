@@ -305,7 +305,7 @@ LogicalResult EntryPointBuilder::buildKernelSteps(const LaunchGraph &graph) {
     step->name = kernel.getSymName().str();
     for (const OnnxNode &node : collectOnnxNodes(kernel.getLoc()))
       step->onnx_nodes.push_back(node.name);
-    if (getKernelKind(kernel) == KernelKind::Library) {
+    if (kernel.getKind() == KernelKind::Library) {
       if (failed(describeLibraryStep(
               kernel, [&](Value value) { return bufferOf(value); }, *step,
               counts)))

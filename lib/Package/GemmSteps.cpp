@@ -1,13 +1,14 @@
 // GEMM descriptors of `library` kernels: ONNX MatMul (NumPy batching with
 // broadcast batch dims) and Gemm (transposes, alpha, beta, C) as one
-// strided-batched, row-major cuBLASLt call, with the epilogue fused after it
-// (relu or tanh GELU, after the bias; or a residual read as C). A fused cast
-// of an f16/bf16 product to f32 needs no field: the step's buffers carry
-// the dtypes (a and b f16/bf16; c, bias and out f32).
+// strided-batched, row-major cuBLASLt call, with the epilogue the kernel
+// records (LibraryEpilogue.h: relu or tanh GELU, after the bias; or a
+// residual read as C). A fused cast of an f16/bf16 product to f32 needs no
+// field: the step's buffers carry the dtypes (a and b f16/bf16; c, bias and
+// out f32).
 #include "PackageInternal.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
-#include "kiln/Transforms/FusionRules.h"
+#include "kiln/Dialect/Kiln/KernelKinds/LibraryEpilogue.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -148,71 +149,63 @@ LogicalResult describeGemmOp(KernelOp kernel, GemmOp op, BodyBufferFn bufferOf,
 
 } // namespace
 
-/// Adds the fused |epilogue| to |gemm| (already described).
-LogicalResult describeEpilogue(KernelOp kernel, const ::kiln::GemmEpilogue &epilogue,
+/// Adds |kernel|'s recorded epilogue to |gemm| (already described); |ops|
+/// are its ops in the body.
+LogicalResult describeEpilogue(KernelOp kernel, const LibraryEpilogueOps &ops,
                                BodyBufferFn bufferOf, GemmT &gemm) {
-  if (epilogue.biasAdd) {
-    if (gemm.epilogue == GemmEpilogue_Bias)
-      return kernel.emitError("packager: kernel '")
-             << kernel.getSymName() << "': a bias add after a Gemm with a bias";
-    FailureOr<uint32_t> bias = bufferOf(epilogue.bias);
-    if (failed(bias))
+  LibraryEpilogueAttr epilogue = getLibraryEpilogue(kernel);
+  if (epilogue.getAddend() != LibraryAddend::None) {
+    FailureOr<uint32_t> addend = bufferOf(ops.addend);
+    if (failed(addend))
       return failure();
-    gemm.bias = *bias;
-    gemm.epilogue = GemmEpilogue_Bias;
+    if (epilogue.getAddend() == LibraryAddend::Bias) {
+      gemm.bias = *addend;
+      gemm.epilogue = GemmEpilogue_Bias;
+    } else {
+      // Views keep the element order: the residual lies like out.
+      gemm.c = *addend;
+      gemm.beta = 1.0f;
+      gemm.stride_c = gemm.stride_out;
+    }
   }
-  if (epilogue.add) {
-    if (gemm.c >= 0)
-      return kernel.emitError("packager: kernel '")
-             << kernel.getSymName()
-             << "': a residual add after a Gemm that already has C";
-    FailureOr<uint32_t> residual = bufferOf(epilogue.residual);
-    if (failed(residual))
-      return failure();
-    // Views keep the element order: the residual lies like out.
-    gemm.c = *residual;
-    gemm.beta = 1.0f;
-    gemm.stride_c = gemm.stride_out;
-  }
-  if (!epilogue.activation)
-    return success();
   bool bias = gemm.epilogue == GemmEpilogue_Bias;
-  if (isa<ReluOp>(epilogue.activation))
+  switch (epilogue.getActivation()) {
+  case LibraryActivation::None:
+    break;
+  case LibraryActivation::Relu:
     gemm.epilogue = bias ? GemmEpilogue_BiasRelu : GemmEpilogue_Relu;
-  else
+    break;
+  case LibraryActivation::GeluTanh:
     gemm.epilogue = bias ? GemmEpilogue_BiasGelu : GemmEpilogue_Gelu;
+    break;
+  }
   return success();
 }
 
 LogicalResult describeGemm(KernelOp kernel, BodyBufferFn bufferOf,
                            GemmT &gemm) {
-  YieldOp yield = kernel.getYield();
-  Operation *producer = yield.getNumOperands() == 1
-                            ? yield.getValues()[0].getDefiningOp()
-                            : nullptr;
   auto module = kernel->getParentOfType<ModuleOp>();
   auto precision =
       module ? module->getAttrOfType<StringAttr>(kPrecisionAttr) : nullptr;
   gemm.allow_tf32 = precision && precision.getValue() == "tf32";
-  std::optional<::kiln::GemmEpilogue> epilogue;
-  if (!isa_and_nonnull<MatMulOp, GemmOp>(producer)) {
-    epilogue = matchGemmEpilogue(producer, /*singleUse=*/false);
-    if (epilogue)
-      producer = epilogue->gemm;
-  }
+  // The verifier has checked the library contract: one matmul or gemm, and
+  // the epilogue the kernel records.
+  std::string why;
+  FailureOr<LibraryEpilogueOps> ops = traceLibraryEpilogue(kernel, &why);
+  if (failed(ops))
+    return kernel.emitError("packager: library kernel '")
+           << kernel.getSymName() << "': " << why;
   LogicalResult described = failure();
-  if (auto matmul = dyn_cast_or_null<MatMulOp>(producer))
+  if (auto matmul = dyn_cast<MatMulOp>(ops->anchor))
     described = describeMatMul(kernel, matmul, bufferOf, gemm);
-  else if (auto op = dyn_cast_or_null<GemmOp>(producer))
+  else if (auto op = dyn_cast<GemmOp>(ops->anchor))
     described = describeGemmOp(kernel, op, bufferOf, gemm);
   else
     return kernel.emitError("packager: library kernel '")
-           << kernel.getSymName()
-           << "' must yield the result of one kiln.matmul or kiln.gemm, or "
-              "its epilogue (relu, tanh GELU, a residual add, a cast to f32)";
-  if (failed(described) || !epilogue)
-    return described;
-  return describeEpilogue(kernel, *epilogue, bufferOf, gemm);
+           << kernel.getSymName() << "' calls no kiln.matmul or kiln.gemm";
+  if (failed(described))
+    return failure();
+  return describeEpilogue(kernel, *ops, bufferOf, gemm);
 }
 
 } // namespace kiln::package

@@ -59,16 +59,16 @@ mlir::LogicalResult getConstantBytes(ConstantOp constant,
 using BodyBufferFn = llvm::function_ref<mlir::FailureOr<uint32_t>(mlir::Value)>;
 
 /// Describes the cuBLASLt call of a `library` kernel (one kiln.matmul or
-/// kiln.gemm whose result the kernel yields).
+/// kiln.gemm) with the epilogue the kernel records.
 mlir::LogicalResult describeGemm(KernelOp kernel, BodyBufferFn bufferOf,
                                  artifact::GemmT &gemm);
 
-/// True when a `library` kernel yields a kiln.conv, or relu(conv [+
-/// residual]) (a cuDNN Conv step with its fused epilogue).
+/// True when a `library` kernel calls a kiln.conv (a cuDNN Conv step).
 bool yieldsConvolution(KernelOp kernel);
 
-/// Describes the cuDNN call of a `library` kernel that yields one kiln.conv
-/// (2-D, static, symmetric pads) or its epilogue; the caller sets |conv|.out.
+/// Describes the cuDNN call of a `library` kernel that calls one kiln.conv
+/// (2-D, static, symmetric pads) with the epilogue the kernel records; the
+/// caller sets |conv|.out.
 mlir::LogicalResult describeConv(KernelOp kernel, BodyBufferFn bufferOf,
                                  artifact::ConvT &conv);
 

@@ -5,6 +5,7 @@
 // CHECK-LABEL: func.func @library_conv
 // CHECK: %[[W:.+]] = kiln.constant dense_resource<w> : tensor<4x2x3x3xf32>
 // CHECK: %[[C:.+]] = kiln.kernel "conv_relu_0" library ins(%arg0, %[[W]], %arg1 : {{.*}})
+// CHECK-SAME: epilogue = #kiln.epilogue<activation = relu>
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: kiln.conv
 // CHECK-NEXT: kiln.relu
@@ -25,6 +26,7 @@ func.func @library_conv(%x: tensor<1x2x8x7xf32>, %b: tensor<4xf32>) -> tensor<1x
 // CHECK-LABEL: func.func @residual_block_nhwc
 // CHECK: %[[S:.+]] = kiln.kernel "conv_0" library ins(%arg0
 // CHECK: kiln.kernel "conv_add_relu_1" library ins(%arg0, %arg1, %[[S]] : {{.*}})
+// CHECK-SAME: epilogue = #kiln.epilogue<addend = residual, activation = relu>
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: kiln.constant
 // CHECK-NEXT: %[[C:.+]] = kiln.conv

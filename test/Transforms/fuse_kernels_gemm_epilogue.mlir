@@ -2,15 +2,19 @@
 
 // GPT-2's MLP and residuals: a tanh GELU after a Gemm with a bias row and a
 // residual add after a view of a Gemm go into the library kernel (cuBLASLt's
-// GELU_BIAS epilogue; the residual read as C with beta 1).
+// GELU_BIAS epilogue; the residual read as C with beta 1). Each library
+// kernel records the epilogue it fuses (LibraryEpilogue.h); the Gemm's own
+// C row is no part of it.
 // CHECK-LABEL: func.func @gpt2_mlp
 // CHECK: %[[H:.+]] = kiln.kernel "gemm_gelu_0" library
+// CHECK-SAME: attributes {epilogue = #kiln.epilogue<activation = gelu_tanh>}
 // CHECK-NEXT: ^bb0
 // CHECK: kiln.gemm
 // CHECK-NEXT: kiln.reshape
 // CHECK-NEXT: kiln.gelu {{.*}} {approximate = "tanh"}
 // CHECK-NEXT: kiln.yield
 // CHECK: kiln.kernel "gemm_add_1" library ins(%{{.+}}, %{{.+}}, %{{.+}}, %arg0 :
+// CHECK-SAME: attributes {epilogue = #kiln.epilogue<addend = residual>}
 // CHECK-NEXT: ^bb0
 // CHECK: kiln.gemm
 // CHECK-NEXT: kiln.reshape
@@ -65,7 +69,9 @@ func.func @not_fused(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %r: tensor<8x1
 // a second row add stays a pointwise kernel.
 // CHECK-LABEL: func.func @bias_rows
 // CHECK: kiln.kernel "matmul_add_relu_0" library ins(%arg0, %arg1, %arg2 :
+// CHECK-SAME: epilogue = #kiln.epilogue<addend = bias, activation = relu>
 // CHECK: kiln.kernel "matmul_add_1" library ins(%arg0, %arg1, %arg3 :
+// CHECK-SAME: epilogue = #kiln.epilogue<addend = bias>
 // CHECK: kiln.kernel "gemm_2" library
 // CHECK: kiln.kernel "add_3" pointwise
 func.func @bias_rows(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %b: tensor<16xf32>, %r: tensor<1x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) {
@@ -87,6 +93,7 @@ func.func @bias_rows(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %b: tensor<16x
 // follows in f32. ResNet's fc at --precision fp16 is the first kernel.
 // CHECK-LABEL: func.func @cast_to_f32
 // CHECK: kiln.kernel "gemm_cast_add_0" library ins(%arg0, %arg1 : tensor<8x16xf16>, tensor<4x16xf16>) outs(%{{.+}} : tensor<8x4xf32>)
+// CHECK-SAME: epilogue = #kiln.epilogue<addend = bias, output_cast = true>
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: kiln.constant dense<[5.000000e-01, 1.500000e+00, 2.500000e+00, 3.500000e+00]> : tensor<4xf32>
 // CHECK-NEXT: kiln.gemm %{{.+}}, %{{.+}} {trans_b = true} : tensor<8x16xf16>, tensor<4x16xf16> -> tensor<8x4xf16>
@@ -94,6 +101,7 @@ func.func @bias_rows(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %b: tensor<16x
 // CHECK-NEXT: kiln.add %{{.+}}, %{{.+}} : tensor<8x4xf32>, tensor<4xf32> -> tensor<8x4xf32>
 // CHECK-NEXT: kiln.yield
 // CHECK: kiln.kernel "matmul_cast_add_etc_1" library ins(%arg0, %arg2 :
+// CHECK-SAME: epilogue = #kiln.epilogue<addend = bias, activation = relu, output_cast = true>
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: kiln.constant
 // CHECK-NEXT: kiln.constant dense<[-1.000000e+00, 2.000000e+00, -3.000000e+00, 4.000000e+00]> : tensor<4xf32>
@@ -104,6 +112,7 @@ func.func @bias_rows(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %b: tensor<16x
 // CHECK-NEXT: kiln.relu %{{.+}} : tensor<2x4x4xf32> -> tensor<2x4x4xf32>
 // CHECK-NEXT: kiln.yield
 // CHECK: kiln.kernel "matmul_cast_2" library ins(%arg3, %arg4 : tensor<8x16xbf16>, tensor<16x4xbf16>) outs(%{{.+}} : tensor<8x4xf32>)
+// CHECK-SAME: epilogue = #kiln.epilogue<output_cast = true>
 // CHECK-NOT: kiln.kernel
 func.func @cast_to_f32(%x: tensor<8x16xf16>, %w: tensor<4x16xf16>, %v: tensor<16x4xf16>, %y: tensor<8x16xbf16>, %vb: tensor<16x4xbf16>) -> (tensor<8x4xf32>, tensor<2x4x4xf32>, tensor<8x4xf32>) {
   %c = kiln.constant dense<[0.5, 1.5, 2.5, 3.5]> : tensor<4xf16>

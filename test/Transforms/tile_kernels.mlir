@@ -3,7 +3,7 @@
 // Same-shape f32 operands: 16-byte vectors of 4; 4 vectors per thread once
 // the output has a million elements; grid capped at 64 blocks per SM.
 // CHECK-LABEL: func.func @vectorised_f32
-// CHECK: kiln.kernel "add_0" pointwise {{.*}} attributes {block_size = 256 : i64, elements_per_thread = 4 : i64, grid_size = 256 : i64, vector_width = 4 : i64}
+// CHECK: kiln.kernel "add_0" pointwise {{.*}} attributes {block_size = 256 : i64, elements_per_thread = 4 : i64, grid_size = 256 : i64, variant = #kiln.variant<loop>, vector_width = 4 : i64}
 func.func @vectorised_f32(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
   %0 = kiln.add %a, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
   return %0 : tensor<1024x1024xf32>
@@ -17,7 +17,7 @@ func.func @vectorised_f32(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) 
 // elements gets vectors of 2.
 // CHECK-LABEL: func.func @vector_width_by_dtype_and_tail
 // CHECK: kiln.kernel "exp_0" pointwise {{.*}} vector_width = 8 : i64
-// CHECK: kiln.kernel "exp_1" pointwise {{.*}} grid_size = 9 : i64, vector_width = 4 : i64
+// CHECK: kiln.kernel "exp_1" pointwise {{.*}} grid_size = 9 : i64, variant = #kiln.variant<loop>, vector_width = 4 : i64
 // CHECK: kiln.kernel "cast_2" pointwise {{.*}} vector_width = 4 : i64
 // CHECK: kiln.kernel "neg_3" pointwise {{.*}} vector_width = 2 : i64
 func.func @vector_width_by_dtype_and_tail(%a: tensor<4x64xf16>, %b: tensor<2x4097xf32>, %c: tensor<64xf32>, %d: tensor<3xf16>) -> (tensor<4x64xf16>, tensor<2x4097xf32>, tensor<64xf16>, tensor<3xf16>) {
@@ -82,7 +82,7 @@ func.func @two_trailing_axes(%a: tensor<8x12x64xf32>) -> tensor<8xf32> {
 
 // Transposes: one 32x32 tile per block, batched over the other dims.
 // CHECK-LABEL: func.func @transpose_tiles
-// CHECK: kiln.kernel "transpose_0" transpose {{.*}} attributes {block_size = 256 : i64, elements_per_thread = 4 : i64, grid_size = 18 : i64}
+// CHECK: kiln.kernel "transpose_0" transpose {{.*}} attributes {block_size = 256 : i64, elements_per_thread = 4 : i64, grid_size = 18 : i64, variant = #kiln.variant<tiles>}
 func.func @transpose_tiles(%a: tensor<3x33x65xf32>) -> tensor<3x65x33xf32> {
   %0 = kiln.transpose %a {perm = array<i64: 0, 2, 1>} : tensor<3x33x65xf32> -> tensor<3x65x33xf32>
   return %0 : tensor<3x65x33xf32>
@@ -92,7 +92,7 @@ func.func @transpose_tiles(%a: tensor<3x33x65xf32>) -> tensor<3x65x33xf32> {
 
 // Attributes already present are kept (tests pin geometry this way).
 // CHECK-LABEL: func.func @pinned
-// CHECK: block_size = 64 : i64, {{.*}}grid_size = 1 : i64, vector_width = 1 : i64
+// CHECK: block_size = 64 : i64, {{.*}}grid_size = 1 : i64, variant = #kiln.variant<loop>, vector_width = 1 : i64
 func.func @pinned(%a: tensor<64xf32>) -> tensor<64xf32> {
   %e = kiln.empty : tensor<64xf32>
   %r = kiln.kernel "k" pointwise ins(%a : tensor<64xf32>) outs(%e : tensor<64xf32>) attributes {block_size = 64 : i64, vector_width = 1 : i64} {
@@ -190,4 +190,86 @@ func.func @many_inputs_narrower_vectors(%a0: tensor<64xf32>, %a1: tensor<64xf32>
   %38 = kiln.add %37, %a38 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
   %39 = kiln.add %38, %a39 : tensor<64xf32>, tensor<64xf32> -> tensor<64xf32>
   return %39 : tensor<64xf32>
+}
+
+// -----
+
+// Template variants, chosen at tiling from checked preconditions
+// (KernelConfiguration.h) and recorded as `variant`. A transpose whose
+// output rows are short (<= 16 elements) and whose input's innermost dim
+// becomes the output's second-innermost (NCHW -> NHWC, C = 3): short rows,
+// one output row per thread, a block per 256 rows (520 rows: 3 blocks).
+// CHECK-LABEL: func.func @transpose_short_rows
+// CHECK: kiln.kernel "transpose_0" transpose {{.*}} attributes {block_size = 256 : i64, grid_size = 3 : i64, variant = #kiln.variant<short_rows>}
+func.func @transpose_short_rows(%a: tensor<4x3x10x13xf32>) -> tensor<4x10x13x3xf32> {
+  %0 = kiln.transpose %a {perm = array<i64: 0, 2, 3, 1>} : tensor<4x3x10x13xf32> -> tensor<4x10x13x3xf32>
+  return %0 : tensor<4x10x13x3xf32>
+}
+
+// -----
+
+// Short rows whose neighbours are not neighbours in the input (the input's
+// innermost dim goes outermost) would read with a stride: the fallback,
+// 32x32 tiles.
+// CHECK-LABEL: func.func @transpose_short_rows_strided
+// CHECK: kiln.kernel "transpose_0" transpose {{.*}} variant = #kiln.variant<tiles>
+func.func @transpose_short_rows_strided(%a: tensor<5x3x40xf32>) -> tensor<40x5x3xf32> {
+  %0 = kiln.transpose %a {perm = array<i64: 2, 0, 1>} : tensor<5x3x40xf32> -> tensor<40x5x3xf32>
+  return %0 : tensor<40x5x3xf32>
+}
+
+// -----
+
+// Rows of 16 f64 staged at stride 17 by 256 threads need 34816 bytes of
+// shared memory, more than the short-row template's 32 KiB: tiles.
+// CHECK-LABEL: func.func @transpose_short_rows_too_large
+// CHECK: kiln.kernel "transpose_0" transpose {{.*}} variant = #kiln.variant<tiles>
+func.func @transpose_short_rows_too_large(%a: tensor<16x40xf64>) -> tensor<40x16xf64> {
+  %0 = kiln.transpose %a {perm = array<i64: 1, 0>} : tensor<16x40xf64> -> tensor<40x16xf64>
+  return %0 : tensor<40x16xf64>
+}
+
+// -----
+
+// Attention: f16 with head sizes multiples of 16 (d) and 8 (dv), q/k/v
+// kernel inputs: the flash kernel; f32, or f16 with d = 40: the query-row
+// kernel.
+// CHECK-LABEL: func.func @attention_flash
+// CHECK: kiln.kernel "attention_0" attention {{.*}} attributes {block_size = 128 : i64, grid_size = 308 : i64, variant = #kiln.variant<flash>}
+func.func @attention_flash(%q: tensor<2x2x77x64xf16>, %k: tensor<2x2x300x64xf16>, %v: tensor<2x2x300x40xf16>) -> tensor<2x2x77x40xf16> {
+  %0 = kiln.attention %q, %k, %v {scale = 0.125 : f32} : tensor<2x2x77x64xf16>, tensor<2x2x300x64xf16>, tensor<2x2x300x40xf16> -> tensor<2x2x77x40xf16>
+  return %0 : tensor<2x2x77x40xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @attention_query_rows_f32
+// CHECK: kiln.kernel "attention_0" attention {{.*}} variant = #kiln.variant<query_rows>
+func.func @attention_query_rows_f32(%q: tensor<2x77x64xf32>, %k: tensor<2x300x64xf32>, %v: tensor<2x300x64xf32>) -> tensor<2x77x64xf32> {
+  %0 = kiln.attention %q, %k, %v {scale = 0.125 : f32} : tensor<2x77x64xf32>, tensor<2x300x64xf32>, tensor<2x300x64xf32> -> tensor<2x77x64xf32>
+  return %0 : tensor<2x77x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @attention_query_rows_head_40
+// CHECK: kiln.kernel "attention_0" attention {{.*}} variant = #kiln.variant<query_rows>
+func.func @attention_query_rows_head_40(%q: tensor<2x77x40xf16>, %k: tensor<2x300x40xf16>, %v: tensor<2x300x40xf16>) -> tensor<2x77x40xf16> {
+  %0 = kiln.attention %q, %k, %v {scale = 0.125 : f32} : tensor<2x77x40xf16>, tensor<2x300x40xf16>, tensor<2x300x40xf16> -> tensor<2x77x40xf16>
+  return %0 : tensor<2x77x40xf16>
+}
+
+// -----
+
+// A pointwise kernel that is one channels-last pool of floats: the pool
+// template, an output pixel x 16 bytes of channels per thread (64 f16
+// channels: vectors of 8; 2 * 11 * 10 * 8 = 1760 units, 7 blocks); with 3
+// channels no vector of two fits and the loop template runs it.
+// CHECK-LABEL: func.func @channels_last_pool
+// CHECK: kiln.kernel "max_pool_0" pointwise {{.*}} attributes {block_size = 256 : i64, elements_per_thread = 1 : i64, grid_size = 7 : i64, variant = #kiln.variant<channels_last_pool>, vector_width = 8 : i64}
+// CHECK: kiln.kernel "max_pool_1" pointwise {{.*}} variant = #kiln.variant<loop>, vector_width = 1 : i64}
+func.func @channels_last_pool(%x: tensor<2x21x19x64xf16>, %y: tensor<2x21x19x3xf16>) -> (tensor<2x11x10x64xf16>, tensor<2x11x10x3xf16>) {
+  %m = kiln.max_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<2x21x19x64xf16> -> tensor<2x11x10x64xf16>
+  %n = kiln.max_pool %y {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<2x21x19x3xf16> -> tensor<2x11x10x3xf16>
+  return %m, %n : tensor<2x11x10x64xf16>, tensor<2x11x10x3xf16>
 }

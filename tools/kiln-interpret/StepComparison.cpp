@@ -110,7 +110,7 @@ bool isKernelStep(const DumpStep &step) {
 
 /// The step kind the packager gives |kernel|.
 std::string stepKind(KernelOp kernel) {
-  if (kernel.getKind() != "library")
+  if (kernel.getKind() != KernelKind::Library)
     return "launch";
   bool conv = false;
   kernel.getBody().walk([&](ConvOp) { conv = true; });

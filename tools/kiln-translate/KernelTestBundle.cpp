@@ -110,7 +110,7 @@ llvm::Error writeCase(func::FuncOp original, func::FuncOp tiled,
   // Library kernels (cuBLASLt) cannot run here.
   std::string library;
   tiled.walk([&](KernelOp kernel) {
-    if (getKernelKind(kernel) == KernelKind::Library && library.empty())
+    if (kernel.getKind() == KernelKind::Library && library.empty())
       library = kernel.getSymName().str();
   });
   if (!library.empty()) {

@@ -26,16 +26,12 @@ struct ConvEpilogue {
 };
 
 /// Matches |root| = relu(conv) or relu(add(conv, residual)) (either operand
-/// order) where the conv is |isConvolution| with a bias, and the residual has
-/// the conv's type (no broadcast). With |singleUse| the conv and the add must
-/// have no other users (fusion); the packager matches a kernel's body, where
-/// that already holds. Where both add operands are such convolutions, the
-/// one whose input comes later is fused (the longer branch; the shortcut
-/// conv can then run beside it on another stream).
-std::optional<ConvEpilogue>
-matchConvEpilogue(mlir::Operation *root,
-                  llvm::function_ref<bool(mlir::Operation *)> isConvolution,
-                  bool singleUse);
+/// order) where the conv is a library convolution (isLibraryConvolution)
+/// with a bias, the residual has the conv's type (no broadcast), and the
+/// conv and the add have no other users. Where both add operands are such
+/// convolutions, the one whose input comes later is fused (the longer
+/// branch; the shortcut conv can then run beside it on another stream).
+std::optional<ConvEpilogue> matchConvEpilogue(mlir::Operation *root);
 
 /// A library GEMM (kiln.matmul or kiln.gemm that cuBLASLt runs) with the
 /// epilogue cuBLASLt fuses after it: act(gemm [+ bias row]) with act a relu
@@ -56,21 +52,15 @@ struct GemmEpilogue {
   mlir::Operation *root = nullptr;           // The epilogue's last op.
 };
 
-/// Whether |op| is a kiln.cast from f16 or bf16 to f32, which cuBLASLt
-/// applies to a GEMM's output (A/B 16F or 16BF, C/D 32F, 32F compute).
-bool isGemmOutputCast(mlir::Operation *op);
-
 /// Matches |root| = act(views(gemm)), act(views(gemm) + bias),
 /// views(gemm) + bias, views(gemm) + residual or cast(views(gemm)), where
 /// the views may include one output cast (isGemmOutputCast) (adds in either
 /// operand order; the residual of the add's type, no broadcast; the bias a row
 /// of the result's last dim, for a GEMM without one) where the GEMM is
 /// classified Library and has no C of the result's shape (a bias row is
-/// fine, except under a cast: the Gemm's C would be f16). With |singleUse|
-/// every op but the root must have one user (the next op); the packager matches
-/// a kernel's body, where that holds.
-std::optional<GemmEpilogue> matchGemmEpilogue(mlir::Operation *root,
-                                              bool singleUse);
+/// fine, except under a cast: the Gemm's C would be f16); every op but the
+/// root has one user (the next op).
+std::optional<GemmEpilogue> matchGemmEpilogue(mlir::Operation *root);
 
 /// An attention stored through a transpose: |root| = transpose(views(
 /// attention)) keeping the head dim innermost ([b, h, s, d] -> [b, s, h, d]),

@@ -1,11 +1,12 @@
 // The attention template: one kiln.attention, softmax(scale q k^T + mask) v.
-// Two kernels, chosen by dtype and shape:
+// Two kernels, the kernel's `variant` (kiln-tile-kernels chooses it by dtype
+// and shape, KernelConfiguration.h):
 //  - flash (f16/bf16; d a multiple of 16 and dv of 8, both at most 128; q, k
 //    and v read straight from kernel inputs; 128 threads): a block per tile of
 //    64 query rows of one (batch, head), tensor cores, in
 //    FlashAttentionEmitter.cpp.
-//  - row (everything else, f32 and f64 included): one block per (batch,
-//    query row), grid-stride over the rows. The straightforward form:
+//  - query_rows (everything else, f32 and f64 included): one block per
+//    (batch, query row), grid-stride over the rows. The straightforward form:
 //  1. The query row goes to shared memory (computation type: float for
 //     f16/bf16/f32, double for f64).
 //  2. Keys are taken in chunks of at most 4096 (fewer when shared memory is
@@ -61,15 +62,6 @@ std::string BatchedOperands::matrixOffset(Value operand) const {
   int64_t rank = shape.size();
   return emitter.linearOf(
       indexOf(operand, shape[rank - 2], shape[rank - 1], "0", "0"), shape);
-}
-
-std::optional<unsigned> inputNumber(ElementalEmitter &emitter, Value value) {
-  auto argument = dyn_cast<BlockArgument>(value);
-  if (!argument ||
-      argument.getOwner() != &emitter.getKernel().getBody().front() ||
-      argument.getArgNumber() >= emitter.getNumInputs())
-    return std::nullopt;
-  return argument.getArgNumber();
 }
 
 namespace {
@@ -213,7 +205,7 @@ LogicalResult emitRowKernel(ElementalEmitter &emitter, AttentionOp attention,
                std::to_string(block) + ";");
   std::string outRow = "row * " + std::to_string(dv);
   std::optional<StridedLayout> stored =
-      attentionOutputLayout(emitter, attention);
+      attentionOutputLayout(kernel, attention);
   if (attention.getResult() != kernel.getYield().getValues()[0])
     outRow = operands.stridedMatrixOffset(attention.getResult(), *stored) +
              " + i * " + std::to_string(stored->strides[rank - 2]);
@@ -236,15 +228,31 @@ LogicalResult emitAttentionKernel(ElementalEmitter &emitter,
   // The verifier has checked the contract: exactly one kiln.attention.
   auto attention = cast<AttentionOp>(getKernelAnchor(kernel));
   std::optional<StridedLayout> stored =
-      attentionOutputLayout(emitter, attention);
+      attentionOutputLayout(kernel, attention);
   if (!stored || stored->strides.back() != 1)
     return emitter.error(nullptr)
            << "must yield the kiln.attention result, or a transpose or "
               "reshape of it that keeps the head dim innermost";
-  if (canUseFlashKernel(emitter, attention,
-                        int64_t(kernel.getBlockSize().value_or(0))))
+  // kiln-tile-kernels chose the variant (KernelConfiguration.h); the
+  // verifier has checked its preconditions, checked again here against the
+  // geometry the kernel carries.
+  KernelVariant variant = *getKernelVariant(kernel);
+  if (std::string unmet = unmetVariantPrecondition(
+          kernel, variant, int64_t(kernel.getBlockSize().value_or(0)));
+      !unmet.empty())
+    return emitter.error(nullptr) << "cannot run its variant '"
+                                  << stringifyKernelVariant(variant)
+                                  << "': " << unmet;
+  switch (variant) {
+  case KernelVariant::Flash:
     return emitFlashKernel(emitter, attention, launch);
-  return emitRowKernel(emitter, attention, launch);
+  case KernelVariant::QueryRows:
+    return emitRowKernel(emitter, attention, launch);
+  default:
+    return emitter.error(nullptr) << "records variant '"
+                                  << stringifyKernelVariant(variant)
+                                  << "', which no attention template runs";
+  }
 }
 
 } // namespace kiln::cuda

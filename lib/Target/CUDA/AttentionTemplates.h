@@ -6,7 +6,7 @@
 
 #include "KernelTemplates.h"
 
-#include "kiln/Dialect/Kiln/IR/StridedView.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 
 #include <optional>
 #include <string>
@@ -39,35 +39,10 @@ struct BatchedOperands {
   llvm::SmallVector<std::string, 4> batchDims;
 };
 
-/// The kernel-input number of |value|, when it is one.
-std::optional<unsigned> inputNumber(ElementalEmitter &emitter,
-                                    mlir::Value value);
-
-/// Where an attention kernel reads |operand| (q, k or v): a kernel input
-/// seen through the views, transposes and slices of the kernel's body that
-/// produce |operand| (a plain input: contiguous); std::nullopt when it is
-/// computed otherwise.
-struct StridedOperand {
-  unsigned input;
-  StridedLayout layout;
-};
-std::optional<StridedOperand> stridedOperand(ElementalEmitter &emitter,
-                                             mlir::Value operand);
-/// The layout in which the kernel's output holds |attention|'s result: the
-/// kernel yields it through transposes and reshapes (contiguous when it
-/// yields the result itself); std::nullopt for any other yield.
-std::optional<StridedLayout> attentionOutputLayout(ElementalEmitter &emitter,
-                                                   AttentionOp attention);
-/// Rows of |layout| are contiguous and start every |alignment| elements.
-bool hasAlignedRows(const StridedLayout &layout, int64_t alignment);
-
 /// The flash kernel's device helpers (mma, cp.async, packing) for f16 or
 /// bf16 |type|, with host-emulation versions (FlashAttentionHelpers.cpp).
 std::string flashHelpers(mlir::Type type);
 
-/// Whether the flash kernel handles |attention| at |block| threads.
-bool canUseFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
-                       int64_t block);
 /// The flash kernel: a block per 64 query rows of one (batch, head), tensor
 /// cores (ldmatrix fragments), online softmax in base 2 over key tiles of 64.
 mlir::LogicalResult emitFlashKernel(ElementalEmitter &emitter,

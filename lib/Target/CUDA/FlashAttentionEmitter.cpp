@@ -1,6 +1,7 @@
 // The flash attention kernel (FlashAttention-2 style, f16/bf16 on tensor
-// cores) of kiln.attention; the row kernel and the choice between the two are
-// in AttentionEmitter.cpp.
+// cores) of kiln.attention, for kernels whose `variant` is flash (its
+// preconditions are in KernelConfiguration.h); the query-row kernel is in
+// AttentionEmitter.cpp.
 #include "AttentionTemplates.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -13,46 +14,16 @@ using namespace mlir;
 namespace kiln::cuda {
 namespace {
 
-// kFlashWarps warps of 16 query rows (one m16 tile of the mma) per block,
-// kFlashKeys keys per shared-memory tile of K and V.
-constexpr int64_t kFlashWarps = 4;
-constexpr int64_t kFlashRows = 16 * kFlashWarps;
+// kFlashAttentionWarps warps of 16 query rows (one m16 tile of the mma) per
+// block (KernelConfiguration.h), kFlashKeys keys per shared-memory tile of K
+// and V.
+constexpr int64_t kFlashRows = 16 * kFlashAttentionWarps;
 constexpr int64_t kFlashKeys = 64;
-constexpr int64_t kFlashMaxHead = 128;
 // Shared rows are padded by 8 elements (16 bytes), so the 8 rows that one
 // fragment load touches start 4 banks apart: a warp's 32 loads hit 32 banks.
 constexpr int64_t kFlashPad = 8;
 
 } // namespace
-
-/// Whether the flash kernel handles |attention|: f16/bf16 throughout, head
-/// sizes it tiles, q/k/v read from kernel inputs (or strided views of them
-/// with 16-byte aligned rows), kFlashWarps warps.
-bool canUseFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
-                       int64_t block) {
-  Type type = elementTypeOf(attention.getQuery());
-  if ((!type.isF16() && !type.isBF16()) || block != 32 * kFlashWarps)
-    return false;
-  for (Value value :
-       {attention.getKey(), attention.getValue(), attention.getResult()})
-    if (elementTypeOf(value) != type)
-      return false;
-  // Rows are copied in 16-byte pieces and written in 4-byte pairs.
-  for (Value value :
-       {attention.getQuery(), attention.getKey(), attention.getValue()}) {
-    std::optional<StridedOperand> operand = stridedOperand(emitter, value);
-    if (!operand || !hasAlignedRows(operand->layout, 8))
-      return false;
-  }
-  std::optional<StridedLayout> stored =
-      attentionOutputLayout(emitter, attention);
-  if (!stored || !hasAlignedRows(*stored, 2))
-    return false;
-  int64_t d = shapeOf(attention.getKey()).back();
-  int64_t dv = shapeOf(attention.getValue()).back();
-  return d % 16 == 0 && d <= kFlashMaxHead && dv % 8 == 0 &&
-         dv <= kFlashMaxHead;
-}
 
 /// The flash kernel (FlashAttention-2 style). Grid-stride over tiles of
 /// kFlashRows query rows of one batch index b; per tile:
@@ -94,7 +65,7 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   int64_t queryTiles = (sq + kFlashRows - 1) / kFlashRows;
   int64_t keyTiles = (sk + kFlashKeys - 1) / kFlashKeys;
   int64_t tiles = batch * queryTiles;
-  int64_t block = 32 * kFlashWarps;
+  int64_t block = 32 * kFlashAttentionWarps;
   Type type = elementTypeOf(attention.getQuery());
   std::string storage = ElementalEmitter::storageType(type);
   auto text = [](int64_t value) { return std::to_string(value); };
@@ -219,10 +190,10 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                     attention.getValue()};
   int64_t rowStrides[3];
   for (auto [name, input, rowStride] : llvm::zip(names, inputs, rowStrides)) {
-    StridedOperand operand = *stridedOperand(emitter, input);
+    StridedOperand operand = *attentionOperandLayout(kernel, input);
     rowStride = shapeOf(input).back();
     std::string offset = operands.matrixOffset(input);
-    if (!inputNumber(emitter, input)) {
+    if (!kernelInputNumber(kernel, input)) {
       rowStride = operand.layout.strides.end()[-2];
       offset = operands.stridedMatrixOffset(input, operand.layout);
     }
@@ -358,7 +329,7 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   std::string outOffset = "b * " + text(sq * dv);
   int64_t outStride = dv;
   if (attention.getResult() != kernel.getYield().getValues()[0]) {
-    StridedLayout stored = *attentionOutputLayout(emitter, attention);
+    StridedLayout stored = *attentionOutputLayout(kernel, attention);
     outOffset = operands.stridedMatrixOffset(attention.getResult(), stored);
     outStride = stored.strides[rank - 2];
   }

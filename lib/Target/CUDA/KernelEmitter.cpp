@@ -115,7 +115,7 @@ FailureOr<std::string> emitKernelSource(KernelOp kernel,
 
   ElementalEmitter emitter(kernel);
   LogicalResult emitted = failure();
-  switch (getKernelKind(kernel)) {
+  switch (kernel.getKind()) {
   case KernelKind::Pointwise:
   case KernelKind::DataMovement:
     emitted = cuda::emitLoopKernel(emitter, launch);
@@ -184,7 +184,7 @@ FailureOr<CUDAModule> emitCUDAModule(Operation *root) {
   root->walk([&](KernelOp kernel) {
     KernelLaunch launch;
     launch.op = kernel;
-    if (getKernelKind(kernel) == KernelKind::Library) {
+    if (kernel.getKind() == KernelKind::Library) {
       module.launches.push_back(launch);
       return;
     }
@@ -197,12 +197,13 @@ FailureOr<CUDAModule> emitCUDAModule(Operation *root) {
     char hash[17];
     snprintf(hash, sizeof(hash), "%016llx",
              static_cast<unsigned long long>(llvm::xxh3_64bits(*source)));
-    std::string name = ("kiln_" + kernel.getKind() + "_" + hash).str();
+    StringRef kind = stringifyKernelKind(kernel.getKind());
+    std::string name = ("kiln_" + kind + "_" + hash).str();
     auto [it, inserted] = byName.try_emplace(name, module.kernels.size());
     if (inserted) {
       EmittedKernel emitted;
       emitted.name = name;
-      emitted.kind = kernel.getKind().str();
+      emitted.kind = kind.str();
       size_t at = source->find(kNamePlaceholder);
       emitted.source = source->replace(at, strlen(kNamePlaceholder), name);
       module.kernels.push_back(std::move(emitted));

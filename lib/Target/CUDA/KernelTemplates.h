@@ -12,22 +12,14 @@ struct LaunchGeometry {
   int64_t grid = 0, block = 0, dynamicSharedBytes = 0;
 };
 
-/// Reads an optional positive integer attribute with a default.
-int64_t getIntAttr(KernelOp kernel, llvm::StringRef name, int64_t fallback);
-
 /// pointwise / data_movement: a grid-stride loop over the outputs.
 mlir::LogicalResult emitLoopKernel(ElementalEmitter &emitter,
                                    LaunchGeometry &launch);
-/// The channels per thread of the channels-last pool template for |kernel|
-/// (a pointwise kernel that is one NHWC max or average pool of floats): 16
-/// bytes' worth, halved until it divides the channels; 1 when the template
-/// does not apply.
-int64_t channelsLastPoolVectorWidth(KernelOp kernel);
-/// The channels-last pool template: one output pixel x |width| channels per
-/// thread, loaded and stored as vectors (PoolEmitter.cpp).
+/// The channels-last pool variant of a pointwise kernel: one output pixel x
+/// `vector_width` channels per thread, loaded and stored as vectors
+/// (PoolEmitter.cpp).
 mlir::LogicalResult emitChannelsLastPoolKernel(ElementalEmitter &emitter,
-                                               LaunchGeometry &launch,
-                                               int64_t width);
+                                               LaunchGeometry &launch);
 /// row_reduce: one warp or one block per row around the anchor reduction.
 mlir::LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
                                         LaunchGeometry &launch);
@@ -51,14 +43,14 @@ mlir::LogicalResult emitSoftmaxRows(ElementalEmitter &emitter,
                                     mlir::Operation *softmax,
                                     const RowGeometry &geometry,
                                     LaunchGeometry &launch);
-/// transpose: 32x32 shared-memory tiles, or a row per thread staged in
-/// shared memory when the output's innermost dim is short (falls back to the
-/// loop template when the innermost dim does not move).
+/// transpose: 32x32 shared-memory tiles, or (variant short_rows) a row per
+/// thread staged in shared memory.
 mlir::LogicalResult emitTransposeKernel(ElementalEmitter &emitter,
                                         LaunchGeometry &launch);
 
 /// attention: one block per (batch, query row) of a kiln.attention, scores
-/// in shared memory, online softmax over chunks of keys.
+/// in shared memory, online softmax over chunks of keys; or (variant flash)
+/// the tensor-core kernel.
 mlir::LogicalResult emitAttentionKernel(ElementalEmitter &emitter,
                                         LaunchGeometry &launch);
 

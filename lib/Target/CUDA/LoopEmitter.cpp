@@ -26,17 +26,11 @@
 // pointer that is not 16-byte aligned (runtime/src/session.cpp). The
 // kernel-test runner binds cudaMalloc'd buffers.
 #include "KernelTemplates.h"
-#include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 
 using namespace mlir;
 
 namespace kiln::cuda {
-
-int64_t getIntAttr(KernelOp kernel, StringRef name, int64_t fallback) {
-  if (auto attr = kernel->getAttrOfType<IntegerAttr>(name))
-    return attr.getInt();
-  return fallback;
-}
 
 namespace {
 
@@ -204,10 +198,14 @@ private:
 LogicalResult emitLoopKernel(ElementalEmitter &emitter,
                              LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
-  // A channels-last pool goes a vector of channels per thread instead.
-  if (getKernelKind(kernel) == KernelKind::Pointwise)
-    if (int64_t width = channelsLastPoolVectorWidth(kernel); width > 1)
-      return emitChannelsLastPoolKernel(emitter, launch, width);
+  // The channels-last pool variant goes a vector of channels per thread.
+  KernelVariant variant = *getKernelVariant(kernel);
+  if (variant == KernelVariant::ChannelsLastPool)
+    return emitChannelsLastPoolKernel(emitter, launch);
+  if (variant != KernelVariant::Loop)
+    return emitter.error(nullptr) << "records variant '"
+                                  << stringifyKernelVariant(variant)
+                                  << "', which no loop template runs";
   int64_t count = elementCount(shapeOf(kernel.getOutputs()[0]));
   for (Value output : kernel.getOutputs())
     if (elementCount(shapeOf(output)) != count)

@@ -14,9 +14,12 @@
 // NaN beats any number, padding never takes part in a maximum; the average
 // sums in the computation type in window order and divides by the count of
 // cells inside the input (or, with count_include_pad, inside the padded
-// input). A pool whose channels allow no vector of two keeps the elemental
-// loop (one channel per thread).
+// input). kiln-tile-kernels chooses the template (the kernel's `variant` is
+// channels_last_pool) and its vector_width (KernelConfiguration.h); a pool
+// whose channels allow no vector of two keeps the loop template (one channel
+// per thread).
 #include "KernelTemplates.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 
 using namespace mlir;
 
@@ -26,32 +29,6 @@ namespace {
 constexpr int64_t kVectorBytes = 16;
 
 std::string str(int64_t value) { return std::to_string(value); }
-
-/// The pool of a kernel that is one channels-last float pool of its first
-/// input, yielded as is (every output), or null.
-Operation *singleChannelsLastPool(KernelOp kernel) {
-  Block &body = kernel.getBody().front();
-  Operation *pool = nullptr;
-  for (Operation &op : body.without_terminator()) {
-    if (pool)
-      return nullptr;
-    pool = &op;
-  }
-  if (!pool)
-    return nullptr;
-  bool channelsLast = false;
-  if (auto max = dyn_cast<MaxPoolOp>(pool))
-    channelsLast = max.isChannelsLast();
-  else if (auto average = dyn_cast<AveragePoolOp>(pool))
-    channelsLast = average.isChannelsLast();
-  if (!channelsLast || pool->getOperand(0) != body.getArgument(0) ||
-      !isa<FloatType>(elementTypeOf(pool->getResult(0))))
-    return nullptr;
-  for (Value value : kernel.getYield().getValues())
-    if (value != pool->getResult(0))
-      return nullptr;
-  return pool;
-}
 
 struct PoolWindow {
   ArrayRef<int64_t> kernel, strides, pads, dilations;
@@ -64,28 +41,19 @@ template <typename PoolOpT> PoolWindow windowOf(PoolOpT op) {
 
 } // namespace
 
-int64_t channelsLastPoolVectorWidth(KernelOp kernel) {
-  Operation *pool = singleChannelsLastPool(kernel);
-  if (!pool)
-    return 1;
-  Type type = elementTypeOf(pool->getResult(0));
-  int64_t channels = shapeOf(pool->getResult(0)).back();
-  int64_t width = kVectorBytes / ((type.getIntOrFloatBitWidth() + 7) / 8);
-  // Each vector starts at (pixel * C + c) elements, a multiple of the width
-  // when C is: 16-byte alignment holds with the 16-byte-aligned pointers
-  // (LoopEmitter.cpp says why they are).
-  while (width > 1 && channels % width != 0)
-    width /= 2;
-  return width;
-}
-
 LogicalResult emitChannelsLastPoolKernel(ElementalEmitter &emitter,
-                                         LaunchGeometry &launch,
-                                         int64_t width) {
+                                         LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
-  Operation *pool = singleChannelsLastPool(kernel);
-  if (!pool)
-    return emitter.error(nullptr) << "is not one channels-last pool";
+  if (std::string unmet = unmetVariantPrecondition(
+          kernel, KernelVariant::ChannelsLastPool, std::nullopt);
+      !unmet.empty())
+    return emitter.error(nullptr)
+           << "cannot run its variant 'channels_last_pool': " << unmet;
+  if (!kernel.getVectorWidth())
+    return emitter.error(nullptr) << "has no vector_width (the channels a "
+                                     "thread takes); run kiln-tile-kernels";
+  Operation *pool = getChannelsLastPool(kernel);
+  int64_t width = int64_t(*kernel.getVectorWidth());
   bool average = isa<AveragePoolOp>(pool);
   bool countIncludePad = false;
   PoolWindow window;

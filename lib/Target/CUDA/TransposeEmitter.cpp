@@ -1,6 +1,7 @@
 // The transpose templates, for a kiln.transpose that moves the innermost dim.
 // Elementwise producers are computed while reading, consumers while writing;
-// tails are guarded. Two strategies:
+// tails are guarded. Two variants, the kernel's `variant` (kiln-tile-kernels
+// chooses it, KernelConfiguration.h):
 //  - Tiles (the general case): 32x32 shared-memory tiles (+1 column of
 //    padding against bank conflicts), so that both the reads of the input's
 //    innermost dim and the writes of the output's innermost dim are
@@ -19,24 +20,13 @@
 //    run). Rows are padded to an odd stride so the parking stores of a warp
 //    (32 rows apart by that stride) hit 32 distinct banks.
 #include "KernelTemplates.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 
 using namespace mlir;
 
 namespace kiln::cuda {
 namespace {
-
-constexpr int64_t kShortRowElements = 16;
-constexpr int64_t kMaxSharedBytes = 32 * 1024;
-
-/// The output dim that holds the input's innermost dim.
-int64_t outputDimOfInputInner(ArrayRef<int64_t> perm) {
-  int64_t rank = perm.size();
-  for (int64_t i = 0; i < rank; ++i)
-    if (perm[i] == rank - 1)
-      return i;
-  return 0;
-}
 
 /// Emits the output element at linear index "o" for every yield, reading the
 /// transpose's result through |staged| where the yield asks for it there.
@@ -70,11 +60,9 @@ LogicalResult emitYields(ElementalEmitter &emitter, TransposeOp transpose,
   return success();
 }
 
-/// The short-row strategy (see the file comment), or std::nullopt when it
-/// does not apply to |transpose| with |block| threads.
-std::optional<LogicalResult> emitShortRows(ElementalEmitter &emitter,
-                                           TransposeOp transpose, int64_t block,
-                                           LaunchGeometry &launch) {
+/// The short-row variant (see the file comment); its preconditions hold.
+LogicalResult emitShortRows(ElementalEmitter &emitter, TransposeOp transpose,
+                            int64_t block, LaunchGeometry &launch) {
   ArrayRef<int64_t> perm = transpose.getPerm();
   int64_t rank = perm.size();
   ArrayRef<int64_t> outShape = shapeOf(transpose.getOutput());
@@ -83,11 +71,6 @@ std::optional<LogicalResult> emitShortRows(ElementalEmitter &emitter,
   std::string ctype = ElementalEmitter::computeType(type);
   // An odd row stride: thread t parks element c at t * stride + c.
   int64_t stride = width | 1;
-  int64_t computeBytes =
-      ElementalEmitter::computeKind(type) == ComputeKind::Float ? 4 : 8;
-  if (width > kShortRowElements || outputDimOfInputInner(perm) != rank - 2 ||
-      block * stride * computeBytes > kMaxSharedBytes)
-    return std::nullopt;
 
   int64_t count = elementCount(outShape);
   int64_t rows = count / std::max<int64_t>(width, 1);
@@ -173,9 +156,18 @@ LogicalResult emitTransposeKernel(ElementalEmitter &emitter,
   if (block % 32 != 0 || block > 1024)
     return emitter.error(nullptr)
            << "block_size " << block << " is not a multiple of 32 up to 1024";
-  if (std::optional<LogicalResult> rows =
-          emitShortRows(emitter, transpose, block, launch))
-    return *rows;
+  KernelVariant variant = *getKernelVariant(kernel);
+  if (std::string unmet = unmetVariantPrecondition(kernel, variant, block);
+      !unmet.empty())
+    return emitter.error(nullptr) << "cannot run its variant '"
+                                  << stringifyKernelVariant(variant)
+                                  << "': " << unmet;
+  if (variant == KernelVariant::ShortRows)
+    return emitShortRows(emitter, transpose, block, launch);
+  if (variant != KernelVariant::Tiles)
+    return emitter.error(nullptr) << "records variant '"
+                                  << stringifyKernelVariant(variant)
+                                  << "', which no transpose template runs";
 
   int64_t tileRows = block / 32;
   int64_t perThread =

@@ -14,15 +14,6 @@ namespace {
 /// Rows start 16 bytes apart in f16/bf16: the offset and every stride but the
 /// innermost (1) are multiples of 8 elements.
 constexpr int64_t kRowAlignment = 8;
-
-bool isAlignedRowLayout(const StridedLayout &layout) {
-  if (layout.strides.empty() || layout.strides.back() != 1 ||
-      layout.offset % kRowAlignment != 0)
-    return false;
-  return llvm::all_of(
-      ArrayRef<int64_t>(layout.strides).drop_back(),
-      [](int64_t stride) { return stride % kRowAlignment == 0; });
-}
 } // namespace
 
 // transpose(views(attention)) -> attention writing in the transpose's layout.
@@ -44,7 +35,7 @@ std::optional<AttentionStore> matchAttentionStore(Operation *root) {
   store.attention = op;
   std::optional<StridedLayout> layout =
       traceStridedWrite(op->getResult(0), store.chain);
-  if (!layout || !isAlignedRowLayout(*layout))
+  if (!layout || !hasAlignedRows(*layout, kRowAlignment))
     return std::nullopt;
   return store;
 }
@@ -52,7 +43,7 @@ std::optional<AttentionStore> matchAttentionStore(Operation *root) {
 bool isStridedAttentionOperand(Value operand, ArrayRef<Operation *> views) {
   std::optional<StridedLayout> layout = traceStridedRead(
       operand, [&](Operation *op) { return llvm::is_contained(views, op); });
-  return layout && isAlignedRowLayout(*layout);
+  return layout && hasAlignedRows(*layout, kRowAlignment);
 }
 
 } // namespace kiln

@@ -14,7 +14,8 @@
 //     optional residual add between) is the convolution's epilogue: the
 //     three form one library kernel; so is a relu, tanh GELU or residual add
 //     on a library GEMM, or a cast of its f16/bf16 product to f32
-//     (matchGemmEpilogue).
+//     (matchGemmEpilogue). The library kernel records what it fuses as its
+//     `epilogue` attribute (LibraryEpilogue.h), which the packager reads.
 //     A producer joins only while the kernel's parameters (the values it
 //     reads from outside, plus its output) stay within the runtime's
 //     kMaxKernelParameters (artifact_format.h); what is left out roots
@@ -29,6 +30,7 @@
 //     kernel's result. Views left outside kernels stay as aliases.
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
+#include "kiln/Dialect/Kiln/KernelKinds/LibraryEpilogue.h"
 #include "kiln/Transforms/FusionRules.h"
 #include "kiln/Transforms/Passes.h"
 
@@ -49,11 +51,12 @@ namespace kiln {
 namespace {
 
 /// A kernel being formed: the contract's group (kind, anchor, ops), the op
-/// it is rooted at and the values it reads from outside (its inputs once
-/// outlined).
+/// it is rooted at, the values it reads from outside (its inputs once
+/// outlined) and, for a library call, the epilogue it fuses.
 struct Group : KernelGroup {
   Operation *root = nullptr;
   llvm::SetVector<Value> inputs;
+  LibraryEpilogueAttr epilogue;
 };
 
 bool isClonedConstant(Value value);
@@ -97,27 +100,46 @@ void addToGroup(Group &group, Operation *producer) {
 
 Type resultType(Operation *op) { return op->getResult(0).getType(); }
 
-/// The ops of a library call fused with the epilogue rooted at |root|:
-/// act(gemm [+ bias]) or gemm + residual, with an f16/bf16 -> f32 cast of
-/// the product (cuBLASLt), relu(conv + bias
-/// [+ residual]) (cuDNN); none when |root| ends no such epilogue.
-std::optional<SmallVector<Operation *>> libraryEpilogue(Operation *root) {
+/// A library call fused with the epilogue rooted at |root|: its ops and the
+/// epilogue attribute that describes them.
+struct LibraryGroup {
   SmallVector<Operation *> members;
-  if (std::optional<GemmEpilogue> epilogue =
-          matchGemmEpilogue(root, /*singleUse=*/true)) {
-    members = {epilogue->root, epilogue->gemm};
-    members.append(epilogue->views.begin(), epilogue->views.end());
+  LibraryEpilogueAttr epilogue;
+};
+
+/// The library call and epilogue rooted at |root|: act(gemm [+ bias]) or
+/// gemm + residual, with an f16/bf16 -> f32 cast of the product (cuBLASLt),
+/// relu(conv + bias [+ residual]) (cuDNN); none when |root| ends no such
+/// epilogue.
+std::optional<LibraryGroup> libraryEpilogue(Operation *root) {
+  LibraryGroup group;
+  MLIRContext *context = root->getContext();
+  if (std::optional<GemmEpilogue> epilogue = matchGemmEpilogue(root)) {
+    group.members = {epilogue->root, epilogue->gemm};
+    group.members.append(epilogue->views.begin(), epilogue->views.end());
     for (Operation *member : {epilogue->biasAdd, epilogue->cast})
       if (member && member != epilogue->root)
-        members.push_back(member);
-    return members;
+        group.members.push_back(member);
+    LibraryAddend addend = epilogue->biasAdd ? LibraryAddend::Bias
+                           : epilogue->add   ? LibraryAddend::Residual
+                                             : LibraryAddend::None;
+    LibraryActivation activation =
+        !epilogue->activation                ? LibraryActivation::None
+        : isa<ReluOp>(epilogue->activation) ? LibraryActivation::Relu
+                                             : LibraryActivation::GeluTanh;
+    group.epilogue = LibraryEpilogueAttr::get(context, addend, activation,
+                                              epilogue->cast != nullptr);
+    return group;
   }
-  if (std::optional<ConvEpilogue> epilogue =
-          matchConvEpilogue(root, isLibraryConvolution, /*singleUse=*/true)) {
+  if (std::optional<ConvEpilogue> epilogue = matchConvEpilogue(root)) {
     for (Operation *member : {epilogue->relu, epilogue->add, epilogue->conv})
       if (member)
-        members.push_back(member);
-    return members;
+        group.members.push_back(member);
+    group.epilogue = LibraryEpilogueAttr::get(
+        context,
+        epilogue->add ? LibraryAddend::Residual : LibraryAddend::None,
+        LibraryActivation::Relu, /*output_cast=*/false);
+    return group;
   }
   return std::nullopt;
 }
@@ -214,9 +236,9 @@ void outline(Group &group, unsigned index) {
       builder.getStringAttr(group.kind == KernelKind::Attention
                                 ? "attention_" + std::to_string(index)
                                 : kernelName(ops, index)),
-      builder.getStringAttr(stringifyKernelKind(group.kind)),
+      KernelKindAttr::get(builder.getContext(), group.kind),
       inputs.getArrayRef(), ValueRange{destination}, nullptr, nullptr, nullptr,
-      nullptr, nullptr, nullptr);
+      nullptr, nullptr, nullptr, nullptr, group.epilogue);
 
   Block *body = builder.createBlock(&kernel.getBody());
   IRMapping mapping;
@@ -263,12 +285,13 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
       Group group;
       group.root = op;
       // A library call and its epilogue: one cuBLASLt or cuDNN call.
-      if (std::optional<SmallVector<Operation *>> members = libraryEpilogue(op);
-          members && llvm::none_of(*members, [&](Operation *member) {
+      if (std::optional<LibraryGroup> library = libraryEpilogue(op);
+          library && llvm::none_of(library->members, [&](Operation *member) {
             return groupOf.count(member);
           })) {
         group.kind = KernelKind::Library;
-        for (Operation *member : *members) {
+        group.epilogue = library->epilogue;
+        for (Operation *member : library->members) {
           group.ops.insert(member);
           groupOf[member] = groups.size();
         }

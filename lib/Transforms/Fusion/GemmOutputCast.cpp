@@ -81,8 +81,7 @@ bool sinkCast(CastOp castOp) {
   Operation *root = castOp.getInput().getDefiningOp();
   if (!root || !root->hasOneUse())
     return false;
-  std::optional<GemmEpilogue> epilogue =
-      matchGemmEpilogue(root, /*singleUse=*/true);
+  std::optional<GemmEpilogue> epilogue = matchGemmEpilogue(root);
   if (!epilogue)
     epilogue = gemmWithRow(root);
   if (!epilogue || epilogue->add || epilogue->cast)

@@ -30,18 +30,16 @@ ConvOp laterBranch(ConvOp lhs, ConvOp rhs) {
 }
 } // namespace
 
-std::optional<ConvEpilogue>
-matchConvEpilogue(Operation *root, function_ref<bool(Operation *)> isConvolution,
-                  bool singleUse) {
+std::optional<ConvEpilogue> matchConvEpilogue(Operation *root) {
   auto relu = dyn_cast_or_null<ReluOp>(root);
   if (!relu)
     return std::nullopt;
   auto onlyUser = [&](Operation *op, Operation *user) {
-    return !singleUse || (op->hasOneUse() && *op->user_begin() == user);
+    return op->hasOneUse() && *op->user_begin() == user;
   };
   auto fusable = [&](Value value, Operation *user) -> ConvOp {
     auto conv = value.getDefiningOp<ConvOp>();
-    if (!conv || !conv.getBias() || !isConvolution(conv) ||
+    if (!conv || !conv.getBias() || !isLibraryConvolution(conv) ||
         !onlyUser(conv, user) || conv.getType() != relu.getType())
       return ConvOp();
     return conv;

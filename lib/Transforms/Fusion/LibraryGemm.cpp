@@ -5,6 +5,7 @@
 #include "kiln/Transforms/FusionRules.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/KernelKinds/LibraryEpilogue.h"
 
 #include "mlir/IR/TypeUtilities.h"
 
@@ -12,33 +13,20 @@ using namespace mlir;
 
 namespace kiln {
 
-bool isGemmOutputCast(Operation *op) {
-  // cuBLASLt computes f16/bf16 A and B in CUBLAS_COMPUTE_32F with C and D in
-  // 32F; it has no 32F A/B with a 16F or 16BF D at that compute type, so a
-  // cast to a narrower type (f32 -> f16) stays a pointwise kernel.
-  auto castOp = dyn_cast_or_null<CastOp>(op);
-  if (!castOp)
-    return false;
-  Type from = getElementTypeOrSelf(castOp.getInput().getType());
-  return (from.isF16() || from.isBF16()) &&
-         getElementTypeOrSelf(castOp.getType()).isF32();
-}
-
 namespace {
 /// The GEMM behind |value| through views that keep the element order and at
 /// most one output cast (isGemmOutputCast), with the views (nearest the GEMM
-/// first) and the cast; null when there is none or, with |singleUse|, when
-/// one of them has another user. |castSeen|: a cast above |value| was
+/// first) and the cast; null when there is none or when one of them has
+/// another user. |castSeen|: a cast above |value| was
 /// already matched, so none may follow.
-Operation *gemmThroughViews(Value value, bool singleUse,
-                            SmallVectorImpl<Operation *> &views,
+Operation *gemmThroughViews(Value value, SmallVectorImpl<Operation *> &views,
                             Operation *&outputCast, bool castSeen = false) {
   SmallVector<Operation *> chain;
   Operation *castOp = nullptr;
   Operation *op = value.getDefiningOp();
   while (op && (isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(op) ||
                 (!castOp && !castSeen && isGemmOutputCast(op)))) {
-    if (singleUse && !op->hasOneUse())
+    if (!op->hasOneUse())
       return nullptr;
     if (isa<CastOp>(op))
       castOp = op;
@@ -48,7 +36,7 @@ Operation *gemmThroughViews(Value value, bool singleUse,
   }
   if (!op || !isa<MatMulOp, GemmOp>(op) ||
       classifyForFusion(op) != FusionClass::Library ||
-      (singleUse && !op->hasOneUse()))
+      !op->hasOneUse())
     return nullptr;
   if (auto gemm = dyn_cast<GemmOp>(op))
     if (Value c = gemm.getC()) {
@@ -67,22 +55,10 @@ Operation *gemmThroughViews(Value value, bool singleUse,
     outputCast = castOp;
   return op;
 }
-/// Whether |value| is a row cuBLASLt's bias epilogue adds to every row of
-/// |result| (the result of views of |gemm|): [n] or [1, .., 1, n] of the
-/// element type, n the last dim of both; and |gemm| has no bias yet.
-bool isBiasRow(Value value, Value result, Operation *gemm) {
-  auto row = dyn_cast<RankedTensorType>(value.getType());
-  auto out = dyn_cast<RankedTensorType>(result.getType());
-  auto product = dyn_cast<RankedTensorType>(gemm->getResult(0).getType());
-  if (!row || !out || !product || row.getRank() == 0 ||
-      row.getRank() > out.getRank() || !row.hasStaticShape() ||
-      !out.hasStaticShape() || !product.hasStaticShape() ||
-      row.getElementType() != out.getElementType() ||
-      row.getShape().back() != out.getShape().back() ||
-      product.getShape().back() != out.getShape().back())
-    return false;
-  if (llvm::any_of(row.getShape().drop_back(),
-                   [](int64_t dim) { return dim != 1; }))
+/// Whether |value| is a bias row (isBiasRow) of |result|, the result of
+/// views of |gemm|, which has no bias yet.
+bool isGemmBiasRow(Value value, Value result, Operation *gemm) {
+  if (!isBiasRow(value, result, gemm->getResult(0)))
     return false;
   if (auto gemmOp = dyn_cast<GemmOp>(gemm))
     return !gemmOp.getC(); // A Gemm's C row is its bias already.
@@ -91,14 +67,14 @@ bool isBiasRow(Value value, Value result, Operation *gemm) {
 
 /// The other operand of |add| when one operand is views(gemm) and |accepts|
 /// the other one; sets |epilogue|'s gemm and views.
-std::optional<Value> addedToGemm(AddOp add, bool singleUse,
+std::optional<Value> addedToGemm(AddOp add,
                                  function_ref<bool(Value, Operation *)> accepts,
                                  GemmEpilogue &epilogue) {
   for (unsigned side : {0u, 1u}) {
     SmallVector<Operation *> views;
     Operation *outputCast = nullptr;
     Operation *gemm =
-        gemmThroughViews(add->getOperand(side), singleUse, views, outputCast);
+        gemmThroughViews(add->getOperand(side), views, outputCast);
     Value other = add->getOperand(1 - side);
     if (!gemm || !accepts(other, gemm))
       continue;
@@ -113,14 +89,15 @@ std::optional<Value> addedToGemm(AddOp add, bool singleUse,
 /// |value| = views(gemm) + bias row (either order), for |epilogue|: sets its
 /// gemm, views, biasAdd and bias. |isRoot|: the add is the epilogue's last
 /// op, whose users do not matter.
-bool matchBiasAdd(Value value, bool singleUse, bool isRoot,
-                  GemmEpilogue &epilogue) {
+bool matchBiasAdd(Value value, bool isRoot, GemmEpilogue &epilogue) {
   auto add = value.getDefiningOp<AddOp>();
-  if (!add || (singleUse && !isRoot && !add->hasOneUse()))
+  if (!add || (!isRoot && !add->hasOneUse()))
     return false;
   std::optional<Value> bias = addedToGemm(
-      add, singleUse,
-      [&](Value other, Operation *gemm) { return isBiasRow(other, add, gemm); },
+      add,
+      [&](Value other, Operation *gemm) {
+        return isGemmBiasRow(other, add, gemm);
+      },
       epilogue);
   if (!bias)
     return false;
@@ -130,7 +107,7 @@ bool matchBiasAdd(Value value, bool singleUse, bool isRoot,
 }
 } // namespace
 
-std::optional<GemmEpilogue> matchGemmEpilogue(Operation *root, bool singleUse) {
+std::optional<GemmEpilogue> matchGemmEpilogue(Operation *root) {
   if (!root || root->getNumResults() != 1)
     return std::nullopt;
   GemmEpilogue epilogue;
@@ -138,32 +115,30 @@ std::optional<GemmEpilogue> matchGemmEpilogue(Operation *root, bool singleUse) {
   auto gelu = dyn_cast<GeluOp>(root);
   if (isa<ReluOp>(root) || (gelu && gelu.getApproximate() == "tanh")) {
     epilogue.activation = root;
-    if (matchBiasAdd(root->getOperand(0), singleUse, /*isRoot=*/false,
-                     epilogue))
+    if (matchBiasAdd(root->getOperand(0), /*isRoot=*/false, epilogue))
       return epilogue;
-    epilogue.gemm = gemmThroughViews(root->getOperand(0), singleUse,
-                                     epilogue.views, epilogue.cast);
+    epilogue.gemm =
+        gemmThroughViews(root->getOperand(0), epilogue.views, epilogue.cast);
     if (!epilogue.gemm)
       return std::nullopt;
     return epilogue;
   }
   if (isGemmOutputCast(root)) {
     epilogue.cast = root;
-    epilogue.gemm = gemmThroughViews(root->getOperand(0), singleUse,
-                                     epilogue.views, epilogue.cast,
-                                     /*castSeen=*/true);
+    epilogue.gemm = gemmThroughViews(root->getOperand(0), epilogue.views,
+                                     epilogue.cast, /*castSeen=*/true);
     if (!epilogue.gemm)
       return std::nullopt;
     return epilogue;
   }
-  if (matchBiasAdd(root->getResult(0), singleUse, /*isRoot=*/true, epilogue))
+  if (matchBiasAdd(root->getResult(0), /*isRoot=*/true, epilogue))
     return epilogue;
   auto add = dyn_cast<AddOp>(root);
   if (!add || add.getLhs().getType() != add.getType() ||
       add.getRhs().getType() != add.getType())
     return std::nullopt;
   std::optional<Value> residual = addedToGemm(
-      add, singleUse, [](Value, Operation *) { return true; }, epilogue);
+      add, [](Value, Operation *) { return true; }, epilogue);
   if (!residual)
     return std::nullopt;
   epilogue.add = add;

@@ -202,7 +202,7 @@ LogicalResult planActivations(func::FuncOp function,
     for (KernelOp kernel : graph->kernels) {
       for (Value input : kernel.getInputs())
         noteWeight(input);
-      if (getKernelKind(kernel) == KernelKind::Library)
+      if (kernel.getKind() == KernelKind::Library)
         kernel.getBody().walk([&](Operation *op) {
           // The call's operands, and a bias row its epilogue adds.
           if (isa<MatMulOp, GemmOp, ConvOp, AddOp>(op))

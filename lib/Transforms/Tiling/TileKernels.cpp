@@ -1,6 +1,8 @@
 // kiln-tile-kernels: launch geometry for every kiln.kernel, as attributes.
 //
-// Per kind:
+// Per kind, after the variant of the kind's template (KernelConfiguration.h:
+// the first specialised variant whose preconditions hold, else the general
+// one), recorded as `variant` for kinds that have several:
 //  - pointwise / data_movement: 256 threads; 16-byte vectors when every input
 //    is read at the output's own linear index (elementwise ops on one shape
 //    and views that keep the element order) or is a single element,
@@ -9,7 +11,8 @@
 //    elements; fewer elements per thread, then narrower vectors, where the
 //    loads of one step would hold more than 128 registers; a grid that covers
 //    the output's vectors, capped at 64 blocks per multiprocessor (the loop is
-//    grid-stride).
+//    grid-stride). The channels_last_pool variant: a vector of channels (16
+//    bytes, halved until it divides C) per thread and step.
 //  - row_reduce: rows of <= 1024 elements get one warp each, 4 rows per
 //    128-thread block; longer rows get a block each (512 threads, 1024 for
 //    rows of 8192 and more; softmax: about 16 values per thread, 128 to 1024
@@ -17,15 +20,16 @@
 //    or softmax row is read in 16-byte vectors when its length allows
 //    (`vector_width`).
 //  - transpose: 32x32 tiles moved by 32x8 threads (4 rows each); the grid is
-//    one block per tile.
+//    one block per tile. short_rows: 256 threads, a block per 256 rows.
 //  - attention: 128 threads; the grid is one block per (batch, query row),
-//    capped, grid-stride. The flash kernel (f16/bf16) uses the 128 threads as
-//    4 warps per 64 query rows and launches min(grid, tiles) blocks.
+//    capped, grid-stride. The flash variant (f16/bf16) uses the 128 threads
+//    as 4 warps per 64 query rows and launches min(grid, tiles) blocks.
 //  - library: nothing (cuBLASLt chooses at load time).
 // Attributes already present are kept, so tests can pin them.
 #include "kiln/Transforms/Passes.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 #include "kiln/Evaluator/Tensor.h"
 #include "kiln/Transforms/FusionRules.h"
@@ -63,7 +67,7 @@ bool isRowBroadcast(ArrayRef<int64_t> operand, ArrayRef<int64_t> result) {
 }
 
 int64_t vectorWidth(KernelOp kernel) {
-  if (getKernelKind(kernel) != KernelKind::Pointwise)
+  if (kernel.getKind() != KernelKind::Pointwise)
     return 1;
   auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
   if (output.getRank() == 0)
@@ -192,10 +196,30 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
       (kernel.*set)(value);
   }
 
+  /// Records the variant of |kernel|'s template (KernelConfiguration.h) for
+  /// kinds that have several, unless a test pinned it; returns the one that
+  /// runs the kernel.
+  std::optional<KernelVariant> chooseVariant(KernelOp kernel) {
+    if (!kernel.getVariant() && kernelVariants(kernel.getKind()).size() > 1)
+      if (std::optional<KernelVariant> variant = selectKernelVariant(
+              kernel, int64_t(kernel.getBlockSize().value_or(0))))
+        kernel.setVariant(*variant);
+    return getKernelVariant(kernel);
+  }
+
   void tileElementwise(KernelOp kernel) {
     auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
     int64_t elements = output.getNumElements();
     setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize, 256);
+    if (chooseVariant(kernel) == KernelVariant::ChannelsLastPool) {
+      // A thread per output pixel x vector of channels, one per step.
+      int64_t poolWidth =
+          channelsLastPoolVectorWidth(getChannelsLastPool(kernel));
+      setIfAbsent(kernel, &KernelOp::getVectorWidth,
+                  &KernelOp::setVectorWidth, poolWidth);
+      setIfAbsent(kernel, &KernelOp::getElementsPerThread,
+                  &KernelOp::setElementsPerThread, 1);
+    }
     int64_t width = vectorWidth(kernel);
     int64_t perThread = elements >= (1 << 20) ? 4 : 1;
     fitLoadRegisters(kernel, width, perThread);
@@ -269,21 +293,27 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
     // The verifier has checked that one transpose moves the innermost dim.
     auto transpose = cast<TransposeOp>(getKernelAnchor(kernel));
+    setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize, 256);
+    if (chooseVariant(kernel) == KernelVariant::ShortRows) {
+      // A block per block_size output rows.
+      int64_t rows = output.getNumElements() /
+                     std::max<int64_t>(output.getShape().back(), 1);
+      setIfAbsent(kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
+                  std::max<int64_t>(
+                      ceilDiv(rows, kernel.getBlockSize().value_or(256)), 1));
+      return;
+    }
     // Tiles span the output's innermost dim and the output dim that holds the
     // input's innermost dim; the other dims are batched over the grid.
     ArrayRef<int64_t> perm = transpose.getPerm();
     int64_t rank = perm.size();
-    int64_t inner = rank - 1, outer = 0;
-    for (int64_t i = 0; i < rank; ++i)
-      if (perm[i] == rank - 1)
-        outer = i;
+    int64_t inner = rank - 1, outer = outputDimOfInputInner(perm);
     int64_t tiles = ceilDiv(output.getDimSize(inner), 32) *
                     ceilDiv(output.getDimSize(outer), 32);
     int64_t batch = output.getNumElements() /
                     std::max<int64_t>(output.getDimSize(inner) *
                                           output.getDimSize(outer),
                                       1);
-    setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize, 256);
     setIfAbsent(kernel, &KernelOp::getElementsPerThread,
                 &KernelOp::setElementsPerThread, 4);
     setIfAbsent(kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
@@ -296,13 +326,14 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     int64_t rows = output.getNumElements() /
                    std::max<int64_t>(output.getShape().back(), 1);
     setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize, 128);
+    chooseVariant(kernel);
     setIfAbsent(kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
                 std::clamp<int64_t>(rows, 1, 64 * multiprocessors));
   }
 
   void runOnOperation() override {
     getOperation().walk([&](KernelOp kernel) {
-      switch (getKernelKind(kernel)) {
+      switch (kernel.getKind()) {
       case KernelKind::Pointwise:
       case KernelKind::DataMovement:
         return tileElementwise(kernel);

@@ -1,4 +1,7 @@
 // RUN: kiln-opt %s --split-input-file --verify-diagnostics | FileCheck %s
+// The kind prints as one keyword after the name, one space either side.
+// RUN: kiln-opt %s --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=SPACING --strict-whitespace
+// SPACING: {{^}}    %{{[0-9]+}} = kiln.kernel "add_relu" pointwise ins(
 
 // CHECK-LABEL: func.func @round_trip
 // CHECK: %[[E:.+]] = kiln.empty : tensor<4x8xf32>
@@ -21,7 +24,9 @@ func.func @round_trip(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32>
 
 func.func @unknown_kind(%a: tensor<4xf32>) -> tensor<4xf32> {
   %e = kiln.empty : tensor<4xf32>
-  // expected-error @+1 {{unknown kernel kind 'magic'}}
+  // The kind is a KernelKind attribute: its parser takes only their names.
+  // expected-error @+2 {{expected ::kiln::KernelKind to be one of: pointwise, row_reduce, transpose, data_movement, library, attention}}
+  // expected-error @+1 {{failed to parse Kiln_KernelKindAttr parameter 'value'}}
   %r = kiln.kernel "k" magic ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
   ^bb0(%x: tensor<4xf32>, %o: tensor<4xf32>):
     kiln.yield %x : tensor<4xf32>

@@ -121,3 +121,198 @@ func.func @attention_in_pointwise(%q: tensor<1x4x8xf32>, %k: tensor<1x4x8xf32>, 
   } -> tensor<1x4x8xf32>
   return %r : tensor<1x4x8xf32>
 }
+
+// -----
+
+// The recorded configuration (KernelConfiguration.h): a variant whose
+// preconditions hold verifies.
+// CHECK-LABEL: func.func @short_rows_variant
+// CHECK: kiln.kernel "t" transpose {{.*}} variant = #kiln.variant<short_rows>
+func.func @short_rows_variant(%a: tensor<4x3x10x13xf32>) -> tensor<4x10x13x3xf32> {
+  %e = kiln.empty : tensor<4x10x13x3xf32>
+  %r = kiln.kernel "t" transpose ins(%a : tensor<4x3x10x13xf32>) outs(%e : tensor<4x10x13x3xf32>) attributes {block_size = 256 : i64, grid_size = 3 : i64, variant = #kiln.variant<short_rows>} {
+  ^bb0(%x: tensor<4x3x10x13xf32>, %o: tensor<4x10x13x3xf32>):
+    %t = kiln.transpose %x {perm = array<i64: 0, 2, 3, 1>} : tensor<4x3x10x13xf32> -> tensor<4x10x13x3xf32>
+    kiln.yield %t : tensor<4x10x13x3xf32>
+  } -> tensor<4x10x13x3xf32>
+  return %r : tensor<4x10x13x3xf32>
+}
+
+// -----
+
+func.func @short_rows_strided(%a: tensor<5x3x40xf32>) -> tensor<40x5x3xf32> {
+  %e = kiln.empty : tensor<40x5x3xf32>
+  // expected-error @+1 {{'t' records variant 'short_rows', whose precondition does not hold: the input's innermost dim does not become the output's second-innermost}}
+  %r = kiln.kernel "t" transpose ins(%a : tensor<5x3x40xf32>) outs(%e : tensor<40x5x3xf32>) attributes {variant = #kiln.variant<short_rows>} {
+  ^bb0(%x: tensor<5x3x40xf32>, %o: tensor<40x5x3xf32>):
+    %t = kiln.transpose %x {perm = array<i64: 2, 0, 1>} : tensor<5x3x40xf32> -> tensor<40x5x3xf32>
+    kiln.yield %t : tensor<40x5x3xf32>
+  } -> tensor<40x5x3xf32>
+  return %r : tensor<40x5x3xf32>
+}
+
+// -----
+
+func.func @short_rows_shared_memory(%a: tensor<16x40xf64>) -> tensor<40x16xf64> {
+  %e = kiln.empty : tensor<40x16xf64>
+  // expected-error @+1 {{'t' records variant 'short_rows', whose precondition does not hold: block_size 256 stages 34816 bytes of rows, more than 32768}}
+  %r = kiln.kernel "t" transpose ins(%a : tensor<16x40xf64>) outs(%e : tensor<40x16xf64>) attributes {block_size = 256 : i64, variant = #kiln.variant<short_rows>} {
+  ^bb0(%x: tensor<16x40xf64>, %o: tensor<40x16xf64>):
+    %t = kiln.transpose %x {perm = array<i64: 1, 0>} : tensor<16x40xf64> -> tensor<40x16xf64>
+    kiln.yield %t : tensor<40x16xf64>
+  } -> tensor<40x16xf64>
+  return %r : tensor<40x16xf64>
+}
+
+// -----
+
+func.func @flash_f32(%q: tensor<1x64x64xf32>, %k: tensor<1x64x64xf32>, %v: tensor<1x64x64xf32>) -> tensor<1x64x64xf32> {
+  %e = kiln.empty : tensor<1x64x64xf32>
+  // expected-error @+1 {{'a' records variant 'flash', whose precondition does not hold: the query is not f16 or bf16}}
+  %r = kiln.kernel "a" attention ins(%q, %k, %v : tensor<1x64x64xf32>, tensor<1x64x64xf32>, tensor<1x64x64xf32>) outs(%e : tensor<1x64x64xf32>) attributes {variant = #kiln.variant<flash>} {
+  ^bb0(%a: tensor<1x64x64xf32>, %b: tensor<1x64x64xf32>, %c: tensor<1x64x64xf32>, %o: tensor<1x64x64xf32>):
+    %y = kiln.attention %a, %b, %c {scale = 1.0 : f32} : tensor<1x64x64xf32>, tensor<1x64x64xf32>, tensor<1x64x64xf32> -> tensor<1x64x64xf32>
+    kiln.yield %y : tensor<1x64x64xf32>
+  } -> tensor<1x64x64xf32>
+  return %r : tensor<1x64x64xf32>
+}
+
+// -----
+
+func.func @flash_block_size(%q: tensor<1x64x64xf16>, %k: tensor<1x64x64xf16>, %v: tensor<1x64x64xf16>) -> tensor<1x64x64xf16> {
+  %e = kiln.empty : tensor<1x64x64xf16>
+  // expected-error @+1 {{'a' records variant 'flash', whose precondition does not hold: block_size 256 is not 128}}
+  %r = kiln.kernel "a" attention ins(%q, %k, %v : tensor<1x64x64xf16>, tensor<1x64x64xf16>, tensor<1x64x64xf16>) outs(%e : tensor<1x64x64xf16>) attributes {block_size = 256 : i64, variant = #kiln.variant<flash>} {
+  ^bb0(%a: tensor<1x64x64xf16>, %b: tensor<1x64x64xf16>, %c: tensor<1x64x64xf16>, %o: tensor<1x64x64xf16>):
+    %y = kiln.attention %a, %b, %c {scale = 1.0 : f32} : tensor<1x64x64xf16>, tensor<1x64x64xf16>, tensor<1x64x64xf16> -> tensor<1x64x64xf16>
+    kiln.yield %y : tensor<1x64x64xf16>
+  } -> tensor<1x64x64xf16>
+  return %r : tensor<1x64x64xf16>
+}
+
+// -----
+
+func.func @variant_of_another_kind(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %e = kiln.empty : tensor<4xf32>
+  // expected-error @+1 {{'p' records variant 'flash', which is not a pointwise template (its templates: loop, channels_last_pool)}}
+  %r = kiln.kernel "p" pointwise ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) attributes {variant = #kiln.variant<flash>} {
+  ^bb0(%x: tensor<4xf32>, %o: tensor<4xf32>):
+    %y = kiln.relu %x : tensor<4xf32> -> tensor<4xf32>
+    kiln.yield %y : tensor<4xf32>
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @variant_of_row_reduce(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = kiln.empty : tensor<4x8xf32>
+  // expected-error @+1 {{'r' records variant 'loop', which is not a row_reduce template (the kind has none)}}
+  %r = kiln.kernel "r" row_reduce ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) attributes {variant = #kiln.variant<loop>} {
+  ^bb0(%x: tensor<4x8xf32>, %o: tensor<4x8xf32>):
+    %y = kiln.softmax %x {axis = -1 : i64} : tensor<4x8xf32> -> tensor<4x8xf32>
+    kiln.yield %y : tensor<4x8xf32>
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @channels_last_pool_without_pool(%a: tensor<1x4x4x8xf16>) -> tensor<1x4x4x8xf16> {
+  %e = kiln.empty : tensor<1x4x4x8xf16>
+  // expected-error @+1 {{'p' records variant 'channels_last_pool', whose precondition does not hold: its body is not one channels-last float pool of its first input}}
+  %r = kiln.kernel "p" pointwise ins(%a : tensor<1x4x4x8xf16>) outs(%e : tensor<1x4x4x8xf16>) attributes {variant = #kiln.variant<channels_last_pool>} {
+  ^bb0(%x: tensor<1x4x4x8xf16>, %o: tensor<1x4x4x8xf16>):
+    %y = kiln.relu %x : tensor<1x4x4x8xf16> -> tensor<1x4x4x8xf16>
+    kiln.yield %y : tensor<1x4x4x8xf16>
+  } -> tensor<1x4x4x8xf16>
+  return %r : tensor<1x4x4x8xf16>
+}
+
+// -----
+
+// A library kernel records the epilogue its call fuses (LibraryEpilogue.h):
+// a bias row, then a relu.
+// CHECK-LABEL: func.func @library_epilogue
+// CHECK: kiln.kernel "l" library {{.*}} {epilogue = #kiln.epilogue<addend = bias, activation = relu>
+func.func @library_epilogue(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<16xf32>) -> tensor<4x16xf32> {
+  %e = kiln.empty : tensor<4x16xf32>
+  %r = kiln.kernel "l" library ins(%a, %b, %c : tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) outs(%e : tensor<4x16xf32>) attributes {epilogue = #kiln.epilogue<addend = bias, activation = relu>} {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8x16xf32>, %z: tensor<16xf32>, %o: tensor<4x16xf32>):
+    %m = kiln.matmul %x, %y : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    %s = kiln.add %m, %z : tensor<4x16xf32>, tensor<16xf32> -> tensor<4x16xf32>
+    %t = kiln.relu %s : tensor<4x16xf32> -> tensor<4x16xf32>
+    kiln.yield %t : tensor<4x16xf32>
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @library_epilogue_not_recorded(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %e = kiln.empty : tensor<4x16xf32>
+  // expected-error @+1 {{'l' breaks the library kernel contract: it records #kiln.epilogue<> but its body computes #kiln.epilogue<activation = relu>}}
+  %r = kiln.kernel "l" library ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8x16xf32>, %o: tensor<4x16xf32>):
+    %m = kiln.matmul %x, %y : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    %t = kiln.relu %m : tensor<4x16xf32> -> tensor<4x16xf32>
+    kiln.yield %t : tensor<4x16xf32>
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @library_epilogue_mismatch(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %e = kiln.empty : tensor<4x16xf32>
+  // expected-error @+1 {{'l' breaks the library kernel contract: it records #kiln.epilogue<addend = bias> but its body computes #kiln.epilogue<addend = residual>}}
+  %r = kiln.kernel "l" library ins(%a, %b, %c : tensor<4x8xf32>, tensor<8x16xf32>, tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) attributes {epilogue = #kiln.epilogue<addend = bias>} {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8x16xf32>, %z: tensor<4x16xf32>, %o: tensor<4x16xf32>):
+    %m = kiln.matmul %x, %y : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    %s = kiln.add %z, %m : tensor<4x16xf32>, tensor<4x16xf32> -> tensor<4x16xf32>
+    kiln.yield %s : tensor<4x16xf32>
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @library_unfusable_epilogue(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %e = kiln.empty : tensor<4x16xf32>
+  // expected-error @+1 {{'l' breaks the library kernel contract: 'kiln.exp' follows the library call but is no part of the epilogue cuBLASLt fuses}}
+  %r = kiln.kernel "l" library ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8x16xf32>, %o: tensor<4x16xf32>):
+    %m = kiln.matmul %x, %y : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    %t = kiln.exp %m : tensor<4x16xf32> -> tensor<4x16xf32>
+    kiln.yield %t : tensor<4x16xf32>
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @library_computed_operand(%a: tensor<8x4xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %e = kiln.empty : tensor<4x16xf32>
+  // expected-error @+1 {{'l' breaks the library kernel contract: 'kiln.transpose' computes an operand of the library call, which reads its operands from memory}}
+  %r = kiln.kernel "l" library ins(%a, %b : tensor<8x4xf32>, tensor<8x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%x: tensor<8x4xf32>, %y: tensor<8x16xf32>, %o: tensor<4x16xf32>):
+    %t = kiln.transpose %x {perm = array<i64: 1, 0>} : tensor<8x4xf32> -> tensor<4x8xf32>
+    %m = kiln.matmul %t, %y : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    kiln.yield %m : tensor<4x16xf32>
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @conv_residual_without_relu(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x3x3xf32>, %b: tensor<2xf32>, %s: tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32> {
+  %e = kiln.empty : tensor<1x2x8x8xf32>
+  // expected-error @+1 {{'l' breaks the library kernel contract: cuDNN fuses relu(conv + bias [+ residual]) only}}
+  %r = kiln.kernel "l" library ins(%x, %w, %b, %s : tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>, tensor<2xf32>, tensor<1x2x8x8xf32>) outs(%e : tensor<1x2x8x8xf32>) attributes {epilogue = #kiln.epilogue<addend = residual>} {
+  ^bb0(%a: tensor<1x2x8x8xf32>, %c: tensor<2x2x3x3xf32>, %d: tensor<2xf32>, %f: tensor<1x2x8x8xf32>, %o: tensor<1x2x8x8xf32>):
+    %0 = kiln.conv %a, %c, %d {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>, tensor<2xf32> -> tensor<1x2x8x8xf32>
+    %1 = kiln.add %0, %f : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
+    kiln.yield %1 : tensor<1x2x8x8xf32>
+  } -> tensor<1x2x8x8xf32>
+  return %r : tensor<1x2x8x8xf32>
+}

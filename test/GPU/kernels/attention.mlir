@@ -381,9 +381,10 @@ func.func @f16_bert_projection(%qkv: tensor<256x384xf16>, %bias: tensor<384xf16>
   return %6 : tensor<256x128xf16>
 }
 
-// A causal mask and fewer blocks than query tiles (grid 5 for 3 heads x 4
-// tiles): each block strides over tiles ordered longest first with the head
-// varying fastest, so every (head, query tile) is still computed once.
+// The flash variant with a causal mask and fewer blocks than query tiles
+// (grid 5 for 3 heads x 4 tiles): each block strides over tiles ordered
+// longest first with the head varying fastest, so every (head, query tile)
+// is still computed once.
 func.func @f16_causal_grid_stride(%q: tensor<1x3x256x64xf16>, %k: tensor<1x3x256x64xf16>, %v: tensor<1x3x256x64xf16>) -> tensor<1x3x256x64xf16>
     attributes {kiln.test_tolerance = [2.0e-2, 5.0e-3]} {
   %e = kiln.empty : tensor<1x1x256x256xf16>
@@ -395,7 +396,7 @@ func.func @f16_causal_grid_stride(%q: tensor<1x3x256x64xf16>, %k: tensor<1x3x256
     kiln.yield %m : tensor<1x1x256x256xf16>
   } -> tensor<1x1x256x256xf16>
   %out = kiln.empty : tensor<1x3x256x64xf16>
-  %r = kiln.kernel "attention_strided" attention ins(%q, %k, %v, %mask : tensor<1x3x256x64xf16>, tensor<1x3x256x64xf16>, tensor<1x3x256x64xf16>, tensor<1x1x256x256xf16>) outs(%out : tensor<1x3x256x64xf16>) attributes {block_size = 128 : i64, grid_size = 5 : i64} {
+  %r = kiln.kernel "attention_strided" attention ins(%q, %k, %v, %mask : tensor<1x3x256x64xf16>, tensor<1x3x256x64xf16>, tensor<1x3x256x64xf16>, tensor<1x1x256x256xf16>) outs(%out : tensor<1x3x256x64xf16>) attributes {block_size = 128 : i64, grid_size = 5 : i64, variant = #kiln.variant<flash>} {
   ^bb0(%a: tensor<1x3x256x64xf16>, %b: tensor<1x3x256x64xf16>, %c: tensor<1x3x256x64xf16>, %d: tensor<1x1x256x256xf16>, %o: tensor<1x3x256x64xf16>):
     %0 = kiln.attention %a, %b, %c, %d {scale = 1.250000e-01 : f32} : tensor<1x3x256x64xf16>, tensor<1x3x256x64xf16>, tensor<1x3x256x64xf16>, tensor<1x1x256x256xf16> -> tensor<1x3x256x64xf16>
     kiln.yield %0 : tensor<1x3x256x64xf16>

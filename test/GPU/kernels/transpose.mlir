@@ -65,12 +65,13 @@ func.func @nchw_to_nhwc_c3_cast_f16(%a: tensor<3x3x37x33xf32>) -> tensor<3x37x33
   return %t : tensor<3x37x33x3xf16>
 }
 
-// Rows of 6 (parked at stride 7) with a relu on the write; 4 blocks of 64
-// rows cover the 2 x 41 x 29 rows in a grid-stride loop.
+// Rows of 6 (the short_rows variant, parked at stride 7) with a relu on the
+// write; 4 blocks of 64 rows cover the 2 x 41 x 29 rows in a grid-stride
+// loop.
 func.func @short_rows_6_relu_grid_stride(%a: tensor<2x6x41x29xf32>) -> tensor<2x41x29x6xf32>
     attributes {kiln.test_tolerance = [0.0, 0.0]} {
   %e = kiln.empty : tensor<2x41x29x6xf32>
-  %r = kiln.kernel "rows_of_6" transpose ins(%a : tensor<2x6x41x29xf32>) outs(%e : tensor<2x41x29x6xf32>) attributes {block_size = 64 : i64, elements_per_thread = 16 : i64, grid_size = 4 : i64} {
+  %r = kiln.kernel "rows_of_6" transpose ins(%a : tensor<2x6x41x29xf32>) outs(%e : tensor<2x41x29x6xf32>) attributes {block_size = 64 : i64, elements_per_thread = 16 : i64, grid_size = 4 : i64, variant = #kiln.variant<short_rows>} {
   ^bb0(%x: tensor<2x6x41x29xf32>, %o: tensor<2x41x29x6xf32>):
     %t = kiln.transpose %x {perm = array<i64: 0, 2, 3, 1>} : tensor<2x6x41x29xf32> -> tensor<2x41x29x6xf32>
     %y = kiln.relu %t : tensor<2x41x29x6xf32> -> tensor<2x41x29x6xf32>

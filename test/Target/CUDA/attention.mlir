@@ -1,13 +1,14 @@
-// kiln.attention becomes an attention kernel of its own; the row kernel (one
-// block per query row, online softmax over key chunks) serves f32 and head
-// sizes the flash kernel does not tile (flash_attention.mlir). kiln.gelu
+// kiln.attention becomes an attention kernel of its own; the query-row
+// kernel (variant query_rows: one block per query row, online softmax over
+// key chunks) serves f32 and head sizes the flash kernel does not tile
+// (flash_attention.mlir). kiln.gelu
 // fuses into pointwise kernels like other unary ops. NVRTC compiles every
 // kernel.
 // RUN: kiln-opt %s --split-input-file --kiln-fuse-kernels --kiln-tile-kernels | FileCheck %s --check-prefix=TILED
 // RUN: kiln-opt %s --kiln-fuse-kernels --kiln-tile-kernels | kiln-translate --emit-cuda | FileCheck %s
 
 // TILED-LABEL: func.func @attention_mask
-// TILED:         kiln.kernel "attention_0" attention ins({{.*}}) outs({{.*}}) attributes {block_size = 128 : i64, grid_size = 256 : i64}
+// TILED:         kiln.kernel "attention_0" attention ins({{.*}}) outs({{.*}}) attributes {block_size = 128 : i64, grid_size = 256 : i64, variant = #kiln.variant<query_rows>}
 // TILED-NEXT:    ^bb0
 // TILED-NEXT:      kiln.attention
 

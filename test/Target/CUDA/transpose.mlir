@@ -1,8 +1,9 @@
 // The transpose templates: 32x32 shared tiles with one column of padding,
 // tails guarded on both sides, block_size / 32 tile rows at a time, producers
-// fused into the read and consumers into the write; short output rows (at
-// most 16 elements, the input's innermost dim second-innermost in the
-// output) go a row per thread through shared memory instead.
+// fused into the read and consumers into the write; the short_rows variant
+// (output rows of at most 16 elements, the input's innermost dim
+// second-innermost in the output) goes a row per thread through shared
+// memory instead.
 // RUN: kiln-translate %s --emit-cuda | FileCheck %s
 
 // CHECK-LABEL: kiln.kernel "t2d"
@@ -90,7 +91,7 @@ func.func @t102(%a: tensor<6x9x130xf32>) -> tensor<9x6x130xf32> {
 // CHECK-NEXT:          out0[o] = __float2half_rn(kiln_rows[e]);
 func.func @nchw_to_nhwc(%a: tensor<4x3x10x13xf32>) -> tensor<4x10x13x3xf16> {
   %e = kiln.empty : tensor<4x10x13x3xf16>
-  %r = kiln.kernel "nchw_to_nhwc" transpose ins(%a : tensor<4x3x10x13xf32>) outs(%e : tensor<4x10x13x3xf16>) attributes {block_size = 256 : i64, elements_per_thread = 4 : i64, grid_size = 100 : i64} {
+  %r = kiln.kernel "nchw_to_nhwc" transpose ins(%a : tensor<4x3x10x13xf32>) outs(%e : tensor<4x10x13x3xf16>) attributes {block_size = 256 : i64, elements_per_thread = 4 : i64, grid_size = 100 : i64, variant = #kiln.variant<short_rows>} {
   ^bb0(%x: tensor<4x3x10x13xf32>, %o: tensor<4x10x13x3xf16>):
     %c = kiln.cast %x {to = f16} : tensor<4x3x10x13xf32> -> tensor<4x3x10x13xf16>
     %t = kiln.transpose %c {perm = array<i64: 0, 2, 3, 1>} : tensor<4x3x10x13xf16> -> tensor<4x10x13x3xf16>
@@ -108,7 +109,7 @@ func.func @nchw_to_nhwc(%a: tensor<4x3x10x13xf32>) -> tensor<4x10x13x3xf16> {
 // CHECK:             const float v{{[0-9]+}} = kiln_relu(kiln_rows[(e / 4) * 5 + e % 4]);
 func.func @rows_of_4(%a: tensor<4x300xf32>) -> tensor<300x4xf32> {
   %e = kiln.empty : tensor<300x4xf32>
-  %r = kiln.kernel "rows_of_4" transpose ins(%a : tensor<4x300xf32>) outs(%e : tensor<300x4xf32>) attributes {block_size = 128 : i64, elements_per_thread = 8 : i64, grid_size = 10 : i64} {
+  %r = kiln.kernel "rows_of_4" transpose ins(%a : tensor<4x300xf32>) outs(%e : tensor<300x4xf32>) attributes {block_size = 128 : i64, elements_per_thread = 8 : i64, grid_size = 10 : i64, variant = #kiln.variant<short_rows>} {
   ^bb0(%x: tensor<4x300xf32>, %o: tensor<300x4xf32>):
     %t = kiln.transpose %x {perm = array<i64: 1, 0>} : tensor<4x300xf32> -> tensor<300x4xf32>
     %z = kiln.relu %t : tensor<300x4xf32> -> tensor<300x4xf32>
@@ -117,9 +118,9 @@ func.func @rows_of_4(%a: tensor<4x300xf32>) -> tensor<300x4xf32> {
   return %r : tensor<300x4xf32>
 }
 
-// A short output row whose neighbours are not neighbours in the input (the
-// input's innermost dim goes outermost) keeps the tiles: rows would read
-// with a stride.
+// A kernel without a recorded variant runs the general template, the tiles
+// (kiln-tile-kernels chooses them for this short output row, whose
+// neighbours are not neighbours in the input: test/Transforms/tile_kernels.mlir).
 // CHECK-LABEL: kiln.kernel "short_rows_strided"
 // CHECK:         // Transpose 40 x 3 planes (5 of them) in 32x32 tiles; 4 tile rows per thread.
 func.func @short_rows_strided(%a: tensor<5x3x40xf32>) -> tensor<40x5x3xf32> {

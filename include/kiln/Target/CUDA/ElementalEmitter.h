@@ -128,21 +128,6 @@ public:
   /// A located error at |op| (or the kernel when null).
   mlir::InFlightDiagnostic error(mlir::Operation *op);
 
-  /// The one OpT in the kernel's body, or an error: "is |kind| kernel with
-  /// N <op name> ops; expected one" (|kind| with its article: "a transpose").
-  template <typename OpT> mlir::FailureOr<OpT> singleOp(llvm::StringRef kind) {
-    OpT single;
-    unsigned found = 0;
-    kernel.getBody().walk([&](OpT op) {
-      single = op;
-      ++found;
-    });
-    if (found != 1)
-      return error(nullptr) << "is " << kind << " kernel with " << found << " "
-                            << OpT::getOperationName() << " ops; expected one";
-    return single;
-  }
-
 private:
   struct Scope {
     llvm::StringMap<std::string> cache;

@@ -5,17 +5,11 @@
 using namespace mlir;
 using namespace kiln;
 
-bool KernelOp::isKnownKind(StringRef kind) {
-  return symbolizeKernelKind(kind).has_value();
-}
-
 YieldOp KernelOp::getYield() {
   return cast<YieldOp>(getBody().front().getTerminator());
 }
 
 LogicalResult KernelOp::verify() {
-  if (!isKnownKind(getKind()))
-    return emitOpError("unknown kernel kind '") << getKind() << "'";
   if (getOutputs().size() != getResults().size())
     return emitOpError("has ") << getOutputs().size() << " outputs but "
                                << getResults().size() << " results";
@@ -58,17 +52,4 @@ LogicalResult KernelOp::verify() {
              << *reduction << "'";
   // What the kind's template can run (KernelKinds.h).
   return verifyKernelContract(*this);
-}
-
-// The kernel kind prints as a bare keyword: `kiln.kernel "name" pointwise ...`.
-ParseResult parseKernelKind(OpAsmParser &parser, StringAttr &kind) {
-  StringRef keyword;
-  if (parser.parseKeyword(&keyword))
-    return failure();
-  kind = parser.getBuilder().getStringAttr(keyword);
-  return success();
-}
-
-void printKernelKind(OpAsmPrinter &printer, Operation *, StringAttr kind) {
-  printer << kind.getValue();
 }

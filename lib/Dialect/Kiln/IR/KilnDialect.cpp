@@ -1,15 +1,25 @@
-// Registration of the kiln dialect and its constant materialiser.
+// Registration of the kiln dialect, its attributes and its constant
+// materialiser.
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 
+#include "llvm/ADT/TypeSwitch.h"
+
 using namespace mlir;
 using namespace kiln;
 
 #include "kiln/Dialect/Kiln/IR/KilnDialect.cpp.inc"
+#include "kiln/Dialect/Kiln/IR/KilnKernelKinds.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnAttributes.cpp.inc"
 
 void KilnDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "kiln/Dialect/Kiln/IR/KilnAttributes.cpp.inc"
+      >();
   addOperations<
 #define GET_OP_LIST
 #include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"
@@ -23,12 +33,6 @@ Operation *KilnDialect::materializeConstant(OpBuilder &builder, Attribute value,
     return nullptr;
   return builder.create<ConstantOp>(loc, elements);
 }
-
-// Custom assembly directives used by the generated parsers and printers.
-mlir::ParseResult parseKernelKind(mlir::OpAsmParser &parser,
-                                  mlir::StringAttr &kind);
-void printKernelKind(mlir::OpAsmPrinter &printer, mlir::Operation *op,
-                     mlir::StringAttr kind);
 
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"

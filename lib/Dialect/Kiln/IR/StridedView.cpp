@@ -180,4 +180,12 @@ std::optional<StridedLayout> traceStridedWrite(Value value,
   return StridedLayout{stored, 0, strides};
 }
 
+bool hasAlignedRows(const StridedLayout &layout, int64_t alignment) {
+  if (layout.strides.empty() || layout.strides.back() != 1 ||
+      layout.offset % alignment != 0)
+    return false;
+  return llvm::all_of(ArrayRef<int64_t>(layout.strides).drop_back(),
+                      [&](int64_t stride) { return stride % alignment == 0; });
+}
+
 } // namespace kiln

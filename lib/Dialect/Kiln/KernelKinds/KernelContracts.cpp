@@ -4,19 +4,13 @@
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 
 #include "kiln/Dialect/Kiln/IR/StridedView.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
+#include "kiln/Dialect/Kiln/KernelKinds/LibraryEpilogue.h"
 #include "kiln/Dialect/Kiln/KernelKinds/OpClasses.h"
 
 using namespace mlir;
 
-#include "kiln/Dialect/Kiln/IR/KilnKernelKinds.cpp.inc"
-
 namespace kiln {
-
-KernelKind getKernelKind(KernelOp kernel) {
-  std::optional<KernelKind> kind = symbolizeKernelKind(kernel.getKind());
-  assert(kind && "the kernel verifier accepts only the KernelKind names");
-  return *kind;
-}
 
 namespace {
 
@@ -112,7 +106,8 @@ StringRef anchorDescription(KernelKind kind) {
 
 InFlightDiagnostic contractError(KernelOp kernel) {
   return kernel.emitOpError("'") << kernel.getSymName() << "' breaks the "
-                                 << kernel.getKind() << " kernel contract: ";
+                                 << stringifyKernelKind(kernel.getKind())
+                                 << " kernel contract: ";
 }
 
 /// row_reduce and transpose: every op that uses the anchor's result (the
@@ -157,15 +152,27 @@ LogicalResult verifyAttention(KernelOp kernel, Operation *anchor) {
   return success();
 }
 
-/// library: the other ops are the epilogue (pointwise ops and views) that
-/// the library call fuses, and constants.
-LogicalResult verifyLibrary(KernelOp kernel, Operation *anchor) {
+/// library: the other ops are the epilogue the library call fuses
+/// (LibraryEpilogue.h), the one the kernel records, and constants (the
+/// call reads its operands from memory).
+LogicalResult verifyLibrary(KernelOp kernel) {
+  std::string why;
+  FailureOr<LibraryEpilogueOps> ops = traceLibraryEpilogue(kernel, &why);
+  if (failed(ops))
+    return contractError(kernel) << why;
   for (Operation &op : kernel.getBody().front().without_terminator())
-    if (&op != anchor && !isa<ConstantOp>(op) && !isElementAligned(&op))
+    if (!isa<ConstantOp>(op) && !llvm::is_contained(ops->chain, &op))
       return contractError(kernel)
              << "'" << op.getName()
-             << "' is neither pointwise nor a view: the library call "
-                "cannot run it";
+             << "' computes an operand of the library call, which reads "
+                "its operands from memory";
+  FailureOr<LibraryEpilogueAttr> computed = describeLibraryEpilogue(*ops, &why);
+  if (failed(computed))
+    return contractError(kernel) << why;
+  LibraryEpilogueAttr recorded = getLibraryEpilogue(kernel);
+  if (*computed != recorded)
+    return contractError(kernel) << "it records " << recorded
+                                 << " but its body computes " << *computed;
   return success();
 }
 
@@ -249,15 +256,17 @@ void admit(KernelGroup &group, Operation *producer) {
 }
 
 Operation *getKernelAnchor(KernelOp kernel) {
-  AnchorPredicate isAnchor = anchorPredicate(getKernelKind(kernel));
+  AnchorPredicate isAnchor = anchorPredicate(kernel.getKind());
   if (!isAnchor)
     return nullptr;
   SmallVector<Operation *> found = anchorCandidates(kernel, isAnchor);
   return found.size() == 1 ? found.front() : nullptr;
 }
 
-LogicalResult verifyKernelContract(KernelOp kernel) {
-  KernelKind kind = getKernelKind(kernel);
+namespace {
+/// The body of |kernel| satisfies its kind's contract.
+LogicalResult verifyKernelBody(KernelOp kernel) {
+  KernelKind kind = kernel.getKind();
   AnchorPredicate isAnchor = anchorPredicate(kind);
   if (!isAnchor)
     return verifyElemental(kernel, /*anchor=*/nullptr);
@@ -281,12 +290,19 @@ LogicalResult verifyKernelContract(KernelOp kernel) {
   case KernelKind::Attention:
     return verifyAttention(kernel, anchor);
   case KernelKind::Library:
-    return verifyLibrary(kernel, anchor);
+    return verifyLibrary(kernel);
   case KernelKind::Pointwise:
   case KernelKind::DataMovement:
     break;
   }
   return success();
+}
+} // namespace
+
+LogicalResult verifyKernelContract(KernelOp kernel) {
+  // The recorded configuration is checked against a body that holds.
+  return failure(failed(verifyKernelBody(kernel)) ||
+                 failed(verifyKernelVariant(kernel)));
 }
 
 } // namespace kiln

@@ -205,4 +205,16 @@ bool fitsLibraryConvolution(Operation *op) {
          weight.getDimSize(channelDim) * group == input.getDimSize(channelDim);
 }
 
+bool isGemmOutputCast(Operation *op) {
+  // cuBLASLt computes f16/bf16 A and B in CUBLAS_COMPUTE_32F with C and D in
+  // 32F; it has no 32F A/B with a 16F or 16BF D at that compute type, so a
+  // cast to a narrower type (f32 -> f16) stays a pointwise kernel.
+  auto castOp = dyn_cast_or_null<CastOp>(op);
+  if (!castOp)
+    return false;
+  Type from = getElementTypeOrSelf(castOp.getInput().getType());
+  return (from.isF16() || from.isBF16()) &&
+         getElementTypeOrSelf(castOp.getType()).isF32();
+}
+
 } // namespace kiln

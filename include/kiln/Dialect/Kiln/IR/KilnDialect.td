@@ -21,7 +21,7 @@ def Kiln_Dialect : Dialect {
   }];
   let cppNamespace = "::kiln";
   let hasConstantMaterializer = 1;
-  let useDefaultAttributePrinterParser = 0;
+  let useDefaultAttributePrinterParser = 1;
 }
 
 class Kiln_Op<string mnemonic, list<Trait> traits = []>

@@ -4,6 +4,7 @@
 #define KILN_KERNEL_OPS_TD
 
 include "kiln/Dialect/Kiln/IR/KilnDialect.td"
+include "kiln/Dialect/Kiln/IR/KilnKernelKinds.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/DestinationStyleOpInterface.td"
@@ -52,19 +53,22 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [
     split reduction). The region is isolated from above: block arguments are
     the `ins` followed by the `outs`; `kiln.yield` gives the value written to
     each output, so results are tied to `outs` and in-place updates are
-    explicit. `kind` selects the code template:
+    explicit. `kind` (a `KernelKind`, printed as a keyword) selects the code
+    template:
 
     - `pointwise`: elementwise chains with broadcasts and views;
     - `row_reduce`: reductions / softmax over the innermost axis with
       pointwise prologue and epilogue;
     - `transpose`: a tiled permutation of the two innermost moving dims;
     - `data_movement`: slice, concat, gather, expand and copies;
-    - `library`: MatMul/Gemm executed by cuBLASLt in the runtime;
+    - `library`: MatMul/Gemm executed by cuBLASLt (2-D Conv: cuDNN) in the
+      runtime, with the `epilogue` the call fuses;
     - `attention`: one `kiln.attention` (softmax(scale q k^T + mask) v).
 
     Tiling adds the launch geometry as attributes (`block_size`, `grid_size`,
-    `elements_per_thread`, `vector_width`, `reduction`, `rows_per_block`); the
-    emitter reads only those, so changing one changes the emitted CUDA.
+    `elements_per_thread`, `vector_width`, `reduction`, `rows_per_block`) and,
+    for kinds with several templates, the `variant` that runs the kernel;
+    the emitter reads only those, so changing one changes the emitted CUDA.
 
     Example:
 
@@ -79,7 +83,7 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [
     } -> tensor<4x8xf32>
     ```
   }];
-  let arguments = (ins StrAttr:$sym_name, StrAttr:$kind,
+  let arguments = (ins StrAttr:$sym_name, Kiln_KernelKindAttr:$kind,
                    Variadic<AnyTensor>:$inputs,
                    Variadic<AnyStaticShapeTensor>:$outputs,
                    OptionalAttr<I64Attr>:$block_size,
@@ -87,11 +91,13 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [
                    OptionalAttr<I64Attr>:$elements_per_thread,
                    OptionalAttr<I64Attr>:$vector_width,
                    OptionalAttr<I64Attr>:$rows_per_block,
-                   OptionalAttr<StrAttr>:$reduction);
+                   OptionalAttr<StrAttr>:$reduction,
+                   OptionalAttr<Kiln_KernelVariantAttr>:$variant,
+                   OptionalAttr<Kiln_LibraryEpilogueAttr>:$epilogue);
   let results = (outs Variadic<AnyStaticShapeTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $sym_name custom<KernelKind>($kind) (`ins` `(` $inputs^ `:` type($inputs) `)`)?
+    $sym_name `` $kind (`ins` `(` $inputs^ `:` type($inputs) `)`)?
     `outs` `(` $outputs `:` type($outputs) `)` attr-dict-with-keyword
     $body `->` type($results)
   }];
@@ -100,8 +106,6 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [
     ::mlir::MutableOperandRange getDpsInitsMutable() {
       return getOutputsMutable();
     }
-    /// The kernel kinds the emitter knows.
-    static bool isKnownKind(::llvm::StringRef kind);
     /// The yield that ends the body.
     YieldOp getYield();
   }];

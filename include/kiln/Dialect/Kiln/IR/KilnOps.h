@@ -15,6 +15,11 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+// The kernel op's enums and attributes (KilnKernelKinds.td).
+#include "kiln/Dialect/Kiln/IR/KilnKernelKinds.h.inc"
+#define GET_ATTRDEF_CLASSES
+#include "kiln/Dialect/Kiln/IR/KilnAttributes.h.inc"
+
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnOps.h.inc"
 

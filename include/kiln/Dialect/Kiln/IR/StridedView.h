@@ -43,6 +43,10 @@ traceStridedRead(mlir::Value value,
 std::optional<StridedLayout>
 traceStridedWrite(mlir::Value value, llvm::ArrayRef<mlir::Operation *> chain);
 
+/// Rows of |layout| are contiguous (innermost stride 1) and start every
+/// |alignment| elements (the offset and every other stride are multiples).
+bool hasAlignedRows(const StridedLayout &layout, int64_t alignment);
+
 /// Row-major strides of |shape| (0 for dims of size 1).
 llvm::SmallVector<int64_t, 4> contiguousStrides(llvm::ArrayRef<int64_t> shape);
 

@@ -14,13 +14,7 @@
 
 #include <optional>
 
-#include "kiln/Dialect/Kiln/IR/KilnKernelKinds.h.inc"
-
 namespace kiln {
-
-/// The kind of |kernel| (typed; the op stores it as a string that its
-/// verifier has checked names a KernelKind).
-KernelKind getKernelKind(KernelOp kernel);
 
 /// The kind of a kernel rooted at |root| before it grows: its fusion class
 /// picks it (a row reduction: row_reduce; a tiled transpose: transpose;
@@ -60,8 +54,9 @@ void admit(KernelGroup &group, mlir::Operation *producer);
 mlir::Operation *getKernelAnchor(KernelOp kernel);
 
 /// Checks |kernel| against its kind's contract, emitting a located error on
-/// the kernel (naming the op that breaks it) when it does not hold. The
-/// kernel op's verifier calls it, so a kernel no template can run fails
+/// the kernel (naming the op that breaks it) when it does not hold, and then
+/// its recorded configuration (verifyKernelVariant, KernelConfiguration.h).
+/// The kernel op's verifier calls it, so a kernel no template can run fails
 /// right after the pass that made it.
 mlir::LogicalResult verifyKernelContract(KernelOp kernel);
 

@@ -47,6 +47,10 @@ bool isTiledTranspose(mlir::Operation *op);
 /// Other convolutions stay elemental (Window).
 bool isLibraryConvolution(mlir::Operation *op);
 
+/// Whether |op| is a kiln.cast from f16 or bf16 to f32, which cuBLASLt
+/// applies to a GEMM's output (A/B 16F or 16BF, C/D 32F, 32F compute).
+bool isGemmOutputCast(mlir::Operation *op);
+
 /// isLibraryConvolution without the constant weight: true for a kiln.conv
 /// cuDNN could run once its weight is folded (kiln-assign-layout's test).
 bool fitsLibraryConvolution(mlir::Operation *op);

@@ -1,0 +1,97 @@
+// The configuration part of the kernel kinds' contract (docs/architecture.md
+// "Kernel kinds"): which variant of its kind's template runs a kernel
+// (short rows or 32x32 tiles, flash or query-row attention, the
+// channels-last pool or the loop), chosen once by kiln-tile-kernels from
+// checked preconditions with a fallback, recorded as the kernel's typed
+// `variant` attribute, verified against the body by the kernel op's
+// verifier and only carried out by the emitters. Also the analyses those
+// preconditions are written in.
+#ifndef KILN_DIALECT_KILN_KERNELKINDS_KERNELCONFIGURATION_H
+#define KILN_DIALECT_KILN_KERNELKINDS_KERNELCONFIGURATION_H
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/StridedView.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <optional>
+#include <string>
+
+namespace kiln {
+
+/// The flash attention kernel's block: kFlashAttentionWarps warps of 16
+/// query rows each; head sizes up to kFlashAttentionMaxHeadSize.
+constexpr int64_t kFlashAttentionWarps = 4;
+constexpr int64_t kFlashAttentionMaxHeadSize = 128;
+
+/// The short-row transpose: output rows of at most this many elements, and
+/// the shared memory its staged rows may take.
+constexpr int64_t kShortRowElements = 16;
+constexpr int64_t kShortRowSharedBytes = 32 * 1024;
+
+/// The output dim of a transpose with |perm| that holds the input's
+/// innermost dim (the tiles' second dim; short rows need it second-innermost).
+int64_t outputDimOfInputInner(llvm::ArrayRef<int64_t> perm);
+
+/// The variants of |kind|'s template, the general one (the fallback, which
+/// has no precondition beyond the kind's contract) first: pointwise: loop,
+/// channels_last_pool; data_movement: loop; transpose: tiles, short_rows;
+/// attention: query_rows, flash. Empty for row_reduce (its anchor's op picks
+/// the template) and library (no template).
+llvm::ArrayRef<KernelVariant> kernelVariants(KernelKind kind);
+
+/// The variant that runs |kernel|: its recorded `variant`, else its kind's
+/// general one (a hand-tiled kernel); std::nullopt for kinds without
+/// variants.
+std::optional<KernelVariant> getKernelVariant(KernelOp kernel);
+
+/// Why |variant| cannot run |kernel| with |blockSize| threads per block (not
+/// checked when unknown), or an empty string when its preconditions hold.
+std::string unmetVariantPrecondition(KernelOp kernel, KernelVariant variant,
+                                     std::optional<int64_t> blockSize);
+
+/// The variant kiln-tile-kernels records for |kernel| at |blockSize|
+/// threads: the first specialised variant of its kind whose preconditions
+/// hold, else the general one; std::nullopt for kinds without variants.
+std::optional<KernelVariant> selectKernelVariant(KernelOp kernel,
+                                                 int64_t blockSize);
+
+/// Checks a recorded `variant`: one of the kind's, with its preconditions
+/// met by the body and the recorded geometry. Called by
+/// verifyKernelContract.
+mlir::LogicalResult verifyKernelVariant(KernelOp kernel);
+
+/// The channels-last float max or average pool that is |kernel|'s whole
+/// body, reading its first input and yielded by every output; null
+/// otherwise.
+mlir::Operation *getChannelsLastPool(KernelOp kernel);
+
+/// The channels a thread of the channels-last pool template takes for
+/// |pool|: 16 bytes' worth, halved until it divides the channels (1 when
+/// no vector of two does).
+int64_t channelsLastPoolVectorWidth(mlir::Operation *pool);
+
+/// The number of |kernel|'s input that |value| is, when it is one (a block
+/// argument of the body below the outputs).
+std::optional<unsigned> kernelInputNumber(KernelOp kernel, mlir::Value value);
+
+/// Where an attention kernel reads |operand| (q, k or v): a kernel input
+/// seen through the views, transposes and slices of the body that produce
+/// it (a plain input: contiguous); std::nullopt when it is computed
+/// otherwise.
+struct StridedOperand {
+  unsigned input;
+  StridedLayout layout;
+};
+std::optional<StridedOperand> attentionOperandLayout(KernelOp kernel,
+                                                     mlir::Value operand);
+
+/// The layout in which |kernel|'s output holds |attention|'s result: the
+/// kernel yields it through transposes and reshapes (contiguous when it
+/// yields the result itself); std::nullopt for any other yield.
+std::optional<StridedLayout> attentionOutputLayout(KernelOp kernel,
+                                                   AttentionOp attention);
+
+} // namespace kiln
+
+#endif // KILN_DIALECT_KILN_KERNELKINDS_KERNELCONFIGURATION_H

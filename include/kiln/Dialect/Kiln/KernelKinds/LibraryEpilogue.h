@@ -1,0 +1,56 @@
+// The library kind's epilogue (docs/architecture.md "Kernel kinds"): what
+// cuBLASLt or cuDNN fuses after the call. kiln-fuse-kernels records it on
+// the library kernel as the typed `epilogue` attribute
+// (#kiln.epilogue<addend = bias, activation = relu>), the kernel op's
+// verifier checks it against the body, and the packager reads it instead
+// of matching the body again.
+#ifndef KILN_DIALECT_KILN_KERNELKINDS_LIBRARYEPILOGUE_H
+#define KILN_DIALECT_KILN_KERNELKINDS_LIBRARYEPILOGUE_H
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include <string>
+
+namespace kiln {
+
+/// The ops of a library kernel's body after the call (its anchor), found by
+/// following the anchor's result to the yield: views, at most one output
+/// cast (isGemmOutputCast), one add of |addend| and one activation, in that
+/// order (the views and the cast may mix).
+struct LibraryEpilogueOps {
+  mlir::Operation *anchor = nullptr;
+  mlir::Operation *add = nullptr;        // The bias or residual add, or null.
+  mlir::Value addend;                    // Its other operand.
+  mlir::Operation *activation = nullptr; // kiln.relu or tanh kiln.gelu.
+  mlir::Operation *cast = nullptr;       // The output cast, or null.
+  llvm::SmallVector<mlir::Operation *> chain; // The anchor and every op after.
+};
+
+/// The epilogue of |kernel| (a library kernel that satisfies the rest of
+/// its contract: one anchor), or failure with |*why| saying which op the
+/// library call cannot fuse. The kernel op's verifier checks that the body
+/// holds nothing else but constants, and that the recorded epilogue is
+/// describeLibraryEpilogue of it.
+mlir::FailureOr<LibraryEpilogueOps> traceLibraryEpilogue(KernelOp kernel,
+                                                         std::string *why);
+
+/// The epilogue attribute that describes |ops| (addend a bias row or a
+/// residual of the result's type; activation relu or tanh GELU; whether the
+/// product is cast to f32), or failure with |*why| when the library call
+/// cannot fuse it: a conv takes relu(conv + bias [+ residual]) only, a GEMM
+/// no bias row when it has a C already.
+mlir::FailureOr<LibraryEpilogueAttr>
+describeLibraryEpilogue(const LibraryEpilogueOps &ops, std::string *why);
+
+/// |kernel|'s recorded epilogue; the empty one (nothing fused) when it has
+/// none.
+LibraryEpilogueAttr getLibraryEpilogue(KernelOp kernel);
+
+/// Whether |value| is a bias row cuBLASLt adds to every row of |result|
+/// (views of |product|, the call's result): [n] or [1, .., 1, n] of
+/// |result|'s element type, n the last dim of both, static.
+bool isBiasRow(mlir::Value value, mlir::Value result, mlir::Value product);
+
+} // namespace kiln
+
+#endif // KILN_DIALECT_KILN_KERNELKINDS_LIBRARYEPILOGUE_H

@@ -1,0 +1,291 @@
+// The configuration part of the kernel kinds' contract: each kind's template
+// variants, their preconditions, the choice kiln-tile-kernels records and
+// the check of a recorded choice (KernelConfiguration.h).
+#include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
+
+#include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+
+namespace kiln {
+namespace {
+
+constexpr int64_t kVectorBytes = 16;
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getShape();
+}
+
+Type elementTypeOf(Value value) {
+  return getElementTypeOrSelf(value.getType());
+}
+
+/// short_rows: the output's rows are short and the input's innermost dim
+/// becomes the output's second-innermost, so a block of threads, one output
+/// row each, reads along the input's innermost dim and its staged rows (at
+/// an odd stride, in the computation type) fit the shared memory.
+std::string shortRowsPrecondition(KernelOp kernel,
+                                  std::optional<int64_t> blockSize) {
+  auto transpose = dyn_cast_or_null<TransposeOp>(getKernelAnchor(kernel));
+  if (!transpose)
+    return "it has no tiled transpose";
+  ArrayRef<int64_t> perm = transpose.getPerm();
+  int64_t rank = perm.size();
+  int64_t width = shapeOf(transpose.getOutput()).back();
+  if (width > kShortRowElements)
+    return "its output rows have " + std::to_string(width) +
+           " elements, more than " + std::to_string(kShortRowElements);
+  if (outputDimOfInputInner(perm) != rank - 2)
+    return "the input's innermost dim does not become the output's "
+           "second-innermost";
+  Type type = elementTypeOf(transpose.getOutput());
+  int64_t computeBytes = type.isF16() || type.isBF16() || type.isF32() ? 4 : 8;
+  int64_t stride = width | 1;
+  if (blockSize && *blockSize * stride * computeBytes > kShortRowSharedBytes)
+    return "block_size " + std::to_string(*blockSize) + " stages " +
+           std::to_string(*blockSize * stride * computeBytes) +
+           " bytes of rows, more than " + std::to_string(kShortRowSharedBytes);
+  return "";
+}
+
+/// flash: f16/bf16 throughout, head sizes the tensor-core tiles take, q, k
+/// and v read from kernel inputs (or strided views of them) with 16-byte
+/// aligned rows, the output written in 4-byte pairs, kFlashAttentionWarps
+/// warps.
+std::string flashPrecondition(KernelOp kernel,
+                              std::optional<int64_t> blockSize) {
+  auto attention = dyn_cast_or_null<AttentionOp>(getKernelAnchor(kernel));
+  if (!attention)
+    return "it has no kiln.attention";
+  Type type = elementTypeOf(attention.getQuery());
+  if (!type.isF16() && !type.isBF16())
+    return "the query is not f16 or bf16";
+  if (blockSize && *blockSize != 32 * kFlashAttentionWarps)
+    return "block_size " + std::to_string(*blockSize) + " is not " +
+           std::to_string(32 * kFlashAttentionWarps);
+  for (Value value :
+       {attention.getKey(), attention.getValue(), attention.getResult()})
+    if (elementTypeOf(value) != type)
+      return "q, k, v and the result do not share one element type";
+  // Rows are copied in 16-byte pieces and written in 4-byte pairs.
+  for (Value value :
+       {attention.getQuery(), attention.getKey(), attention.getValue()}) {
+    std::optional<StridedOperand> operand =
+        attentionOperandLayout(kernel, value);
+    if (!operand || !hasAlignedRows(operand->layout, 8))
+      return "q, k or v is not a kernel input read by rows aligned to 16 "
+             "bytes";
+  }
+  std::optional<StridedLayout> stored =
+      attentionOutputLayout(kernel, attention);
+  if (!stored || !hasAlignedRows(*stored, 2))
+    return "the output is not written by rows aligned to 4 bytes";
+  int64_t d = shapeOf(attention.getKey()).back();
+  int64_t dv = shapeOf(attention.getValue()).back();
+  if (d % 16 != 0 || d > kFlashAttentionMaxHeadSize || dv % 8 != 0 ||
+      dv > kFlashAttentionMaxHeadSize)
+    return "head sizes " + std::to_string(d) + "/" + std::to_string(dv) +
+           " are not multiples of 16/8 up to " +
+           std::to_string(kFlashAttentionMaxHeadSize);
+  return "";
+}
+
+/// channels_last_pool: the body is one channels-last float pool whose
+/// channels allow vectors of two or more, and a recorded vector_width is
+/// such a vector.
+std::string channelsLastPoolPrecondition(KernelOp kernel) {
+  Operation *pool = getChannelsLastPool(kernel);
+  if (!pool)
+    return "its body is not one channels-last float pool of its first input";
+  int64_t widest = channelsLastPoolVectorWidth(pool);
+  if (widest < 2)
+    return "its " + std::to_string(shapeOf(pool->getResult(0)).back()) +
+           " channels allow no vector of two";
+  if (std::optional<uint64_t> width = kernel.getVectorWidth())
+    if (*width < 2 || widest % int64_t(*width) != 0)
+      return "vector_width " + std::to_string(*width) +
+             " is not a vector of two or more channels dividing " +
+             std::to_string(widest);
+  return "";
+}
+
+} // namespace
+
+int64_t outputDimOfInputInner(ArrayRef<int64_t> perm) {
+  int64_t rank = perm.size();
+  for (int64_t i = 0; i < rank; ++i)
+    if (perm[i] == rank - 1)
+      return i;
+  return 0;
+}
+
+ArrayRef<KernelVariant> kernelVariants(KernelKind kind) {
+  static constexpr KernelVariant pointwise[] = {
+      KernelVariant::Loop, KernelVariant::ChannelsLastPool};
+  static constexpr KernelVariant dataMovement[] = {KernelVariant::Loop};
+  static constexpr KernelVariant transpose[] = {KernelVariant::Tiles,
+                                                KernelVariant::ShortRows};
+  static constexpr KernelVariant attention[] = {KernelVariant::QueryRows,
+                                                KernelVariant::Flash};
+  switch (kind) {
+  case KernelKind::Pointwise:
+    return pointwise;
+  case KernelKind::DataMovement:
+    return dataMovement;
+  case KernelKind::Transpose:
+    return transpose;
+  case KernelKind::Attention:
+    return attention;
+  case KernelKind::RowReduce:
+  case KernelKind::Library:
+    break;
+  }
+  return {};
+}
+
+std::optional<KernelVariant> getKernelVariant(KernelOp kernel) {
+  if (std::optional<KernelVariant> recorded = kernel.getVariant())
+    return recorded;
+  ArrayRef<KernelVariant> variants = kernelVariants(kernel.getKind());
+  if (variants.empty())
+    return std::nullopt;
+  return variants.front();
+}
+
+std::string unmetVariantPrecondition(KernelOp kernel, KernelVariant variant,
+                                     std::optional<int64_t> blockSize) {
+  switch (variant) {
+  case KernelVariant::Loop:
+  case KernelVariant::Tiles:
+  case KernelVariant::QueryRows:
+    return ""; // The general templates: the kind's contract is enough.
+  case KernelVariant::ShortRows:
+    return shortRowsPrecondition(kernel, blockSize);
+  case KernelVariant::Flash:
+    return flashPrecondition(kernel, blockSize);
+  case KernelVariant::ChannelsLastPool:
+    return channelsLastPoolPrecondition(kernel);
+  }
+  return "";
+}
+
+std::optional<KernelVariant> selectKernelVariant(KernelOp kernel,
+                                                 int64_t blockSize) {
+  ArrayRef<KernelVariant> variants = kernelVariants(kernel.getKind());
+  if (variants.empty())
+    return std::nullopt;
+  for (KernelVariant variant : variants.drop_front())
+    if (unmetVariantPrecondition(kernel, variant, blockSize).empty())
+      return variant;
+  return variants.front();
+}
+
+LogicalResult verifyKernelVariant(KernelOp kernel) {
+  std::optional<KernelVariant> variant = kernel.getVariant();
+  if (!variant)
+    return success();
+  ArrayRef<KernelVariant> variants = kernelVariants(kernel.getKind());
+  if (!llvm::is_contained(variants, *variant)) {
+    SmallVector<StringRef> names;
+    for (KernelVariant known : variants)
+      names.push_back(stringifyKernelVariant(known));
+    return kernel.emitOpError("'")
+           << kernel.getSymName() << "' records variant '"
+           << stringifyKernelVariant(*variant) << "', which is not a "
+           << stringifyKernelKind(kernel.getKind()) << " template ("
+           << (names.empty() ? std::string("the kind has none")
+                             : "its templates: " + llvm::join(names, ", "))
+           << ")";
+  }
+  std::optional<int64_t> blockSize;
+  if (std::optional<uint64_t> block = kernel.getBlockSize())
+    blockSize = int64_t(*block);
+  std::string unmet = unmetVariantPrecondition(kernel, *variant, blockSize);
+  if (!unmet.empty())
+    return kernel.emitOpError("'")
+           << kernel.getSymName() << "' records variant '"
+           << stringifyKernelVariant(*variant)
+           << "', whose precondition does not hold: " << unmet;
+  return success();
+}
+
+Operation *getChannelsLastPool(KernelOp kernel) {
+  Block &body = kernel.getBody().front();
+  Operation *pool = nullptr;
+  for (Operation &op : body.without_terminator()) {
+    if (pool)
+      return nullptr;
+    pool = &op;
+  }
+  if (!pool || body.getNumArguments() == 0)
+    return nullptr;
+  bool channelsLast = false;
+  if (auto max = dyn_cast<MaxPoolOp>(pool))
+    channelsLast = max.isChannelsLast();
+  else if (auto average = dyn_cast<AveragePoolOp>(pool))
+    channelsLast = average.isChannelsLast();
+  if (!channelsLast || pool->getOperand(0) != body.getArgument(0) ||
+      !isa<FloatType>(elementTypeOf(pool->getResult(0))))
+    return nullptr;
+  for (Value value : kernel.getYield().getValues())
+    if (value != pool->getResult(0))
+      return nullptr;
+  return pool;
+}
+
+int64_t channelsLastPoolVectorWidth(Operation *pool) {
+  Type type = elementTypeOf(pool->getResult(0));
+  int64_t channels = shapeOf(pool->getResult(0)).back();
+  int64_t width = kVectorBytes / ((type.getIntOrFloatBitWidth() + 7) / 8);
+  // Each vector starts at (pixel * C + c) elements, a multiple of the width
+  // when C is: 16-byte alignment holds with the 16-byte-aligned pointers
+  // (LoopEmitter.cpp says why they are).
+  while (width > 1 && channels % width != 0)
+    width /= 2;
+  return width;
+}
+
+std::optional<unsigned> kernelInputNumber(KernelOp kernel, Value value) {
+  auto argument = dyn_cast<BlockArgument>(value);
+  if (!argument || argument.getOwner() != &kernel.getBody().front() ||
+      argument.getArgNumber() >= kernel.getInputs().size())
+    return std::nullopt;
+  return argument.getArgNumber();
+}
+
+std::optional<StridedOperand> attentionOperandLayout(KernelOp kernel,
+                                                     Value operand) {
+  Block *body = &kernel.getBody().front();
+  std::optional<StridedLayout> layout = traceStridedRead(
+      operand, [&](Operation *op) { return op->getBlock() == body; });
+  if (!layout)
+    return std::nullopt;
+  std::optional<unsigned> input = kernelInputNumber(kernel, layout->buffer);
+  if (!input)
+    return std::nullopt;
+  return StridedOperand{*input, *layout};
+}
+
+std::optional<StridedLayout> attentionOutputLayout(KernelOp kernel,
+                                                   AttentionOp attention) {
+  ValueRange yielded = kernel.getYield().getValues();
+  if (yielded.size() != 1)
+    return std::nullopt;
+  SmallVector<Operation *, 4> chain;
+  Value value = attention.getResult();
+  while (value != yielded[0]) {
+    if (!value.hasOneUse())
+      return std::nullopt;
+    Operation *user = *value.getUsers().begin();
+    if (isa<SliceOp>(user) || !isStridedViewOp(user))
+      return std::nullopt;
+    chain.push_back(user);
+    value = user->getResult(0);
+  }
+  return traceStridedWrite(attention.getResult(), chain);
+}
+
+} // namespace kiln
