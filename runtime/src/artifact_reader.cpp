@@ -110,24 +110,32 @@ static kiln_status_t checkHeader(const uint8_t *data, size_t size,
   return nullptr;
 }
 
-/// Checks every section's bounds, alignment and hash.
-/// Whether every [long] vector of |manifest| (the buffers' and signatures'
-/// shapes) starts 8-byte aligned. FlatBuffers' verifier checks only the
-/// 4-byte alignment of a vector's length, so a damaged manifest can place
-/// 8-byte elements where reading them is undefined behaviour (found by the
-/// artifact-reader fuzzer).
+/// Whether every [long] vector of |manifest| (the shapes of the weight
+/// buffers, of each entry point's buffers and of its signatures) starts
+/// 8-byte aligned. FlatBuffers' verifier checks only the 4-byte alignment of
+/// a vector's length, so a damaged manifest can place 8-byte elements where
+/// reading them is undefined behaviour (found by the artifact-reader fuzzer,
+/// twice: first in an entry point's buffers, then in the weight buffers).
 static bool shapesAligned(const Model &manifest) {
   auto aligned = [](const flatbuffers::Vector<int64_t> *shape) {
     return !shape ||
            reinterpret_cast<uintptr_t>(shape->Data()) % alignof(int64_t) == 0;
   };
+  auto buffersAligned =
+      [&](const flatbuffers::Vector<flatbuffers::Offset<Buffer>> *buffers) {
+        if (buffers)
+          for (const Buffer *buffer : *buffers)
+            if (!aligned(buffer->shape()))
+              return false;
+        return true;
+      };
+  if (!buffersAligned(manifest.weight_buffers()))
+    return false;
   if (!manifest.entry_points())
     return true;
   for (const EntryPoint *entry : *manifest.entry_points()) {
-    if (entry->buffers())
-      for (const Buffer *buffer : *entry->buffers())
-        if (!aligned(buffer->shape()))
-          return false;
+    if (!buffersAligned(entry->buffers()))
+      return false;
     for (const auto *signatures : {entry->inputs(), entry->outputs()})
       if (signatures)
         for (const TensorSignature *signature : *signatures)
@@ -137,6 +145,7 @@ static bool shapesAligned(const Model &manifest) {
   return true;
 }
 
+/// Checks every section's bounds, alignment and hash.
 static kiln_status_t checkSections(const Model &manifest, uint64_t manifestEnd,
                                    const uint8_t *data, size_t size,
                                    const std::string &describe) {
