@@ -10,11 +10,10 @@
 //    engines compile here), skip it when its workspace does not fit; stop
 //    at kMaxPlans.
 #include "conv_graph.h"
+#include "options.h"
 #include "status.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 #include <utility>
 
 namespace kiln::runtime {
@@ -23,10 +22,7 @@ namespace {
 /// KILN_CONV_GRAPH_FENCE=0 leaves out the fence before each graph plan (see
 /// ConvGraph::execute): only to show the race it prevents.
 bool fenceEnabled() {
-  static const bool enabled = [] {
-    const char *setting = std::getenv("KILN_CONV_GRAPH_FENCE");
-    return !setting || std::strcmp(setting, "0") != 0;
-  }();
+  static const bool enabled = environmentFlag("KILN_CONV_GRAPH_FENCE", true);
   return enabled;
 }
 

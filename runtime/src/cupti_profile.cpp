@@ -1,6 +1,7 @@
 // Loading CUPTI with dlopen and collecting one profiled run's activity
 // records through its Activity API (see cupti_profile.h).
 #include "cupti_profile.h"
+#include "options.h"
 
 // Types, enums and the version only: every CUPTI call goes through a
 // pointer from dlsym, so the runtime starts without libcupti.
@@ -219,8 +220,7 @@ std::string probeCuptiLibrary(const std::vector<std::string> &candidates) {
 std::string prepareCupti() {
   // Checked first: KILN_CUPTI=0 keeps kiln from attaching CUPTI at all
   // (another CUPTI client in the process keeps its callbacks).
-  const char *setting = std::getenv("KILN_CUPTI");
-  if (setting && std::strcmp(setting, "0") == 0)
+  if (!environmentFlag("KILN_CUPTI", true))
     return "KILN_CUPTI=0";
   CuptiState &state = cuptiState();
   std::call_once(state.loaded,

@@ -1,9 +1,11 @@
-// Reading option structs of any size a caller's header may declare: the
-// fields it knows over the defaults of the ones it does not.
+// Reading option structs of any size a caller's header may declare (the
+// fields it knows over the defaults of the ones it does not), and on/off
+// environment variables.
 #include "options.h"
 #include "status.h"
 
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 
 namespace kiln::runtime {
@@ -55,6 +57,13 @@ kiln_status_t readSessionOptions(const kiln_session_options_t *given,
   return readOptions(given, kiln_session_options_init,
                      kSessionOptionsVersion1Size, "kiln_session_options_t",
                      "kiln_session_options_init", out);
+}
+
+bool environmentFlag(const char *name, bool otherwise) {
+  const char *value = std::getenv(name);
+  if (!value || value[0] == '\0')
+    return otherwise;
+  return std::strcmp(value, "0") != 0;
 }
 
 } // namespace kiln::runtime

@@ -17,6 +17,11 @@ kiln_status_t readLoadOptions(const kiln_load_options_t *given,
 kiln_status_t readSessionOptions(const kiln_session_options_t *given,
                                  kiln_session_options_t *out);
 
+/// An on/off environment variable (KILN_DEBUG, KILN_PDL, ...): |otherwise|
+/// when it is unset or empty, false when it is "0", true for any other
+/// value.
+bool environmentFlag(const char *name, bool otherwise);
+
 } // namespace kiln::runtime
 
 #endif // KILN_RUNTIME_OPTIONS_H

@@ -250,7 +250,6 @@ kiln_status_t kiln_session_create(kiln_model_t *model,
            << (options->entry_point
                    ? std::string("'") + options->entry_point + "'"
                    : "");
-  const char *environment = std::getenv("KILN_DEBUG");
   DeviceGuard guard(model->device);
   KILN_RETURN_IF_ERROR(cudaStatus(guard.error(), "cudaSetDevice"));
   retainModel(model);
@@ -259,22 +258,17 @@ kiln_status_t kiln_session_create(kiln_model_t *model,
   session->entryIndex = entryIndex;
   session->entry =
       model->manifest().entry_points()->Get(static_cast<uint32_t>(entryIndex));
-  session->debug =
-      options->debug || (environment && std::strcmp(environment, "0") != 0 &&
-                         environment[0] != '\0');
+  session->debug = options->debug || environmentFlag("KILN_DEBUG", false);
   session->checkNanInf = options->check_nan_inf != 0;
   session->profile = options->profile != 0;
   if (options->algorithm_cache_path)
     session->algorithmCachePath = options->algorithm_cache_path;
   else if (const char *cache = std::getenv("KILN_ALGO_CACHE"))
     session->algorithmCachePath = cache;
-  if (const char *pdl = std::getenv("KILN_PDL"))
-    session->programmaticLaunch = std::strcmp(pdl, "0") != 0;
-  if (const char *graph = std::getenv("KILN_CUDA_GRAPH"))
-    session->cudaGraph = std::strcmp(graph, "0") != 0;
-  const char *poison = std::getenv("KILN_POISON_ARENA");
+  session->programmaticLaunch = environmentFlag("KILN_PDL", true);
+  session->cudaGraph = environmentFlag("KILN_CUDA_GRAPH", true);
   session->poisonArena =
-      session->debug || (poison && std::strcmp(poison, "0") != 0);
+      session->debug || environmentFlag("KILN_POISON_ARENA", false);
   if (session->profile) {
     // Before any graph is captured (autotuning, the steps' graphs).
     std::string unavailable = prepareCupti();
