@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 using namespace kiln::artifact;
@@ -40,6 +41,11 @@ std::vector<uint8_t> rehashed(const uint8_t *data, size_t size) {
     auto *manifest = reinterpret_cast<uint8_t *>(aligned.data());
     flatbuffers::Verifier verifier(manifest, header.manifestSize);
     if (VerifyModelBuffer(verifier)) {
+      // Tables of a crafted manifest may overlap, so a hash written into
+      // one section can rewrite another's vtable or the sections vector:
+      // every address and hash is taken from the verified buffer before the
+      // first write, and the writes are plain stores to verified addresses.
+      std::vector<std::pair<uint8_t *, uint64_t>> writes;
       const Model *model = GetModel(manifest);
       for (uint32_t i = 0; model->sections() && i < model->sections()->size();
            ++i) {
@@ -50,9 +56,11 @@ std::vector<uint8_t> rehashed(const uint8_t *data, size_t size) {
         // Section derives privately from flatbuffers::Table, its only base.
         auto *table = reinterpret_cast<flatbuffers::Table *>(
             const_cast<Section *>(section));
-        table->SetField<uint64_t>(Section::VT_HASH,
-                                  fnv1a64(bytes.data() + offset, length), 0);
+        if (uint8_t *field = table->GetAddressOf(Section::VT_HASH))
+          writes.emplace_back(field, fnv1a64(bytes.data() + offset, length));
       }
+      for (auto [field, hash] : writes)
+        flatbuffers::WriteScalar<uint64_t>(field, hash);
       std::memcpy(bytes.data() + header.manifestOffset, manifest,
                   header.manifestSize);
     }
