@@ -42,11 +42,14 @@ fi
 if [ ! -f "$build/build.ninja" ]; then
   # -O1: sanitizer builds compile faster and still inline enough to run the
   # suites at a usable speed. NDEBUG as in the release build (Debian's MLIR
-  # is built with it).
+  # is built with it). --as-needed as Debian's GCC links by default: CMake's
+  # CUDA::nvrtc drags in the driver library, which a machine without a GPU
+  # lacks, and nothing here calls it directly.
   nice -n 15 cmake -G Ninja -S "$root" -B "$build" "${launcher[@]}" "${options[@]}" \
     -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" -DCMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG" \
+    -DCMAKE_EXE_LINKER_FLAGS=-Wl,--as-needed -DCMAKE_SHARED_LINKER_FLAGS=-Wl,--as-needed \
     -DMLIR_DIR=/usr/lib/llvm-19/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-19/build/utils/lit/lit.py >/dev/null
 fi

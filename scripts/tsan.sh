@@ -41,7 +41,8 @@ for name in "${tests[@]}"; do
     failed=$((failed + 1))
     echo "$name: exited $status before its summary; see $log"
   fi
-  echo "$name: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) \]' "$log" | tr '\n' ' ')"
+  # The summary lines only (the skipped tests are listed one per line).
+  echo "$name: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) *\] [0-9]+ tests?' "$log" | tr '\n' ' ')"
 done
 count=$(find "$reports" -type f | wc -l)
 echo "TSan reports: $count${count:+ (in $reports)}"
