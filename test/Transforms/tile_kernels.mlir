@@ -53,11 +53,11 @@ func.func @broadcast_vectors(%a: tensor<4x64xf32>, %b: tensor<64xf32>, %s: tenso
 // allows, narrower ones when a warp's lanes would otherwise idle (rows of 64
 // f16: vectors of 2).
 // CHECK-LABEL: func.func @row_strategies
-// CHECK: kiln.kernel "softmax_0" row_reduce {{.*}} attributes {block_size = 128 : i64, grid_size = 25 : i64, reduction = "warp", rows_per_block = 4 : i64, vector_width = 4 : i64}
-// CHECK: kiln.kernel "softmax_1" row_reduce {{.*}} attributes {block_size = 256 : i64, grid_size = 3 : i64, reduction = "block", rows_per_block = 1 : i64, vector_width = 1 : i64}
-// CHECK: kiln.kernel "softmax_2" row_reduce {{.*}} attributes {block_size = 1024 : i64, grid_size = 2 : i64, reduction = "block", rows_per_block = 1 : i64, vector_width = 1 : i64}
-// CHECK: kiln.kernel "softmax_3" row_reduce {{.*}} attributes {block_size = 128 : i64, grid_size = 4096 : i64, reduction = "block", rows_per_block = 1 : i64, vector_width = 8 : i64}
-// CHECK: kiln.kernel "log_softmax_4" row_reduce {{.*}} attributes {block_size = 128 : i64, grid_size = 4 : i64, reduction = "warp", rows_per_block = 4 : i64, vector_width = 2 : i64}
+// CHECK: kiln.kernel "softmax_0" row_reduce {{.*}} attributes {block_size = 128 : i64, grid_size = 25 : i64, rows_per_block = 4 : i64, variant = #kiln.variant<warp_rows>, vector_width = 4 : i64}
+// CHECK: kiln.kernel "softmax_1" row_reduce {{.*}} attributes {block_size = 256 : i64, grid_size = 3 : i64, rows_per_block = 1 : i64, variant = #kiln.variant<block_rows>, vector_width = 1 : i64}
+// CHECK: kiln.kernel "softmax_2" row_reduce {{.*}} attributes {block_size = 1024 : i64, grid_size = 2 : i64, rows_per_block = 1 : i64, variant = #kiln.variant<block_rows>, vector_width = 1 : i64}
+// CHECK: kiln.kernel "softmax_3" row_reduce {{.*}} attributes {block_size = 128 : i64, grid_size = 4096 : i64, rows_per_block = 1 : i64, variant = #kiln.variant<block_rows>, vector_width = 8 : i64}
+// CHECK: kiln.kernel "log_softmax_4" row_reduce {{.*}} attributes {block_size = 128 : i64, grid_size = 4 : i64, rows_per_block = 4 : i64, variant = #kiln.variant<warp_rows>, vector_width = 2 : i64}
 func.func @row_strategies(%a: tensor<100x128xf32>, %b: tensor<3x4097xf32>, %c: tensor<2x50257xf32>, %d: tensor<4096x4096xf16>, %e: tensor<16x64xf16>) -> (tensor<100x128xf32>, tensor<3x4097xf32>, tensor<2x50257xf32>, tensor<4096x4096xf16>, tensor<16x64xf16>) {
   %0 = kiln.softmax %a : tensor<100x128xf32> -> tensor<100x128xf32>
   %1 = kiln.softmax %b : tensor<3x4097xf32> -> tensor<3x4097xf32>
@@ -71,7 +71,7 @@ func.func @row_strategies(%a: tensor<100x128xf32>, %b: tensor<3x4097xf32>, %c: t
 
 // A reduction over two trailing dims reduces rows of 12*64 = 768 elements.
 // CHECK-LABEL: func.func @two_trailing_axes
-// CHECK: kiln.kernel "reduce_sum_0" row_reduce {{.*}} grid_size = 2 : i64, reduction = "warp"
+// CHECK: kiln.kernel "reduce_sum_0" row_reduce {{.*}} grid_size = 2 : i64, rows_per_block = 4 : i64, variant = #kiln.variant<warp_rows>
 func.func @two_trailing_axes(%a: tensor<8x12x64xf32>) -> tensor<8xf32> {
   %axes = kiln.constant dense<[1, 2]> : tensor<2xi64>
   %0 = kiln.reduce_sum %a, %axes {keepdims = false} : tensor<8x12x64xf32>, tensor<2xi64> -> tensor<8xf32>
@@ -110,11 +110,11 @@ func.func @pinned(%a: tensor<64xf32>) -> tensor<64xf32> {
 // per row), f16 rows of 1000 (8) and f16 rows of 77 (none); axis -2 makes
 // rows of 12*64.
 // CHECK-LABEL: func.func @layer_norm_vectors
-// CHECK: kiln.kernel "layer_norm_0" row_reduce {{.*}} attributes {block_size = 128 : i64, grid_size = 256 : i64, reduction = "warp", rows_per_block = 4 : i64, vector_width = 8 : i64}
-// CHECK: kiln.kernel "layer_norm_1" row_reduce {{.*}} attributes {block_size = 512 : i64, grid_size = 16 : i64, reduction = "block", rows_per_block = 1 : i64, vector_width = 4 : i64}
-// CHECK: kiln.kernel "layer_norm_2" row_reduce {{.*}} reduction = "warp", rows_per_block = 4 : i64, vector_width = 8 : i64}
-// CHECK: kiln.kernel "layer_norm_3" row_reduce {{.*}} reduction = "warp", rows_per_block = 4 : i64, vector_width = 1 : i64}
-// CHECK: kiln.kernel "layer_norm_4" row_reduce {{.*}} grid_size = 2 : i64, reduction = "warp", rows_per_block = 4 : i64, vector_width = 4 : i64}
+// CHECK: kiln.kernel "layer_norm_0" row_reduce {{.*}} attributes {block_size = 128 : i64, grid_size = 256 : i64, rows_per_block = 4 : i64, variant = #kiln.variant<warp_rows>, vector_width = 8 : i64}
+// CHECK: kiln.kernel "layer_norm_1" row_reduce {{.*}} attributes {block_size = 512 : i64, grid_size = 16 : i64, rows_per_block = 1 : i64, variant = #kiln.variant<block_rows>, vector_width = 4 : i64}
+// CHECK: kiln.kernel "layer_norm_2" row_reduce {{.*}} rows_per_block = 4 : i64, variant = #kiln.variant<warp_rows>, vector_width = 8 : i64}
+// CHECK: kiln.kernel "layer_norm_3" row_reduce {{.*}} rows_per_block = 4 : i64, variant = #kiln.variant<warp_rows>, vector_width = 1 : i64}
+// CHECK: kiln.kernel "layer_norm_4" row_reduce {{.*}} grid_size = 2 : i64, rows_per_block = 4 : i64, variant = #kiln.variant<warp_rows>, vector_width = 4 : i64}
 func.func @layer_norm_vectors(%a: tensor<1024x768xf16>, %ga: tensor<768xf16>, %b: tensor<16x4096xf32>, %gb: tensor<4096xf32>, %c: tensor<3x1000xf16>, %gc: tensor<1000xf16>, %d: tensor<5x77xf16>, %gd: tensor<77xf16>, %e: tensor<8x12x64xf32>, %ge: tensor<12x64xf32>) -> (tensor<1024x768xf16>, tensor<16x4096xf32>, tensor<3x1000xf16>, tensor<5x77xf16>, tensor<8x12x64xf32>) {
   %0 = kiln.layer_norm %a, %ga : tensor<1024x768xf16>, tensor<768xf16> -> tensor<1024x768xf16>
   %1 = kiln.layer_norm %b, %gb : tensor<16x4096xf32>, tensor<4096xf32> -> tensor<16x4096xf32>

@@ -376,8 +376,9 @@ def KilnTileKernels : Pass<"kiln-tile-kernels", "mlir::func::FuncOp"> {
   let description = [{
     Records, as attributes of each kernel, the block size, grid size,
     elements per thread, 16-byte vector width where every access allows it,
-    and for row reductions the strategy (`warp`: one warp per row for rows of
-    up to 1024 elements; `block`: one block per row) and rows per block.
+    for kinds with several templates the variant (row reductions:
+    `warp_rows`, one warp per row for rows of up to 1024 elements, or
+    `block_rows`, one block per row) and rows per block.
     Attributes already present are kept, so tests can pin them.
 
     ```mlir

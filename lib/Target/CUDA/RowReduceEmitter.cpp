@@ -1,6 +1,6 @@
 // The row-reduce template: one anchor (reduce_sum/mean/max/min/prod over
-// trailing axes) computed by one warp (`reduction = warp`, `rows_per_block`
-// warps per block) or one block (`reduction = block`) per row, with the
+// trailing axes) computed by one warp (`variant = warp_rows`, `rows_per_block`
+// warps per block) or one block (`variant = block_rows`) per row, with the
 // elementwise prologue evaluated per input element and the epilogue per
 // result element. Accumulation is in the computation type (float for
 // f16/bf16/f32, double for f64). A layer_norm anchor goes to
@@ -8,6 +8,7 @@
 // the last axis to emitSoftmaxRows (SoftmaxRowEmitter.cpp).
 #include "ElementalModels.h"
 #include "KernelTemplates.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -178,22 +179,16 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
   if (failed(anchorOr))
     return failure();
   Anchor anchor = *anchorOr;
-  std::optional<StringRef> reduction = kernel.getReduction();
-  if (!reduction)
-    return emitter.error(nullptr) << "has no 'reduction' attribute (warp or "
-                                     "block); run kiln-tile-kernels";
-  bool warp = *reduction == "warp";
+  // The recorded variant (a hand-tiled kernel without one: warp_rows),
+  // whose preconditions the verifier checked when it was recorded.
+  KernelVariant variant = *getKernelVariant(kernel);
+  bool warp = variant == KernelVariant::WarpRows;
   int64_t block = int64_t(kernel.getBlockSize().value_or(0));
+  std::string unmet = unmetVariantPrecondition(kernel, variant, block);
+  if (!unmet.empty())
+    return emitter.error(nullptr) << unmet;
   int64_t rowsPerBlock =
       int64_t(kernel.getRowsPerBlock().value_or(warp ? block / 32 : 1));
-  if (block % 32 != 0)
-    return emitter.error(nullptr)
-           << "block_size " << block << " is not a multiple of 32";
-  if (warp && block != 32 * rowsPerBlock)
-    return emitter.error(nullptr) << "block_size " << block << " != 32 x "
-                                  << rowsPerBlock << " rows_per_block";
-  if (!warp && rowsPerBlock != 1)
-    return emitter.error(nullptr) << "block reduction needs rows_per_block = 1";
 
   RowGeometry geometry{anchor.rows, anchor.length, warp, block, rowsPerBlock};
   if (anchor.kind == AnchorKind::LayerNorm)

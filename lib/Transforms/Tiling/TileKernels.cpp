@@ -239,30 +239,17 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     // The verifier has checked that the kernel has one row reduction.
     Operation *anchor = getKernelAnchor(kernel);
     auto input = cast<RankedTensorType>(anchor->getOperand(0).getType());
-    auto result = cast<RankedTensorType>(anchor->getResult(0).getType());
     // Row length: the product of the reduced trailing dims (softmax: 1 dim,
     // layer_norm: the dims from its axis on).
-    int64_t rowLength = 1;
+    int64_t rowLength = rowReduceLength(kernel);
     bool softmax = isa<SoftmaxOp, LogSoftmaxOp>(anchor);
-    if (softmax) {
-      rowLength = input.getShape().back();
-    } else if (auto layerNorm = dyn_cast<LayerNormOp>(anchor)) {
-      int64_t axis =
-          normalizeAxis(layerNorm.getAxis(), input.getRank()).value_or(0);
-      for (int64_t d = axis; d < input.getRank(); ++d)
-        rowLength *= input.getDimSize(d);
+    if (isa<LayerNormOp>(anchor)) {
       // The row is read (and written) in 16-byte vectors where it allows.
       setIfAbsent(kernel, &KernelOp::getVectorWidth, &KernelOp::setVectorWidth,
                   rowVectorWidth(kernel, rowLength, input.getNumElements()));
-    } else {
-      int64_t keptElements = std::max<int64_t>(result.getNumElements(), 1);
-      rowLength = input.getNumElements() / keptElements;
     }
     int64_t rows = rowLength ? input.getNumElements() / rowLength : 0;
-    if (!kernel.getReduction())
-      kernel.setReductionAttr(StringAttr::get(
-          kernel.getContext(), rowLength <= 1024 ? "warp" : "block"));
-    bool warp = *kernel.getReduction() == "warp";
+    bool warp = chooseVariant(kernel) == KernelVariant::WarpRows;
     if (warp) {
       setIfAbsent(kernel, &KernelOp::getRowsPerBlock,
                   &KernelOp::setRowsPerBlock, 4);

@@ -192,6 +192,33 @@ func.func @flash_block_size(%q: tensor<1x64x64xf16>, %k: tensor<1x64x64xf16>, %v
 
 // -----
 
+func.func @block_rows_of_four(%a: tensor<8x2048xf32>) -> tensor<8xf32> {
+  %e = kiln.empty : tensor<8xf32>
+  // expected-error @+1 {{'r' records variant 'block_rows', whose precondition does not hold: rows_per_block is 4, not 1 (a block per row)}}
+  %r = kiln.kernel "r" row_reduce ins(%a : tensor<8x2048xf32>) outs(%e : tensor<8xf32>) attributes {block_size = 512 : i64, rows_per_block = 4 : i64, variant = #kiln.variant<block_rows>} {
+  ^bb0(%x: tensor<8x2048xf32>, %o: tensor<8xf32>):
+    %c1 = kiln.constant dense<1> : tensor<1xi64>
+    %s = kiln.reduce_sum %x, %c1 {keepdims = false} : tensor<8x2048xf32>, tensor<1xi64> -> tensor<8xf32>
+    kiln.yield %s : tensor<8xf32>
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+func.func @warp_rows_block_size(%a: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %e = kiln.empty : tensor<8x64xf32>
+  // expected-error @+1 {{'r' records variant 'warp_rows', whose precondition does not hold: block_size 128 != 32 x 2 rows_per_block}}
+  %r = kiln.kernel "r" row_reduce ins(%a : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) attributes {block_size = 128 : i64, rows_per_block = 2 : i64, variant = #kiln.variant<warp_rows>} {
+  ^bb0(%x: tensor<8x64xf32>, %o: tensor<8x64xf32>):
+    %y = kiln.softmax %x {axis = 1 : i64} : tensor<8x64xf32> -> tensor<8x64xf32>
+    kiln.yield %y : tensor<8x64xf32>
+  } -> tensor<8x64xf32>
+  return %r : tensor<8x64xf32>
+}
+
+// -----
+
 func.func @variant_of_another_kind(%a: tensor<4xf32>) -> tensor<4xf32> {
   %e = kiln.empty : tensor<4xf32>
   // expected-error @+1 {{'p' records variant 'flash', which is not a pointwise template (its templates: loop, channels_last_pool)}}
@@ -207,7 +234,7 @@ func.func @variant_of_another_kind(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 func.func @variant_of_row_reduce(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %e = kiln.empty : tensor<4x8xf32>
-  // expected-error @+1 {{'r' records variant 'loop', which is not a row_reduce template (the kind has none)}}
+  // expected-error @+1 {{'r' records variant 'loop', which is not a row_reduce template (its templates: warp_rows, block_rows)}}
   %r = kiln.kernel "r" row_reduce ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) attributes {variant = #kiln.variant<loop>} {
   ^bb0(%x: tensor<4x8xf32>, %o: tensor<4x8xf32>):
     %y = kiln.softmax %x {axis = -1 : i64} : tensor<4x8xf32> -> tensor<4x8xf32>

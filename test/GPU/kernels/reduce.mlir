@@ -11,7 +11,7 @@
 // RMSNorm's scale: 1 / sqrt(mean(x^2) + eps), one warp per row of 768.
 func.func @rms_scale_warp(%a: tensor<32x768xf32>) -> tensor<32x1xf32> {
   %e = kiln.empty : tensor<32x1xf32>
-  %r = kiln.kernel "rms" row_reduce ins(%a : tensor<32x768xf32>) outs(%e : tensor<32x1xf32>) attributes {block_size = 256 : i64, grid_size = 4 : i64, reduction = "warp", rows_per_block = 8 : i64} {
+  %r = kiln.kernel "rms" row_reduce ins(%a : tensor<32x768xf32>) outs(%e : tensor<32x1xf32>) attributes {block_size = 256 : i64, grid_size = 4 : i64, rows_per_block = 8 : i64, variant = #kiln.variant<warp_rows>} {
   ^bb0(%x: tensor<32x768xf32>, %o: tensor<32x1xf32>):
     %axes = kiln.constant dense<[-1]> : tensor<1xi64>
     %eps = kiln.constant dense<1.0e-5> : tensor<f32>
@@ -28,7 +28,7 @@ func.func @rms_scale_warp(%a: tensor<32x768xf32>) -> tensor<32x1xf32> {
 // sum(x * w) over rows of 4097 with a broadcast weight, keepdims = false.
 func.func @weighted_sum_block(%a: tensor<16x4097xf32> {kiln.test_range = [-1.0, 2.0]}, %w: tensor<4097xf32> {kiln.test_range = [-1.0, 2.0]}) -> tensor<16xf32> {
   %e = kiln.empty : tensor<16xf32>
-  %r = kiln.kernel "weighted_sum" row_reduce ins(%a, %w : tensor<16x4097xf32>, tensor<4097xf32>) outs(%e : tensor<16xf32>) attributes {block_size = 256 : i64, grid_size = 16 : i64, reduction = "block", rows_per_block = 1 : i64} {
+  %r = kiln.kernel "weighted_sum" row_reduce ins(%a, %w : tensor<16x4097xf32>, tensor<4097xf32>) outs(%e : tensor<16xf32>) attributes {block_size = 256 : i64, grid_size = 16 : i64, rows_per_block = 1 : i64, variant = #kiln.variant<block_rows>} {
   ^bb0(%x: tensor<16x4097xf32>, %y: tensor<4097xf32>, %o: tensor<16xf32>):
     %axes = kiln.constant dense<[1]> : tensor<1xi64>
     %half = kiln.constant dense<0.5> : tensor<f32>
@@ -43,7 +43,7 @@ func.func @weighted_sum_block(%a: tensor<16x4097xf32> {kiln.test_range = [-1.0, 
 // max over the two trailing axes (rows of 4 x 32), negated.
 func.func @max_two_axes_warp(%a: tensor<64x4x32xf32>) -> tensor<64x1x1xf32> {
   %e = kiln.empty : tensor<64x1x1xf32>
-  %r = kiln.kernel "max" row_reduce ins(%a : tensor<64x4x32xf32>) outs(%e : tensor<64x1x1xf32>) attributes {block_size = 128 : i64, grid_size = 16 : i64, reduction = "warp", rows_per_block = 4 : i64} {
+  %r = kiln.kernel "max" row_reduce ins(%a : tensor<64x4x32xf32>) outs(%e : tensor<64x1x1xf32>) attributes {block_size = 128 : i64, grid_size = 16 : i64, rows_per_block = 4 : i64, variant = #kiln.variant<warp_rows>} {
   ^bb0(%x: tensor<64x4x32xf32>, %o: tensor<64x1x1xf32>):
     %axes = kiln.constant dense<[1, 2]> : tensor<2xi64>
     %m = kiln.reduce_max %x, %axes {keepdims = true} : tensor<64x4x32xf32>, tensor<2xi64> -> tensor<64x1x1xf32>
@@ -56,7 +56,7 @@ func.func @max_two_axes_warp(%a: tensor<64x4x32xf32>) -> tensor<64x1x1xf32> {
 // bf16 mean over rows of 5000, accumulated in float.
 func.func @mean_bf16_block(%a: tensor<2x3x5000xbf16>) -> tensor<2x3xbf16> {
   %e = kiln.empty : tensor<2x3xbf16>
-  %r = kiln.kernel "mean" row_reduce ins(%a : tensor<2x3x5000xbf16>) outs(%e : tensor<2x3xbf16>) attributes {block_size = 512 : i64, grid_size = 6 : i64, reduction = "block", rows_per_block = 1 : i64} {
+  %r = kiln.kernel "mean" row_reduce ins(%a : tensor<2x3x5000xbf16>) outs(%e : tensor<2x3xbf16>) attributes {block_size = 512 : i64, grid_size = 6 : i64, rows_per_block = 1 : i64, variant = #kiln.variant<block_rows>} {
   ^bb0(%x: tensor<2x3x5000xbf16>, %o: tensor<2x3xbf16>):
     %axes = kiln.constant dense<[2]> : tensor<1xi64>
     %m = kiln.reduce_mean %x, %axes {keepdims = false} : tensor<2x3x5000xbf16>, tensor<1xi64> -> tensor<2x3xbf16>
@@ -68,7 +68,7 @@ func.func @mean_bf16_block(%a: tensor<2x3x5000xbf16>) -> tensor<2x3xbf16> {
 // Integer sums are exact (and wrap like the evaluator).
 func.func @sum_i32_warp(%a: tensor<8x300xi32>) -> tensor<8x1xi32> {
   %e = kiln.empty : tensor<8x1xi32>
-  %r = kiln.kernel "isum" row_reduce ins(%a : tensor<8x300xi32>) outs(%e : tensor<8x1xi32>) attributes {block_size = 64 : i64, grid_size = 4 : i64, reduction = "warp", rows_per_block = 2 : i64} {
+  %r = kiln.kernel "isum" row_reduce ins(%a : tensor<8x300xi32>) outs(%e : tensor<8x1xi32>) attributes {block_size = 64 : i64, grid_size = 4 : i64, rows_per_block = 2 : i64, variant = #kiln.variant<warp_rows>} {
   ^bb0(%x: tensor<8x300xi32>, %o: tensor<8x1xi32>):
     %axes = kiln.constant dense<[1]> : tensor<1xi64>
     %three = kiln.constant dense<3> : tensor<i32>

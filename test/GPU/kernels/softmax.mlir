@@ -16,7 +16,7 @@
 
 func.func @warp_128(%a: tensor<4x33x128xf32>) -> tensor<4x33x128xf32> {
   %e = kiln.empty : tensor<4x33x128xf32>
-  %r = kiln.kernel "softmax" row_reduce ins(%a : tensor<4x33x128xf32>) outs(%e : tensor<4x33x128xf32>) attributes {block_size = 128 : i64, grid_size = 33 : i64, reduction = "warp", rows_per_block = 4 : i64} {
+  %r = kiln.kernel "softmax" row_reduce ins(%a : tensor<4x33x128xf32>) outs(%e : tensor<4x33x128xf32>) attributes {block_size = 128 : i64, grid_size = 33 : i64, rows_per_block = 4 : i64, variant = #kiln.variant<warp_rows>} {
   ^bb0(%x: tensor<4x33x128xf32>, %o: tensor<4x33x128xf32>):
     %s = kiln.softmax %x {axis = -1 : i64} : tensor<4x33x128xf32> -> tensor<4x33x128xf32>
     kiln.yield %s : tensor<4x33x128xf32>
@@ -26,7 +26,7 @@ func.func @warp_128(%a: tensor<4x33x128xf32>) -> tensor<4x33x128xf32> {
 
 func.func @block_4097(%a: tensor<6x4097xf32>) -> tensor<6x4097xf32> {
   %e = kiln.empty : tensor<6x4097xf32>
-  %r = kiln.kernel "softmax" row_reduce ins(%a : tensor<6x4097xf32>) outs(%e : tensor<6x4097xf32>) attributes {block_size = 256 : i64, grid_size = 6 : i64, reduction = "block", rows_per_block = 1 : i64} {
+  %r = kiln.kernel "softmax" row_reduce ins(%a : tensor<6x4097xf32>) outs(%e : tensor<6x4097xf32>) attributes {block_size = 256 : i64, grid_size = 6 : i64, rows_per_block = 1 : i64, variant = #kiln.variant<block_rows>} {
   ^bb0(%x: tensor<6x4097xf32>, %o: tensor<6x4097xf32>):
     %s = kiln.softmax %x {axis = 1 : i64} : tensor<6x4097xf32> -> tensor<6x4097xf32>
     kiln.yield %s : tensor<6x4097xf32>
@@ -37,7 +37,7 @@ func.func @block_4097(%a: tensor<6x4097xf32>) -> tensor<6x4097xf32> {
 // Logits of a GPT-2-size vocabulary; grid smaller than the rows (grid-stride).
 func.func @block_50257(%a: tensor<3x50257xf32>) -> tensor<3x50257xf32> {
   %e = kiln.empty : tensor<3x50257xf32>
-  %r = kiln.kernel "softmax" row_reduce ins(%a : tensor<3x50257xf32>) outs(%e : tensor<3x50257xf32>) attributes {block_size = 1024 : i64, grid_size = 2 : i64, reduction = "block", rows_per_block = 1 : i64} {
+  %r = kiln.kernel "softmax" row_reduce ins(%a : tensor<3x50257xf32>) outs(%e : tensor<3x50257xf32>) attributes {block_size = 1024 : i64, grid_size = 2 : i64, rows_per_block = 1 : i64, variant = #kiln.variant<block_rows>} {
   ^bb0(%x: tensor<3x50257xf32>, %o: tensor<3x50257xf32>):
     %s = kiln.softmax %x : tensor<3x50257xf32> -> tensor<3x50257xf32>
     kiln.yield %s : tensor<3x50257xf32>
@@ -51,7 +51,7 @@ func.func @block_50257(%a: tensor<3x50257xf32>) -> tensor<3x50257xf32> {
 func.func @warp_f16_scaled(%a: tensor<16x200xf16>, %m: tensor<200xf16>) -> tensor<16x200xf32>
     attributes {kiln.test_tolerance = [1.0e-2, 1.0e-3]} {
   %e = kiln.empty : tensor<16x200xf32>
-  %r = kiln.kernel "scaled_softmax" row_reduce ins(%a, %m : tensor<16x200xf16>, tensor<200xf16>) outs(%e : tensor<16x200xf32>) attributes {block_size = 64 : i64, grid_size = 8 : i64, reduction = "warp", rows_per_block = 2 : i64} {
+  %r = kiln.kernel "scaled_softmax" row_reduce ins(%a, %m : tensor<16x200xf16>, tensor<200xf16>) outs(%e : tensor<16x200xf32>) attributes {block_size = 64 : i64, grid_size = 8 : i64, rows_per_block = 2 : i64, variant = #kiln.variant<warp_rows>} {
   ^bb0(%x: tensor<16x200xf16>, %y: tensor<200xf16>, %o: tensor<16x200xf32>):
     %k = kiln.constant dense<0.125> : tensor<f16>
     %s = kiln.mul %x, %k : tensor<16x200xf16>, tensor<f16> -> tensor<16x200xf16>

@@ -123,7 +123,7 @@ func.func @f32_sliced_rows(%x: tensor<16x264xf32>) -> tensor<16x256xf32>
 func.func @recomputed_f32_4x8192(%a: tensor<4x8192xf32>) -> tensor<4x8192xf32>
     attributes {kiln.test_tolerance = [1.0e-5, 1.0e-9]} {
   %e = kiln.empty : tensor<4x8192xf32>
-  %r = kiln.kernel "softmax" row_reduce ins(%a : tensor<4x8192xf32>) outs(%e : tensor<4x8192xf32>) attributes {block_size = 64 : i64, grid_size = 3 : i64, reduction = "block", rows_per_block = 1 : i64, vector_width = 4 : i64} {
+  %r = kiln.kernel "softmax" row_reduce ins(%a : tensor<4x8192xf32>) outs(%e : tensor<4x8192xf32>) attributes {block_size = 64 : i64, grid_size = 3 : i64, rows_per_block = 1 : i64, variant = #kiln.variant<block_rows>, vector_width = 4 : i64} {
   ^bb0(%x: tensor<4x8192xf32>, %o: tensor<4x8192xf32>):
     %s = kiln.softmax %x : tensor<4x8192xf32> -> tensor<4x8192xf32>
     kiln.yield %s : tensor<4x8192xf32>
@@ -133,7 +133,7 @@ func.func @recomputed_f32_4x8192(%a: tensor<4x8192xf32>) -> tensor<4x8192xf32>
 
 func.func @recomputed_log_softmax_bf16_4x8192(%a: tensor<4x8192xbf16>) -> tensor<4x8192xbf16> {
   %e = kiln.empty : tensor<4x8192xbf16>
-  %r = kiln.kernel "log_softmax" row_reduce ins(%a : tensor<4x8192xbf16>) outs(%e : tensor<4x8192xbf16>) attributes {block_size = 64 : i64, grid_size = 3 : i64, reduction = "block", rows_per_block = 1 : i64, vector_width = 8 : i64} {
+  %r = kiln.kernel "log_softmax" row_reduce ins(%a : tensor<4x8192xbf16>) outs(%e : tensor<4x8192xbf16>) attributes {block_size = 64 : i64, grid_size = 3 : i64, rows_per_block = 1 : i64, variant = #kiln.variant<block_rows>, vector_width = 8 : i64} {
   ^bb0(%x: tensor<4x8192xbf16>, %o: tensor<4x8192xbf16>):
     %s = kiln.log_softmax %x : tensor<4x8192xbf16> -> tensor<4x8192xbf16>
     kiln.yield %s : tensor<4x8192xbf16>

@@ -26,7 +26,7 @@
 // CHECK-NOT:     __shared__
 func.func @softmax_warp(%a: tensor<64x128xf32>) -> tensor<64x128xf32> {
   %e = kiln.empty : tensor<64x128xf32>
-  %r = kiln.kernel "softmax_warp" row_reduce ins(%a : tensor<64x128xf32>) outs(%e : tensor<64x128xf32>) attributes {block_size = 128 : i64, grid_size = 16 : i64, reduction = "warp", rows_per_block = 4 : i64} {
+  %r = kiln.kernel "softmax_warp" row_reduce ins(%a : tensor<64x128xf32>) outs(%e : tensor<64x128xf32>) attributes {block_size = 128 : i64, grid_size = 16 : i64, rows_per_block = 4 : i64, variant = #kiln.variant<warp_rows>} {
   ^bb0(%x: tensor<64x128xf32>, %o: tensor<64x128xf32>):
     %s = kiln.softmax %x : tensor<64x128xf32> -> tensor<64x128xf32>
     kiln.yield %s : tensor<64x128xf32>
@@ -34,7 +34,7 @@ func.func @softmax_warp(%a: tensor<64x128xf32>) -> tensor<64x128xf32> {
   return %r : tensor<64x128xf32>
 }
 
-// The same softmax with reduction = "block": one block per row, partial
+// The same softmax with variant = block_rows: one block per row, partial
 // results through shared memory. Rows of 50257 have a tail.
 // CHECK-LABEL: kiln.kernel "softmax_block"
 // CHECK:       __launch_bounds__(1024)
@@ -48,7 +48,7 @@ func.func @softmax_warp(%a: tensor<64x128xf32>) -> tensor<64x128xf32> {
 // CHECK:           sum = kiln_block_allreduce(sum, kiln_sum_op(), kiln_partials);
 func.func @softmax_block(%a: tensor<2x50257xf32>) -> tensor<2x50257xf32> {
   %e = kiln.empty : tensor<2x50257xf32>
-  %r = kiln.kernel "softmax_block" row_reduce ins(%a : tensor<2x50257xf32>) outs(%e : tensor<2x50257xf32>) attributes {block_size = 1024 : i64, grid_size = 2 : i64, reduction = "block", rows_per_block = 1 : i64} {
+  %r = kiln.kernel "softmax_block" row_reduce ins(%a : tensor<2x50257xf32>) outs(%e : tensor<2x50257xf32>) attributes {block_size = 1024 : i64, grid_size = 2 : i64, rows_per_block = 1 : i64, variant = #kiln.variant<block_rows>} {
   ^bb0(%x: tensor<2x50257xf32>, %o: tensor<2x50257xf32>):
     %s = kiln.softmax %x : tensor<2x50257xf32> -> tensor<2x50257xf32>
     kiln.yield %s : tensor<2x50257xf32>
@@ -74,7 +74,7 @@ func.func @softmax_block(%a: tensor<2x50257xf32>) -> tensor<2x50257xf32> {
 // CHECK-NEXT:      out0[row] = __float2half_rn(
 func.func @rms(%a: tensor<16x4097xf16>) -> tensor<16x1xf16> {
   %e = kiln.empty : tensor<16x1xf16>
-  %r = kiln.kernel "rms" row_reduce ins(%a : tensor<16x4097xf16>) outs(%e : tensor<16x1xf16>) attributes {block_size = 256 : i64, grid_size = 2 : i64, reduction = "warp", rows_per_block = 8 : i64} {
+  %r = kiln.kernel "rms" row_reduce ins(%a : tensor<16x4097xf16>) outs(%e : tensor<16x1xf16>) attributes {block_size = 256 : i64, grid_size = 2 : i64, rows_per_block = 8 : i64, variant = #kiln.variant<warp_rows>} {
   ^bb0(%x: tensor<16x4097xf16>, %o: tensor<16x1xf16>):
     %axes = kiln.constant dense<[1]> : tensor<1xi64>
     %eps = kiln.constant dense<1.0e-5> : tensor<f32>
@@ -100,7 +100,7 @@ func.func @rms(%a: tensor<16x4097xf16>) -> tensor<16x1xf16> {
 // CHECK-NEXT:      out0[row] = (int)
 func.func @imax(%a: tensor<8x30x70xi32>) -> tensor<8xi32> {
   %e = kiln.empty : tensor<8xi32>
-  %r = kiln.kernel "imax" row_reduce ins(%a : tensor<8x30x70xi32>) outs(%e : tensor<8xi32>) attributes {block_size = 256 : i64, grid_size = 8 : i64, reduction = "block"} {
+  %r = kiln.kernel "imax" row_reduce ins(%a : tensor<8x30x70xi32>) outs(%e : tensor<8xi32>) attributes {block_size = 256 : i64, grid_size = 8 : i64, variant = #kiln.variant<block_rows>} {
   ^bb0(%x: tensor<8x30x70xi32>, %o: tensor<8xi32>):
     %axes = kiln.constant dense<[1, -1]> : tensor<2xi64>
     %m = kiln.reduce_max %x, %axes {keepdims = false} : tensor<8x30x70xi32>, tensor<2xi64> -> tensor<8xi32>

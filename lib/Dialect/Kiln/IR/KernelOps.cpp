@@ -46,10 +46,6 @@ LogicalResult KernelOp::verify() {
     if (auto value = (*this)->getAttrOfType<IntegerAttr>(name))
       if (value.getInt() <= 0)
         return emitOpError(name) << " must be positive, got " << value.getInt();
-  if (auto reduction = getReduction())
-    if (*reduction != "warp" && *reduction != "block")
-      return emitOpError("reduction must be 'warp' or 'block', got '")
-             << *reduction << "'";
   // What the kind's template can run (KernelKinds.h).
   return verifyKernelContract(*this);
 }

@@ -3,6 +3,7 @@
 // the check of a recorded choice (KernelConfiguration.h).
 #include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 
+#include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -48,6 +49,29 @@ std::string shortRowsPrecondition(KernelOp kernel,
     return "block_size " + std::to_string(*blockSize) + " stages " +
            std::to_string(*blockSize * stride * computeBytes) +
            " bytes of rows, more than " + std::to_string(kShortRowSharedBytes);
+  return "";
+}
+
+/// warp_rows: a warp per row, rows_per_block rows per block, so the block
+/// is rows_per_block warps. block_rows: a block of whole warps per row.
+std::string rowsPrecondition(KernelOp kernel, bool warp,
+                             std::optional<int64_t> blockSize) {
+  if (!isa_and_nonnull<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp,
+                       ReduceProdOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp>(
+          getKernelAnchor(kernel)))
+    return "it has no row reduction";
+  std::optional<uint64_t> rowsPerBlock = kernel.getRowsPerBlock();
+  if (!warp && rowsPerBlock && *rowsPerBlock != 1)
+    return "rows_per_block is " + std::to_string(*rowsPerBlock) +
+           ", not 1 (a block per row)";
+  if (!blockSize || *blockSize <= 0)
+    return "";
+  if (*blockSize % 32 != 0)
+    return "block_size " + std::to_string(*blockSize) +
+           " is not a multiple of 32";
+  if (warp && rowsPerBlock && *blockSize != int64_t(32 * *rowsPerBlock))
+    return "block_size " + std::to_string(*blockSize) + " != 32 x " +
+           std::to_string(*rowsPerBlock) + " rows_per_block";
   return "";
 }
 
@@ -114,6 +138,26 @@ std::string channelsLastPoolPrecondition(KernelOp kernel) {
 
 } // namespace
 
+int64_t rowReduceLength(KernelOp kernel) {
+  Operation *anchor = getKernelAnchor(kernel);
+  if (!anchor || anchor->getNumOperands() == 0 || anchor->getNumResults() == 0)
+    return 0;
+  auto input = cast<RankedTensorType>(anchor->getOperand(0).getType());
+  auto result = cast<RankedTensorType>(anchor->getResult(0).getType());
+  if (isa<SoftmaxOp, LogSoftmaxOp>(anchor))
+    return input.getRank() ? input.getShape().back() : 1;
+  if (auto layerNorm = dyn_cast<LayerNormOp>(anchor)) {
+    int64_t axis =
+        normalizeAxis(layerNorm.getAxis(), input.getRank()).value_or(0);
+    int64_t length = 1;
+    for (int64_t d = axis; d < input.getRank(); ++d)
+      length *= input.getDimSize(d);
+    return length;
+  }
+  int64_t keptElements = std::max<int64_t>(result.getNumElements(), 1);
+  return input.getNumElements() / keptElements;
+}
+
 int64_t outputDimOfInputInner(ArrayRef<int64_t> perm) {
   int64_t rank = perm.size();
   for (int64_t i = 0; i < rank; ++i)
@@ -130,6 +174,8 @@ ArrayRef<KernelVariant> kernelVariants(KernelKind kind) {
                                                 KernelVariant::ShortRows};
   static constexpr KernelVariant attention[] = {KernelVariant::QueryRows,
                                                 KernelVariant::Flash};
+  static constexpr KernelVariant rowReduce[] = {KernelVariant::WarpRows,
+                                                KernelVariant::BlockRows};
   switch (kind) {
   case KernelKind::Pointwise:
     return pointwise;
@@ -140,6 +186,7 @@ ArrayRef<KernelVariant> kernelVariants(KernelKind kind) {
   case KernelKind::Attention:
     return attention;
   case KernelKind::RowReduce:
+    return rowReduce;
   case KernelKind::Library:
     break;
   }
@@ -168,6 +215,10 @@ std::string unmetVariantPrecondition(KernelOp kernel, KernelVariant variant,
     return flashPrecondition(kernel, blockSize);
   case KernelVariant::ChannelsLastPool:
     return channelsLastPoolPrecondition(kernel);
+  case KernelVariant::WarpRows:
+  case KernelVariant::BlockRows:
+    return rowsPrecondition(kernel, variant == KernelVariant::WarpRows,
+                            blockSize);
   }
   return "";
 }
@@ -177,6 +228,14 @@ std::optional<KernelVariant> selectKernelVariant(KernelOp kernel,
   ArrayRef<KernelVariant> variants = kernelVariants(kernel.getKind());
   if (variants.empty())
     return std::nullopt;
+  // Both row templates take any row: the row length chooses between them.
+  if (kernel.getKind() == KernelKind::RowReduce)
+    return rowReduceLength(kernel) > kWarpRowElements &&
+                   unmetVariantPrecondition(kernel, KernelVariant::BlockRows,
+                                            blockSize)
+                       .empty()
+               ? KernelVariant::BlockRows
+               : KernelVariant::WarpRows;
   for (KernelVariant variant : variants.drop_front())
     if (unmetVariantPrecondition(kernel, variant, blockSize).empty())
       return variant;

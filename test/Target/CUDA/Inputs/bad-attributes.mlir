@@ -28,7 +28,7 @@ func.func @untiled(%a: tensor<6xf32>) -> tensor<6xf32> {
 
 func.func @warp_mismatch(%a: tensor<4x64xf32>) -> tensor<4x64xf32> {
   %e = kiln.empty : tensor<4x64xf32>
-  %r = kiln.kernel "warp_rows" row_reduce ins(%a : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) attributes {block_size = 96 : i64, grid_size = 1 : i64, reduction = "warp", rows_per_block = 2 : i64} {
+  %r = kiln.kernel "warp_rows" row_reduce ins(%a : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) attributes {block_size = 96 : i64, grid_size = 1 : i64, rows_per_block = 2 : i64} {
   ^bb0(%x: tensor<4x64xf32>, %o: tensor<4x64xf32>):
     %s = kiln.softmax %x : tensor<4x64xf32> -> tensor<4x64xf32>
     kiln.yield %s : tensor<4x64xf32>

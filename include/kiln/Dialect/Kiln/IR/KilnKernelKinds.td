@@ -43,14 +43,18 @@ def Kiln_KernelVariant : I32EnumAttr<"KernelVariant", "kernel template variant",
   I32EnumAttrCase<"Tiles", 2, "tiles">,
   I32EnumAttrCase<"ShortRows", 3, "short_rows">,
   I32EnumAttrCase<"QueryRows", 4, "query_rows">,
-  I32EnumAttrCase<"Flash", 5, "flash">
+  I32EnumAttrCase<"Flash", 5, "flash">,
+  I32EnumAttrCase<"WarpRows", 6, "warp_rows">,
+  I32EnumAttrCase<"BlockRows", 7, "block_rows">
 ]> {
   let cppNamespace = "::kiln";
   let genSpecializedAttr = 0;
   let description = [{
     Which of its kind's templates runs a kernel: pointwise `loop` or
     `channels_last_pool`; data_movement `loop`; transpose `tiles` (32x32) or
-    `short_rows`; attention `query_rows` or `flash` (KernelConfiguration.h).
+    `short_rows`; attention `query_rows` or `flash`; row_reduce `warp_rows`
+    (a warp per row) or `block_rows` (a block per row)
+    (KernelConfiguration.h).
   }];
 }
 

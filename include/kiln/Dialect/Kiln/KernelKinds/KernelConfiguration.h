@@ -29,6 +29,15 @@ constexpr int64_t kFlashAttentionMaxHeadSize = 128;
 constexpr int64_t kShortRowElements = 16;
 constexpr int64_t kShortRowSharedBytes = 32 * 1024;
 
+/// Row reductions of rows up to this many elements run a warp per row
+/// (warp_rows); longer rows a block per row (block_rows).
+constexpr int64_t kWarpRowElements = 1024;
+
+/// The number of elements each row of a row_reduce kernel's anchor reduces:
+/// a softmax's last dim, a layer_norm's dims from its axis on, a reduction's
+/// input elements per kept element.
+int64_t rowReduceLength(KernelOp kernel);
+
 /// The output dim of a transpose with |perm| that holds the input's
 /// innermost dim (the tiles' second dim; short rows need it second-innermost).
 int64_t outputDimOfInputInner(llvm::ArrayRef<int64_t> perm);
@@ -36,8 +45,8 @@ int64_t outputDimOfInputInner(llvm::ArrayRef<int64_t> perm);
 /// The variants of |kind|'s template, the general one (the fallback, which
 /// has no precondition beyond the kind's contract) first: pointwise: loop,
 /// channels_last_pool; data_movement: loop; transpose: tiles, short_rows;
-/// attention: query_rows, flash. Empty for row_reduce (its anchor's op picks
-/// the template) and library (no template).
+/// attention: query_rows, flash; row_reduce: warp_rows, block_rows. Empty
+/// for library (no template).
 llvm::ArrayRef<KernelVariant> kernelVariants(KernelKind kind);
 
 /// The variant that runs |kernel|: its recorded `variant`, else its kind's
@@ -51,8 +60,10 @@ std::string unmetVariantPrecondition(KernelOp kernel, KernelVariant variant,
                                      std::optional<int64_t> blockSize);
 
 /// The variant kiln-tile-kernels records for |kernel| at |blockSize|
-/// threads: the first specialised variant of its kind whose preconditions
-/// hold, else the general one; std::nullopt for kinds without variants.
+/// threads (0: not chosen yet): the first specialised variant of its kind
+/// whose preconditions hold, else the general one; for row_reduce,
+/// block_rows where rows are longer than kWarpRowElements and its
+/// preconditions hold; std::nullopt for kinds without variants.
 std::optional<KernelVariant> selectKernelVariant(KernelOp kernel,
                                                  int64_t blockSize);
 
