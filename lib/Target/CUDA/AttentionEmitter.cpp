@@ -9,8 +9,8 @@
 //    (batch, query row), grid-stride over the rows. The straightforward form:
 //  1. The query row goes to shared memory (computation type: float for
 //     f16/bf16/f32, double for f64).
-//  2. Keys are taken in chunks of at most 4096 (fewer when shared memory is
-//     short); each thread scores its keys of the chunk (dot product, scale,
+//  2. Keys are taken in chunks of `key_chunk` (tiling's choice: at most 4096,
+//     fewer when shared memory is short); each thread scores its keys of the chunk (dot product, scale,
 //     plus the mask read with broadcast indices) into shared memory.
 //  3. Online softmax across chunks: the running maximum m and sum l are
 //     rescaled by e^(m_old - m_new) when a chunk raises the maximum; so is
@@ -23,6 +23,7 @@
 // (AttentionOperands.cpp): the row kernel elementally, the flash kernel by
 // the strides of each operand's rows.
 #include "AttentionTemplates.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 
 #include <algorithm>
@@ -32,12 +33,6 @@
 using namespace mlir;
 
 namespace kiln::cuda {
-namespace {
-constexpr int64_t kMaxChunk = 4096;
-constexpr int64_t kSharedBytes = 48 * 1024; // Static shared memory limit.
-constexpr int64_t kMaxOutputsPerThread = 32;
-} // namespace
-
 ElementIndex BatchedOperands::indexOf(Value operand, int64_t rows, int64_t cols,
                                       const std::string &row,
                                       const std::string &col) const {
@@ -77,25 +72,22 @@ LogicalResult emitRowKernel(ElementalEmitter &emitter, AttentionOp attention,
   SmallVector<int64_t> batchShape(outShape.drop_back(2));
   int64_t rows = elementCount(outShape.drop_back(1));
   int64_t block = int64_t(kernel.getBlockSize().value_or(0));
-  if (block % 32 != 0 || block > 1024)
-    return emitter.error(nullptr)
-           << "block_size " << block << " is not a multiple of 32 up to 1024";
+  if (block <= 0)
+    return emitter.error(nullptr) << "has no block_size";
+  // The verifier checked a recorded variant; a hand-tiled kernel is checked
+  // here. The key chunk is tiling's (or the template's own for a kernel
+  // without one).
+  std::string unmet =
+      unmetVariantPrecondition(kernel, KernelVariant::QueryRows, block);
+  if (!unmet.empty())
+    return emitter.error(attention) << unmet;
+  int64_t chunk = int64_t(kernel.getKeyChunk().value_or(0));
+  if (chunk <= 0)
+    chunk = queryRowsKeyChunk(kernel);
+  int64_t perThread = (dv + block - 1) / block;
 
   Type type = elementTypeOf(attention.getQuery());
   std::string acc = ElementalEmitter::computeType(type);
-  int64_t accBytes = type.isF64() ? 8 : 4;
-  int64_t chunkBytes = kSharedBytes - (d + 32) * accBytes;
-  int64_t chunk = std::min({sk, kMaxChunk, chunkBytes / accBytes});
-  if (chunk < 32 && chunk < sk)
-    return emitter.error(attention)
-           << "head size " << d << " leaves too little shared memory";
-  chunk = std::max<int64_t>(chunk, 1);
-  int64_t perThread = (dv + block - 1) / block;
-  if (perThread > kMaxOutputsPerThread)
-    return emitter.error(attention)
-           << "value head size " << dv << " needs more than "
-           << kMaxOutputsPerThread << " outputs per thread at block_size "
-           << block;
 
   BatchedOperands operands(emitter, batchShape);
   auto operandAt = [&](Value operand, int64_t rowsOfFull, int64_t colsOfFull,

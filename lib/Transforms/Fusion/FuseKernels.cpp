@@ -238,7 +238,7 @@ void outline(Group &group, unsigned index) {
                                 : kernelName(ops, index)),
       KernelKindAttr::get(builder.getContext(), group.kind),
       inputs.getArrayRef(), ValueRange{destination}, nullptr, nullptr, nullptr,
-      nullptr, nullptr, nullptr, group.epilogue);
+      nullptr, nullptr, nullptr, nullptr, group.epilogue);
 
   Block *body = builder.createBlock(&kernel.getBody());
   IRMapping mapping;

@@ -313,7 +313,9 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     int64_t rows = output.getNumElements() /
                    std::max<int64_t>(output.getShape().back(), 1);
     setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize, 128);
-    chooseVariant(kernel);
+    if (chooseVariant(kernel) == KernelVariant::QueryRows)
+      setIfAbsent(kernel, &KernelOp::getKeyChunk, &KernelOp::setKeyChunk,
+                  queryRowsKeyChunk(kernel));
     setIfAbsent(kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
                 std::clamp<int64_t>(rows, 1, 64 * multiprocessors));
   }

@@ -219,6 +219,32 @@ func.func @warp_rows_block_size(%a: tensor<8x64xf32>) -> tensor<8x64xf32> {
 
 // -----
 
+func.func @query_rows_key_chunk(%q: tensor<1x64x64xf32>, %k: tensor<1x64x64xf32>, %v: tensor<1x64x64xf32>) -> tensor<1x64x64xf32> {
+  %e = kiln.empty : tensor<1x64x64xf32>
+  // expected-error @+1 {{'a' records variant 'query_rows', whose precondition does not hold: key_chunk 128 is more than 64 (the keys, at most 4096, that the shared memory holds)}}
+  %r = kiln.kernel "a" attention ins(%q, %k, %v : tensor<1x64x64xf32>, tensor<1x64x64xf32>, tensor<1x64x64xf32>) outs(%e : tensor<1x64x64xf32>) attributes {block_size = 128 : i64, key_chunk = 128 : i64, variant = #kiln.variant<query_rows>} {
+  ^bb0(%a: tensor<1x64x64xf32>, %b: tensor<1x64x64xf32>, %c: tensor<1x64x64xf32>, %o: tensor<1x64x64xf32>):
+    %y = kiln.attention %a, %b, %c {scale = 1.0 : f32} : tensor<1x64x64xf32>, tensor<1x64x64xf32>, tensor<1x64x64xf32> -> tensor<1x64x64xf32>
+    kiln.yield %y : tensor<1x64x64xf32>
+  } -> tensor<1x64x64xf32>
+  return %r : tensor<1x64x64xf32>
+}
+
+// -----
+
+func.func @query_rows_value_head(%q: tensor<1x8x64xf32>, %k: tensor<1x8x64xf32>, %v: tensor<1x8x2048xf32>) -> tensor<1x8x2048xf32> {
+  %e = kiln.empty : tensor<1x8x2048xf32>
+  // expected-error @+1 {{'a' records variant 'query_rows', whose precondition does not hold: value head size 2048 needs more than 32 outputs per thread at block_size 32}}
+  %r = kiln.kernel "a" attention ins(%q, %k, %v : tensor<1x8x64xf32>, tensor<1x8x64xf32>, tensor<1x8x2048xf32>) outs(%e : tensor<1x8x2048xf32>) attributes {block_size = 32 : i64, variant = #kiln.variant<query_rows>} {
+  ^bb0(%a: tensor<1x8x64xf32>, %b: tensor<1x8x64xf32>, %c: tensor<1x8x2048xf32>, %o: tensor<1x8x2048xf32>):
+    %y = kiln.attention %a, %b, %c {scale = 1.0 : f32} : tensor<1x8x64xf32>, tensor<1x8x64xf32>, tensor<1x8x2048xf32> -> tensor<1x8x2048xf32>
+    kiln.yield %y : tensor<1x8x2048xf32>
+  } -> tensor<1x8x2048xf32>
+  return %r : tensor<1x8x2048xf32>
+}
+
+// -----
+
 func.func @variant_of_another_kind(%a: tensor<4xf32>) -> tensor<4xf32> {
   %e = kiln.empty : tensor<4xf32>
   // expected-error @+1 {{'p' records variant 'flash', which is not a pointwise template (its templates: loop, channels_last_pool)}}

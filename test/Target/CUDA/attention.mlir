@@ -8,7 +8,7 @@
 // RUN: kiln-opt %s --kiln-fuse-kernels --kiln-tile-kernels | kiln-translate --emit-cuda | FileCheck %s
 
 // TILED-LABEL: func.func @attention_mask
-// TILED:         kiln.kernel "attention_0" attention ins({{.*}}) outs({{.*}}) attributes {block_size = 128 : i64, grid_size = 256 : i64, variant = #kiln.variant<query_rows>}
+// TILED:         kiln.kernel "attention_0" attention ins({{.*}}) outs({{.*}}) attributes {block_size = 128 : i64, grid_size = 256 : i64, key_chunk = 300 : i64, variant = #kiln.variant<query_rows>}
 // TILED-NEXT:    ^bb0
 // TILED-NEXT:      kiln.attention
 

@@ -42,7 +42,7 @@ LogicalResult KernelOp::verify() {
       return emitOpError("yields ")
              << value.getType() << " for result of type " << result.getType();
   for (auto name : {"block_size", "grid_size", "elements_per_thread",
-                    "vector_width", "rows_per_block"})
+                    "vector_width", "rows_per_block", "key_chunk"})
     if (auto value = (*this)->getAttrOfType<IntegerAttr>(name))
       if (value.getInt() <= 0)
         return emitOpError(name) << " must be positive, got " << value.getInt();

@@ -75,6 +75,52 @@ std::string rowsPrecondition(KernelOp kernel, bool warp,
   return "";
 }
 
+/// The bytes of a query_rows accumulator: double for f64, else float.
+int64_t queryRowsAccumulatorBytes(AttentionOp attention) {
+  return elementTypeOf(attention.getQuery()).isF64() ? 8 : 4;
+}
+
+/// The keys of a chunk that the shared memory left beside the query row of
+/// |attention| and 32 partials holds.
+int64_t queryRowsChunkCapacity(AttentionOp attention) {
+  int64_t accBytes = queryRowsAccumulatorBytes(attention);
+  int64_t d = shapeOf(attention.getKey()).back();
+  return (kQueryRowsSharedBytes - (d + 32) * accBytes) / accBytes;
+}
+
+/// query_rows: a block of whole warps (at most 1024 threads) per query row,
+/// each thread holding at most kQueryRowsMaxOutputs output columns, and key
+/// chunks of at least 32 keys (or all of them) that fit the shared memory.
+std::string queryRowsPrecondition(KernelOp kernel,
+                                  std::optional<int64_t> blockSize) {
+  auto attention = dyn_cast_or_null<AttentionOp>(getKernelAnchor(kernel));
+  if (!attention)
+    return "it has no kiln.attention";
+  int64_t sk = shapeOf(attention.getKey()).drop_back().back();
+  int64_t d = shapeOf(attention.getKey()).back();
+  int64_t dv = shapeOf(attention.getValue()).back();
+  int64_t capacity = queryRowsChunkCapacity(attention);
+  if (capacity < std::min<int64_t>(sk, 32))
+    return "head size " + std::to_string(d) +
+           " leaves shared memory for fewer than 32 keys";
+  if (std::optional<uint64_t> chunk = kernel.getKeyChunk())
+    if (int64_t(*chunk) > std::min({sk, kQueryRowsMaxKeyChunk, capacity}))
+      return "key_chunk " + std::to_string(*chunk) + " is more than " +
+             std::to_string(std::min({sk, kQueryRowsMaxKeyChunk, capacity})) +
+             " (the keys, at most " + std::to_string(kQueryRowsMaxKeyChunk) +
+             ", that the shared memory holds)";
+  if (!blockSize || *blockSize <= 0)
+    return "";
+  if (*blockSize % 32 != 0 || *blockSize > 1024)
+    return "block_size " + std::to_string(*blockSize) +
+           " is not a multiple of 32 up to 1024";
+  if ((dv + *blockSize - 1) / *blockSize > kQueryRowsMaxOutputs)
+    return "value head size " + std::to_string(dv) + " needs more than " +
+           std::to_string(kQueryRowsMaxOutputs) +
+           " outputs per thread at block_size " + std::to_string(*blockSize);
+  return "";
+}
+
 /// flash: f16/bf16 throughout, head sizes the tensor-core tiles take, q, k
 /// and v read from kernel inputs (or strided views of them) with 16-byte
 /// aligned rows, the output written in 4-byte pairs, kFlashAttentionWarps
@@ -137,6 +183,16 @@ std::string channelsLastPoolPrecondition(KernelOp kernel) {
 }
 
 } // namespace
+
+int64_t queryRowsKeyChunk(KernelOp kernel) {
+  auto attention = dyn_cast_or_null<AttentionOp>(getKernelAnchor(kernel));
+  if (!attention)
+    return 0;
+  int64_t sk = shapeOf(attention.getKey()).drop_back().back();
+  return std::max<int64_t>(
+      std::min({sk, kQueryRowsMaxKeyChunk, queryRowsChunkCapacity(attention)}),
+      1);
+}
 
 int64_t rowReduceLength(KernelOp kernel) {
   Operation *anchor = getKernelAnchor(kernel);
@@ -207,8 +263,9 @@ std::string unmetVariantPrecondition(KernelOp kernel, KernelVariant variant,
   switch (variant) {
   case KernelVariant::Loop:
   case KernelVariant::Tiles:
-  case KernelVariant::QueryRows:
     return ""; // The general templates: the kind's contract is enough.
+  case KernelVariant::QueryRows:
+    return queryRowsPrecondition(kernel, blockSize);
   case KernelVariant::ShortRows:
     return shortRowsPrecondition(kernel, blockSize);
   case KernelVariant::Flash:

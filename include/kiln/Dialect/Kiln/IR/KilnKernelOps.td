@@ -66,7 +66,8 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [
     - `attention`: one `kiln.attention` (softmax(scale q k^T + mask) v).
 
     Tiling adds the launch geometry as attributes (`block_size`, `grid_size`,
-    `elements_per_thread`, `vector_width`, `rows_per_block`) and,
+    `elements_per_thread`, `vector_width`, `rows_per_block`, and for
+    query-row attention `key_chunk`, the keys scored per pass) and,
     for kinds with several templates, the `variant` that runs the kernel;
     the emitter reads only those, so changing one changes the emitted CUDA.
 
@@ -91,6 +92,7 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [
                    OptionalAttr<I64Attr>:$elements_per_thread,
                    OptionalAttr<I64Attr>:$vector_width,
                    OptionalAttr<I64Attr>:$rows_per_block,
+                   OptionalAttr<I64Attr>:$key_chunk,
                    OptionalAttr<Kiln_KernelVariantAttr>:$variant,
                    OptionalAttr<Kiln_LibraryEpilogueAttr>:$epilogue);
   let results = (outs Variadic<AnyStaticShapeTensor>:$results);

@@ -29,6 +29,19 @@ constexpr int64_t kFlashAttentionMaxHeadSize = 128;
 constexpr int64_t kShortRowElements = 16;
 constexpr int64_t kShortRowSharedBytes = 32 * 1024;
 
+/// The query_rows attention kernel scores keys in chunks of at most
+/// kQueryRowsMaxKeyChunk, held in static shared memory (kQueryRowsSharedBytes)
+/// beside the query row and 32 partials; a thread accumulates at most
+/// kQueryRowsMaxOutputs output columns.
+constexpr int64_t kQueryRowsMaxKeyChunk = 4096;
+constexpr int64_t kQueryRowsSharedBytes = 48 * 1024;
+constexpr int64_t kQueryRowsMaxOutputs = 32;
+
+/// The keys per chunk of the query_rows template for |kernel|'s attention:
+/// the keys, capped at kQueryRowsMaxKeyChunk and at what the shared memory
+/// holds; 0 when |kernel| has no kiln.attention.
+int64_t queryRowsKeyChunk(KernelOp kernel);
+
 /// Row reductions of rows up to this many elements run a warp per row
 /// (warp_rows); longer rows a block per row (block_rows).
 constexpr int64_t kWarpRowElements = 1024;
