@@ -71,6 +71,20 @@ TEST(TensorFilesTest, RejectsDamagedNpy) {
   EXPECT_EQ(error, "not an .npy file");
 }
 
+// Found by the tensor-file fuzzer: a header that ends right after
+// 'fortran_order': threw std::out_of_range.
+TEST(TensorFilesTest, RejectsNpyKeyWithoutValue) {
+  std::string header = "{'descr': '<f4', 'shape': (1,), 'fortran_order':   ";
+  std::vector<uint8_t> bytes = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                                uint8_t(header.size()), 0};
+  bytes.insert(bytes.end(), header.begin(), header.end());
+  bytes.insert(bytes.end(), 4, 0);
+  HostTensor tensor;
+  std::string error;
+  EXPECT_FALSE(parseNpy(bytes.data(), bytes.size(), &tensor, &error));
+  EXPECT_EQ(error, "malformed .npy header (fortran_order has no value)");
+}
+
 struct ProtoCase {
   const char *hex, *name;
   kiln_dtype_t dtype;

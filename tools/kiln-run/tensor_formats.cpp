@@ -193,7 +193,10 @@ bool parseNpy(const uint8_t *data, size_t size, HostTensor *out,
   if (out->dtype == KILN_DTYPE_UNSPECIFIED)
     return fail(error, "unsupported .npy dtype '" + code +
                            "' (little-endian numbers only)");
-  if (header.compare(header.find_first_not_of(' ', fortran), 4, "True") == 0)
+  size_t fortranValue = header.find_first_not_of(' ', fortran);
+  if (fortranValue == std::string::npos)
+    return fail(error, "malformed .npy header (fortran_order has no value)");
+  if (header.compare(fortranValue, 4, "True") == 0)
     return fail(error, "Fortran-order .npy arrays are not supported");
   size_t open = header.find('(', shape), end = header.find(')', shape);
   if (open == std::string::npos || end == std::string::npos || end < open)
