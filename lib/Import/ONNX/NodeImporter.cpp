@@ -186,7 +186,9 @@ Value NodeImporter::createIntegerConstant(llvm::ArrayRef<int64_t> values,
 
 llvm::Expected<Value>
 NodeImporter::createConstant(const onnx::TensorProto &tensor) {
-  llvm::StringRef name = node.output_size() ? node.output(0) : "";
+  // Both arms StringRefs: a string and "" would make a temporary std::string.
+  llvm::StringRef name =
+      node.output_size() ? llvm::StringRef(node.output(0)) : llvm::StringRef();
   llvm::Expected<ElementsAttr> value =
       tensors.convert(tensor, "tensor '" + name.str() + "'", name);
   if (!value)
