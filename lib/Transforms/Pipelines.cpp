@@ -2,6 +2,7 @@
 #include "kiln/Transforms/Pipelines.h"
 
 #include "kiln/Transforms/Passes.h"
+#include "kiln/Transforms/RecordDimExprs.h"
 
 #include "mlir/Pass/PassRegistry.h"
 
@@ -40,6 +41,12 @@ void buildGraphPipeline(mlir::OpPassManager &pm,
     simplify.maxBytes = options.maxFoldBytes;
     pm.addPass(createKilnSimplifyGraph(simplify));
   }
+  // With a ranged dim (batch=1..64) the graph keeps run-time extents: show
+  // them as expressions of the ranged dims.
+  if (llvm::any_of(options.inputShapes, [](const std::string &entry) {
+        return llvm::StringRef(entry).contains("..");
+      }))
+    pm.addNestedPass<mlir::func::FuncOp>(createKilnRecordDimExprs());
 }
 
 void buildFusePipeline(mlir::OpPassManager &pm) {

@@ -41,13 +41,17 @@ def _compiler_module():
 
 def _shape_options(input_shapes):
     """kiln-compile's --input-shape strings from {"x": (8, 3, 224, 224),
-    "batch": 8} (a graph input or a dimension name)."""
+    "batch": 8, "seq": "16..512"} (a graph input, a dimension name, or a
+    dimension's range lo..hi[:opt], which kiln-compile checks)."""
     options = []
     for name, shape in (input_shapes or {}).items():
+        if isinstance(shape, str) and ".." in shape:
+            options.append(f"{name}={shape}")
+            continue
         dims = (shape,) if isinstance(shape, int) else tuple(shape)
         if not dims or not all(isinstance(d, int) and d >= 0 for d in dims):
-            raise ValueError(f"kiln.compile: input_shapes[{name!r}] must be a size or "
-                             f"a sequence of sizes, not {shape!r}")
+            raise ValueError(f"kiln.compile: input_shapes[{name!r}] must be a size, "
+                             f"a sequence of sizes or a range 'lo..hi', not {shape!r}")
         options.append(f"{name}=" + "x".join(str(d) for d in dims))
     return options
 
@@ -165,7 +169,7 @@ def compile(model, *, input_shapes=None, precision="fp16", gpu_arch="sm_90",
     model: an ONNX file path, an onnx.ModelProto, serialized ModelProto bytes,
     or a torch.nn.Module with |example_inputs| (exported by export_torch at
     the examples' shapes).
-    input_shapes: {graph input: shape} or {dimension name: size} for the
+    input_shapes: {graph input: shape} or {dimension name: size or "lo..hi"} for the
     symbolic dims (kiln-compile's --input-shape). precision: fp32, tf32, fp16
     or bf16 (fp32 accumulation). gpu_arch: "sm_90" or a list / comma list.
     external_weights: True leaves weights from the ONNX model's external-data

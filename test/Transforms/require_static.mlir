@@ -46,3 +46,25 @@ func.func @loop_condition(%y: tensor<f32> {kiln.name = "y"}) -> tensor<f32> {
   } : tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// Ranged dims: one error at the first op with run-time extents, naming them
+// as expressions of the ranged dims and the stage that cannot take them.
+func.func @ranged(%x: tensor<?x?x16xf32> {kiln.name = "x", kiln.dim_names = ["batch", "seq", ""]}) -> tensor<?x16xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>, seq = array<i64: 16, 512, 128>}} {
+  %shape = kiln.constant dense<[-1, 16]> : tensor<2xi64>
+  // expected-error @+1 {{result extents [batch*seq, 16] (batch in 1..64, seq in 16..512:128) are known only at run time; kernel fusion (kiln-fuse-kernels) does not take run-time extents yet: the kernel kinds' contracts do not say which extents may be run-time values, and tiling, memory planning and the artifact need static sizes after it (issue 18); 1 more op has run-time extents; pass --input-shape batch=N,seq=N for an artifact of one size}}
+  %0 = kiln.reshape %x, %shape : tensor<?x?x16xf32>, tensor<2xi64> -> tensor<?x16xf32>
+  %1 = kiln.relu %0 : tensor<?x16xf32> -> tensor<?x16xf32>
+  return %1 : tensor<?x16xf32>
+}
+
+// -----
+
+// A ranged dim beside an unranged one: the unranged one is named as before.
+// expected-error @+1 {{input 'y' has dynamic dim 0 ('other'); pass --input-shape other=N or y=N}}
+func.func @ranged_and_unranged(%x: tensor<?xf32> {kiln.name = "x", kiln.dim_names = ["batch"]}, %y: tensor<?xf32> {kiln.name = "y", kiln.dim_names = ["other"]})
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 8, 8>}} {
+  return
+}

@@ -72,8 +72,9 @@ llvm::cl::opt<uint64_t> convWorkspaceBytes(
     llvm::cl::init(64ull << 20), llvm::cl::cat(kiln::tools::kilnCategory()));
 llvm::cl::list<std::string> inputShapes(
     "input-shape",
-    llvm::cl::desc("Input or dimension sizes: name=8x128 or seq=128 "
-                   "(repeatable, comma-separated)"),
+    llvm::cl::desc("Input or dimension sizes: name=8x128 or seq=128, or a "
+                   "dimension's range seq=16..512[:opt] (repeatable, "
+                   "comma-separated)"),
     llvm::cl::CommaSeparated, llvm::cl::cat(kiln::tools::kilnCategory()));
 llvm::cl::list<std::string> bindInputOptions(
     "bind-input",

@@ -6,6 +6,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/Pipelines.h"
+#include "kiln/Transforms/RecordDimExprs.h"
 
 #include "mlir/Debug/Counter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -31,6 +32,7 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   kiln::registerKilnPasses();
+  kiln::registerKilnRecordDimExprs();
   kiln::registerKilnPipelines();
 
   cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),

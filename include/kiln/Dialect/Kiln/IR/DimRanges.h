@@ -1,0 +1,53 @@
+// The ranges of symbolic dimensions (`kiln.dim_ranges`): reading them from a
+// function and verifying the attribute.
+#ifndef KILN_DIALECT_KILN_IR_DIMRANGES_H
+#define KILN_DIALECT_KILN_IR_DIMRANGES_H
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+
+namespace kiln {
+
+/// The function attribute that maps a symbolic dimension name to its range,
+/// `kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}` (lo, hi, opt), written
+/// by kiln-specialize-shapes for `--input-shape batch=1..64`.
+inline constexpr llvm::StringLiteral kDimRangesAttrName = "kiln.dim_ranges";
+
+/// The sizes a ranged dimension takes at run time: lo <= opt <= hi, lo >= 1.
+/// `opt` is the size the compiler tunes for (TensorRT's optimisation profile).
+struct DimRange {
+  int64_t lo = 1;
+  int64_t hi = 1;
+  int64_t opt = 1;
+};
+
+/// "1..64" (with ":opt" when opt is not hi), as --input-shape spells it.
+std::string formatDimRange(const DimRange &range);
+
+/// The ranges recorded on |function| (its `kiln.dim_ranges`), by name in the
+/// attribute's (sorted) order; empty when there are none.
+llvm::MapVector<llvm::StringRef, DimRange>
+getDimRanges(mlir::Operation *function);
+
+/// The check of `kiln.dim_ranges` on |op|: a dictionary on a
+/// function, each entry `array<i64: lo, hi, opt>` with 1 <= lo <= opt <= hi,
+/// naming a dimension that some argument's `kiln.dim_names` gives to a
+/// dynamic dim (a specialised dim has no range).
+mlir::LogicalResult verifyDimRangesAttribute(mlir::Operation *op,
+                                             mlir::Attribute attribute);
+
+/// Checks the symbolic-dimension attributes in and under |root|:
+/// `kiln.dim_ranges` (verifyDimRangesAttribute) and `kiln.dim_exprs`
+/// (verifyDimExprsAttribute), with a located error for the first bad one.
+/// The passes that read them call it first. (Not a dialect attribute
+/// verifier: that hook changes the dialect's generated class, which every
+/// kiln source includes.)
+mlir::LogicalResult verifySymbolicDimAttributes(mlir::Operation *root);
+
+} // namespace kiln
+
+#endif // KILN_DIALECT_KILN_IR_DIMRANGES_H

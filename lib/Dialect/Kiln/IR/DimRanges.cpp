@@ -1,0 +1,106 @@
+// Reading and verifying `kiln.dim_ranges`, the ranges of symbolic dimensions,
+// and the check of every symbolic-dimension attribute.
+#include "kiln/Dialect/Kiln/IR/DimRanges.h"
+
+#include "kiln/Dialect/Kiln/IR/DimExpr.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+std::string formatDimRange(const DimRange &range) {
+  std::string text = std::to_string(range.lo) + ".." + std::to_string(range.hi);
+  if (range.opt != range.hi)
+    text += ":" + std::to_string(range.opt);
+  return text;
+}
+
+llvm::MapVector<StringRef, DimRange> getDimRanges(Operation *function) {
+  llvm::MapVector<StringRef, DimRange> ranges;
+  auto dictionary = function->getAttrOfType<DictionaryAttr>(kDimRangesAttrName);
+  if (!dictionary)
+    return ranges;
+  for (NamedAttribute entry : dictionary) {
+    auto values = dyn_cast<DenseI64ArrayAttr>(entry.getValue());
+    if (values && values.size() == 3)
+      ranges[entry.getName().getValue()] =
+          DimRange{values[0], values[1], values[2]};
+  }
+  return ranges;
+}
+
+/// Whether some argument of |function| names a dim |name|, and whether every
+/// dim of that name is dynamic (|staticDim| set to the first static one).
+static bool findNamedDim(FunctionOpInterface function, StringRef name,
+                         std::string &staticDim) {
+  bool found = false;
+  for (unsigned i = 0; i < function.getNumArguments(); ++i) {
+    auto dimNames = function.getArgAttrOfType<ArrayAttr>(i, "kiln.dim_names");
+    auto type = dyn_cast<RankedTensorType>(function.getArgument(i).getType());
+    if (!dimNames || !type)
+      continue;
+    for (auto [d, dimName] : llvm::enumerate(dimNames)) {
+      auto text = dyn_cast<StringAttr>(dimName);
+      if (!text || text.getValue() != name || int64_t(d) >= type.getRank())
+        continue;
+      found = true;
+      if (!type.isDynamicDim(d) && staticDim.empty())
+        staticDim = "argument " + std::to_string(i) + " dim " +
+                    std::to_string(d) + " is " +
+                    std::to_string(type.getDimSize(d));
+    }
+  }
+  return found;
+}
+
+LogicalResult verifyDimRangesAttribute(Operation *op, Attribute attribute) {
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return op->emitOpError()
+           << "'" << kDimRangesAttrName << "' belongs on a function";
+  auto dictionary = dyn_cast<DictionaryAttr>(attribute);
+  if (!dictionary)
+    return op->emitOpError() << "'" << kDimRangesAttrName
+                             << "' must be a dictionary of dimension ranges";
+  for (NamedAttribute entry : dictionary) {
+    StringRef name = entry.getName().getValue();
+    auto values = dyn_cast<DenseI64ArrayAttr>(entry.getValue());
+    if (!values || values.size() != 3)
+      return op->emitOpError()
+             << "range of dimension '" << name
+             << "' must be array<i64: lo, hi, opt>, not " << entry.getValue();
+    int64_t lo = values[0], hi = values[1], opt = values[2];
+    if (lo < 1 || lo > hi || opt < lo || opt > hi)
+      return op->emitOpError()
+             << "range of dimension '" << name << "' needs 1 <= lo <= opt <= "
+             << "hi, not lo " << lo << ", hi " << hi << ", opt " << opt;
+    std::string staticDim;
+    if (!findNamedDim(function, name, staticDim))
+      return op->emitOpError() << "range of dimension '" << name
+                               << "': no argument has a dimension of that name";
+    if (!staticDim.empty())
+      return op->emitOpError()
+             << "range of dimension '" << name << "' on a static dimension ("
+             << staticDim << ")";
+  }
+  return success();
+}
+
+LogicalResult verifySymbolicDimAttributes(Operation *root) {
+  WalkResult result = root->walk([](Operation *op) {
+    if (Attribute ranges = op->getAttr(kDimRangesAttrName))
+      if (failed(verifyDimRangesAttribute(op, ranges)))
+        return WalkResult::interrupt();
+    if (Attribute exprs = op->getAttr(kDimExprsAttrName))
+      if (failed(verifyDimExprsAttribute(op, exprs)))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+} // namespace kiln

@@ -1,0 +1,138 @@
+# Writes the small BERT-like and CNN-like ONNX models with symbolic dims that test/Transforms/symbolic_shapes.test compiles with ranged --input-shape values.
+"""Usage: symbolic_dims_models.py bert|cnn MODEL.onnx
+
+bert: ids [batch, seq] (int64) and mask [batch, seq] (float). Token
+embedding Gather plus a position table sliced to seq by Shape -> Gather ->
+Unsqueeze -> Slice, LayerNormalization, two heads of 8 (Q, K, V MatMul + Add,
+heads split by a Reshape whose shape is built by Shape -> Gather -> Concat,
+Transposes), scores scaled by Div, masked by Add of the Unsqueezed mask,
+Softmax, heads merged by Reshape [0, 0, -1]. Outputs: `pooled` (Reshape
+[-1, 16] -> Gemm to 4 -> ReduceMean over axis 1: [batch*seq]) and `doubled`
+(Concat of the hidden state with itself on the seq axis: [batch, seq*2, 16]).
+
+cnn: x [batch, 3, 16, 16]. Conv 8 3x3 pad 1, Relu, MaxPool 2x2 stride 2,
+then `logits` (Flatten -> Gemm to 10 -> Softmax: [batch, 10]) and `features`
+(GlobalAveragePool, Reshape to Concat(Shape(x)[0:1], [-1]): [batch, 8]).
+"""
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def weight(rng, name, *shape):
+    return numpy_helper.from_array(
+        rng.uniform(-0.5, 0.5, shape).astype(np.float32), name)
+
+
+def ints(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def bert():
+    rng = np.random.RandomState(0)
+    n = helper.make_node
+    inits = [weight(rng, "tokens", 100, 16), weight(rng, "positions", 64, 16),
+             weight(rng, "ln_scale", 16), weight(rng, "ln_bias", 16),
+             weight(rng, "w_pool", 16, 4), numpy_helper.from_array(
+                 np.array(np.sqrt(8.0), dtype=np.float32), "sqrt_head"),
+             ints("zero", [0]), ints("i0", 0), ints("i1", 1),
+             ints("heads", [2, 8]), ints("merge", [0, 0, -1]),
+             ints("flat", [-1, 16]), ints("mask_axes", [1, 2]),
+             ints("mean_axes", [1])]
+    nodes = [
+        n("Gather", ["tokens", "ids"], ["embedded"], name="embed"),
+        n("Shape", ["ids"], ["ids_shape"], name="ids_shape"),
+        n("Gather", ["ids_shape", "i1"], ["seq"], name="seq_of"),
+        n("Unsqueeze", ["seq", "zero"], ["seq_1d"], name="seq_1d"),
+        n("Slice", ["positions", "zero", "seq_1d", "zero"], ["pos"],
+          name="pos_slice"),
+        n("Add", ["embedded", "pos"], ["summed"], name="add_pos"),
+        n("LayerNormalization", ["summed", "ln_scale", "ln_bias"], ["h"],
+          name="ln", axis=-1),
+        n("Shape", ["h"], ["h_shape"], name="h_shape"),
+        n("Gather", ["h_shape", "i0"], ["b"], name="batch_of"),
+        n("Unsqueeze", ["b", "zero"], ["b_1d"], name="b_1d"),
+        n("Concat", ["b_1d", "seq_1d", "heads"], ["split_shape"],
+          name="split_shape", axis=0),
+    ]
+    for head, perm in (("q", [0, 2, 1, 3]), ("k", [0, 2, 3, 1]),
+                       ("v", [0, 2, 1, 3])):
+        inits += [weight(rng, f"w_{head}", 16, 16), weight(rng, f"b_{head}", 16)]
+        nodes += [
+            n("MatMul", ["h", f"w_{head}"], [f"{head}_mm"], name=f"{head}_mm"),
+            n("Add", [f"{head}_mm", f"b_{head}"], [f"{head}_flat"],
+              name=f"{head}_bias"),
+            n("Reshape", [f"{head}_flat", "split_shape"], [f"{head}_split"],
+              name=f"{head}_split"),
+            n("Transpose", [f"{head}_split"], [f"{head}_t"], name=f"{head}_t",
+              perm=perm),
+        ]
+    nodes += [
+        n("MatMul", ["q_t", "k_t"], ["scores"], name="scores"),
+        n("Div", ["scores", "sqrt_head"], ["scaled"], name="scale"),
+        n("Unsqueeze", ["mask", "mask_axes"], ["mask_4d"], name="mask_4d"),
+        n("Add", ["scaled", "mask_4d"], ["masked"], name="mask_add"),
+        n("Softmax", ["masked"], ["probs"], name="softmax", axis=-1),
+        n("MatMul", ["probs", "v_t"], ["context"], name="context"),
+        n("Transpose", ["context"], ["context_t"], name="context_t",
+          perm=[0, 2, 1, 3]),
+        n("Reshape", ["context_t", "merge"], ["merged"], name="merge_heads"),
+        n("Reshape", ["merged", "flat"], ["rows"], name="rows"),
+        n("Gemm", ["rows", "w_pool"], ["projected"], name="pool_gemm"),
+        n("ReduceMean", ["projected", "mean_axes"], ["pooled"],
+          name="pool_mean", keepdims=0),
+        n("Concat", ["merged", "merged"], ["doubled"], name="double_seq",
+          axis=1),
+    ]
+    inputs = [
+        helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", "seq"]),
+        helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", "seq"]),
+    ]
+    outputs = [
+        helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["rows"]),
+        helper.make_tensor_value_info("doubled", TensorProto.FLOAT, ["batch", "seq2", 16]),
+    ]
+    return helper.make_graph(nodes, "bert_like", inputs, outputs, inits)
+
+
+def cnn():
+    rng = np.random.RandomState(1)
+    n = helper.make_node
+    inits = [weight(rng, "w_conv", 8, 3, 3, 3), weight(rng, "b_conv", 8),
+             weight(rng, "w_fc", 512, 10), ints("minus_one", [-1])]
+    nodes = [
+        n("Conv", ["x", "w_conv", "b_conv"], ["c"], name="conv",
+          pads=[1, 1, 1, 1]),
+        n("Relu", ["c"], ["r"], name="relu"),
+        n("MaxPool", ["r"], ["p"], name="pool", kernel_shape=[2, 2],
+          strides=[2, 2]),
+        n("Flatten", ["p"], ["flat"], name="flatten", axis=1),
+        n("Gemm", ["flat", "w_fc"], ["fc"], name="fc"),
+        n("Softmax", ["fc"], ["logits"], name="softmax", axis=-1),
+        n("GlobalAveragePool", ["p"], ["gap"], name="gap"),
+        n("Shape", ["x"], ["batch_1d"], name="batch_of", start=0, end=1),
+        n("Concat", ["batch_1d", "minus_one"], ["feature_shape"],
+          name="feature_shape", axis=0),
+        n("Reshape", ["gap", "feature_shape"], ["features"], name="features"),
+    ]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                            ["batch", 3, 16, 16])]
+    outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 10]),
+               helper.make_tensor_value_info("features", TensorProto.FLOAT, ["batch", 8])]
+    return helper.make_graph(nodes, "cnn_like", inputs, outputs, inits)
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in ("bert", "cnn"):
+        sys.exit(__doc__)
+    graph = bert() if sys.argv[1] == "bert" else cnn()
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, sys.argv[2])
+
+
+if __name__ == "__main__":
+    main()
