@@ -134,6 +134,13 @@ def test_argument_errors(model_path, arguments, match):
         kiln.compile(model_path("mlp"), **arguments)
 
 
+def test_dimension_range_reaches_the_boundary(model_path):
+    # A range keeps batch symbolic through the graph passes; compiling on
+    # stops where run-time extents are not supported yet (issue 18).
+    with pytest.raises(kiln.CompileError, match="batch in 1..8.*kernel fusion"):
+        kiln.compile(model_path("mlp"), input_shapes={"batch": "1..8"})
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(FileNotFoundError):
         kiln.compile(str(tmp_path / "absent.onnx"))
