@@ -98,7 +98,7 @@ rm -f "$log"
 # of range with a message naming the step, its ONNX node, the kernel, the
 # index, the bound and the axis, in graph mode and in debug mode.
 if [[ -f "$out/bounds/gather.kiln" ]]; then
-  expected="step 0 'BOUNDS_STEP' (launch; ONNX nodes: /embeddings/Gather (Gather)) in CUDA kernel BOUNDS_KERNEL: Gather index 50321 out of range [-30522, 30522) on axis 0"
+  expected="kiln-run: run: INVALID_ARGUMENT: step 0 'gather_0' \\(launch; ONNX nodes: /embeddings/Gather \\(Gather\\)\\) in CUDA kernel kiln_data_movement_[0-9a-f]{16}: Gather index 50321 out of range \\[-30522, 30522\\) on axis 0; the index came from the data"
   for mode in graph debug; do
     flags=()
     [[ $mode == debug ]] && flags=(--debug)
@@ -112,7 +112,7 @@ if [[ -f "$out/bounds/gather.kiln" ]]; then
     "$kiln_run" "$out/bounds/gather.kiln" --inputs "$out/bounds/bad" "${flags[@]}" >"$log" 2>&1
     status=$?
     if [[ $status -eq 3 ]]; then note "bounds_checks/$mode/out_of_range" skip "no CUDA device"
-    elif [[ $status -ne 0 ]] && grep -qF "INVALID_ARGUMENT" "$log" && grep -qF "$expected" "$log"; then
+    elif [[ $status -ne 0 ]] && grep -qE "$expected" "$log"; then
       note "bounds_checks/$mode/out_of_range" pass "$(grep -m1 -F 'index 50321' "$log" | cut -c1-300)"
     else note "bounds_checks/$mode/out_of_range" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-400)"; fi
     rm -f "$log"
