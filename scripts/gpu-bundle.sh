@@ -57,6 +57,32 @@ import numpy as np
 np.save(sys.argv[1], np.random.RandomState(5).uniform(0.1, 1, (3, 64)).astype(np.float32))
 PY
 
+# 3b. Bounds checks (issue 15): a Gather over a [30522, 4] table compiled
+# with --bounds-checks, with ids in range (gpu-test.sh compares the output
+# with numpy's table[ids]) and with one index out of range (the run must
+# fail naming the step, the ONNX node, the index, the bound and the axis).
+mkdir -p "$out/bounds/good" "$out/bounds/bad" "$out/bounds/want"
+"$python" "$root/test/Inputs/gen_model.py" node "$work/gather.onnx" --op Gather \
+  --name /embeddings/Gather --init table:float:30522,4=range \
+  --in ids:int64:2,3 --inputs table,ids --attr axis=0
+echo "== compile bounds/gather.kiln (--bounds-checks)"
+"$build/bin/kiln-compile" "$work/gather.onnx" --bounds-checks --gpu-arch "$arch" \
+  -o "$out/bounds/gather.kiln" 2>&1 | sed 's/^/   /'
+"$python" - "$work/gather.onnx" "$out/bounds" <<'PY'
+import sys
+import numpy as np
+import onnx
+from onnx import numpy_helper
+model, out = onnx.load(sys.argv[1]), sys.argv[2]
+table = numpy_helper.to_array(model.graph.initializer[0])
+good = np.array([[0, 5, -1], [30521, 7, -30522]], dtype=np.int64)
+np.save(f"{out}/good/ids.npy", good)
+np.save(f"{out}/want/y.npy", table[good])
+bad = good.copy()
+bad[1, 1] = 50321
+np.save(f"{out}/bad/ids.npy", bad)
+PY
+
 # 4. The runtime package as a user installs it, and examples/embed built
 # against it (CMake and pkg-config; scripts/install-embed.sh), with the sum of
 # squares of each MLP output that onnxruntime gives for the examples' input

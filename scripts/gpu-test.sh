@@ -93,6 +93,32 @@ elif [[ $status -ne 0 ]] && grep -q "'x'" "$log"; then
 else note "wrong_input_shape" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-300)"; fi
 rm -f "$log"
 
+# 4b. Bounds checks (issue 15): the Gather compiled with --bounds-checks
+# computes table[ids] for ids in range, and fails a run with one index out
+# of range with a message naming the step, its ONNX node, the kernel, the
+# index, the bound and the axis, in graph mode and in debug mode.
+if [[ -f "$out/bounds/gather.kiln" ]]; then
+  expected="kiln-run: run: INVALID_ARGUMENT: step 0 'gather_0' \\(launch; ONNX nodes: /embeddings/Gather \\(Gather\\)\\) in CUDA kernel kiln_data_movement_[0-9a-f]{16}: Gather index 50321 out of range \\[-30522, 30522\\) on axis 0; the index came from the data"
+  for mode in graph debug; do
+    flags=()
+    [[ $mode == debug ]] && flags=(--debug)
+    log="$(mktemp)"
+    "$kiln_run" "$out/bounds/gather.kiln" --inputs "$out/bounds/good" \
+      --expect "$out/bounds/want" --rtol 0 --atol 0 "${flags[@]}" >"$log" 2>&1
+    status=$?
+    if [[ $status -eq 3 ]]; then note "bounds_checks/$mode/in_range" skip "no CUDA device"
+    elif [[ $status -eq 0 ]]; then note "bounds_checks/$mode/in_range" pass "$(grep -m1 -iE 'rel|max' "$log" | cut -c1-200)"
+    else note "bounds_checks/$mode/in_range" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-300)"; fi
+    "$kiln_run" "$out/bounds/gather.kiln" --inputs "$out/bounds/bad" "${flags[@]}" >"$log" 2>&1
+    status=$?
+    if [[ $status -eq 3 ]]; then note "bounds_checks/$mode/out_of_range" skip "no CUDA device"
+    elif [[ $status -ne 0 ]] && grep -qE "$expected" "$log"; then
+      note "bounds_checks/$mode/out_of_range" pass "$(grep -m1 -F 'index 50321' "$log" | cut -c1-300)"
+    else note "bounds_checks/$mode/out_of_range" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-400)"; fi
+    rm -f "$log"
+  done
+fi
+
 # 5. examples/embed, built here against the installed package (CMake:
 # embed_c, embed_cpp; pkg-config: embed_c_pkgconfig), runs the MLP through
 # libkiln_runtime.so; each output's sum of squares must be within 1e-5

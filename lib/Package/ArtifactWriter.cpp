@@ -71,7 +71,7 @@ std::string writeArtifactFile(ModelT &model, const SectionList &sections) {
   std::string file(fileSize, '\0');
   ArtifactHeader header{};
   std::memcpy(header.magic, kMagic, sizeof(kMagic));
-  header.formatVersion = kFormatVersion;
+  header.formatVersion = model.format_version;
   header.headerSize = sizeof(ArtifactHeader);
   header.manifestOffset = sizeof(ArtifactHeader);
   header.manifestSize = manifestSize;

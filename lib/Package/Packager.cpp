@@ -87,7 +87,11 @@ LogicalResult buildArtifact(ModuleOp module, const CUDAModule &cuda,
     return failure();
 
   ModelT model;
-  model.format_version = kFormatVersion;
+  // Bounds-checked kernels take parameters a version-1 runtime would not
+  // pass: only their artifacts need the newer format.
+  model.bounds_checks = hasBoundsChecks(module);
+  model.format_version =
+      model.bounds_checks ? kBoundsChecksFormatVersion : kFormatVersion;
   model.compiler_version = options.compilerVersion.empty()
                                ? getCompilerVersion()
                                : options.compilerVersion;

@@ -29,6 +29,7 @@ class ArtifactInfo:
     """What kiln.inspect reads from an artifact."""
 
     format_version: int
+    bounds_checks: bool  # Compiled with bounds_checks=True (format 2).
     compiler_version: str
     cuda_version: str
     source_model: str
@@ -79,7 +80,8 @@ def describe_bytes(data, what="artifact"):
         activation_arena_bytes=entry["activation_arena_bytes"],
         workspace_bytes=entry["workspace_bytes"]) for entry in raw["entry_points"])
     return ArtifactInfo(
-        format_version=raw["format_version"], compiler_version=raw["compiler_version"],
+        format_version=raw["format_version"], bounds_checks=raw["bounds_checks"],
+        compiler_version=raw["compiler_version"],
         cuda_version=raw["cuda_version"], source_model=raw["source_model"],
         archs=tuple(raw["archs"]), kernels=raw["kernels"], weights=raw["weights"],
         weight_arena_bytes=raw["weight_arena_bytes"],

@@ -163,7 +163,7 @@ def _read_model(model):
 
 def compile(model, *, input_shapes=None, precision="fp16", gpu_arch="sm_90",
             external_weights=None, example_inputs=None, max_streams=4,
-            cache_dir=None):
+            bounds_checks=False, cache_dir=None):
     """Compiles |model| into a kiln.Artifact.
 
     model: an ONNX file path, an onnx.ModelProto, serialized ModelProto bytes,
@@ -175,6 +175,10 @@ def compile(model, *, input_shapes=None, precision="fp16", gpu_arch="sm_90",
     external_weights: True leaves weights from the ONNX model's external-data
     file there (the artifact references them by hash), False copies them in;
     None decides by size (over 64 MiB stay external).
+    bounds_checks: kernels check every data-dependent index (Gather,
+    GatherElements, GatherND, ScatterElements, ScatterND) on the device, and a
+    run with an index out of range fails naming the step, its ONNX nodes, the
+    index, the bound and the axis (kiln-compile --bounds-checks).
     cache_dir (default: $KILN_CACHE_DIR): keep artifacts by the model's
     content and these options, and return a kept one instead of compiling,
     also where this installation has no compiler (docs/python.md). Torch
@@ -189,7 +193,8 @@ def compile(model, *, input_shapes=None, precision="fp16", gpu_arch="sm_90",
     shapes = _shape_options(input_shapes)
     cache_dir = cache_dir or os.environ.get("KILN_CACHE_DIR") or None
     options = dict(input_shapes=shapes, precision=precision, gpu_arch=archs,
-                   external_weights=external_weights, max_streams=int(max_streams))
+                   external_weights=external_weights, max_streams=int(max_streams),
+                   bounds_checks=bool(bounds_checks))
 
     if not cache_dir:
         _compiler_module()  # Before reading or exporting what could not be compiled.
@@ -225,7 +230,8 @@ def _compile_bytes(data, source, options, cache_dir):
         raise
     result = compiler.compile_onnx(data, source, options["input_shapes"],
                                    options["precision"], options["gpu_arch"],
-                                   options["external_weights"], options["max_streams"])
+                                   options["external_weights"], options["max_streams"],
+                                   options["bounds_checks"])
     if not result["ok"]:
         raise CompileError(result["errors"], os.path.basename(source))
     artifact = Artifact(

@@ -118,6 +118,7 @@ private:
     if (!imported)
       return fail(llvm::toString(imported.takeError()));
     module = std::move(*imported);
+    kiln::setBoundsChecks(*module, request.boundsChecks);
     return true;
   }
 

@@ -31,6 +31,9 @@ struct CompileRequest {
   uint64_t externalWeightsThreshold = 64ull << 20;
   /// Most CUDA streams the schedule uses.
   int64_t maxStreams = 4;
+  /// kiln-compile's --bounds-checks: kernels check their data-dependent
+  /// indices on the device.
+  bool boundsChecks = false;
 };
 
 struct CompileResult {

@@ -126,6 +126,7 @@ void writeEntryPoint(std::ostringstream &out, const schema::EntryPoint &entry) {
 std::string describeManifest(const schema::Model &manifest) {
   std::ostringstream out;
   out << "{\"format_version\":" << manifest.format_version()
+      << ",\"bounds_checks\":" << (manifest.bounds_checks() ? "true" : "false")
       << ",\"compiler_version\":";
   writeString(out, str(manifest.compiler_version()));
   out << ",\"cuda_version\":";

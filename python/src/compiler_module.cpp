@@ -21,7 +21,8 @@ namespace {
 nb::dict compileONNX(nb::bytes model, const std::string &sourcePath,
                      const std::vector<std::string> &inputShapes,
                      const std::string &precision, const std::string &gpuArchs,
-                     std::optional<bool> externalWeights, int64_t maxStreams) {
+                     std::optional<bool> externalWeights, int64_t maxStreams,
+                     bool boundsChecks) {
   CompileRequest request;
   request.modelBytes.assign(model.c_str(), model.size());
   request.sourcePath = sourcePath;
@@ -30,6 +31,7 @@ nb::dict compileONNX(nb::bytes model, const std::string &sourcePath,
   request.gpuArchs = gpuArchs;
   request.externalWeights = externalWeights;
   request.maxStreams = maxStreams;
+  request.boundsChecks = boundsChecks;
   CompileResult result;
   {
     // Compiling takes seconds and touches no Python object.
@@ -55,5 +57,6 @@ NB_MODULE(_compiler, module) {
   module.def("compile_onnx", &compileONNX, nb::arg("model"),
              nb::arg("source_path"), nb::arg("input_shapes"),
              nb::arg("precision"), nb::arg("gpu_archs"),
-             nb::arg("external_weights").none(), nb::arg("max_streams"));
+             nb::arg("external_weights").none(), nb::arg("max_streams"),
+             nb::arg("bounds_checks"));
 }

@@ -55,6 +55,18 @@ def test_integer_inputs(model_path):
     assert artifact.outputs[0].shape == (2, 7, 16)
 
 
+def test_bounds_checks(model_path):
+    """bounds_checks=True gives a format-2 artifact that says so; the default
+    stays format 1 (the runtime's side: runtime/test/bounds_checks_test.cpp
+    and scripts/gpu-test.sh)."""
+    checked = kiln.compile(model_path("embedding"), input_shapes={"batch": 2},
+                           precision="fp32", bounds_checks=True)
+    plain = kiln.compile(model_path("embedding"), input_shapes={"batch": 2},
+                         precision="fp32")
+    assert (checked.info.format_version, checked.info.bounds_checks) == (2, True)
+    assert (plain.info.format_version, plain.info.bounds_checks) == (1, False)
+
+
 def test_several_archs(model_path):
     artifact = kiln.compile(model_path("pointwise"), gpu_arch=["sm_90", "sm_80"])
     assert artifact.info.archs == ("sm_90", "sm_80")

@@ -83,10 +83,12 @@ static kiln_status_t checkHeader(const uint8_t *data, size_t size,
     return Error(KILN_STATUS_INVALID_ARGUMENT)
            << describe
            << ": not a kiln artifact (it does not start with \"KILNART\")";
-  if (header->formatVersion != kFormatVersion)
+  if (header->formatVersion < kFormatVersion ||
+      header->formatVersion > kNewestFormatVersion)
     return Error(KILN_STATUS_INCOMPATIBLE)
            << describe << ": artifact format " << header->formatVersion
-           << ", this runtime reads " << kFormatVersion;
+           << ", this runtime reads " << kFormatVersion << " to "
+           << kNewestFormatVersion;
   if (header->headerSize != sizeof(ArtifactHeader))
     return Error(KILN_STATUS_DATA_LOSS)
            << describe << ": header size " << header->headerSize
@@ -211,6 +213,15 @@ kiln_status_t readArtifact(const uint8_t *data, size_t size,
            << describe << ": the manifest says format "
            << manifest->format_version() << ", the header "
            << header.formatVersion;
+  // Format 2 is exactly the bounds-checked artifacts: their kernels take
+  // parameters that a format-1 launch does not pass.
+  if (manifest->bounds_checks() !=
+      (header.formatVersion == kBoundsChecksFormatVersion))
+    return Error(KILN_STATUS_DATA_LOSS)
+           << describe << ": format " << header.formatVersion
+           << (manifest->bounds_checks() ? " with" : " without")
+           << " bounds-checked kernels (format " << kBoundsChecksFormatVersion
+           << " has them, format " << kFormatVersion << " not)";
   KILN_RETURN_IF_ERROR(
       checkSections(*manifest, header.manifestOffset + header.manifestSize,
                     data, size, describe));

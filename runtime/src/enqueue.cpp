@@ -4,6 +4,8 @@
 #include "session.h"
 #include "status.h"
 
+#include "kiln/artifact_format.h"
+
 namespace kiln::runtime {
 
 using namespace kiln::artifact;
@@ -15,11 +17,19 @@ kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
   cudaError_t error = cudaSuccess;
   switch (step.kind) {
   case StepKind_Launch: {
-    void *values[256];
-    void *parameters[256];
-    for (size_t i = 0; i < step.args.size(); ++i) {
+    void *values[kMaxKernelParameters + kBoundsCheckParameters];
+    void *parameters[kMaxKernelParameters + kBoundsCheckParameters];
+    size_t count = step.args.size();
+    for (size_t i = 0; i < count; ++i) {
       values[i] = addresses[step.args[i]];
       parameters[i] = &values[i];
+    }
+    // Bounds-checked kernels: the fault record and this step's index.
+    unsigned long long stepIndex = index;
+    if (session.boundsRecord) {
+      values[count] = session.boundsRecord;
+      parameters[count] = &values[count];
+      parameters[count + 1] = &stepIndex;
     }
     // Programmatic dependent launch: the kernel may be scheduled while the
     // previous kernel on the stream drains (hiding the launch gap between

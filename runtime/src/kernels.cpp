@@ -3,6 +3,8 @@
 #include "model.h"
 #include "status.h"
 
+#include "kiln/artifact_format.h"
+
 #include <cstdio>
 #include <map>
 
@@ -85,6 +87,12 @@ kiln_status_t loadKernels(kiln_model_s *model) {
   const Model &manifest = model->manifest();
   uint32_t count = manifest.kernels() ? manifest.kernels()->size() : 0;
   std::vector<uint32_t> parameterCounts = kernelParameterCounts(manifest);
+  // Bounds-checked kernels take the fault record and the step index last
+  // (the step index, an unsigned 64-bit value, has a pointer's size).
+  if (manifest.bounds_checks())
+    for (uint32_t &parameters : parameterCounts)
+      if (parameters != kNotLaunched)
+        parameters += kBoundsCheckParameters;
   std::map<int64_t, cudaLibrary_t> bySection;
   for (uint32_t k = 0; k < count; ++k) {
     const Kernel &kernel = *manifest.kernels()->Get(k);

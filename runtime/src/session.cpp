@@ -3,6 +3,7 @@
 #include "session.h"
 #include "arena_layout.h"
 #include "bindings.h"
+#include "bounds_checks.h"
 #include "device_memory.h"
 #include "options.h"
 #include "status.h"
@@ -52,6 +53,7 @@ kiln_session_s::~kiln_session_s() {
       cudnnDestroy(handle);
   if (arena)
     cudaFree(arena);
+  kiln::runtime::freeBoundsRecord(this);
 
   kiln_model_release(model);
 }
@@ -92,6 +94,7 @@ kiln_status_t initialize(kiln_session_s *session) {
       session->workspaces[stream] =
           static_cast<char *>(session->arena) + layout.workspaceOffsets[stream];
   }
+  KILN_RETURN_IF_ERROR(allocateBoundsRecord(session));
   KILN_RETURN_IF_ERROR(
       cublasStatus(cublasLtCreate(&session->cublas), "cublasLtCreate"));
   session->streams.assign(streams, nullptr);

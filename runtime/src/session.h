@@ -8,6 +8,8 @@
 #include "gemm.h"
 #include "model.h"
 
+#include "kiln/artifact_format.h"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -135,6 +137,13 @@ struct kiln_session_s {
   /// The first device fault a run of this session reported (DEVICE_FAULT):
   /// the context is unusable, and later runs say so without touching it.
   std::string deviceFault;
+  /// Bounds-checked artifacts (Model.bounds_checks): the device record the
+  /// kernels' failed index checks write, its pinned host copy, and whether a
+  /// run was captured into a caller's graph since the record was last read
+  /// (a replay may have written it).
+  void *boundsRecord = nullptr;
+  kiln::artifact::BoundsFaultRecord *boundsRecordHost = nullptr;
+  bool replayedSinceBoundsCheck = false;
   std::vector<kiln::runtime::PreparedStep> steps;
   std::vector<kiln::runtime::Binding> inputs, outputs;
   // Graph mode.

@@ -1,6 +1,7 @@
 // kiln_session_run's work: host staging, CUDA graph capture/update/replay, and
 // step-by-step debug and profile runs.
 #include "bindings.h"
+#include "bounds_checks.h"
 #include "gpu_timing.h"
 #include "session.h"
 #include "status.h"
@@ -215,6 +216,9 @@ kiln_status_t runStepByStep(kiln_session_s *session,
       where += " in CUDA kernel " + step.symbol;
     KILN_RETURN_IF_ERROR(cudaStatus(cudaStreamSynchronize(stream), where));
     KILN_RETURN_IF_ERROR(cudaStatus(cudaGetLastError(), where));
+    // A bounds-checked kernel's out-of-range index (the record names the
+    // step itself).
+    KILN_RETURN_IF_ERROR(takeBoundsFault(session, stream));
     if (session->checkNanInf)
       KILN_RETURN_IF_ERROR(checkStepOutputs(*session, i, addresses, stream));
     if (session->stepCallback)
@@ -273,6 +277,13 @@ kiln_status_t enqueueRun(kiln_session_s *session,
         cudaStatus(cudaLaunchHostFunc(stream, copyPinnedToOutput, &binding),
                    "staging a host output"));
   }
+  // Bounds-checked artifacts: every uncaptured run reads the fault record
+  // at its end, synchronously (a captured run cannot wait: its replays'
+  // faults show at the session's next uncaptured run).
+  if (captured)
+    session->replayedSinceBoundsCheck = session->boundsRecord != nullptr;
+  else
+    KILN_RETURN_IF_ERROR(takeBoundsFault(session, stream));
   return nullptr;
 }
 

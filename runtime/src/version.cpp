@@ -12,7 +12,7 @@ const char *kiln_runtime_version(void) { return KILN_RUNTIME_VERSION_TEXT; }
 uint32_t kiln_runtime_api_version(void) { return KILN_RUNTIME_API_VERSION; }
 
 uint32_t kiln_runtime_artifact_format_version(void) {
-  return kiln::artifact::kFormatVersion;
+  return kiln::artifact::kNewestFormatVersion;
 }
 
 } // extern "C"

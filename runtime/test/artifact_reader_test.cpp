@@ -150,9 +150,34 @@ TEST(ArtifactReaderTest, ForeignFileIsNotAnArtifact) {
 TEST(ArtifactReaderTest, NewerFormatVersionIsAPlainMessage) {
   ArtifactBuilder builder;
   buildSample(builder);
-  std::vector<uint8_t> bytes = builder.finish(2);
+  std::vector<uint8_t> bytes = builder.finish(3);
   EXPECT_TRUE(isError(read(bytes), KILN_STATUS_INCOMPATIBLE,
-                      "artifact format 2, this runtime reads 1"));
+                      "artifact format 3, this runtime reads 1 to 2"));
+}
+
+// Format 2 is format 1 with bounds-checked kernels, and nothing else: a
+// version and a manifest flag that disagree are damage.
+TEST(ArtifactReaderTest, FormatTwoIsExactlyTheBoundsCheckedArtifacts) {
+  ArtifactBuilder checked;
+  buildSample(checked);
+  checked.model.bounds_checks = true;
+  checked.model.format_version = kiln::artifact::kBoundsChecksFormatVersion;
+  Artifact artifact;
+  std::vector<uint8_t> bytes =
+      checked.finish(kiln::artifact::kBoundsChecksFormatVersion);
+  ASSERT_TRUE(
+      isOk(readArtifact(bytes.data(), bytes.size(), "test.kiln", &artifact)));
+  EXPECT_TRUE(artifact.manifest->bounds_checks());
+
+  checked.model.format_version = 1;
+  EXPECT_TRUE(isError(read(checked.finish(1)), KILN_STATUS_DATA_LOSS,
+                      "test.kiln: format 1 with bounds-checked kernels"));
+
+  ArtifactBuilder unchecked;
+  buildSample(unchecked);
+  unchecked.model.format_version = 2;
+  EXPECT_TRUE(isError(read(unchecked.finish(2)), KILN_STATUS_DATA_LOSS,
+                      "test.kiln: format 2 without bounds-checked kernels"));
 }
 
 TEST(ArtifactReaderTest, ManifestVersionMustMatchTheHeader) {

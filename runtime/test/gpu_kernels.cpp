@@ -29,6 +29,32 @@ extern "C" __global__ void wild_write(const float* __restrict__ h, float* __rest
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < 64) y[i + (1ll << 40)] = h[i];  // 4 TiB past y: an illegal address.
 }
+// Bounds-checked samples (format 2): kernels take the fault record
+// (kiln::artifact::BoundsFaultRecord) and their step index last.
+// bounds_fault records what a failed Gather index check does
+// (kiln_checked_index in lib/Target/CUDA/Prelude.cpp) in every launch.
+struct bounds_record {
+  unsigned int flag, site;
+  unsigned long long step;
+  long long index, bound, axis, reserved;
+};
+extern "C" __global__ void bounds_scale_add(const float* __restrict__ h, float* __restrict__ y,
+                                            bounds_record* __restrict__ record, unsigned long long step) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 64) y[i] = h[i] * 2.0f + 1.0f;
+}
+extern "C" __global__ void bounds_fault(const float* __restrict__ h, float* __restrict__ y,
+                                        bounds_record* __restrict__ record, unsigned long long step) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < 64) y[i] = h[i] * 2.0f + 1.0f;
+  if (i == 5 && atomicCAS(&record->flag, 0u, 1u) == 0u) {
+    record->site = 1;  // Gather
+    record->step = step;
+    record->index = 50321;
+    record->bound = 30522;
+    record->axis = 0;
+  }
+}
 )";
 
 const CompiledKernels &compiledKernels() {

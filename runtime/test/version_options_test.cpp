@@ -23,7 +23,7 @@ TEST(VersionTest, ReportsTheLibraryApiAndFormatVersions) {
       << version;
   EXPECT_EQ(kiln_runtime_api_version(), uint32_t(KILN_RUNTIME_API_VERSION));
   EXPECT_EQ(kiln_runtime_artifact_format_version(),
-            kiln::artifact::kFormatVersion);
+            kiln::artifact::kNewestFormatVersion);
 }
 
 TEST(OptionsTest, InitSetsTheStructSizeAndDefaults) {

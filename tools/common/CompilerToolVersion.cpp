@@ -23,7 +23,9 @@ void printCompilerToolVersion(llvm::raw_ostream &os) {
     os << "  NVRTC " << major << "." << minor << "\n";
   else
     os << "  NVRTC: nvrtcVersion failed\n";
-  os << "  artifact format " << kiln::artifact::kFormatVersion << "\n";
+  os << "  artifact format " << kiln::artifact::kFormatVersion << " ("
+     << kiln::artifact::kBoundsChecksFormatVersion
+     << " with --bounds-checks)\n";
 }
 
 } // namespace kiln::tools

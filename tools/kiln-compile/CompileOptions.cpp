@@ -111,6 +111,14 @@ llvm::cl::opt<std::string> precision(
                    "tf32 (fp32 GEMMs may use TF32), fp16 or bf16 (fp32 "
                    "accumulation, softmax and norm statistics in fp32)"),
     llvm::cl::init("fp32"), llvm::cl::cat(kiln::tools::kilnCategory()));
+llvm::cl::opt<bool> boundsChecks(
+    "bounds-checks",
+    llvm::cl::desc("Check every data-dependent index (Gather, GatherElements, "
+                   "GatherND, ScatterElements, ScatterND) on the device: an "
+                   "index out of range fails the run with the step, its ONNX "
+                   "nodes, the index, the bound and the axis instead of "
+                   "being clamped (artifact format 2)"),
+    llvm::cl::cat(kiln::tools::kilnCategory()));
 llvm::cl::opt<bool> externalWeights(
     "external-weights",
     llvm::cl::desc("Leave weights that come from the model's ONNX external "

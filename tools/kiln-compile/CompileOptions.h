@@ -34,6 +34,7 @@ extern llvm::cl::opt<bool> quiet;
 extern llvm::cl::opt<int64_t> inlineElementLimit;
 extern llvm::cl::opt<int64_t> printElementLimit;
 extern llvm::cl::opt<std::string> precision;
+extern llvm::cl::opt<bool> boundsChecks;
 extern llvm::cl::opt<bool> externalWeights;
 extern llvm::cl::opt<bool> inlineWeights;
 extern llvm::cl::opt<uint64_t> externalWeightsThreshold;

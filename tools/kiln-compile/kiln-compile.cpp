@@ -104,6 +104,7 @@ int main(int argc, char **argv) {
       return false;
     }
     module = std::move(*imported);
+    kiln::setBoundsChecks(*module, boundsChecks);
     return true;
   });
   if (!ok) // The model does not import: an input the tool cannot take.

@@ -228,9 +228,10 @@ int main(int argc, char **argv) {
               shownName(model.cuda_version()).c_str());
   for (uint32_t i = 0; i < count(model.archs()); ++i)
     std::printf(" %s", shownName(model.archs()->Get(i)).c_str());
-  std::printf(", source '%s', weight arena %" PRIu64 " bytes\n",
+  std::printf(", source '%s', weight arena %" PRIu64 " bytes%s\n",
               shownName(model.source_model()).c_str(),
-              model.weight_arena_bytes());
+              model.weight_arena_bytes(),
+              model.bounds_checks() ? ", bounds-checked kernels" : "");
   for (uint32_t i = 0; i < count(model.sections()); ++i) {
     const Section &section = *model.sections()->Get(i);
     std::printf("section %u: '%s' at %" PRIu64 ", %" PRIu64 " bytes, hash ok\n",

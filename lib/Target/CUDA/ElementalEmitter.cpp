@@ -2,6 +2,7 @@
 // dtype conversions used by every CUDA kernel template.
 #include "kiln/Target/CUDA/ElementalEmitter.h"
 #include "kiln/Evaluator/ScalarSemantics.h"
+#include "kiln/Target/CUDA/CUDAEmitter.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -84,7 +85,22 @@ std::string parenthesize(const std::string &text) {
 }
 
 ElementalEmitter::ElementalEmitter(KernelOp kernel) : kernel(kernel) {
+  boundsChecks = hasBoundsChecks(kernel);
   scopes.emplace_back();
+}
+
+std::string ElementalEmitter::wrapIndex(const std::string &value, int64_t size,
+                                        int64_t axis, unsigned site) {
+  std::string name = fresh("g");
+  std::string bound = std::to_string(size) + "LL";
+  if (boundsChecks)
+    line("const kiln_index_t " + name + " = (kiln_index_t)kiln_checked_index(" +
+         value + ", " + bound + ", " + std::to_string(axis) + ", " +
+         std::to_string(site) + "u, kiln_bounds, kiln_step);");
+  else
+    line("const kiln_index_t " + name + " = (kiln_index_t)kiln_gather_index(" +
+         value + ", " + bound + ");");
+  return name;
 }
 
 void ElementalEmitter::line(const Twine &text) {

@@ -142,6 +142,8 @@ FailureOr<std::string> emitKernelSource(KernelOp kernel,
   // stays below 2^31 elements.
   bool narrow = largestTensor(kernel) < (int64_t(1) << 30);
   std::string source = getCUDAPrelude();
+  if (emitter.checksBounds())
+    source += getCUDABoundsCheckPrelude();
   source += "\ntypedef ";
   source += narrow ? "int" : "long long";
   source += " kiln_index_t;\n";
@@ -153,6 +155,12 @@ FailureOr<std::string> emitKernelSource(KernelOp kernel,
     std::string type = ElementalEmitter::storageType(elementTypeOf(operand));
     parameters.push_back((number < inputs ? "const " : "") + type +
                          "* __restrict__ " + emitter.pointerName(number));
+  }
+  // Bounds-checked kernels (all of a module compiled with checks, so that
+  // the runtime passes the same trailing parameters to every launch).
+  if (emitter.checksBounds()) {
+    parameters.push_back("kiln_bounds_record* __restrict__ kiln_bounds");
+    parameters.push_back("unsigned long long kiln_step");
   }
   source += "\nextern \"C\" __global__ void __launch_bounds__(" +
             std::to_string(block) + ") " + kNamePlaceholder + "(" +
@@ -168,6 +176,20 @@ FailureOr<std::string> emitKernelSource(KernelOp kernel,
 }
 
 } // namespace
+
+void setBoundsChecks(ModuleOp module, bool enabled) {
+  if (enabled)
+    module->setAttr(kBoundsChecksAttrName, UnitAttr::get(module.getContext()));
+  else
+    module->removeAttr(kBoundsChecksAttrName);
+}
+
+bool hasBoundsChecks(Operation *op) {
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    module = op->getParentOfType<ModuleOp>();
+  return module && module->hasAttr(kBoundsChecksAttrName);
+}
 
 std::string describeONNXNodes(Operation *op) {
   llvm::SetVector<std::string, std::vector<std::string>, std::set<std::string>>

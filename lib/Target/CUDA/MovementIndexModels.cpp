@@ -4,6 +4,7 @@
 #include "ElementalModels.h"
 
 #include "kiln/Dialect/Kiln/IR/MovementSemantics.h"
+#include "kiln/artifact_format.h"
 
 #include "mlir/IR/Matchers.h"
 
@@ -14,13 +15,8 @@ namespace {
 using Dims = SmallVector<std::string, 4>;
 std::string str(int64_t v) { return std::to_string(v); }
 
-/// kiln_gather_index(|value|, |size|): wraps negatives, clamps the rest.
-std::string wrapIndex(ElementalEmitter &e, const std::string &value,
-                      int64_t size) {
-  std::string name = e.fresh("g");
-  e.line("const kiln_index_t " + name + " = (kiln_index_t)kiln_gather_index(" +
-         value + ", " + str(size) + "LL);");
-  return name;
+constexpr unsigned site(kiln::artifact::BoundsCheckSite value) {
+  return static_cast<unsigned>(value);
 }
 
 FailureOr<std::string> emitGatherElements(GatherElementsOp op,
@@ -32,7 +28,8 @@ FailureOr<std::string> emitGatherElements(GatherElementsOp op,
   if (failed(position))
     return failure();
   Dims d = e.dimsOf(index, shapeOf(op.getOutput()));
-  d[axis] = wrapIndex(e, *position, data[axis]);
+  d[axis] = e.wrapIndex(*position, data[axis], axis,
+                        site(artifact::BoundsCheckSite::GatherElements));
   return e.emit(op.getData(), ElementIndex::fromDims(d));
 }
 
@@ -49,7 +46,8 @@ FailureOr<std::string> emitGatherND(GatherNDOp op, ElementalEmitter &e,
     auto value = e.emit(op.getIndices(), ElementIndex::fromDims(at));
     if (failed(value))
       return failure();
-    source.push_back(wrapIndex(e, *value, data[batch + j]));
+    source.push_back(e.wrapIndex(*value, data[batch + j], batch + j,
+                                 site(artifact::BoundsCheckSite::GatherND)));
   }
   source.append(out.begin() + q - 1, out.end());
   return e.emit(op.getData(), ElementIndex::fromDims(source));
@@ -106,7 +104,9 @@ FailureOr<std::string> emitScatterElements(ScatterElementsOp op,
   auto target = e.emit(op.getIndices(), ElementIndex::fromDims(at));
   if (failed(target))
     return failure();
-  std::string wrapped = wrapIndex(e, *target, data[axis]);
+  std::string wrapped =
+      e.wrapIndex(*target, data[axis], axis,
+                  site(artifact::BoundsCheckSite::ScatterElements));
   e.open("if (" + wrapped + " == " + d[axis] + ")");
   auto update = e.emit(op.getUpdates(), ElementIndex::fromDims(at));
   if (failed(update))
@@ -146,7 +146,10 @@ FailureOr<std::string> emitScatterND(ScatterNDOp op, ElementalEmitter &e,
                                              str(j) + ")"));
     if (failed(value))
       return failure();
-    match += " && " + wrapIndex(e, *value, data[j]) + " == " + d[j];
+    match += " && " +
+             e.wrapIndex(*value, data[j], j,
+                         site(artifact::BoundsCheckSite::ScatterND)) +
+             " == " + d[j];
   }
   e.open("if (" + match + ")");
   std::string inner = e.linearOf(

@@ -1,6 +1,7 @@
 // The CUDA prelude included in every generated kernel: device functions that
 // reproduce the scalar-semantics table (ScalarSemantics.cpp) exactly, the
-// dtype conversions, vector types and warp/block reductions.
+// dtype conversions, vector types and warp/block reductions; and the part
+// bounds-checked kernels add (their fault record and index check).
 #include "kiln/Target/CUDA/CUDAEmitter.h"
 
 namespace kiln {
@@ -274,6 +275,40 @@ template <typename T, typename Op> KILN_DEVICE T kiln_block_allreduce(T v, Op op
   return v;
 }
 // ---- end of kiln prelude ----
+)CUDA";
+}
+
+// Appended after the prelude in kernels compiled with bounds checks only, so
+// that kernels without them stay byte-identical. kiln_bounds_record is
+// kiln::artifact::BoundsFaultRecord (runtime/include/kiln/artifact_format.h).
+const char *getCUDABoundsCheckPrelude() {
+  return R"CUDA(
+// ---- kiln bounds checks (kiln-compile --bounds-checks) ----
+struct kiln_bounds_record {
+  unsigned int flag;
+  unsigned int site;
+  unsigned long long step;
+  long long index, bound, axis, reserved;
+};
+// A data-dependent index |i| into a dimension of size |dim|: a negative
+// index counts from the back once; one still outside [0, dim) is recorded
+// in |record| (the first fault of the run wins the flag) and reads index 0,
+// so that no access leaves the tensor.
+static __device__ __noinline__ long long kiln_checked_index(
+    long long i, long long dim, int axis, unsigned site,
+    kiln_bounds_record *record, unsigned long long step) {
+  const long long wrapped = i < 0 ? i + dim : i;
+  if (wrapped >= 0 && wrapped < dim) return wrapped;
+  if (atomicCAS(&record->flag, 0u, 1u) == 0u) {
+    record->site = site;
+    record->step = step;
+    record->index = i;
+    record->bound = dim;
+    record->axis = axis;
+  }
+  return 0;
+}
+// ---- end of kiln bounds checks ----
 )CUDA";
 }
 

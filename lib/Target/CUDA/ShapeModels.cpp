@@ -3,6 +3,7 @@
 #include "ElementalModels.h"
 
 #include "kiln/Evaluator/Tensor.h"
+#include "kiln/artifact_format.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -162,7 +163,8 @@ FailureOr<std::string> emitSlice(SliceOp op, ElementalEmitter &emitter,
 
 /// Gather: negative indices wrap once; indices still out of range are
 /// clamped to [0, dim) so that a bad index cannot read outside the buffer
-/// (the CPU evaluator reports them as an error instead).
+/// (the CPU evaluator reports them as an error instead), or, with bounds
+/// checks, recorded as the kernel's fault (ElementalEmitter::wrapIndex).
 FailureOr<std::string> emitGather(GatherOp op, ElementalEmitter &emitter,
                                   const ElementIndex &index) {
   ArrayRef<int64_t> dataShape = shapeOf(op.getData());
@@ -179,10 +181,9 @@ FailureOr<std::string> emitGather(GatherOp op, ElementalEmitter &emitter,
       emitter.emit(op.getIndices(), ElementIndex::fromDims(indexDims));
   if (failed(position))
     return failure();
-  std::string clamped = emitter.fresh("g");
-  emitter.line("const kiln_index_t " + clamped +
-               " = (kiln_index_t)kiln_gather_index(" + *position + ", " +
-               std::to_string(dataShape[*axis]) + "LL);");
+  std::string clamped = emitter.wrapIndex(
+      *position, dataShape[*axis], *axis,
+      static_cast<unsigned>(artifact::BoundsCheckSite::Gather));
   SmallVector<std::string> dims(out.begin(), out.begin() + *axis);
   dims.push_back(clamped);
   dims.append(out.begin() + *axis + q, out.end());

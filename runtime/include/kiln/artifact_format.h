@@ -13,6 +13,14 @@ namespace kiln::artifact {
 constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'A', 'R', 'T', '\0'};
 /// Bumped on any incompatible change to the header, manifest or sections.
 constexpr uint32_t kFormatVersion = 1;
+/// Format version 2 is version 1 plus bounds-checked kernels
+/// (Model.bounds_checks, kiln-compile --bounds-checks): every generated
+/// kernel takes two more parameters, which a version-1 runtime would not
+/// pass. The packager writes it only for such artifacts, so artifacts
+/// without checks stay version 1; the runtime reads both.
+constexpr uint32_t kBoundsChecksFormatVersion = 2;
+/// The newest format version the runtime reads.
+constexpr uint32_t kNewestFormatVersion = kBoundsChecksFormatVersion;
 /// Sections start at multiples of this (cubins load, weights map, aligned).
 constexpr uint64_t kSectionAlignment = 256;
 /// The largest arena or workspace (256 TiB): beyond it is damage, not a
@@ -25,6 +33,51 @@ constexpr uint64_t kMaxArenaBytes = uint64_t(1) << 48;
 /// takes. Fusion keeps every kernel within it and the runtime's validator
 /// rejects a launch with more.
 constexpr uint32_t kMaxKernelParameters = 256;
+
+/// Bounds-checked kernels (format version 2) take, after their buffers, a
+/// BoundsFaultRecord* and the launching step's index (an unsigned 64-bit
+/// value): a data-dependent index outside its range is recorded there, and
+/// the kernel reads index 0 in its place. The record is the prelude's
+/// kiln_bounds_record, byte for byte (lib/Target/CUDA/Prelude.cpp).
+constexpr uint32_t kBoundsCheckParameters = 2;
+struct BoundsFaultRecord {
+  uint32_t flag; // 0: no fault; set to 1 by the first fault (atomicCAS).
+  uint32_t site; // The BoundsCheckSite of the op that checked the index.
+  uint64_t step; // The launching step's index in its entry point.
+  int64_t index; // The index as the data held it (before wrapping).
+  int64_t bound; // The size of the dimension it indexes.
+  int64_t axis;  // That dimension of the indexed tensor.
+  int64_t reserved;
+};
+static_assert(sizeof(BoundsFaultRecord) == 48, "the record is 48 bytes");
+
+/// The ops whose data-dependent indices are checked, as BoundsFaultRecord
+/// stores them.
+enum class BoundsCheckSite : uint32_t {
+  Gather = 1,
+  GatherElements = 2,
+  GatherND = 3,
+  ScatterElements = 4,
+  ScatterND = 5,
+};
+
+/// The ONNX op type of |site| ("Gather"); "an indexing op" for a value no
+/// compiler writes.
+inline const char *boundsCheckSiteName(uint32_t site) {
+  switch (static_cast<BoundsCheckSite>(site)) {
+  case BoundsCheckSite::Gather:
+    return "Gather";
+  case BoundsCheckSite::GatherElements:
+    return "GatherElements";
+  case BoundsCheckSite::GatherND:
+    return "GatherND";
+  case BoundsCheckSite::ScatterElements:
+    return "ScatterElements";
+  case BoundsCheckSite::ScatterND:
+    return "ScatterND";
+  }
+  return "an indexing op";
+}
 
 /// The entry point the runtime runs once at load, after uploading the
 /// weights: the init program that writes the derived weights.

@@ -20,14 +20,16 @@ extern "C" {
 // additions keep it: new functions, and new fields appended to the option
 // structs (whose struct_size tells the library which fields a caller knows).
 //
-// Artifact compatibility: a runtime loads exactly the .kiln format version
-// that kiln_runtime_artifact_format_version returns (the artifact header's
+// Artifact compatibility: a runtime loads the .kiln format versions from 1 to
+// the one kiln_runtime_artifact_format_version returns (the artifact header's
 // format version; kiln-inspect prints it). The compiler bumps that version on
 // any change an older runtime would misread; additions an older runtime can
-// ignore keep it. An artifact of another format version is rejected with
-// KILN_STATUS_INCOMPATIBLE; recompile the model with a kiln-compile of this
-// runtime's version. The driver and GPU-arch checks of kiln_model_load come
-// on top of this rule.
+// ignore keep it. Version 2 is version 1 with bounds-checked kernels
+// (kiln-compile --bounds-checks); the compiler writes it for those artifacts
+// only, so that the others still load in a version-1 runtime. An artifact of
+// another format version is rejected with KILN_STATUS_INCOMPATIBLE; recompile
+// the model with a kiln-compile of this runtime's version. The driver and
+// GPU-arch checks of kiln_model_load come on top of this rule.
 #define KILN_RUNTIME_API_VERSION 1
 
 // The library's version, "MAJOR.MINOR.PATCH" (the kiln release it is part of;
@@ -37,7 +39,8 @@ const char *kiln_runtime_version(void);
 // loads the library itself (dlopen, a Python extension) compares it with its
 // header's.
 uint32_t kiln_runtime_api_version(void);
-// The .kiln artifact format version this library loads (the rule above).
+// The newest .kiln artifact format version this library loads (the rule
+// above).
 uint32_t kiln_runtime_artifact_format_version(void);
 
 // ===--- Status ----------------------------------------------------------===//
@@ -321,7 +324,8 @@ kiln_status_t kiln_session_bind_output(kiln_session_t *session,
 // each other (INVALID_ARGUMENT). A run that fails after enqueueing work still
 // orders the session's next run, bind and release after that work.
 //
-// Guarantee, outside debug and profile mode: a run never waits for the
+// Guarantee, outside debug and profile mode (an uncaptured run of a
+// bounds-checked artifact also waits, below): a run never waits for the
 // device and uses no stream but |stream| and the session's own (forked from
 // and joined back to |stream| by events), so it may be captured into the
 // caller's CUDA graph in any capture mode, cudaStreamCaptureModeGlobal
@@ -335,6 +339,14 @@ kiln_status_t kiln_session_bind_output(kiln_session_t *session,
 // kiln_session_release. (GPU tests: GraphCaptureTest, for every model of the
 // GPU bundle.) Debug and profile mode refuse to be captured
 // (FAILED_PRECONDITION).
+//
+// Artifacts compiled with bounds checks (kiln-compile --bounds-checks,
+// format 2): each uncaptured run (and, in debug mode, each step) ends by
+// reading the session's fault record, so it waits for the device; an index
+// out of range fails the run with INVALID_ARGUMENT naming the step, its ONNX
+// nodes, the CUDA kernel, the index, its range and the axis (the outputs are
+// unspecified, the session stays usable). A captured run cannot wait: a
+// fault its replays record is reported by the session's next uncaptured run.
 //
 // A device fault in a kernel (an illegal address, a trap) is DEVICE_FAULT:
 // the CUDA context is unusable and later runs of the session say so. In

@@ -5,6 +5,7 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Operation.h"
 
@@ -20,6 +21,19 @@ void registerCUDAElementalModels(mlir::DialectRegistry &registry);
 /// The device functions every generated kernel includes (scalar semantics,
 /// conversions, reductions).
 const char *getCUDAPrelude();
+
+/// The device functions bounds-checked kernels include after the prelude:
+/// the fault record and kiln_checked_index.
+const char *getCUDABoundsCheckPrelude();
+
+/// The module attribute (a unit attribute) that makes the CUDA target emit
+/// bounds-checked kernels and the packager mark the artifact.
+constexpr llvm::StringLiteral kBoundsChecksAttrName = "kiln.bounds_checks";
+/// Marks (or unmarks) |module| for bounds-checked kernels
+/// (kiln-compile --bounds-checks, kiln.compile(bounds_checks=True)).
+void setBoundsChecks(mlir::ModuleOp module, bool enabled);
+/// Whether the module enclosing |op| (or |op| itself) is marked.
+bool hasBoundsChecks(mlir::Operation *op);
 
 /// One unique CUDA kernel.
 struct EmittedKernel {

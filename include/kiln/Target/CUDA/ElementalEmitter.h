@@ -125,10 +125,24 @@ public:
   static std::string floatLiteral(mlir::Type elementType, double value);
   static std::string intLiteral(int64_t value);
 
+  //===--- Data-dependent indices ----------------------------------------===//
+  /// Whether the kernel checks its data-dependent indices (the module was
+  /// compiled with bounds checks, kiln::hasBoundsChecks).
+  bool checksBounds() const { return boundsChecks; }
+  /// Emits `const kiln_index_t g = ...;` for an index read from data into a
+  /// dimension of size |size|, |axis| of the indexed tensor, for the ONNX op
+  /// |site| (a kiln::artifact::BoundsCheckSite), and returns the name. A
+  /// negative index counts from the back once. Without bounds checks one
+  /// still out of range is clamped into [0, size) (kiln_gather_index); with
+  /// them it is recorded in the kernel's fault record and reads index 0.
+  std::string wrapIndex(const std::string &value, int64_t size, int64_t axis,
+                        unsigned site);
+
   /// A located error at |op| (or the kernel when null).
   mlir::InFlightDiagnostic error(mlir::Operation *op);
 
 private:
+  bool boundsChecks = false;
   struct Scope {
     llvm::StringMap<std::string> cache;
   };
