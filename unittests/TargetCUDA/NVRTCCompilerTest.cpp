@@ -51,6 +51,29 @@ TEST(NVRTCCompilerTest, CompilesCubinsAndPTX) {
   }
 }
 
+// The PTX kept beside the cubins comes from the newest arch's cubin compile;
+// it must be the bytes that compiling for the virtual arch gives.
+TEST(NVRTCCompilerTest, PTXIsTheVirtualArchCompilesPTX) {
+  std::vector<EmittedKernel> kernels = {makeKernel(
+      "k_gelu", "out[threadIdx.x] = kiln_gelu(out[threadIdx.x]);")};
+  NVRTCOptions options;
+  options.archs = {"sm_80", "sm_90"};
+  options.keepPTX = true;
+  llvm::Expected<NVRTCResult> kept = compileWithNVRTC(kernels, options);
+  ASSERT_TRUE(static_cast<bool>(kept)) << llvm::toString(kept.takeError());
+  NVRTCOptions virtualOnly;
+  virtualOnly.archs = {"compute_90"};
+  llvm::Expected<NVRTCResult> reference =
+      compileWithNVRTC(kernels, virtualOnly);
+  ASSERT_TRUE(static_cast<bool>(reference))
+      << llvm::toString(reference.takeError());
+  const CompiledKernel &kernel = kept->kernels.at(0);
+  EXPECT_EQ(kernel.ptxArch, "compute_90");
+  EXPECT_EQ(kernel.cubins.size(), 2u);
+  ASSERT_FALSE(kernel.ptx.empty());
+  EXPECT_EQ(kernel.ptx, reference->kernels.at(0).cubins.at("compute_90"));
+}
+
 TEST(NVRTCCompilerTest, ErrorsNameTheKernelAndCarryTheLog) {
   std::vector<EmittedKernel> kernels = {
       makeKernel("k_good", "out[0] = 1.0f;"),

@@ -16,8 +16,9 @@ namespace kiln {
 struct NVRTCOptions {
   /// Real architectures to build cubins for ("sm_90", "sm_80").
   std::vector<std::string> archs = {"sm_90"};
-  /// Also compile PTX for the newest arch (compute_XX), which newer GPUs can
-  /// JIT; costs one more NVRTC compile per kernel.
+  /// Also keep PTX for the newest arch (compute_XX), which newer GPUs can
+  /// JIT; read from that arch's cubin compile (the same bytes a compute_XX
+  /// compile gives), so it costs no extra NVRTC compile.
   bool keepPTX = false;
   /// The CUDA toolkit include dir NVRTC needs for cuda_fp16.h; empty: the
   /// KILN_CUDA_INCLUDE_DIR environment variable, else the build's toolkit.
