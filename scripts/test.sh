@@ -14,8 +14,8 @@
 #                                 # graphs, zoo)
 #   KILN_GRAPH_COUNT=200 scripts/test.sh graphs   # fewer random graphs (CI: 2000)
 #   KILN_ZOO_FILTER=bert scripts/test.sh zoo        # only the zoo files matching a regex
-# KILN_FUZZ_SECONDS (default 60) is each fuzz target's time, KILN_FUZZ_TARGETS
-# (default artifact-reader) the fuzz targets.
+# KILN_FUZZ_SECONDS (default 40) is each fuzz target's time, KILN_FUZZ_TARGETS
+# (default all three) the fuzz targets.
 # Full logs: build/test-logs/ (lit.log, unit-NAME.log, node.log, node.json,
 # fuzz.log, install.log, python-install.log, python.log, bench.log, graphs.log,
 # graphs.json, zoo.log, zoo.json).
@@ -188,19 +188,20 @@ print(s["passed"], s["failed"], s["skipped"], s["total"], s["newly_passing"])' "
 
 # --- Fuzzing --------------------------------------------------------------------
 run_fuzz() {
-  echo "== fuzz (scripts/fuzz.sh ${KILN_FUZZ_TARGETS:-artifact-reader}, ${KILN_FUZZ_SECONDS:-60} s each)"
+  echo "== fuzz (scripts/fuzz.sh ${KILN_FUZZ_TARGETS:-onnx-import artifact-reader tensor-file}, ${KILN_FUZZ_SECONDS:-40} s each)"
   local log="$logs/fuzz.log" fuzz_build=()
   [ "$do_build" = 1 ] || fuzz_build=(--no-build)
   # Builds with clang in build-fuzz/ beside $build, linking $build's libraries.
-  # KILN_FUZZ_TARGETS picks the targets; by default only the artifact
-  # reader, the one whose clang build and run were checked on the
-  # development machine so far (docs/testing.md).
+  # KILN_FUZZ_TARGETS picks the targets; by default all three, 40 s each
+  # (the onnx-import target had stopped linking, and both it and the
+  # tensor-file target found crashes within a minute, unseen while CI ran
+  # the artifact reader only).
   # fuzz.sh's build takes the build lock that this script holds shared:
   # drop it meanwhile (as run_python does), or the two wait for each other.
   flock -u 8
   KILN_BUILD_DIR="$build" KILN_FUZZ_BUILD_DIR="${KILN_FUZZ_BUILD_DIR:-$build-fuzz}" \
-    KILN_FUZZ_TARGETS="${KILN_FUZZ_TARGETS:-artifact-reader}" \
-    scripts/fuzz.sh --seconds "${KILN_FUZZ_SECONDS:-60}" "${fuzz_build[@]}" </dev/null >"$log" 2>&1
+    KILN_FUZZ_TARGETS="${KILN_FUZZ_TARGETS:-onnx-import artifact-reader tensor-file}" \
+    scripts/fuzz.sh --seconds "${KILN_FUZZ_SECONDS:-40}" "${fuzz_build[@]}" </dev/null >"$log" 2>&1
   local status=$?
   flock -s 8
   grep -E "^fuzz |^  " "$log" | head -30
