@@ -5,6 +5,7 @@
 
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
+#include "kiln/Dialect/Kiln/KernelKinds/OpClasses.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -56,9 +57,8 @@ std::string shortRowsPrecondition(KernelOp kernel,
 /// is rows_per_block warps. block_rows: a block of whole warps per row.
 std::string rowsPrecondition(KernelOp kernel, bool warp,
                              std::optional<int64_t> blockSize) {
-  if (!isa_and_nonnull<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp,
-                       ReduceProdOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp>(
-          getKernelAnchor(kernel)))
+  Operation *anchor = getKernelAnchor(kernel);
+  if (!anchor || !isRowReduction(anchor))
     return "it has no row reduction";
   std::optional<uint64_t> rowsPerBlock = kernel.getRowsPerBlock();
   if (!warp && rowsPerBlock && *rowsPerBlock != 1)
