@@ -32,7 +32,7 @@ mkdir -p "$logs"
 kiln_run="$out/bin/kiln-run"
 clean=0 dirty=0 entries=()
 
-# check TOOL NAME COMMAND...: one row; errors from the ERROR SUMMARY line.
+# check TOOL NAME COMMAND...: one row; errors from the tool's summary line.
 check() {
   local tool="$1" name="$2"; shift 2
   local log="$logs/$tool-${name//\//_}.log" extra=()
@@ -46,10 +46,13 @@ check() {
     --error-exitcode 99 "$@" >"$log" 2>&1
   local status=$?
   local errors
-  errors="$(sed -nE 's/^========= ERROR SUMMARY: ([0-9]+) error.*/\1/p' "$log" | tail -1)"
+  # memcheck, initcheck, synccheck: "ERROR SUMMARY: N errors"; racecheck:
+  # "RACECHECK SUMMARY: H hazards displayed (N errors, W warnings)".
+  errors="$(sed -nE -e 's/^========= ERROR SUMMARY: ([0-9]+) error.*/\1/p' \
+    -e 's/^========= RACECHECK SUMMARY: .*\(([0-9]+) error.*/\1/p' "$log" | tail -1)"
   local note="" result="clean"
   if [[ -z "$errors" ]]; then
-    result="no-summary"; note="exit $status, no ERROR SUMMARY"
+    result="no-summary"; note="exit $status, no summary line"
   elif [[ "$errors" != 0 || $status -eq 99 ]]; then
     result="errors"
     note="$(grep -m2 -E '^========= (Invalid|Uninitialized|Error|Race|Barrier|Leaked|Program hit)' "$log" |
@@ -76,14 +79,15 @@ for tool in "${tools[@]}"; do
     [[ "$tool" == memcheck ]] &&
       check "$tool" "model/$name/debug" env KILN_DEBUG=1 "$kiln_run" "$dir/model.kiln" --inputs "$dir/data"
   done
+  # The runtime's GPU tests under memcheck, before the slower tools (the
+  # device-fault tests fault on purpose, and the concurrency test would take
+  # hours under the tool).
+  if [[ "$tool" == memcheck && -x "$out/unittests/KilnRuntimeGPUTests" ]]; then
+    check memcheck "unit/KilnRuntimeGPUTests" env KILN_TEST_MODELS_DIR="$out/models" \
+      "$out/unittests/KilnRuntimeGPUTests" --gtest_brief=1 \
+      --gtest_filter='-DeviceFaultTest.*:ConcurrencyTest.*'
+  fi
 done
-# The runtime's GPU tests under memcheck (the device-fault tests fault on
-# purpose, and the concurrency test would take hours under the tool).
-if [[ " ${tools[*]} " == *" memcheck "* && -x "$out/unittests/KilnRuntimeGPUTests" ]]; then
-  check memcheck "unit/KilnRuntimeGPUTests" env KILN_TEST_MODELS_DIR="$out/models" \
-    "$out/unittests/KilnRuntimeGPUTests" --gtest_brief=1 \
-    --gtest_filter='-DeviceFaultTest.*:ConcurrencyTest.*'
-fi
 
 {
   echo "{\"clean\": $clean, \"with_errors\": $dirty, \"runs\": ["

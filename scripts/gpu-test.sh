@@ -98,7 +98,7 @@ rm -f "$log"
 # of range with a message naming the step, its ONNX node, the kernel, the
 # index, the bound and the axis, in graph mode and in debug mode.
 if [[ -f "$out/bounds/gather.kiln" ]]; then
-  expected="kiln-run: run: INVALID_ARGUMENT: step 0 'gather_0' \\(launch; ONNX nodes: /embeddings/Gather \\(Gather\\)\\) in CUDA kernel kiln_data_movement_[0-9a-f]{16}: Gather index 50321 out of range \\[-30522, 30522\\) on axis 0; the index came from the data"
+  expected="kiln-run: run: INVALID_ARGUMENT: step 0 'gather_0' \\(launch; ONNX nodes: /embeddings/Gather\\) in CUDA kernel kiln_data_movement_[0-9a-f]{16}: Gather index 50321 out of range \\[-30522, 30522\\) on axis 0; the index came from the data"
   for mode in graph debug; do
     flags=()
     [[ $mode == debug ]] && flags=(--debug)

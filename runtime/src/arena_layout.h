@@ -4,6 +4,7 @@
 #define KILN_RUNTIME_ARENA_LAYOUT_H
 
 #include "kiln/runtime.h"
+#include "kiln_artifact_generated.h"
 
 #include <cstdint>
 #include <vector>
@@ -24,6 +25,14 @@ struct ArenaLayout {
 kiln_status_t computeArenaLayout(uint64_t activationBytes,
                                  uint64_t workspaceBytes, uint32_t streams,
                                  ArenaLayout *layout);
+
+/// kiln_session_options_t.keep_step_outputs: an offset of its own for every
+/// activation buffer of |entry| (in buffer order, each 256-byte aligned;
+/// |offsets| is indexed by buffer id, 0 for the other kinds) and the bytes
+/// they take in |activationBytes|. DATA_LOSS when the sum overflows 64 bits.
+kiln_status_t privateActivationOffsets(const kiln::artifact::EntryPoint &entry,
+                                       std::vector<uint64_t> *offsets,
+                                       uint64_t *activationBytes);
 
 } // namespace kiln::runtime
 

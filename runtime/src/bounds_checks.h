@@ -16,8 +16,8 @@ namespace kiln::runtime {
 
 struct PreparedStep;
 
-/// "step 12 'gather_3' (launch; ONNX nodes: /embeddings/Gather (Gather)) in
-/// CUDA kernel kiln_pointwise_...: Gather index 50321 out of range
+/// "step 12 'gather_3' (launch; ONNX nodes: /embeddings/Gather) in CUDA
+/// kernel kiln_data_movement_...: Gather index 50321 out of range
 /// [-30522, 30522) on axis 0": what |record| (flag set) says, with the step
 /// it names looked up in |steps|.
 std::string describeBoundsFault(const kiln::artifact::BoundsFaultRecord &record,

@@ -43,12 +43,16 @@ static const char *stepKindName(StepKind kind) {
   return "unknown";
 }
 
+/// The id of the buffer that |id| views (itself unless an alias).
+static uint32_t resolvedBufferId(const EntryPoint &entry, uint32_t id) {
+  while (entry.buffers()->Get(id)->kind() == BufferKind_Alias)
+    id = entry.buffers()->Get(id)->alias_of();
+  return id;
+}
+
 /// The buffer that |id| views (itself unless an alias).
 static const Buffer &resolvedBuffer(const EntryPoint &entry, uint32_t id) {
-  const Buffer *buffer = entry.buffers()->Get(id);
-  while (buffer->kind() == BufferKind_Alias)
-    buffer = entry.buffers()->Get(buffer->alias_of());
-  return *buffer;
+  return *entry.buffers()->Get(resolvedBufferId(entry, id));
 }
 
 void resolveAddresses(const kiln_session_s &session,
@@ -57,7 +61,8 @@ void resolveAddresses(const kiln_session_s &session,
   uint32_t count = entry.buffers() ? entry.buffers()->size() : 0;
   addresses->assign(count, nullptr);
   for (uint32_t id = 0; id < count; ++id) {
-    const Buffer &buffer = resolvedBuffer(entry, id);
+    uint32_t viewed = resolvedBufferId(entry, id);
+    const Buffer &buffer = *entry.buffers()->Get(viewed);
     void *address = nullptr;
     switch (buffer.kind()) {
     case BufferKind_Input:
@@ -71,7 +76,10 @@ void resolveAddresses(const kiln_session_s &session,
           static_cast<char *>(session.model->weightArena) + buffer.offset();
       break;
     case BufferKind_Activation:
-      address = static_cast<char *>(session.arena) + buffer.offset();
+      address = static_cast<char *>(session.arena) +
+                (session.activationOffsets.empty()
+                     ? buffer.offset()
+                     : session.activationOffsets[viewed]);
       break;
     default:
       break;

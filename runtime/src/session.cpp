@@ -70,11 +70,15 @@ kiln_status_t createEvents(std::vector<cudaEvent_t> *events, size_t count,
 }
 
 /// Everything a session allocates, once.
-kiln_status_t initialize(kiln_session_s *session) {
+kiln_status_t initialize(kiln_session_s *session, bool keepStepOutputs) {
   const EntryPoint &entry = *session->entry;
   uint32_t streams = std::max<uint32_t>(entry.num_streams(), 1);
+  uint64_t activationBytes = entry.activation_arena_bytes();
+  if (keepStepOutputs)
+    KILN_RETURN_IF_ERROR(privateActivationOffsets(
+        entry, &session->activationOffsets, &activationBytes));
   ArenaLayout layout;
-  KILN_RETURN_IF_ERROR(computeArenaLayout(entry.activation_arena_bytes(),
+  KILN_RETURN_IF_ERROR(computeArenaLayout(activationBytes,
                                           entry.workspace_bytes(), streams,
                                           &layout));
   if (layout.totalBytes > SIZE_MAX)
@@ -278,7 +282,7 @@ kiln_status_t kiln_session_create(kiln_model_t *model,
     session->profileSource =
         unavailable.empty() ? "cupti" : "events: " + unavailable;
   }
-  kiln_status_t status = initialize(session);
+  kiln_status_t status = initialize(session, options->keep_step_outputs != 0);
   if (status) {
     delete session;
     return status;

@@ -114,6 +114,10 @@ struct kiln_session_s {
   /// data from an earlier run, a workspace assumed zeroed) gives NaN instead
   /// of a plausible value; --check-nan then names it.
   bool poisonArena = false;
+  /// kiln_session_options_t.keep_step_outputs: activationOffsets[id] is
+  /// the arena offset of activation buffer |id| (memory of its own, not the
+  /// manifest's shared offset); empty otherwise.
+  std::vector<uint64_t> activationOffsets;
   // Activations, then one cuBLASLt/cuDNN workspace a stream.
   void *arena = nullptr;
   size_t arenaBytes = 0;

@@ -1,12 +1,14 @@
 // Tests of the session arena layout: one 256-byte-aligned cuBLASLt workspace
 // per stream after the activations, and overflow-checked rounding.
 #include "arena_layout.h"
+#include "artifact_builder.h"
 #include "test_util.h"
 
 #include "kiln/artifact_format.h"
 
 using namespace kiln::testing;
 using namespace kiln::runtime;
+using namespace kiln::artifact;
 
 namespace {
 
@@ -61,6 +63,40 @@ TEST(ArenaLayoutTest, CheckedAlignUp) {
   value = 7;
   EXPECT_FALSE(checkedAlignUp(UINT64_MAX - 254, 256, &value));
   EXPECT_EQ(value, 7u) << "a failed align-up must not write its result";
+}
+
+// keep_step_outputs: each activation its own 256-byte-aligned range, in
+// buffer order, whatever the manifest's shared offsets; other kinds none.
+TEST(ArenaLayoutTest, PrivateActivationOffsetsDoNotOverlap) {
+  EntryPointT entryT;
+  entryT.name = "main";
+  entryT.buffers.push_back(makeBuffer(BufferKind_Input, {4}, 0, 0));
+  entryT.buffers.push_back(makeBuffer(BufferKind_Activation, {100}, 0));
+  entryT.buffers.push_back(makeBuffer(BufferKind_Activation, {3}, 0));
+  entryT.buffers.push_back(makeBuffer(BufferKind_Alias, {3}));
+  entryT.buffers.back()->alias_of = 2;
+  entryT.buffers.push_back(makeBuffer(BufferKind_Activation, {64}, 512));
+  entryT.buffers.push_back(makeBuffer(BufferKind_Output, {64}, 0, 0));
+  entryT.activation_arena_bytes = 768;
+  flatbuffers::FlatBufferBuilder builder;
+  builder.Finish(EntryPoint::Pack(builder, &entryT));
+  const EntryPoint *entry =
+      flatbuffers::GetRoot<EntryPoint>(builder.GetBufferPointer());
+  std::vector<uint64_t> offsets;
+  uint64_t bytes = 0;
+  ASSERT_TRUE(isOk(privateActivationOffsets(*entry, &offsets, &bytes)));
+  // 400 bytes round up to 512, 12 to 256, 256 stays.
+  EXPECT_EQ(offsets, (std::vector<uint64_t>{0, 0, 512, 0, 768, 0}));
+  EXPECT_EQ(bytes, 1024u);
+
+  entryT.buffers[4]->bytes = UINT64_MAX - 100;
+  flatbuffers::FlatBufferBuilder huge;
+  huge.Finish(EntryPoint::Pack(huge, &entryT));
+  EXPECT_TRUE(isError(
+      privateActivationOffsets(
+          *flatbuffers::GetRoot<EntryPoint>(huge.GetBufferPointer()), &offsets,
+          &bytes),
+      KILN_STATUS_DATA_LOSS, "take more than 64 bits"));
 }
 
 } // namespace

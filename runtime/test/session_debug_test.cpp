@@ -199,6 +199,41 @@ TEST_F(SessionTest, StepCallbackSeesEachStepsOutputs) {
   kiln_model_release(model);
 }
 
+// keep_step_outputs: a normal run (no debug mode, no callback) leaves every
+// step's outputs readable afterwards, the activation h included, in memory
+// of its own.
+TEST_F(SessionTest, KeepStepOutputsAfterANormalRun) {
+  kiln_model_t *model = nullptr;
+  ASSERT_TRUE(isOk(load(deviceSample(), &model)));
+  kiln_session_options_t sessionOptions;
+  kiln_session_options_init(&sessionOptions);
+  sessionOptions.keep_step_outputs = 1;
+  kiln_session_t *session = nullptr;
+  ASSERT_TRUE(isOk(kiln_session_create(model, &sessionOptions, &session)));
+  std::vector<float> input = sampleInput(3);
+  upload(input);
+  poison(y);
+  bindDevice(session, y);
+  ASSERT_TRUE(isOk(kiln_session_run(session, stream)));
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  std::vector<float> expected = reference(input);
+  kiln_step_output_t hidden;
+  ASSERT_TRUE(isOk(kiln_session_step_output(session, 0, 0, &hidden)));
+  EXPECT_EQ(hidden.buffer, 3u);
+  ASSERT_EQ(hidden.bytes, sizeof(float) * kOut);
+  std::vector<float> values(kOut);
+  ASSERT_EQ(cudaMemcpy(values.data(), hidden.device_data, hidden.bytes,
+                       cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  std::vector<float> want(kOut);
+  for (int i = 0; i < kOut; ++i)
+    want[i] = (expected[i] - 1) / 2;
+  expectNear(values, want);
+  expectNear(download(y), expected);
+  kiln_session_release(session);
+  kiln_model_release(model);
+}
+
 TEST_F(SessionTest, ProfileModeTimesEachStep) {
   kiln_model_t *model = nullptr;
   ASSERT_TRUE(isOk(load(deviceSample(), &model)));

@@ -244,6 +244,8 @@ llvm::Expected<int> compareSteps(mlir::ModuleOp module,
                               [](int64_t r) { return std::to_string(r); }),
               ",")
        << " of batch " << index.batch << ")";
+  if (index.mode == "after_run")
+    os << ", read after a normal run";
   os << llvm::format(", tolerance rel-L2 %.3g\n", tolerance);
   os.flush();
 

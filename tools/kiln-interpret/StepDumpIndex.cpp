@@ -112,6 +112,8 @@ llvm::Expected<StepDumpIndex> readStepDumpIndex(const std::string &directory) {
   index.artifact = text("artifact");
   index.entryPoint = text("entry_point");
   index.convPath = text("conv_path");
+  if (!text("mode").empty())
+    index.mode = text("mode");
   index.batch = root->getInteger("batch").value_or(-1);
   index.rows = readInts(root->getArray("rows"));
   const llvm::json::Array *inputs = root->getArray("inputs");
@@ -181,6 +183,7 @@ llvm::Error writeStepDumpIndex(const std::string &directory,
                                        ? llvm::json::Value(nullptr)
                                        : llvm::json::Value(index.rows)},
                           {"conv_path", index.convPath},
+                          {"mode", index.mode},
                           {"inputs", std::move(inputs)},
                           {"steps", std::move(steps)}};
   std::string path = directory + "/steps.json";

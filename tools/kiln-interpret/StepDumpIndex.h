@@ -37,6 +37,9 @@ struct DumpStep {
 struct StepDumpIndex {
   std::string producer; // kiln-run or kiln-interpret.
   std::string artifact, entryPoint, convPath;
+  /// How kiln-run read the outputs: "per_step" (a debug-mode run) or
+  /// "after_run" (--dump-after-run: a normal run, read afterwards).
+  std::string mode = "per_step";
   int64_t batch = -1;
   std::vector<int64_t> rows; // Empty: whole tensors.
   std::vector<DumpTensor> inputs;

@@ -181,6 +181,111 @@ void describeMachine(const kiln_model_t *model, const RunOptions &options,
   report->seed = options.seed;
 }
 
+/// Whether output |actual| passes against |expected| under the options'
+/// tolerance (--rel-l2 when given, else rtol/atol elementwise).
+bool outputPasses(const Comparison &result, const RunOptions &options) {
+  return result.shapeMatches && result.nans == 0 &&
+         (options.relL2 >= 0 ? result.relL2 <= options.relL2
+                             : result.mismatches == 0);
+}
+
+/// The row (dim 0) of |actual| farthest from |expected| by relative L2.
+int64_t worstRow(const HostTensor &actual, const HostTensor &expected) {
+  if (actual.dims.empty() || actual.dims[0] <= 0 ||
+      actual.elementCount() != expected.elementCount())
+    return 0;
+  size_t rows = static_cast<size_t>(actual.dims[0]);
+  size_t width = actual.elementCount() / rows;
+  int64_t worst = 0;
+  double worstError = -1;
+  for (size_t row = 0; row < rows; ++row) {
+    double difference = 0, reference = 0;
+    for (size_t i = row * width; i < (row + 1) * width; ++i) {
+      double a = actual.at(i), e = expected.at(i);
+      difference += (a - e) * (a - e);
+      reference += e * e;
+    }
+    double error = std::isfinite(difference)
+                       ? std::sqrt(difference / std::max(reference, 1e-300))
+                       : INFINITY;
+    if (error > worstError) {
+      worstError = error;
+      worst = static_cast<int64_t>(row);
+    }
+  }
+  return worst;
+}
+
+/// --dump-after-run N: runs |session| until a run's outputs miss --expect,
+/// at most N times (once without --expect), and leaves that run's values in
+/// the session's memory. |*run| is the run kept (1-based), |*row| output
+/// 0's row farthest from --expect in it. False (the error printed) when a
+/// run fails.
+bool runUntilMismatch(kiln_model_t *model, size_t entry,
+                      kiln_session_t *session,
+                      const std::vector<void *> &outputBuffers,
+                      const RunOptions &options, cudaStream_t stream, int *run,
+                      int64_t *row) {
+  std::vector<HostTensor> expected(outputBuffers.size());
+  for (size_t i = 0; i < outputBuffers.size() && !options.expect.empty();
+       ++i) {
+    kiln_tensor_info_t info;
+    std::string error;
+    if (failed(kiln_model_output_info(model, entry, i, &info), "output info"))
+      return false;
+    if (!findTensor(options.expect, info.name, i, "output", &expected[i],
+                    &error)) {
+      std::fprintf(stderr, "kiln-run: output '%s': %s\n",
+                   kiln::text::escapeName(info.name).c_str(), error.c_str());
+      return false;
+    }
+  }
+  *row = 0;
+  for (*run = 1; *run <= options.dumpAfterRun; ++*run) {
+    if (failed(kiln_session_run(session, stream), "run") ||
+        cudaFailed(cudaStreamSynchronize(stream), "run"))
+      return false;
+    if (options.expect.empty())
+      return true;
+    std::string missed;
+    for (size_t i = 0; i < outputBuffers.size(); ++i) {
+      kiln_tensor_info_t info;
+      if (failed(kiln_model_output_info(model, entry, i, &info),
+                 "output info"))
+        return false;
+      HostTensor actual;
+      actual.dtype = info.dtype;
+      actual.dims.assign(info.dims, info.dims + info.rank);
+      actual.data.resize(info.bytes);
+      if (cudaFailed(cudaMemcpy(actual.data.data(), outputBuffers[i],
+                                info.bytes, cudaMemcpyDeviceToHost),
+                     "downloading an output"))
+        return false;
+      Comparison result = compareTensors(actual, expected[i], options.rtol,
+                                         options.atol);
+      if (i == 0 && result.shapeMatches)
+        *row = worstRow(actual, expected[i]);
+      if (missed.empty() && !outputPasses(result, options)) {
+        char text[64];
+        std::snprintf(text, sizeof(text), "rel-L2 %.3g", result.relL2);
+        missed = "output '" + kiln::text::escapeName(info.name) + "' " + text;
+      }
+    }
+    if (!missed.empty()) {
+      std::printf("dump-after-run: run %d of at most %d misses --expect (%s); "
+                  "output 0's farthest row is %lld\n",
+                  *run, options.dumpAfterRun, missed.c_str(),
+                  static_cast<long long>(*row));
+      return true;
+    }
+  }
+  *run = options.dumpAfterRun;
+  std::printf("dump-after-run: all %d runs match --expect; the dump is of run "
+              "%d\n",
+              options.dumpAfterRun, *run);
+  return true;
+}
+
 /// Loads, binds, runs, checks, benchmarks and reports; returns the exit
 /// code.
 int runModel(const RunOptions &options) {
@@ -221,7 +326,10 @@ int runModel(const RunOptions &options) {
   kiln_session_options_t sessionOptions;
   kiln_session_options_init(&sessionOptions);
   sessionOptions.entry_point = entryName;
-  sessionOptions.debug = options.debug || !options.dumpSteps.empty();
+  bool dumpAfterRun = !options.dumpSteps.empty() && options.dumpAfterRun > 0;
+  sessionOptions.debug =
+      options.debug || (!options.dumpSteps.empty() && !dumpAfterRun);
+  sessionOptions.keep_step_outputs = dumpAfterRun;
   sessionOptions.check_nan_inf = options.checkNan;
   // The algorithm cache (kiln_session_options_t.algorithm_cache_path).
   if (!options.algorithmCache.empty())
@@ -311,8 +419,9 @@ int runModel(const RunOptions &options) {
     boundInputs.push_back(std::move(tensor));
     deviceInputs.push_back({info.name, device, info.bytes});
   }
-  if (!options.dumpSteps.empty() && (!dump.begin(boundInputs, &dumpError) ||
-                                     !dump.attach(session, &dumpError))) {
+  if (!options.dumpSteps.empty() && !dumpAfterRun &&
+      (!dump.begin(boundInputs, &dumpError) ||
+       !dump.attach(session, &dumpError))) {
     std::fprintf(stderr, "kiln-run: --dump-steps: %s\n", dumpError.c_str());
     return finish(kExitUsageOrFileError);
   }
@@ -334,8 +443,22 @@ int runModel(const RunOptions &options) {
                "binding an output"))
       return finish(kExitFailure);
   }
-  if (failed(kiln_session_run(session, stream), "run") ||
-      cudaFailed(cudaStreamSynchronize(stream), "run")) {
+  if (dumpAfterRun) {
+    int run = 0;
+    int64_t row = 0;
+    if (!runUntilMismatch(model, entry, session, outputBuffers, options,
+                          stream, &run, &row))
+      return finish(kExitFailure);
+    if (options.dumpWorstRow)
+      dumpOptions.rows = {row};
+    dump = StepDump(dumpOptions);
+    if (!dump.begin(boundInputs, &dumpError) ||
+        !dump.readAfterRun(session, stream, run, &dumpError)) {
+      std::fprintf(stderr, "kiln-run: --dump-steps: %s\n", dumpError.c_str());
+      return finish(kExitFailure);
+    }
+  } else if (failed(kiln_session_run(session, stream), "run") ||
+             cudaFailed(cudaStreamSynchronize(stream), "run")) {
     if (!dump.callbackError().empty())
       std::fprintf(stderr, "kiln-run: --dump-steps: %s\n",
                    dump.callbackError().c_str());
@@ -385,9 +508,7 @@ int runModel(const RunOptions &options) {
     }
     Comparison result =
         compareTensors(actual, expected, options.rtol, options.atol);
-    bool pass = result.shapeMatches && result.nans == 0 &&
-                (options.relL2 >= 0 ? result.relL2 <= options.relL2
-                                    : result.mismatches == 0);
+    bool pass = outputPasses(result, options);
     report.outputs.push_back(
         {info.name, pass, result.maxAbs, result.maxRel, result.relL2});
     std::printf("%s: max abs %.3g, max rel %.3g, rel-L2 %.3g",

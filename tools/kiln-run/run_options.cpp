@@ -75,8 +75,17 @@ const char *const kRunUsage =
     "and\n"
     "                           steps.json, for kiln-interpret "
     "--compare-steps\n"
+    "  --dump-after-run N       the dump is read after a normal run "
+    "(graph, streams)\n"
+    "                           of a session whose activations keep their "
+    "own memory;\n"
+    "                           with --expect, of the first of up to N runs "
+    "that misses it\n"
     "  --dump-rows 0,31         only these rows of tensors whose dim 0 is the "
     "batch\n"
+    "                           (worst: with --dump-after-run, the row of the "
+    "first\n"
+    "                           output farthest from --expect)\n"
     "  --dump-step-range A:B    only these plan steps' outputs\n"
     "\n"
     "  --help, --version\n"
@@ -275,7 +284,14 @@ ParseResult parseRunOptions(int argc, const char *const *argv,
     } else if (flag == "--dump-steps") {
       ok = value(&options->dumpSteps);
     } else if (flag == "--dump-rows") {
-      ok = value(&text) && parseDumpRows(text, &options->dumpRows, error);
+      ok = value(&text);
+      options->dumpWorstRow = ok && text == "worst";
+      ok = ok && (options->dumpWorstRow ||
+                  parseDumpRows(text, &options->dumpRows, error));
+      dumpSubsetGiven = true;
+    } else if (flag == "--dump-after-run") {
+      ok = value(&text) && parseInteger(flag, text, 1, 100000, &integer, error);
+      options->dumpAfterRun = static_cast<int>(integer);
       dumpSubsetGiven = true;
     } else if (flag == "--dump-step-range") {
       ok = value(&text) && parseStepRange(text, &options->dumpFirstStep,
@@ -309,7 +325,25 @@ ParseResult parseRunOptions(int argc, const char *const *argv,
     return ParseResult::UsageError;
   }
   if (dumpSubsetGiven && options->dumpSteps.empty()) {
-    *error = "--dump-rows and --dump-step-range go with --dump-steps DIR";
+    *error = "--dump-rows, --dump-step-range and --dump-after-run go with "
+             "--dump-steps DIR";
+    return ParseResult::UsageError;
+  }
+  if (options->dumpWorstRow &&
+      (options->dumpAfterRun == 0 || options->expect.empty())) {
+    *error = "--dump-rows worst needs --dump-after-run N and --expect (it "
+             "picks the row farthest from the expected outputs)";
+    return ParseResult::UsageError;
+  }
+  if (options->dumpAfterRun > 1 && options->expect.empty()) {
+    *error = "--dump-after-run N with N > 1 needs --expect (the dump is of "
+             "the first run that misses it)";
+    return ParseResult::UsageError;
+  }
+  if (options->dumpAfterRun > 0 && options->debug) {
+    *error = "--dump-after-run reads the dump after a normal run; --debug "
+             "and --check-nan make it a debug-mode run (leave them out, or "
+             "drop --dump-after-run for the step-by-step dump)";
     return ParseResult::UsageError;
   }
   if (!options->profile.empty() && options->profile == options->json) {

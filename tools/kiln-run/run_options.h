@@ -39,6 +39,15 @@ struct RunOptions {
   std::string dumpSteps;
   std::vector<int64_t> dumpRows;
   int64_t dumpFirstStep = 0, dumpLastStep = INT64_MAX;
+  /// --dump-after-run N: the dump is read after a normal run (CUDA graph,
+  /// streams; no debug-mode synchronisation between steps) of a session
+  /// whose activations keep memory of their own (keep_step_outputs); with
+  /// --expect, up to N runs, and the first whose outputs miss it is dumped.
+  /// 0: the debug-mode dump, step by step.
+  int dumpAfterRun = 0;
+  /// --dump-rows worst: the one row (dim 0) of the first output farthest
+  /// from --expect (largest rel-L2) in the dumped run.
+  bool dumpWorstRow = false;
   /// The command line as given, for --json.
   std::vector<std::string> commandLine;
 };

@@ -1,5 +1,7 @@
 // kiln-run --dump-steps: each step's outputs copied to .npy files right after
-// the step (debug mode's step callback), the inputs used, and steps.json.
+// the step (debug mode's step callback) or after the whole run
+// (--dump-after-run, a keep_step_outputs session), the inputs used, and
+// steps.json.
 #include "step_dump.h"
 
 #include <cctype>
@@ -231,7 +233,10 @@ int StepDump::dumpStep(kiln_session_t *session, size_t index,
     file.dtype = output.dtype;
     file.fullShape.assign(output.dims, output.dims + output.rank);
     file.shape = writtenShape(file.fullShape);
-    if (inRange) {
+    auto writer = lastWriter.find(output.device_data);
+    if (writer != lastWriter.end() && writer->second != index)
+      file.overwrittenBy = static_cast<int64_t>(writer->second);
+    if (inRange && file.overwrittenBy < 0) {
       char name[32];
       std::snprintf(name, sizeof(name), "%04zu_", index);
       file.path = "steps/" + std::string(name) + fileStem(step.name) +
@@ -266,6 +271,30 @@ int StepDump::dumpStep(kiln_session_t *session, size_t index,
   return 0;
 }
 
+bool StepDump::readAfterRun(kiln_session_t *session, cudaStream_t stream,
+                            int run, std::string *error) {
+  size_t steps = kiln_session_step_count(session);
+  lastWriter.clear();
+  for (size_t index = 0; index < steps; ++index)
+    for (size_t i = 0; i < kiln_session_step_output_count(session, index);
+         ++i) {
+      kiln_step_output_t output;
+      kiln_status_t status = kiln_session_step_output(session, index, i,
+                                                      &output);
+      if (status) {
+        *error = kiln_status_message(status);
+        kiln_status_free(status);
+        return false;
+      }
+      lastWriter[output.device_data] = index;
+    }
+  afterRun = run;
+  for (size_t index = 0; index < steps; ++index)
+    if (dumpStep(session, index, stream) != 0)
+      return fail(error, failure);
+  return true;
+}
+
 bool StepDump::finish(kiln_session_t *session, const std::string &entry,
                       std::string *error) {
   if (!failure.empty())
@@ -279,6 +308,8 @@ bool StepDump::finish(kiln_session_t *session, const std::string &entry,
       text += ", \"name\": " + quoted(file.name);
     if (!file.path.empty())
       text += ", \"file\": " + quoted(file.path);
+    if (file.overwrittenBy >= 0)
+      text += ", \"overwritten_by\": " + std::to_string(file.overwrittenBy);
     return text + "}";
   };
   std::ostringstream json;
@@ -290,6 +321,12 @@ bool StepDump::finish(kiln_session_t *session, const std::string &entry,
        << "  \"rows\": "
        << (options.rows.empty() ? std::string("null") : jsonList(options.rows))
        << ",\n";
+  // How the outputs were read: "per_step" (a debug-mode run, synchronised
+  // after each step) or "after_run" (a normal run; "run" says which).
+  json << "  \"mode\": " << quoted(afterRun ? "after_run" : "per_step")
+       << ",\n";
+  if (afterRun)
+    json << "  \"run\": " << afterRun << ",\n";
   const char *convPath = std::getenv("KILN_CONV_PATH");
   json << "  \"conv_path\": " << quoted(convPath ? convPath : "auto") << ",\n";
   json << "  \"inputs\": [";

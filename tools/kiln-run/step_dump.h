@@ -1,6 +1,7 @@
 // kiln-run --dump-steps: writes every plan step's outputs (and the inputs
-// used) as .npy files with an index, from a debug-mode run's step callback,
-// for kiln-interpret --compare-steps.
+// used) as .npy files with an index, from a debug-mode run's step callback
+// or (--dump-after-run) after a normal run, for kiln-interpret
+// --compare-steps.
 #ifndef KILN_RUN_STEP_DUMP_H
 #define KILN_RUN_STEP_DUMP_H
 
@@ -9,6 +10,7 @@
 #include "kiln/runtime.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,13 @@ public:
   bool begin(const std::vector<HostTensor> &inputs, std::string *error);
   /// Registers the callback on |session| (a debug-mode session).
   bool attach(kiln_session_t *session, std::string *error);
+  /// --dump-after-run: writes every step's outputs after a whole run of
+  /// |session| (created with keep_step_outputs), copied on |stream|. An
+  /// output that a later step of the plan writes again (the same memory)
+  /// holds that step's values, not this one's: it is listed with
+  /// "overwritten_by" and no file. |run| (1-based) is recorded in the index.
+  bool readAfterRun(kiln_session_t *session, cudaStream_t stream, int run,
+                    std::string *error);
   /// Writes steps.json; |entry| names the entry point.
   bool finish(kiln_session_t *session, const std::string &entry,
               std::string *error);
@@ -61,6 +70,8 @@ private:
     std::vector<int64_t> shape, fullShape;
     uint32_t buffer = 0;
     std::string name; // Inputs only.
+    int64_t overwrittenBy = -1; // --dump-after-run: the later step that
+                                // writes this memory again.
   };
   struct StepRecord {
     size_t index = 0;
@@ -70,6 +81,9 @@ private:
   static int callback(void *data, kiln_session_t *session, size_t index,
                       cudaStream_t stream);
   int dumpStep(kiln_session_t *session, size_t index, cudaStream_t stream);
+  /// readAfterRun: the last plan step that writes each output memory.
+  std::map<const void *, size_t> lastWriter;
+  int afterRun = 0; // The run readAfterRun dumped; 0: step by step.
   /// The shape written for |dims|: rows selected when dim 0 is the batch.
   std::vector<int64_t> writtenShape(const std::vector<int64_t> &dims) const;
   bool writeFile(const File &file, const std::vector<uint8_t> &bytes,

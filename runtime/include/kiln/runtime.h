@@ -261,6 +261,15 @@ typedef struct kiln_session_options_s {
                       // driver, CUDA, cuDNN and cuBLASLt versions: sessions
                       // of one artifact on one machine then run the same
                       // algorithms and give bit-identical outputs.
+  int keep_step_outputs; // 1: every activation buffer gets memory of its own
+                      // (the arena grows to the sum of their sizes, instead
+                      // of reusing memory by liveness), so that after a run
+                      // -- graph, streams and all, as it would run otherwise
+                      // -- every step's outputs stay readable through
+                      // kiln_session_step_output until the next run, unless
+                      // a later step writes the same buffer. For dumps of a
+                      // normal run (kiln-run --dump-after-run), where debug
+                      // mode's synchronisation would hide a race.
 } kiln_session_options_t;
 
 // Sets struct_size and the defaults: first entry point, model's device, no
@@ -410,7 +419,10 @@ kiln_status_t kiln_session_profile_source(const kiln_session_t *session,
 // callback after each step of a debug-mode run, and the buffers a step
 // writes. The activation arena reuses memory, so a step's outputs hold its
 // results only until a later step writes the same bytes: read them in the
-// callback.
+// callback. A session created with keep_step_outputs gives each activation
+// memory of its own instead: after a normal run (no callback, no
+// synchronisation between steps) each step's outputs still hold what it
+// wrote, unless a later step writes the same buffer (the same device_data).
 
 // One buffer that a step writes: a launch's outputs (the kernel's last
 // arguments), a Gemm's or Conv's out, a Copy's destination.
