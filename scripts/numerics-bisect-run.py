@@ -2,7 +2,7 @@
 """GPU machine: the numerics bisect of issue 13 on ResNet-50 fp16.
 
 Usage: python3 BUNDLE/run.py BUNDLE --models-dir test/models --out DIR
-                             [--attempts 300]
+                             [--attempts 300] [--parts sessions,dump-private,dump-plan]
 
 For the artifact of scripts/numerics-bisect-bundle.sh:
   0. runs the runtime's GPU tests of debug mode and the step callback
@@ -20,8 +20,11 @@ For the artifact of scripts/numerics-bisect-bundle.sh:
      debug-mode dump synchronises after each step, which hides the race),
      up to N times, and dumps the first run whose logits miss onnxruntime
      (rel-L2 2e-3; a good fp16 run is 3.4e-4), one image: the worst one;
-  4. writes DIR/dump.tar.gz split into parts of 15 MiB
-     (DIR/dump.tar.gz.part-aa, ...), DIR/summary.json and each command's log.
+     then the same with --dump-plan-memory (the memory plan's reuse kept:
+     outputs a later step overwrites are not dumped);
+  4. writes each dump as DIR/dump-private.tar.gz and DIR/dump-plan.tar.gz
+     split into parts of 15 MiB (...tar.gz.part-aa, ...), DIR/summary.json
+     and each command's log.  --parts picks the steps (default: all).
 On the build machine: scripts/numerics-bisect-compare.sh DIR.
 """
 import argparse
@@ -63,6 +66,8 @@ def main():
     parser.add_argument("--fill", default="scripts/fill-weights.py")
     parser.add_argument("--out", required=True)
     parser.add_argument("--attempts", type=int, default=300)
+    parser.add_argument("--parts", default="sessions,dump-private,dump-plan",
+                        help="which of sessions, dump-private, dump-plan to run")
     args = parser.parse_args()
     import onnxruntime as ort
 
@@ -145,46 +150,52 @@ def main():
 
     # 2. Repeatability of the default path (5 fresh sessions) and its time
     # against the legacy-only path's, in the same process order.
-    run("sessions-auto", ["--sessions", "5", "--bench", "300"], None)
-    run("legacy", ["--bench", "300"], "legacy")
-    run("auto-again", ["--bench", "300"], None)
+    if "sessions" in args.parts:
+        run("sessions-auto", ["--sessions", "5", "--bench", "300"], None)
+        run("legacy", ["--bench", "300"], "legacy")
+        run("auto-again", ["--bench", "300"], None)
 
-    # 3. The dump of a run that shows the race, read after the run.
-    dump = os.path.join(out, "dump")
-    shutil.rmtree(dump, ignore_errors=True)
+    # 3. Dumps of runs with the race put back, read after the run: with
+    # every activation in memory of its own (keep_step_outputs), and with
+    # the memory plan's reuse (--dump-plan-memory: only outputs that no
+    # later step overwrites survive the run).
     outputs = os.path.join(data, "outputs")
-    record = run("dump-unfenced",
-                 ["--dump-steps", dump, "--dump-after-run", str(args.attempts),
-                  "--dump-rows", "worst", "--save-outputs", outputs],
-                 "graph", limit="2e-3", env_extra={"KILN_CONV_GRAPH_FENCE": "0"})
-    saved = os.path.join(outputs, output_name + ".npy")
-    if os.path.exists(saved):
-        errors = per_image_rel_l2(np.load(saved), expected[0])
-        record["per_image_rel_l2"] = [float(e) for e in errors]
-        record["bad_images"] = [i for i, e in enumerate(errors) if e > 1e-2]
-        log(f"dump-unfenced: images above 1e-2: {record['bad_images']}")
-
-    # 4. Pack the dump.
-    archive = os.path.join(out, "dump.tar.gz")
-    if os.path.isdir(dump):
-        with tarfile.open(archive, "w:gz") as tar:
-            tar.add(dump, arcname="dump")
-        shutil.rmtree(dump)
-        with open(archive, "rb") as f:
-            index = 0
-            while chunk := f.read(PART_BYTES):
-                with open(f"{archive}.part-{chr(97 + index // 26)}{chr(97 + index % 26)}",
-                          "wb") as part:
-                    part.write(chunk)
-                index += 1
-        summary["dump_bytes"] = os.path.getsize(archive)
-        summary["dump_parts"] = index
-        os.remove(archive)
+    for part, extra in (("dump-private", []), ("dump-plan", ["--dump-plan-memory"])):
+        if part not in args.parts:
+            continue
+        dump = os.path.join(out, part)
+        shutil.rmtree(dump, ignore_errors=True)
+        record = run(part + "-unfenced",
+                     ["--dump-steps", dump, "--dump-after-run", str(args.attempts),
+                      "--dump-rows", "worst", "--save-outputs", outputs] + extra,
+                     "graph", limit="2e-3", env_extra={"KILN_CONV_GRAPH_FENCE": "0"})
+        saved = os.path.join(outputs, output_name + ".npy")
+        if os.path.exists(saved):
+            errors = per_image_rel_l2(np.load(saved), expected[0])
+            record["per_image_rel_l2"] = [float(e) for e in errors]
+            record["bad_images"] = [i for i, e in enumerate(errors) if e > 1e-2]
+            log(f"{part}: images above 1e-2: {record['bad_images']}")
+        # 4. Pack the dump: DIR/PART.tar.gz.part-aa, -ab, ...
+        archive = os.path.join(out, part + ".tar.gz")
+        if os.path.isdir(dump):
+            with tarfile.open(archive, "w:gz") as tar:
+                tar.add(dump, arcname="dump")
+            shutil.rmtree(dump)
+            with open(archive, "rb") as f:
+                index = 0
+                while chunk := f.read(PART_BYTES):
+                    with open(f"{archive}.part-{chr(97 + index // 26)}"
+                              f"{chr(97 + index % 26)}", "wb") as piece:
+                        piece.write(chunk)
+                    index += 1
+            record["dump_bytes"] = os.path.getsize(archive)
+            record["dump_parts"] = index
+            os.remove(archive)
+            log(f"{part}: {index} parts, {record['dump_bytes'] / 1048576:.1f} MiB "
+                f"compressed; compare here with scripts/numerics-bisect-compare.sh "
+                f"{args.out} {part}")
     with open(os.path.join(out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
-    log(f"dump: {summary.get('dump_parts', 0)} parts, "
-        f"{summary.get('dump_bytes', 0) / 1048576:.1f} MiB compressed; "
-        f"compare on the build machine with scripts/numerics-bisect-compare.sh")
     return 0
 
 

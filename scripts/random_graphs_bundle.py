@@ -19,7 +19,9 @@ def prepare(runner_bin, graphs, precision, folder, arch, timeout):
     os.makedirs(folder, exist_ok=True)
     model = os.path.join(folder, "model.onnx")
     onnx.save(graph_generator.make_model(graphs), model)
-    graph_generator.write_inputs(graphs, os.path.join(folder, "inputs"))
+    # Reduced-precision compiles take inputs on their precision's grid.
+    grid = {"fp16": "f16", "bf16": "bf16"}.get(precision)
+    graph_generator.write_inputs(graphs, os.path.join(folder, "inputs"), grid=grid)
     for command in (
             [os.path.join(runner_bin, "kiln-compile"), model, "--quiet", "--precision",
              precision, "--gpu-arch", arch, "-o", os.path.join(folder, "model.kiln")],

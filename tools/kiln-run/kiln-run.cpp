@@ -329,7 +329,7 @@ int runModel(const RunOptions &options) {
   bool dumpAfterRun = !options.dumpSteps.empty() && options.dumpAfterRun > 0;
   sessionOptions.debug =
       options.debug || (!options.dumpSteps.empty() && !dumpAfterRun);
-  sessionOptions.keep_step_outputs = dumpAfterRun;
+  sessionOptions.keep_step_outputs = dumpAfterRun && !options.dumpPlanMemory;
   sessionOptions.check_nan_inf = options.checkNan;
   // The algorithm cache (kiln_session_options_t.algorithm_cache_path).
   if (!options.algorithmCache.empty())

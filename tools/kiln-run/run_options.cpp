@@ -81,6 +81,10 @@ const char *const kRunUsage =
     "own memory;\n"
     "                           with --expect, of the first of up to N runs "
     "that misses it\n"
+    "  --dump-plan-memory       with --dump-after-run: keep the memory "
+    "plan's reuse (only\n"
+    "                           outputs no later step overwrites are "
+    "dumped)\n"
     "  --dump-rows 0,31         only these rows of tensors whose dim 0 is the "
     "batch\n"
     "                           (worst: with --dump-after-run, the row of the "
@@ -289,6 +293,9 @@ ParseResult parseRunOptions(int argc, const char *const *argv,
       ok = ok && (options->dumpWorstRow ||
                   parseDumpRows(text, &options->dumpRows, error));
       dumpSubsetGiven = true;
+    } else if (flag == "--dump-plan-memory") {
+      ok = noValue();
+      options->dumpPlanMemory = true;
     } else if (flag == "--dump-after-run") {
       ok = value(&text) && parseInteger(flag, text, 1, 100000, &integer, error);
       options->dumpAfterRun = static_cast<int>(integer);
@@ -327,6 +334,10 @@ ParseResult parseRunOptions(int argc, const char *const *argv,
   if (dumpSubsetGiven && options->dumpSteps.empty()) {
     *error = "--dump-rows, --dump-step-range and --dump-after-run go with "
              "--dump-steps DIR";
+    return ParseResult::UsageError;
+  }
+  if (options->dumpPlanMemory && options->dumpAfterRun == 0) {
+    *error = "--dump-plan-memory goes with --dump-after-run N";
     return ParseResult::UsageError;
   }
   if (options->dumpWorstRow &&

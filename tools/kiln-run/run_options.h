@@ -45,6 +45,10 @@ struct RunOptions {
   /// --expect, up to N runs, and the first whose outputs miss it is dumped.
   /// 0: the debug-mode dump, step by step.
   int dumpAfterRun = 0;
+  /// --dump-plan-memory: with --dump-after-run, the session keeps the memory
+  /// plan's reuse (no keep_step_outputs): only outputs no later step
+  /// overwrites are dumped, but a race that needs the reuse can show.
+  bool dumpPlanMemory = false;
   /// --dump-rows worst: the one row (dim 0) of the first output farthest
   /// from --expect (largest rel-L2) in the dumped run.
   bool dumpWorstRow = false;

@@ -233,9 +233,8 @@ int StepDump::dumpStep(kiln_session_t *session, size_t index,
     file.dtype = output.dtype;
     file.fullShape.assign(output.dims, output.dims + output.rank);
     file.shape = writtenShape(file.fullShape);
-    auto writer = lastWriter.find(output.device_data);
-    if (writer != lastWriter.end() && writer->second != index)
-      file.overwrittenBy = static_cast<int64_t>(writer->second);
+    file.overwrittenBy =
+        overwrittenBy(index, output.device_data, output.bytes);
     if (inRange && file.overwrittenBy < 0) {
       char name[32];
       std::snprintf(name, sizeof(name), "%04zu_", index);
@@ -271,10 +270,19 @@ int StepDump::dumpStep(kiln_session_t *session, size_t index,
   return 0;
 }
 
+int64_t StepDump::overwrittenBy(size_t index, const void *data,
+                                size_t bytes) const {
+  uintptr_t begin = reinterpret_cast<uintptr_t>(data), end = begin + bytes;
+  for (const Written &write : writes)
+    if (write.step > index && write.begin < end && begin < write.end)
+      return static_cast<int64_t>(write.step);
+  return -1;
+}
+
 bool StepDump::readAfterRun(kiln_session_t *session, cudaStream_t stream,
                             int run, std::string *error) {
   size_t steps = kiln_session_step_count(session);
-  lastWriter.clear();
+  writes.clear();
   for (size_t index = 0; index < steps; ++index)
     for (size_t i = 0; i < kiln_session_step_output_count(session, index);
          ++i) {
@@ -286,7 +294,8 @@ bool StepDump::readAfterRun(kiln_session_t *session, cudaStream_t stream,
         kiln_status_free(status);
         return false;
       }
-      lastWriter[output.device_data] = index;
+      uintptr_t begin = reinterpret_cast<uintptr_t>(output.device_data);
+      writes.push_back({index, begin, begin + output.bytes});
     }
   afterRun = run;
   for (size_t index = 0; index < steps; ++index)

@@ -10,7 +10,6 @@
 #include "kiln/runtime.h"
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -48,10 +47,11 @@ public:
   /// Registers the callback on |session| (a debug-mode session).
   bool attach(kiln_session_t *session, std::string *error);
   /// --dump-after-run: writes every step's outputs after a whole run of
-  /// |session| (created with keep_step_outputs), copied on |stream|. An
-  /// output that a later step of the plan writes again (the same memory)
-  /// holds that step's values, not this one's: it is listed with
-  /// "overwritten_by" and no file. |run| (1-based) is recorded in the index.
+  /// |session|, copied on |stream|. An output whose memory a later step of
+  /// the plan writes (all of it or a part; in a keep_step_outputs session
+  /// only the same buffer can) holds that step's values, not this one's: it
+  /// is listed with "overwritten_by" and no file. |run| (1-based) is
+  /// recorded in the index.
   bool readAfterRun(kiln_session_t *session, cudaStream_t stream, int run,
                     std::string *error);
   /// Writes steps.json; |entry| names the entry point.
@@ -81,8 +81,15 @@ private:
   static int callback(void *data, kiln_session_t *session, size_t index,
                       cudaStream_t stream);
   int dumpStep(kiln_session_t *session, size_t index, cudaStream_t stream);
-  /// readAfterRun: the last plan step that writes each output memory.
-  std::map<const void *, size_t> lastWriter;
+  /// readAfterRun: the memory each step writes, [begin, end), in plan order.
+  struct Written {
+    size_t step;
+    uintptr_t begin, end;
+  };
+  std::vector<Written> writes;
+  /// readAfterRun: the first step after |index| that writes memory
+  /// overlapping [data, data + bytes); -1 if none.
+  int64_t overwrittenBy(size_t index, const void *data, size_t bytes) const;
   int afterRun = 0; // The run readAfterRun dumped; 0: step by step.
   /// The shape written for |dims|: rows selected when dim 0 is the batch.
   std::vector<int64_t> writtenShape(const std::vector<int64_t> &dims) const;
