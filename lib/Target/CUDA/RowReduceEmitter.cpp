@@ -63,45 +63,16 @@ FailureOr<Anchor> findAnchor(ElementalEmitter &emitter) {
   if (!kind)
     return emitter.error(anchor.op) << "has no row template";
   anchor.kind = *kind;
-  ArrayRef<int64_t> shape = shapeOf(anchor.data);
-  int64_t rank = shape.size();
-  int64_t firstReduced = rank - 1;
-  if (isSoftmaxLike(anchor.kind)) {
-    int64_t axis = isa<SoftmaxOp>(anchor.op)
-                       ? cast<SoftmaxOp>(anchor.op).getAxis()
-                       : cast<LogSoftmaxOp>(anchor.op).getAxis();
-    if (normalizeAxis(axis, rank) != rank - 1)
-      return emitter.error(anchor.op) << "is not over the last axis";
-  } else if (anchor.kind == AnchorKind::LayerNorm) {
-    std::optional<int64_t> axis =
-        normalizeAxis(cast<LayerNormOp>(anchor.op).getAxis(), rank);
-    if (!axis)
-      return emitter.error(anchor.op) << "has an axis out of range";
-    firstReduced = *axis;
-  } else {
-    SmallVector<int64_t> axes;
-    if (anchor.op->getNumOperands() > 1) {
-      FailureOr<SmallVector<int64_t>> list =
-          constantIntegers(emitter, anchor.op, 1, "axes");
-      if (failed(list))
-        return failure();
-      axes = *list;
-    }
-    std::vector<bool> reduced(rank, axes.empty());
-    for (int64_t axis : axes)
-      if (std::optional<int64_t> a = normalizeAxis(axis, rank))
-        reduced[*a] = true;
-    firstReduced = rank;
-    while (firstReduced > 0 && reduced[firstReduced - 1])
-      --firstReduced;
-    for (int64_t d = 0; d < firstReduced; ++d)
-      if (reduced[d])
-        return emitter.error(anchor.op) << "does not reduce trailing axes only";
-    if (firstReduced == rank)
-      return emitter.error(anchor.op) << "reduces no axis";
-  }
-  for (int64_t d = 0; d < rank; ++d)
-    (d < firstReduced ? anchor.rows : anchor.length) *= shape[d];
+  // The rows and their length, as tiling chose the variant by them; the
+  // kernel's verifier checked that the anchor reduces trailing axes only.
+  std::optional<RowReduceExtents> extents =
+      rowReduceExtents(emitter.getKernel());
+  if (!extents)
+    return emitter.error(anchor.op)
+           << "is not a row reduction (trailing axes, or a softmax over the "
+              "last axis)";
+  anchor.rows = extents->rows;
+  anchor.length = extents->length;
   return anchor;
 }
 

@@ -194,24 +194,23 @@ int64_t queryRowsKeyChunk(KernelOp kernel) {
       1);
 }
 
-int64_t rowReduceLength(KernelOp kernel) {
+std::optional<RowReduceExtents> rowReduceExtents(KernelOp kernel) {
   Operation *anchor = getKernelAnchor(kernel);
-  if (!anchor || anchor->getNumOperands() == 0 || anchor->getNumResults() == 0)
-    return 0;
-  auto input = cast<RankedTensorType>(anchor->getOperand(0).getType());
-  auto result = cast<RankedTensorType>(anchor->getResult(0).getType());
-  if (isa<SoftmaxOp, LogSoftmaxOp>(anchor))
-    return input.getRank() ? input.getShape().back() : 1;
-  if (auto layerNorm = dyn_cast<LayerNormOp>(anchor)) {
-    int64_t axis =
-        normalizeAxis(layerNorm.getAxis(), input.getRank()).value_or(0);
-    int64_t length = 1;
-    for (int64_t d = axis; d < input.getRank(); ++d)
-      length *= input.getDimSize(d);
-    return length;
-  }
-  int64_t keptElements = std::max<int64_t>(result.getNumElements(), 1);
-  return input.getNumElements() / keptElements;
+  std::optional<int64_t> first =
+      anchor ? rowReductionFirstAxis(anchor) : std::nullopt;
+  if (!first)
+    return std::nullopt;
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(anchor->getOperand(0).getType()).getShape();
+  RowReduceExtents extents;
+  for (int64_t d = 0; d < int64_t(shape.size()); ++d)
+    (d < *first ? extents.rows : extents.length) *= shape[d];
+  return extents;
+}
+
+int64_t rowReduceLength(KernelOp kernel) {
+  std::optional<RowReduceExtents> extents = rowReduceExtents(kernel);
+  return extents ? extents->length : 0;
 }
 
 int64_t outputDimOfInputInner(ArrayRef<int64_t> perm) {

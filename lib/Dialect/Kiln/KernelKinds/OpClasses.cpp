@@ -144,6 +144,27 @@ bool isRowReduction(Operation *op) {
       .Default([](auto) { return false; });
 }
 
+std::optional<int64_t> rowReductionFirstAxis(Operation *op) {
+  if (!isRowReduction(op))
+    return std::nullopt;
+  return llvm::TypeSwitch<Operation *, std::optional<int64_t>>(op)
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(
+          [](auto reduce) -> std::optional<int64_t> {
+            std::optional<SmallVector<int64_t>> axes = reducedAxes(reduce);
+            return axes && !axes->empty() ? std::optional(axes->front())
+                                          : std::nullopt;
+          })
+      .Case<SoftmaxOp, LogSoftmaxOp>([](auto softmax) -> std::optional<int64_t> {
+        return cast<RankedTensorType>(softmax.getType()).getRank() - 1;
+      })
+      .Case<LayerNormOp>([](LayerNormOp layerNorm) {
+        return normalizeAxis(
+            layerNorm.getAxis(),
+            cast<RankedTensorType>(layerNorm.getInput().getType()).getRank());
+      })
+      .Default([](auto) { return std::nullopt; });
+}
+
 bool isTiledTranspose(Operation *op) {
   auto transpose = dyn_cast<TransposeOp>(op);
   if (!transpose)

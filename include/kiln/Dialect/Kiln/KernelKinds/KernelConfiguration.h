@@ -46,9 +46,17 @@ int64_t queryRowsKeyChunk(KernelOp kernel);
 /// (warp_rows); longer rows a block per row (block_rows).
 constexpr int64_t kWarpRowElements = 1024;
 
-/// The number of elements each row of a row_reduce kernel's anchor reduces:
-/// a softmax's last dim, a layer_norm's dims from its axis on, a reduction's
-/// input elements per kept element.
+/// The rows of a row_reduce kernel's anchor and the elements each reduces:
+/// the input's dims before rowReductionFirstAxis multiply to the rows, the
+/// dims from it on to the length (a softmax's last dim, a layer_norm's dims
+/// from its axis on, a reduction's reduced trailing dims). The one place
+/// that computes them: tiling, the variant preconditions and the emitter
+/// all ask here. std::nullopt when the anchor is not a row reduction.
+struct RowReduceExtents {
+  int64_t rows = 1, length = 1;
+};
+std::optional<RowReduceExtents> rowReduceExtents(KernelOp kernel);
+/// rowReduceExtents(kernel)'s length; 0 when it has none.
 int64_t rowReduceLength(KernelOp kernel);
 
 /// The output dim of a transpose with |perm| that holds the input's

@@ -7,6 +7,8 @@
 
 #include "mlir/IR/Operation.h"
 
+#include <optional>
+
 namespace kiln {
 
 enum class FusionClass {
@@ -36,6 +38,12 @@ FusionClass classifyForFusion(mlir::Operation *op);
 /// softmax or log_softmax over the last axis, or a layer_norm of static shape
 /// (it normalises trailing dims): the anchor of a row_reduce kernel.
 bool isRowReduction(mlir::Operation *op);
+
+/// For a row reduction (isRowReduction): the first of the trailing input
+/// axes it reduces or normalises (a reduce's first reduced axis, a
+/// softmax's last axis, a layer_norm's axis); the axes before it are the
+/// rows. std::nullopt for any other op.
+std::optional<int64_t> rowReductionFirstAxis(mlir::Operation *op);
 
 /// True for a kiln.transpose that moves the innermost dim: inside any
 /// elemental kernel it would read (or write) with a stride, so only the tiled
