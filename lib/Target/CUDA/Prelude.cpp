@@ -3,6 +3,9 @@
 // dtype conversions, vector types and warp/block reductions; and the part
 // bounds-checked kernels add (their fault record and index check).
 #include "kiln/Target/CUDA/CUDAEmitter.h"
+#include "kiln/artifact_format.h"
+
+#include <string>
 
 namespace kiln {
 
@@ -278,19 +281,9 @@ template <typename T, typename Op> KILN_DEVICE T kiln_block_allreduce(T v, Op op
 )CUDA";
 }
 
-// Appended after the prelude in kernels compiled with bounds checks only, so
-// that kernels without them stay byte-identical. kiln_bounds_record is
-// kiln::artifact::BoundsFaultRecord (runtime/include/kiln/artifact_format.h).
-const char *getCUDABoundsCheckPrelude() {
-  return R"CUDA(
-// ---- kiln bounds checks (kiln-compile --bounds-checks) ----
-struct kiln_bounds_record {
-  unsigned int flag;
-  unsigned int site;
-  unsigned long long step;
-  long long index, bound, axis, reserved;
-};
-// A data-dependent index |i| into a dimension of size |dim|: a negative
+namespace {
+/// The bounds-check functions, after kiln_bounds_record.
+const char *const kBoundsCheckFunctions = R"CUDA(// A data-dependent index |i| into a dimension of size |dim|: a negative
 // index counts from the back once; one still outside [0, dim) is recorded
 // in |record| (the first fault of the run wins the flag) and reads index 0,
 // so that no access leaves the tensor.
@@ -310,6 +303,26 @@ static __device__ __noinline__ long long kiln_checked_index(
 }
 // ---- end of kiln bounds checks ----
 )CUDA";
+} // namespace
+
+// Appended after the prelude in kernels compiled with bounds checks only, so
+// that kernels without them stay byte-identical. kiln_bounds_record is
+// written from the runtime's list of BoundsFaultRecord's fields
+// (KILN_BOUNDS_RECORD_FIELDS, runtime/include/kiln/artifact_format.h).
+const char *getCUDABoundsCheckPrelude() {
+  static const std::string text = [] {
+    std::string record = "struct kiln_bounds_record {\n";
+#define KILN_BOUNDS_RECORD_FIELD(host, cuda, name)                             \
+  record += std::string("  ") + cuda + " " #name ";\n";
+    KILN_BOUNDS_RECORD_FIELDS(KILN_BOUNDS_RECORD_FIELD)
+#undef KILN_BOUNDS_RECORD_FIELD
+    record += "};\n";
+    return std::string("\n// ---- kiln bounds checks (kiln-compile "
+                       "--bounds-checks) ----\n") +
+           record + kBoundsCheckFunctions;
+  }();
+  return text.c_str();
 }
+
 
 } // namespace kiln

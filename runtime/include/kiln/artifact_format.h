@@ -40,16 +40,34 @@ constexpr uint32_t kMaxKernelParameters = 256;
 /// the kernel reads index 0 in its place. The record is the prelude's
 /// kiln_bounds_record, byte for byte (lib/Target/CUDA/Prelude.cpp).
 constexpr uint32_t kBoundsCheckParameters = 2;
+///
+/// The fields, once for both sides: X(host type, CUDA type, name). The CUDA
+/// prelude's kiln_bounds_record is written from this list
+/// (getCUDABoundsCheckPrelude), so the two layouts cannot drift apart.
+///   flag:  0: no fault; set to 1 by the first fault (atomicCAS).
+///   site:  the BoundsCheckSite of the op that checked the index.
+///   step:  the launching step's index in its entry point.
+///   index: the index as the data held it (before wrapping).
+///   bound: the size of the dimension it indexes.
+///   axis:  that dimension of the indexed tensor.
+#define KILN_BOUNDS_RECORD_FIELDS(X)                                           \
+  X(uint32_t, "unsigned int", flag)                                            \
+  X(uint32_t, "unsigned int", site)                                            \
+  X(uint64_t, "unsigned long long", step)                                      \
+  X(int64_t, "long long", index)                                               \
+  X(int64_t, "long long", bound)                                               \
+  X(int64_t, "long long", axis)                                                \
+  X(int64_t, "long long", reserved)
 struct BoundsFaultRecord {
-  uint32_t flag; // 0: no fault; set to 1 by the first fault (atomicCAS).
-  uint32_t site; // The BoundsCheckSite of the op that checked the index.
-  uint64_t step; // The launching step's index in its entry point.
-  int64_t index; // The index as the data held it (before wrapping).
-  int64_t bound; // The size of the dimension it indexes.
-  int64_t axis;  // That dimension of the indexed tensor.
-  int64_t reserved;
+#define KILN_BOUNDS_RECORD_FIELD(host, cuda, name) host name;
+  KILN_BOUNDS_RECORD_FIELDS(KILN_BOUNDS_RECORD_FIELD)
+#undef KILN_BOUNDS_RECORD_FIELD
 };
 static_assert(sizeof(BoundsFaultRecord) == 48, "the record is 48 bytes");
+// The CUDA types have the host types' sizes (LP64 hosts and the device).
+static_assert(sizeof(unsigned int) == 4 && sizeof(unsigned long long) == 8 &&
+                  sizeof(long long) == 8,
+              "CUDA and host integer sizes agree");
 
 /// The ops whose data-dependent indices are checked, as BoundsFaultRecord
 /// stores them.
