@@ -41,12 +41,11 @@ void buildGraphPipeline(mlir::OpPassManager &pm,
     simplify.maxBytes = options.maxFoldBytes;
     pm.addPass(createKilnSimplifyGraph(simplify));
   }
-  // With a ranged dim (batch=1..64) the graph keeps run-time extents: show
-  // them as expressions of the ranged dims.
-  if (llvm::any_of(options.inputShapes, [](const std::string &entry) {
-        return llvm::StringRef(entry).contains("..");
-      }))
-    pm.addNestedPass<mlir::func::FuncOp>(createKilnRecordDimExprs());
+  // With a ranged dim (batch=1..64; kiln-specialize-shapes records it in
+  // the function's kiln.dim_ranges) the graph keeps run-time extents: show
+  // them as expressions of the ranged dims. Without ranges the pass does
+  // nothing.
+  pm.addNestedPass<mlir::func::FuncOp>(createKilnRecordDimExprs());
 }
 
 void buildFusePipeline(mlir::OpPassManager &pm) {

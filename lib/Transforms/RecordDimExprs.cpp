@@ -26,6 +26,10 @@ struct RecordDimExprsPass
     func::FuncOp function = getOperation();
     if (failed(verifySymbolicDimAttributes(function)))
       return signalPassFailure();
+    // Only a function with ranged dims (kiln.dim_ranges) has extents to
+    // record: a static compile, or an unranged dynamic dim, is left alone.
+    if (!function->hasAttr(kDimRangesAttrName))
+      return;
     SymbolicShapes shapes(function);
     Builder builder(function.getContext());
     function.walk([&](Operation *op) {
