@@ -7,6 +7,7 @@
 #include "kiln/Evaluator/Interpreter.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 
@@ -82,9 +83,12 @@ bool foldOp(Operation *op, int64_t maxBytes, OpBuilder &builder) {
     replacements.push_back(builder.create<ConstantOp>(
         op->getLoc(), eval::tensorToAttr(tensor, type)));
   }
-  SmallVector<Operation *> producers;
+  // Each producer once: an op that reads one value twice (x * x) must not
+  // erase its producer twice (ASan found the second erase reading freed
+  // memory).
+  llvm::SetVector<Operation *> producers;
   for (Value operand : op->getOperands())
-    producers.push_back(operand.getDefiningOp());
+    producers.insert(operand.getDefiningOp());
   op->replaceAllUsesWith(replacements);
   op->erase();
   // Constants that only fed |op| are dead now (they precede |op|, so the
