@@ -41,6 +41,13 @@ if shutil.which("nvidia-smi") and subprocess.run(
         ["nvidia-smi", "-L"], capture_output=True).returncode == 0:
     config.available_features.add("cuda-device")
 
+# cuobjdump (the CUDA toolkit's) disassembles cubins: the kernel-program tests
+# compare each kernel's SASS with it.
+_cuobjdump = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
+if os.path.exists(_cuobjdump):
+    config.available_features.add("cuobjdump")
+    config.substitutions.append(("%cuobjdump", _cuobjdump))
+
 tools = ["kiln-opt", "kiln-compile", "kiln-interpret", "kiln-translate", "kiln-run",
          "kiln-inspect", "kiln-kernel-test", "FileCheck", "not", "count"]
 llvm_config.add_tool_substitutions(tools, [config.kiln_tools_dir, config.llvm_tools_dir])

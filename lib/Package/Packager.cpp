@@ -1,6 +1,6 @@
 // buildArtifact: the model-level manifest (versions, archs, kernels with
-// their cubin and PTX sections, weights) around the entry point, written as
-// one .kiln file.
+// their NVRTC programs' cubin and PTX sections, weights) around the entry
+// point, written as one .kiln file.
 #include "kiln/Package/Packager.h"
 
 #include "PackageInternal.h"
@@ -32,35 +32,56 @@ uint64_t getExternalDataBytes(ModuleOp module) {
 
 namespace {
 
-/// One Kernel per unique CUDA kernel, with a cubin section per arch and the
-/// PTX section when the target kept PTX.
+/// One Kernel per unique CUDA kernel, whose images are its NVRTC program's
+/// cubin sections (one per arch) and PTX section: the kernels of one program
+/// share them, and the runtime loads each section once and finds every
+/// kernel in it by symbol.
 LogicalResult addKernels(ModuleOp module, const CUDAModule &cuda,
-                         ArrayRef<CompiledKernel> compiled,
+                         const NVRTCResult &compiled,
                          const PackageOptions &options, ModelT &model,
                          package::SectionList &sections) {
-  if (compiled.size() != cuda.kernels.size())
+  if (compiled.kernels.size() != cuda.kernels.size())
     return module.emitError("packager: ")
-           << cuda.kernels.size() << " emitted kernels but " << compiled.size()
-           << " compiled ones";
-  for (auto [emitted, binary] : llvm::zip(cuda.kernels, compiled)) {
+           << cuda.kernels.size() << " emitted kernels but "
+           << compiled.kernels.size() << " compiled ones";
+  struct ProgramSections {
+    std::vector<uint32_t> cubins; // In the order of options.archs.
+    int64_t ptx = -1;
+  };
+  std::vector<ProgramSections> programSections;
+  for (const CompiledProgram &program : compiled.programs) {
+    ProgramSections added;
+    for (const std::string &arch : options.archs) {
+      auto cubin = program.cubins.find(arch);
+      if (cubin == program.cubins.end() || cubin->second.empty())
+        return module.emitError("packager: NVRTC program '")
+               << program.name << "' has no cubin for " << arch;
+      added.cubins.push_back(sections.add(
+          "cubin:" + arch + ":" + program.name,
+          ArrayRef<char>(cubin->second.data(), cubin->second.size())));
+    }
+    if (!program.ptx.empty())
+      added.ptx =
+          sections.add("ptx:" + program.ptxArch + ":" + program.name,
+                       ArrayRef<char>(program.ptx.data(), program.ptx.size()));
+    programSections.push_back(std::move(added));
+  }
+  for (auto [k, emitted] : llvm::enumerate(cuda.kernels)) {
+    if (compiled.kernels[k].name != emitted.name ||
+        compiled.kernels[k].program >= programSections.size())
+      return module.emitError("packager: kernel '")
+             << emitted.name << "' was not compiled";
+    const ProgramSections &program =
+        programSections[compiled.kernels[k].program];
     auto kernel = std::make_unique<KernelT>();
     kernel->symbol = emitted.name;
-    for (const std::string &arch : options.archs) {
-      auto cubin = binary.cubins.find(arch);
-      if (cubin == binary.cubins.end() || cubin->second.empty())
-        return module.emitError("packager: kernel '")
-               << emitted.name << "' has no cubin for " << arch;
+    for (auto [arch, section] : llvm::zip(options.archs, program.cubins)) {
       auto image = std::make_unique<KernelImageT>();
       image->arch = arch;
-      image->section = sections.add(
-          "cubin:" + arch + ":" + emitted.name,
-          ArrayRef<char>(cubin->second.data(), cubin->second.size()));
+      image->section = section;
       kernel->images.push_back(std::move(image));
     }
-    if (!binary.ptx.empty())
-      kernel->ptx_section =
-          sections.add("ptx:" + binary.ptxArch + ":" + emitted.name,
-                       ArrayRef<char>(binary.ptx.data(), binary.ptx.size()));
+    kernel->ptx_section = program.ptx;
     model.kernels.push_back(std::move(kernel));
   }
   return success();
@@ -69,7 +90,7 @@ LogicalResult addKernels(ModuleOp module, const CUDAModule &cuda,
 } // namespace
 
 LogicalResult buildArtifact(ModuleOp module, const CUDAModule &cuda,
-                            ArrayRef<CompiledKernel> compiled,
+                            const NVRTCResult &compiled,
                             const PackageOptions &options,
                             std::string &artifact, PackageSummary *summary) {
   func::FuncOp function = getEntryFunction(module);

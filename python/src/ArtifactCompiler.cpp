@@ -181,7 +181,7 @@ private:
     options.sourceModel = llvm::sys::path::filename(request.sourcePath).str();
     options.externalWeights = keepWeightsExternal();
     kiln::PackageSummary summary;
-    if (failed(kiln::buildArtifact(*module, cuda, compiled.kernels, options,
+    if (failed(kiln::buildArtifact(*module, cuda, compiled, options,
                                    result.artifact, &summary)))
       return false;
     result.compilerVersion = kiln::getCompilerVersion();

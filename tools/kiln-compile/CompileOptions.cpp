@@ -3,6 +3,8 @@
 #include "CompileOptions.h"
 #include "ToolCommandLine.h"
 
+#include "kiln/Target/CUDA/NVRTCCompiler.h"
+
 #include "llvm/Support/Path.h"
 
 namespace kiln::compile {
@@ -58,6 +60,11 @@ llvm::cl::opt<bool> keepPTX(
     "ptx",
     llvm::cl::desc("Also keep PTX for GPUs newer than every arch (default on)"),
     llvm::cl::init(true), llvm::cl::cat(kiln::tools::kilnCategory()));
+llvm::cl::opt<unsigned> kernelsPerProgram(
+    "kernels-per-program",
+    llvm::cl::desc("Most kernels one NVRTC program compiles (1: each alone)"),
+    llvm::cl::init(kiln::NVRTCOptions().kernelsPerProgram),
+    llvm::cl::cat(kiln::tools::kilnCategory()));
 llvm::cl::opt<int64_t>
     maxStreams("max-streams",
                llvm::cl::desc("Most CUDA streams the schedule uses"),

@@ -24,6 +24,7 @@ extern llvm::cl::opt<std::string> outputFile;
 extern llvm::cl::opt<Phase> emit;
 extern llvm::cl::opt<std::string> gpuArchs;
 extern llvm::cl::opt<bool> keepPTX;
+extern llvm::cl::opt<unsigned> kernelsPerProgram;
 extern llvm::cl::opt<int64_t> maxStreams;
 extern llvm::cl::opt<uint64_t> gemmWorkspaceBytes;
 extern llvm::cl::opt<uint64_t> convWorkspaceBytes;

@@ -213,6 +213,7 @@ bool compileToCUDA(ModuleOp module, const std::vector<std::string> &archs,
     kiln::NVRTCOptions options;
     options.archs = archs;
     options.keepPTX = keepPTX;
+    options.kernelsPerProgram = kernelsPerProgram;
     auto result = kiln::compileWithNVRTC(cuda.kernels, options);
     if (!result) {
       reportError(llvm::toString(result.takeError()));
@@ -221,6 +222,13 @@ bool compileToCUDA(ModuleOp module, const std::vector<std::string> &archs,
     compiled = std::move(*result);
     return true;
   });
+  // benchmarks/compile_time.py reads the programs and threads.
+  if (ok && !quiet)
+    llvm::errs() << llvm::formatv(
+        "kiln-compile: nvrtc: {0} kernels in {1} programs for {2} arch(s), "
+        "{3} threads\n",
+        compiled.kernels.size(), compiled.programs.size(), archs.size(),
+        compiled.threads);
   std::string artifact;
   kiln::PackageSummary summary;
   if (ok)
@@ -232,8 +240,8 @@ bool compileToCUDA(ModuleOp module, const std::vector<std::string> &archs,
       options.gemmWorkspaceBytes = gemmWorkspaceBytes;
       options.convWorkspaceBytes = convWorkspaceBytes;
       options.externalWeights = keepWeightsExternal(module);
-      return succeeded(kiln::buildArtifact(module, cuda, compiled.kernels,
-                                           options, artifact, &summary));
+      return succeeded(kiln::buildArtifact(module, cuda, compiled, options,
+                                           artifact, &summary));
     });
   if (ok)
     ok = runPhase("write", [&] { return writeBytes(artifact, output); });

@@ -177,9 +177,10 @@ llvm::Error writeCase(func::FuncOp original, func::FuncOp tiled,
     if (llvm::Error error =
             writeFile(dir + "/" + kernel.name + ".cu", kernel.source))
       return error;
+  // A kernel's cubin is its NVRTC program's, which holds its symbol.
   for (const EmittedKernel &kernel : cuda->kernels)
     for (const auto &[arch, cubin] :
-         compiled->kernels[&kernel - cuda->kernels.data()].cubins) {
+         compiled->programOf(&kernel - cuda->kernels.data()).cubins) {
       std::string file = kernel.name + "." + arch + ".cubin";
       if (llvm::Error error = writeFile(dir + "/" + file, cubin))
         return error;

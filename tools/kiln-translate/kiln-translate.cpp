@@ -57,9 +57,13 @@ cl::opt<bool> noCompile("no-compile", cl::desc("Do not compile with NVRTC"),
 cl::opt<bool> keepPTX("keep-ptx",
                       cl::desc("Also compile PTX for the newest arch"),
                       cl::cat(kilnCategory()));
-cl::opt<bool> perKernelTiming("nvrtc-timing",
-                              cl::desc("Print the NVRTC time of each kernel"),
-                              cl::cat(kilnCategory()));
+cl::opt<bool> perProgramTiming("nvrtc-timing",
+                               cl::desc("Print the NVRTC time of each program"),
+                               cl::cat(kilnCategory()));
+cl::opt<unsigned> kernelsPerProgram(
+    "kernels-per-program", cl::init(NVRTCOptions().kernelsPerProgram),
+    cl::desc("Most kernels one NVRTC program compiles (1: each alone)"),
+    cl::cat(kilnCategory()));
 cl::opt<unsigned> nvrtcThreads("nvrtc-threads", cl::init(0),
                                cl::desc("NVRTC worker threads (0: all cores)"),
                                cl::cat(kilnCategory()));
@@ -110,6 +114,7 @@ int main(int argc, char **argv) {
   nvrtc.archs = *archs;
   nvrtc.keepPTX = keepPTX;
   nvrtc.threads = nvrtcThreads;
+  nvrtc.kernelsPerProgram = kernelsPerProgram;
   nvrtc.cudaIncludeDir = cudaInclude;
   nvrtc.injectError = injectNVRTCError;
 
@@ -174,18 +179,18 @@ int main(int argc, char **argv) {
       return fail(llvm::toString(compiled.takeError()));
     size_t count = compiled->kernels.size();
     double total = 0;
-    for (const CompiledKernel &kernel : compiled->kernels) {
-      total += kernel.milliseconds;
-      if (perKernelTiming)
-        os << "// nvrtc: " << kernel.name << " "
-           << llvm::format("%.1f", kernel.milliseconds) << " ms\n";
+    for (const CompiledProgram &program : compiled->programs) {
+      total += program.milliseconds;
+      if (perProgramTiming)
+        os << "// nvrtc: " << program.name << " "
+           << llvm::format("%.1f", program.milliseconds) << " ms\n";
     }
     os << "// nvrtc: " << count << " kernels for "
        << llvm::join(nvrtc.archs, ",") << (keepPTX ? " (+PTX)" : "") << " in "
        << llvm::format("%.1f", compiled->wallMilliseconds) << " ms ("
-       << llvm::format("%.1f", count ? total / count : 0.0)
-       << " ms/kernel, NVRTC " << getNVRTCVersion() << ", " << compiled->threads
-       << " threads)\n";
+       << llvm::format("%.1f", count ? total / count : 0.0) << " ms/kernel, "
+       << compiled->programs.size() << " programs, NVRTC " << getNVRTCVersion()
+       << ", " << compiled->threads << " threads)\n";
   }
   output->keep();
   return kExitOk;

@@ -1,10 +1,13 @@
-// Unit tests of the NVRTC driver: the prelude compiles, cubins come back per
-// arch, PTX on request, and errors name the kernel with NVRTC's log.
+// Unit tests of the NVRTC driver: the prelude compiles, kernels are grouped
+// into programs, cubins come back per arch, PTX on request, and errors name
+// the kernel with NVRTC's log.
 #include "kiln/Target/CUDA/NVRTCCompiler.h"
 
 #include "llvm/Support/Error.h"
 
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 using namespace kiln;
 
@@ -15,10 +18,53 @@ EmittedKernel makeKernel(const std::string &name, const std::string &body) {
   kernel.name = name;
   kernel.kind = "pointwise";
   kernel.origins = {"kiln.kernel \"test\""};
-  kernel.source = std::string(getCUDAPrelude()) +
+  kernel.source = "// " + name + "\n" + getCUDAPrelude() +
                   "extern \"C\" __global__ void " + name + "(float* out) { " +
                   body + " }\n";
   return kernel;
+}
+
+/// The bytes of section |name| of a 64-bit little-endian ELF file (a cubin),
+/// or "" when it has none.
+std::string elfSection(const std::string &elf, const std::string &name) {
+  auto read = [&](size_t at, size_t bytes) {
+    uint64_t value = 0;
+    if (at + bytes <= elf.size())
+      std::memcpy(&value, elf.data() + at, bytes);
+    return value;
+  };
+  uint64_t headers = read(0x28, 8), entry = read(0x3a, 2),
+           count = read(0x3c, 2), names = read(0x3e, 2);
+  uint64_t nameTable = read(headers + names * entry + 0x18, 8);
+  for (uint64_t s = 0; s < count; ++s) {
+    uint64_t header = headers + s * entry;
+    uint64_t nameAt = nameTable + read(header, 4);
+    if (nameAt < elf.size() && elf.compare(nameAt, name.size() + 1,
+                                           name.c_str(), name.size() + 1) == 0)
+      return elf.substr(read(header + 0x18, 8), read(header + 0x20, 8));
+  }
+  return "";
+}
+
+/// |count| kernels, each with a global and helper of the same name as the
+/// others' (which their namespaces keep apart) and a kernel of its own name.
+std::vector<EmittedKernel> makeKernels(int count) {
+  std::vector<EmittedKernel> kernels;
+  for (int k = 0; k < count; ++k) {
+    EmittedKernel kernel =
+        makeKernel("k_" + std::to_string(k),
+                   "out[threadIdx.x] = helper(out[threadIdx.x]) * table[0];");
+    size_t at = kernel.source.find("extern");
+    kernel.source.insert(at, "typedef int kiln_index_t;\n"
+                             "__device__ const float table[1] = {" +
+                                 std::to_string(k) +
+                                 ".0f};\n"
+                                 "static __device__ float helper(float x) { "
+                                 "return kiln_sigmoid(x) + " +
+                                 std::to_string(k) + "; }\n");
+    kernels.push_back(std::move(kernel));
+  }
+  return kernels;
 }
 
 TEST(NVRTCCompilerTest, ParsesArchLists) {
@@ -43,12 +89,87 @@ TEST(NVRTCCompilerTest, CompilesCubinsAndPTX) {
   llvm::Expected<NVRTCResult> result = compileWithNVRTC(kernels, options);
   ASSERT_TRUE(static_cast<bool>(result)) << llvm::toString(result.takeError());
   ASSERT_EQ(result->kernels.size(), 2u);
-  for (const CompiledKernel &kernel : result->kernels) {
-    EXPECT_EQ(kernel.cubins.size(), 2u);
-    EXPECT_EQ(kernel.cubins.at("sm_90").substr(1, 3), "ELF");
-    EXPECT_EQ(kernel.ptxArch, "compute_90");
-    EXPECT_NE(kernel.ptx.find(".entry " + kernel.name), std::string::npos);
+  for (auto [k, kernel] : llvm::enumerate(result->kernels)) {
+    const CompiledProgram &program = result->programOf(k);
+    EXPECT_EQ(program.cubins.size(), 2u);
+    EXPECT_EQ(program.cubins.at("sm_90").substr(1, 3), "ELF");
+    EXPECT_EQ(program.ptxArch, "compute_90");
+    EXPECT_NE(program.ptx.find(".entry " + kernel.name), std::string::npos);
   }
+}
+
+// Programs hold at most kernelsPerProgram kernels, split evenly and in
+// order; kernels without the shared prelude get a program each.
+TEST(NVRTCCompilerTest, GroupsKernelsWithAPreludeIntoPrograms) {
+  std::vector<EmittedKernel> kernels = makeKernels(11);
+  kernels[4].source = "extern \"C\" __global__ void k_4(float* out) {}\n";
+  std::vector<std::vector<size_t>> programs =
+      groupKernelsIntoPrograms(kernels, 4);
+  EXPECT_EQ(programs, (std::vector<std::vector<size_t>>{
+                          {0, 1, 2}, {3, 5, 6}, {7, 8, 9, 10}, {4}}));
+  EXPECT_EQ(groupKernelsIntoPrograms(kernels, 1).size(), 11u);
+  EXPECT_EQ(groupKernelsIntoPrograms(kernels, 16).size(), 2u);
+  // A program of one is the kernel's own source.
+  EXPECT_EQ(buildProgramSource(kernels, {4}), kernels[4].source);
+  std::string source = buildProgramSource(kernels, {0, 1});
+  EXPECT_EQ(source.find(getCUDAPrelude()), source.rfind(getCUDAPrelude()));
+  EXPECT_NE(source.find("namespace kiln_program_kernel_1 {"),
+            std::string::npos);
+}
+
+// More kernels than a program holds: fewer programs than kernels, every
+// kernel's symbol in its program's cubin and PTX, and its machine code the
+// same as when it is compiled alone.
+TEST(NVRTCCompilerTest, CompilesGroupedKernelsUnderTheirOwnSymbols) {
+  std::vector<EmittedKernel> kernels = makeKernels(5);
+  NVRTCOptions options;
+  options.keepPTX = true;
+  options.kernelsPerProgram = 2;
+  llvm::Expected<NVRTCResult> grouped = compileWithNVRTC(kernels, options);
+  ASSERT_TRUE(static_cast<bool>(grouped))
+      << llvm::toString(grouped.takeError());
+  ASSERT_EQ(grouped->kernels.size(), 5u);
+  EXPECT_EQ(grouped->programs.size(), 3u);
+  options.kernelsPerProgram = 1;
+  llvm::Expected<NVRTCResult> alone = compileWithNVRTC(kernels, options);
+  ASSERT_TRUE(static_cast<bool>(alone)) << llvm::toString(alone.takeError());
+  EXPECT_EQ(alone->programs.size(), 5u);
+  for (auto [k, kernel] : llvm::enumerate(grouped->kernels)) {
+    EXPECT_EQ(kernel.name, kernels[k].name);
+    const CompiledProgram &program = grouped->programOf(k);
+    EXPECT_TRUE(llvm::is_contained(program.kernels, k));
+    EXPECT_NE(program.ptx.find(".entry " + kernel.name + "("),
+              std::string::npos);
+    // The kernel's machine code, section .text.<symbol>: the same bytes in
+    // the program's cubin as in the cubin of the kernel alone.
+    std::string code =
+        elfSection(program.cubins.at("sm_90"), ".text." + kernel.name);
+    EXPECT_FALSE(code.empty()) << kernel.name;
+    EXPECT_EQ(code, elfSection(alone->programOf(k).cubins.at("sm_90"),
+                               ".text." + kernel.name))
+        << kernel.name;
+  }
+}
+
+// A program of several kernels that NVRTC rejects is compiled again kernel
+// by kernel: the error names the kernel at fault, not its neighbours.
+TEST(NVRTCCompilerTest, ErrorsInAProgramNameTheFailingKernel) {
+  std::vector<EmittedKernel> kernels = makeKernels(4);
+  kernels[2] = makeKernel("k_bad", "out[0] = undeclared_thing;");
+  kernels[2].origins = {"kiln.kernel \"bad\" (ONNX nodes: add_7 (Add))"};
+  NVRTCOptions options;
+  options.kernelsPerProgram = 4;
+  llvm::Expected<NVRTCResult> result = compileWithNVRTC(kernels, options);
+  ASSERT_FALSE(static_cast<bool>(result));
+  std::string message = llvm::toString(result.takeError());
+  EXPECT_EQ(message.find("NVRTC failed to compile kernel k_bad (kiln.kernel "
+                         "\"bad\" (ONNX nodes: add_7 (Add))) for sm_90: "
+                         "NVRTC_ERROR_COMPILATION"),
+            0u)
+      << message;
+  EXPECT_NE(message.find("undeclared_thing"), std::string::npos) << message;
+  for (const char *neighbour : {"k_0", "k_1", "k_3"})
+    EXPECT_EQ(message.find(neighbour), std::string::npos) << message;
 }
 
 // The PTX kept beside the cubins comes from the newest arch's cubin compile;
@@ -67,11 +188,11 @@ TEST(NVRTCCompilerTest, PTXIsTheVirtualArchCompilesPTX) {
       compileWithNVRTC(kernels, virtualOnly);
   ASSERT_TRUE(static_cast<bool>(reference))
       << llvm::toString(reference.takeError());
-  const CompiledKernel &kernel = kept->kernels.at(0);
-  EXPECT_EQ(kernel.ptxArch, "compute_90");
-  EXPECT_EQ(kernel.cubins.size(), 2u);
-  ASSERT_FALSE(kernel.ptx.empty());
-  EXPECT_EQ(kernel.ptx, reference->kernels.at(0).cubins.at("compute_90"));
+  const CompiledProgram &program = kept->programOf(0);
+  EXPECT_EQ(program.ptxArch, "compute_90");
+  EXPECT_EQ(program.cubins.size(), 2u);
+  ASSERT_FALSE(program.ptx.empty());
+  EXPECT_EQ(program.ptx, reference->programOf(0).cubins.at("compute_90"));
 }
 
 TEST(NVRTCCompilerTest, ErrorsNameTheKernelAndCarryTheLog) {

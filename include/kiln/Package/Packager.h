@@ -64,12 +64,13 @@ std::string getCompilerVersion();
 uint64_t getExternalDataBytes(mlir::ModuleOp module);
 
 /// Builds the artifact bytes for |module|'s entry function (@main) and, when
-/// the module has one, the init program @kiln_init (entry point "kiln_init"). |cuda|
-/// and |compiled| are the CUDA target's results for the same module (the
-/// compiled kernels in the order of cuda.kernels). Errors are emitted at the
+/// the module has one, the init program @kiln_init (entry point "kiln_init").
+/// |cuda| and |compiled| are the CUDA target's results for the same module (the
+/// compiled kernels in the order of cuda.kernels; the kernels of one NVRTC
+/// program share its sections). Errors are emitted at the
 /// op that causes them (or the module).
 mlir::LogicalResult buildArtifact(mlir::ModuleOp module, const CUDAModule &cuda,
-                                  llvm::ArrayRef<CompiledKernel> compiled,
+                                  const NVRTCResult &compiled,
                                   const PackageOptions &options,
                                   std::string &artifact,
                                   PackageSummary *summary = nullptr);

@@ -1,6 +1,7 @@
-// NVRTC driver: a std::thread pool compiles each (kernel, arch) to a cubin
-// (the newest arch's compile also giving its PTX when asked), collecting logs
-// and timings.
+// NVRTC driver: kernels grouped into programs (one parse of the shared
+// prelude for several kernels), a std::thread pool compiling each (program,
+// arch) to a cubin (the newest arch's compile also giving its PTX when
+// asked), collecting logs and timings.
 #include "kiln/Target/CUDA/NVRTCCompiler.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -58,7 +59,7 @@ std::string getNVRTCVersion() {
 namespace {
 
 struct Job {
-  size_t kernel;
+  size_t program;   // Index into the programs.
   std::string arch; // sm_XX for a cubin, compute_XX for PTX.
   /// An sm_XX job that also reads the PTX of the compile: NVRTC lowers a
   /// real arch through the PTX of its virtual one, the same bytes a separate
@@ -142,11 +143,86 @@ int archNumber(const std::string &arch) {
 
 } // namespace
 
+/// The prelude |kernel|'s source starts with after its header comment (the
+/// CUDA prelude, with the bounds checks' part when the module has them), or
+/// "" when it holds neither.
+std::string sharedPrelude(const EmittedKernel &kernel) {
+  std::string prelude = getCUDAPrelude();
+  std::string checked = prelude + getCUDABoundsCheckPrelude();
+  if (kernel.source.find(checked) != std::string::npos)
+    return checked;
+  if (kernel.source.find(prelude) != std::string::npos)
+    return prelude;
+  return "";
+}
+
+std::vector<std::vector<size_t>>
+groupKernelsIntoPrograms(llvm::ArrayRef<EmittedKernel> kernels,
+                         unsigned kernelsPerProgram) {
+  // Kernels that can share a program, by prelude, in order of appearance.
+  std::vector<std::vector<size_t>> groups;
+  std::map<std::string, size_t> groupOfPrelude;
+  std::vector<std::vector<size_t>> programs;
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    std::string prelude = sharedPrelude(kernels[k]);
+    if (prelude.empty()) {
+      groups.push_back({k});
+      continue;
+    }
+    auto [it, inserted] = groupOfPrelude.try_emplace(prelude, groups.size());
+    if (inserted)
+      groups.emplace_back();
+    groups[it->second].push_back(k);
+  }
+  size_t most = std::max(1u, kernelsPerProgram);
+  for (const std::vector<size_t> &group : groups) {
+    size_t count = (group.size() + most - 1) / most;
+    for (size_t p = 0; p < count; ++p)
+      programs.emplace_back(group.begin() + group.size() * p / count,
+                            group.begin() + group.size() * (p + 1) / count);
+  }
+  return programs;
+}
+
+std::string buildProgramSource(llvm::ArrayRef<EmittedKernel> kernels,
+                               llvm::ArrayRef<size_t> program) {
+  if (program.size() == 1)
+    return kernels[program.front()].source;
+  std::string prelude = sharedPrelude(kernels[program.front()]);
+  std::string source = "// kiln NVRTC program of " +
+                       std::to_string(program.size()) + " kernels\n" + prelude;
+  for (auto [number, k] : llvm::enumerate(program)) {
+    const EmittedKernel &kernel = kernels[k];
+    size_t at = kernel.source.find(prelude);
+    std::string scope = "kiln_program_kernel_" + std::to_string(number);
+    source += "\n" + kernel.source.substr(0, at) + "namespace " + scope +
+              " {\n" + kernel.source.substr(at + prelude.size()) +
+              "} // namespace " + scope + "\n";
+  }
+  return source;
+}
+
 llvm::Expected<NVRTCResult>
 compileWithNVRTC(llvm::ArrayRef<EmittedKernel> kernels,
                  const NVRTCOptions &options) {
   NVRTCResult result;
   result.kernels.resize(kernels.size());
+  std::vector<std::vector<size_t>> groups =
+      groupKernelsIntoPrograms(kernels, options.kernelsPerProgram);
+  std::vector<std::string> sources;
+  for (auto [p, group] : llvm::enumerate(groups)) {
+    CompiledProgram program;
+    program.kernels = group;
+    program.name = kernels[group.front()].name;
+    if (group.size() > 1)
+      program.name += "+" + std::to_string(group.size() - 1);
+    for (size_t k : group)
+      result.kernels[k] = {kernels[k].name, p};
+    result.programs.push_back(std::move(program));
+    sources.push_back(buildProgramSource(kernels, group));
+    if (options.injectError)
+      sources.back() += "\nkiln_test_hook_invalid_line\n";
+  }
   std::vector<Job> jobs;
   // The newest arch's compile also gives the PTX (Job::alsoPTX).
   std::string newest, ptxArch;
@@ -157,42 +233,71 @@ compileWithNVRTC(llvm::ArrayRef<EmittedKernel> kernels,
                                });
     ptxArch = "compute_" + newest.substr(newest.find('_') + 1);
   }
-  for (size_t k = 0; k < kernels.size(); ++k) {
-    result.kernels[k].name = kernels[k].name;
+  for (size_t p = 0; p < groups.size(); ++p)
     for (const std::string &arch : options.archs)
-      jobs.push_back({k, arch, !newest.empty() && arch == newest});
-  }
+      jobs.push_back({p, arch, !newest.empty() && arch == newest});
 
   std::string include = getCUDAIncludeDir(options);
+  auto describe = [&](size_t k, const std::string &arch,
+                      const std::string &log) {
+    return "NVRTC failed to compile kernel " + kernels[k].name + " (" +
+           llvm::join(kernels[k].origins, "; ") + ") for " + arch + ": " + log;
+  };
+  // The errors of a program that failed: each of its kernels compiled alone,
+  // so that a message names the kernel NVRTC rejects, not its neighbours.
+  auto findFailingKernels = [&](const Job &job, const std::string &log) {
+    const std::vector<size_t> &group = groups[job.program];
+    std::vector<std::string> found;
+    if (group.size() == 1)
+      return std::vector<std::string>{describe(group.front(), job.arch, log)};
+    for (size_t k : group) {
+      std::string source = kernels[k].source;
+      if (options.injectError)
+        source += "\nkiln_test_hook_invalid_line\n";
+      std::string output, ptx, aloneLog;
+      if (!compileOne(source, kernels[k].name, job.arch, include, false, output,
+                      ptx, aloneLog))
+        found.push_back(describe(k, job.arch, aloneLog));
+    }
+    if (found.empty()) {
+      std::vector<std::string> names, origins;
+      for (size_t k : group) {
+        names.push_back(kernels[k].name);
+        origins.push_back(llvm::join(kernels[k].origins, "; "));
+      }
+      found.push_back("NVRTC failed to compile kernels " +
+                      llvm::join(names, ", ") + " (" +
+                      llvm::join(origins, "; ") + ") together for " + job.arch +
+                      ", though each compiles alone: " + log);
+    }
+    return found;
+  };
   std::atomic<size_t> next{0};
   std::mutex mutex;
   std::vector<std::string> errors;
   auto worker = [&] {
     for (size_t j = next++; j < jobs.size(); j = next++) {
       const Job &job = jobs[j];
-      const EmittedKernel &kernel = kernels[job.kernel];
-      std::string source = kernel.source;
-      if (options.injectError)
-        source += "\nkiln_test_hook_invalid_line\n";
+      CompiledProgram &program = result.programs[job.program];
       std::string output, ptx, log;
       auto start = std::chrono::steady_clock::now();
-      bool ok = compileOne(source, kernel.name, job.arch, include, job.alsoPTX,
-                           output, ptx, log);
+      bool ok = compileOne(sources[job.program], program.name, job.arch,
+                           include, job.alsoPTX, output, ptx, log);
       double ms = std::chrono::duration<double, std::milli>(
                       std::chrono::steady_clock::now() - start)
                       .count();
+      std::vector<std::string> failures;
+      if (!ok)
+        failures = findFailingKernels(job, log);
       std::lock_guard<std::mutex> lock(mutex);
-      CompiledKernel &compiled = result.kernels[job.kernel];
-      compiled.milliseconds += ms;
+      program.milliseconds += ms;
       if (!ok) {
-        std::string origins = llvm::join(kernel.origins, "; ");
-        errors.push_back("NVRTC failed to compile kernel " + kernel.name +
-                         " (" + origins + ") for " + job.arch + ": " + log);
+        errors.insert(errors.end(), failures.begin(), failures.end());
       } else {
-        compiled.cubins[job.arch] = std::move(output);
+        program.cubins[job.arch] = std::move(output);
         if (job.alsoPTX) {
-          compiled.ptx = std::move(ptx);
-          compiled.ptxArch = ptxArch;
+          program.ptx = std::move(ptx);
+          program.ptxArch = ptxArch;
         }
       }
     }

@@ -12,7 +12,7 @@
 // NVRTC: kiln_test_hook_invalid_line
 // ARCH: kiln-translate: error: invalid GPU arch 'volta' (expected e.g. sm_90)
 // ARCHS: // nvrtc: kiln_pointwise_{{[0-9a-f]+}} {{[0-9.]+}} ms
-// ARCHS: // nvrtc: 1 kernels for sm_90,sm_80 (+PTX) in {{[0-9.]+}} ms ({{[0-9.]+}} ms/kernel, NVRTC {{[0-9.]+}}, {{[0-9]+}} threads)
+// ARCHS: // nvrtc: 1 kernels for sm_90,sm_80 (+PTX) in {{[0-9.]+}} ms ({{[0-9.]+}} ms/kernel, 1 programs, NVRTC {{[0-9.]+}}, {{[0-9]+}} threads)
 
 func.func @exp(%a: tensor<64xf32>) -> tensor<64xf32> {
   %e = kiln.empty : tensor<64xf32>

@@ -1,5 +1,6 @@
-// Compiling generated CUDA kernels with NVRTC: cubin per requested arch (and
-// optionally PTX), in parallel over kernels, with per-kernel timing.
+// Compiling generated CUDA kernels with NVRTC: kernels grouped into programs,
+// a cubin per program and requested arch (and optionally PTX), programs in
+// parallel, with per-program timing.
 #ifndef KILN_TARGET_CUDA_NVRTCCOMPILER_H
 #define KILN_TARGET_CUDA_NVRTCCOMPILER_H
 
@@ -25,23 +26,45 @@ struct NVRTCOptions {
   std::string cudaIncludeDir;
   /// Worker threads; 0: std::thread::hardware_concurrency().
   unsigned threads = 0;
+  /// The most kernels one NVRTC program compiles (kernels whose sources
+  /// start with the same prelude, getCUDAPrelude() and, with bounds checks,
+  /// getCUDABoundsCheckPrelude(), which the program parses once); 1 compiles
+  /// each kernel alone. DenseNet-121's 102 kernels took 20.7 CPU s of NVRTC
+  /// alone, 12.4 in programs of 4, 9.3 of 8 and 10.5 of 16, every kernel's
+  /// SASS unchanged (benchmarks/README.md, "Compile time").
+  unsigned kernelsPerProgram = 8;
   /// Test hook: appends an invalid line to every source so that the error
   /// path can be tested without a GPU.
   bool injectError = false;
 };
 
-struct CompiledKernel {
+/// One NVRTC program: its cubins and PTX hold the code of every one of its
+/// kernels, each under the kernel's own symbol.
+struct CompiledProgram {
+  /// The kernel's name for a program of one, else "<first kernel>+<others>".
   std::string name;
+  std::vector<size_t> kernels;               // Indices into the input kernels.
   std::map<std::string, std::string> cubins; // arch -> cubin bytes
   std::string ptx;                           // empty unless keepPTX
   std::string ptxArch;                       // compute_XX
   double milliseconds = 0;                   // Sum over its NVRTC compiles.
 };
 
+struct CompiledKernel {
+  std::string name;
+  size_t program = 0; // Index into NVRTCResult::programs.
+};
+
 struct NVRTCResult {
   std::vector<CompiledKernel> kernels; // In the order of the input kernels.
+  std::vector<CompiledProgram> programs;
   double wallMilliseconds = 0;
   unsigned threads = 0;
+
+  /// The program whose cubins and PTX hold kernel |kernel|.
+  const CompiledProgram &programOf(size_t kernel) const {
+    return programs[kernels[kernel].program];
+  }
 };
 
 /// Parses "sm_90,sm_80" into a list, or an error naming the bad entry.
@@ -53,8 +76,27 @@ std::string getCUDAIncludeDir(const NVRTCOptions &options);
 /// "13.0".
 std::string getNVRTCVersion();
 
-/// Compiles every kernel for every arch. A failure names each kernel that
-/// NVRTC rejected, the arch and NVRTC's log.
+/// Groups |kernels| into programs of at most |kernelsPerProgram| kernels with
+/// the same prelude (a kernel whose source holds no prelude gets a program of
+/// its own), in order: each group of n kernels is split into
+/// ceil(n / kernelsPerProgram) programs of nearly equal size. Returns the
+/// kernel indices of each program. It depends only on the kernels, never on
+/// the machine, so an artifact's sections do not either.
+std::vector<std::vector<size_t>>
+groupKernelsIntoPrograms(llvm::ArrayRef<EmittedKernel> kernels,
+                         unsigned kernelsPerProgram);
+
+/// The CUDA source of one program: a kernel's own source when it is alone,
+/// else the shared prelude once and each kernel's rest (its typedefs,
+/// globals and __global__ function, whose extern "C" symbol is unchanged)
+/// in a namespace of its own.
+std::string buildProgramSource(llvm::ArrayRef<EmittedKernel> kernels,
+                               llvm::ArrayRef<size_t> program);
+
+/// Compiles every kernel for every arch, grouped into programs
+/// (groupKernelsIntoPrograms), the programs in parallel. A failure names each
+/// kernel that NVRTC rejected, the arch and NVRTC's log: when a program of
+/// several kernels fails, each of them is compiled alone to find which.
 llvm::Expected<NVRTCResult>
 compileWithNVRTC(llvm::ArrayRef<EmittedKernel> kernels,
                  const NVRTCOptions &options);
