@@ -20,7 +20,9 @@ The build machine is shared, so a wall time measures its load as much as
 kiln. The CPU seconds do not depend on the load (much), and the idle estimate
 turns them into the wall time an otherwise idle machine would take: every
 phase runs on one thread except nvrtc, whose pool uses min(cores, NVRTC
-compiles) threads, so its CPU time is divided by that. `over_limit` compares
+compiles) threads (a compile is one program of up to --kernels-per-program
+kernels for one arch; kiln-compile prints the programs), so its CPU time is
+divided by that. `over_limit` compares
 that estimate with --limit-s; `over_limit_wall` the measured wall time.
 Writes FILE.json (the command, machine, load before and after each compile,
 versions, per-model results) and prints a table.
@@ -45,6 +47,9 @@ from zoo_bundle import timed_run  # noqa: E402
 PHASE = re.compile(r"^kiln-compile: ([a-z-]+) ([0-9.]+) ms(?: \(([0-9.]+) ms CPU\))?$")
 SUMMARY = re.compile(r"^kiln-compile: ([0-9]+) kernels \(([0-9]+) launches\), "
                      r"([0-9]+) library calls")
+# NVRTC's programs (several kernels each); kiln-compile before them printed none.
+PROGRAMS = re.compile(r"^kiln-compile: nvrtc: ([0-9]+) kernels in ([0-9]+) programs "
+                      r"for ([0-9]+) arch\(s\)")
 
 
 def compile_flags(meta):
@@ -101,7 +106,7 @@ def measure(args, name, meta, kiln_compile, out_dir):
         error = export_model(name, args.exports, args.torch_python)
         if error:
             return dict(result, status="ERROR", error=error)
-    flags = compile_flags(meta)
+    flags = compile_flags(meta) + args.compile_flag
     command = [kiln_compile, model] + flags + ["-o", os.path.join(out_dir, name + ".kiln")]
     load_before = os.getloadavg()[0]
     completed, wall, cpu = timed_run(command)
@@ -122,9 +127,13 @@ def measure(args, name, meta, kiln_compile, out_dir):
         elif match := SUMMARY.match(line):
             result.update(kernels=int(match[1]), launches=int(match[2]),
                           library_calls=int(match[3]))
-    archs = max(1, flags.count("--gpu-arch") and len(
-        flags[flags.index("--gpu-arch") + 1].split(",")))
-    estimate = idle_estimate(phases, args.cores, result.get("kernels", 0) * archs)
+        elif match := PROGRAMS.match(line):
+            result.update(nvrtc_programs=int(match[2]), nvrtc_compiles=int(match[2]) * int(match[3]))
+    if "nvrtc_compiles" not in result:  # A program per kernel and arch.
+        archs = max(1, flags.count("--gpu-arch") and len(
+            flags[flags.index("--gpu-arch") + 1].split(",")))
+        result["nvrtc_compiles"] = result.get("kernels", 0) * archs
+    estimate = idle_estimate(phases, args.cores, result["nvrtc_compiles"])
     result.update(status="ok", phases=phases,
                   idle_estimate_s=None if estimate is None else round(estimate, 2),
                   over_limit=None if estimate is None else estimate > args.limit_s,
@@ -151,6 +160,9 @@ def main():
     parser.add_argument("--cores", type=int, default=os.cpu_count(),
                         help="the idle machine's cores for the estimate (default: this one's)")
     parser.add_argument("--limit-s", type=float, default=10.0)
+    parser.add_argument("--compile-flag", action="append", default=[],
+                        help="an extra kiln-compile flag (repeatable), e.g. "
+                             "--compile-flag=--kernels-per-program=4")
     parser.add_argument("--out", default=None, help="the JSON file (default: print only)")
     args = parser.parse_args()
     kiln_compile = os.path.join(args.build_dir, "bin", "kiln-compile")
@@ -171,7 +183,7 @@ def main():
             if result["status"] == "ok":
                 print(f"{name:20s} wall {result['wall_s']:6.1f} s  CPU {result['cpu_s']:6.1f} s  "
                       f"idle estimate {result['idle_estimate_s'] or float('nan'):5.1f} s  "
-                      f"{result.get('kernels', 0):4d} kernels  nvrtc "
+                      f"{result.get('kernels', 0):4d} kernels in {result['nvrtc_compiles']:3d} compiles  nvrtc "
                       f"{(result['phases'].get('nvrtc', {}).get('cpu_ms') or 0) / 1000:5.1f} "
                       f"CPU-s  load {result['load_before']:.1f}"
                       f"{'  OVER' if result['over_limit'] else ''}", flush=True)
