@@ -38,6 +38,40 @@ def parse_profile(text):
                 source=match.group(4))
 
 
+# A table row: kernel, kind, time(us), replay(us), kernels, share, GB/s,
+# TFLOP/s, algorithm, ONNX nodes (the last may hold spaces).
+_ROW = re.compile(
+    r"^  (\S+)\s+(\S+)\s+([0-9.]+)\s+([0-9.]+)\s+(\S+)\s+([0-9.]+)%\s+([0-9.]+)"
+    r"\s+([0-9.]+)\s+(\S+)\s*(.*)$", re.M)
+
+# The H200's ceilings the brief measures against: device-to-device copy
+# bandwidth and dense fp16 tensor-core throughput.
+COPY_GB_S = 4200.0
+FP16_TFLOP_S = 740.0
+
+
+def table_rows(text, limit=10):
+    """The first |limit| rows of the profile table (slowest first) as dicts:
+    kernel, kind, time_us, replay_us, share (percent), gb_s, tflop_s,
+    algorithm, nodes, and ceiling_fraction: the larger of GB/s over the
+    copy bandwidth and TFLOP/s over the fp16 peak, the roof nearest to it."""
+    header = _HEADER.search(text)
+    if not header:
+        return []
+    rows = []
+    for match in _ROW.finditer(text, header.end()):
+        gb_s, tflop_s = float(match.group(7)), float(match.group(8))
+        rows.append(dict(kernel=match.group(1), kind=match.group(2),
+                         time_us=float(match.group(3)), replay_us=float(match.group(4)),
+                         share=float(match.group(6)), gb_s=gb_s, tflop_s=tflop_s,
+                         algorithm=match.group(9), nodes=match.group(10).strip(),
+                         ceiling_fraction=round(max(gb_s / COPY_GB_S,
+                                                    tflop_s / FP16_TFLOP_S), 4)))
+        if len(rows) == limit:
+            break
+    return rows
+
+
 def step_ms(text, kind):
     """(time_ms, replay_ms) of the slowest step of |kind| ("gemm") in the
     table: time is CUPTI's kernel time when the header says so, else equal to
@@ -65,4 +99,13 @@ if __name__ == "__main__":
     assert step_ms("  gemm_0  gemm  10.0  14.0  1  38.3%\n", "gemm") == (
         0.01, 0.014)
     assert parse_profile("bench: median 1 ms\n") is None
+    rows = table_rows(
+        "profile: 2 kernel steps, 0.0261 ms kernel time (cupti), 0.0345 ms step "
+        "replays\n  kernel  kind  time(us)  replay(us)  kernels  share  GB/s  TFLOP/s"
+        "  algorithm  ONNX nodes\n"
+        "  conv_3  conv  20.0  24.0  1  76.6%  1050.0  370.00  graph:eng4  /a/Conv, /a/Relu\n"
+        "  add_1   pointwise  6.1  9.0  1  23.4%  3780.0  0.10  -  /b/Add\n")
+    assert [r["kernel"] for r in rows] == ["conv_3", "add_1"], rows
+    assert rows[0]["ceiling_fraction"] == 0.5 and rows[0]["nodes"] == "/a/Conv, /a/Relu"
+    assert rows[1]["ceiling_fraction"] == 0.9 and rows[1]["algorithm"] == "-"
     print("profile_log: ok")

@@ -5,7 +5,7 @@ GPU machine (torch, torchvision, transformers, onnx, onnxruntime, numpy), from
 the folder above the bundle that benchmarks/make_zoo_bundle.sh wrote:
 
     python3 BUNDLE/zoo.py --bundle BUNDLE --out DIR [--models a,b] [--budget-s 540]
-        [--model-timeout-s 400] [--runs 50]
+        [--model-timeout-s 400] [--runs 50] [--skip-max-autotune]
 
 Runs each of the bundle's models (or --models, in that order) in a process of
 its own (`zoo.py --model NAME`) and writes DIR/NAME.json and DIR/NAME.log.
@@ -36,10 +36,19 @@ For one model (all in one process, same weights, same input):
      torch.compile(mode="max-autotune"): CUDA events around each forward,
      the median of --runs after warm-up. Their outputs' relative L2 against
      onnxruntime are recorded too (the check that torch runs the same model).
+A model folder may hold other artifacts of the model beside fp16.kiln,
+fp16-VARIANT.kiln, compiled by another rule (an A/B of a compiler change):
+each is checked and timed the same way under variants.VARIANT, with its
+ratios to the same torch times. --skip-max-autotune measures kiln against
+eager only, for such comparisons (zoo_summary.py counts no ratio from it).
+
 Keys: size, model_config, kiln_ms, torch_eager_ms, torch_max_autotune_ms (medians, ms),
 kiln_over_eager_ratio, kiln_over_max_autotune_ratio, kiln_compile_s (on the
 build machine), torch_max_autotune_compile_s (the first call), status (ok,
-MISMATCH, WEIGHTS_DIFFER, ERROR, TIMEOUT).
+MISMATCH, WEIGHTS_DIFFER, ERROR, TIMEOUT); from the same kiln-run's --profile:
+kiln_profile (the kernel-time and step-replay sums) and kiln_top_kernels (the
+ten slowest steps with GB/s, TFLOP/s and ceiling_fraction, the larger of
+their fractions of the copy bandwidth and the fp16 peak).
 """
 import argparse
 import json
@@ -58,11 +67,14 @@ sys.path.insert(0, HERE)
 import zoo_export  # noqa: E402  (puts zoo_common on the path)
 import bundle_files  # noqa: E402
 import zoo_common  # noqa: E402
+from profile_log import parse_profile, table_rows  # noqa: E402
 
 FP16_REL_L2 = zoo_common.TOLERANCE["fp16"]
 # A model's expected seconds when it has no earlier run (max-autotune's
 # compile dominates: 1-4 minutes for the zoo's models).
 DEFAULT_EXPECTED_S = 180
+# Without max-autotune: the export, onnxruntime, kiln and torch eager.
+SKIP_MAX_AUTOTUNE_EXPECTED_S = 45
 
 
 def rel_l2(actual, expected):
@@ -95,13 +107,14 @@ def reference(folder, inputs):
                                               for i in session.get_inputs()})))
 
 
-def run_kiln(folder, runs, result):
+def run_kiln(folder, runs, result, artifact="fp16.kiln"):
     """kiln-run with the check and the benchmark; fills |result|."""
-    report = os.path.join(folder, "kiln-run.json")
+    report = os.path.join(folder, artifact + ".run.json")
     command = [os.path.join(os.path.dirname(folder), "bin", "kiln-run"),
-               os.path.join(folder, "fp16.kiln"), "--inputs", os.path.join(folder, "inputs"),
+               os.path.join(folder, artifact), "--inputs", os.path.join(folder, "inputs"),
                "--expect", os.path.join(folder, "expected"), "--rel-l2", str(FP16_REL_L2),
-               "--bench", str(runs), "--json", report]
+               "--bench", str(runs), "--json", report,
+               "--profile", os.path.join(folder, artifact + ".profile.json")]
     run = subprocess.run(command, capture_output=True, text=True)
     print(run.stdout + run.stderr, flush=True)
     if run.returncode not in (0, 1) or not os.path.exists(report):
@@ -124,6 +137,13 @@ def run_kiln(folder, runs, result):
         return
     result["kiln_ms"] = kiln["latency_ms"]["median"]
     result["kiln_latency_ms"] = kiln["latency_ms"]
+    # Where the time goes: the profile's sums and its slowest kernels, each
+    # with its fraction of the nearest ceiling (copy bandwidth or fp16 peak).
+    text = run.stdout + run.stderr
+    profile = parse_profile(text)
+    if profile:
+        result["kiln_profile"] = profile
+        result["kiln_top_kernels"] = table_rows(text)
 
 
 def use_sdpa(module):
@@ -166,7 +186,33 @@ def torch_outputs(model, args):
     return [o.float().cpu().numpy() for o in out]
 
 
-def run_torch(module, record, inputs, expected, runs, result, save_now):
+def run_variants(folder, runs, result):
+    """The bundle's other artifacts of this model (fp16-VARIANT.kiln, compiled
+    with another rule to compare: benchmarks/README.md), checked and timed
+    like fp16.kiln on the same inputs in the same process, under
+    result["variants"][VARIANT]."""
+    variants = {}
+    for name in sorted(os.listdir(folder)):
+        if not (name.startswith("fp16-") and name.endswith(".kiln")):
+            continue
+        variant = dict(versions={})
+        run_kiln(folder, runs, variant, artifact=name)
+        variant.pop("versions")
+        variants[name[len("fp16-"):-len(".kiln")]] = variant
+    if variants:
+        result["variants"] = variants
+
+
+def variant_ratios(result, key):
+    """Each checked variant's kiln time over torch's |key| time."""
+    for variant in result.get("variants", {}).values():
+        if "kiln_ms" in variant and f"torch_{key}_ms" in result:
+            variant[f"kiln_over_{key}_ratio"] = \
+                variant["kiln_ms"] / result[f"torch_{key}_ms"]
+
+
+def run_torch(module, record, inputs, expected, runs, result, save_now,
+              max_autotune=True):
     """torch eager and max-autotune in fp16 on the same module and input."""
     import torch
     from compare_torch import time_torch
@@ -180,7 +226,8 @@ def run_torch(module, record, inputs, expected, runs, result, save_now):
     names = list(expected)
     # A model kiln does not match gets no ratio: its minutes of max-autotune
     # are better spent on the next model.
-    modes = ("eager", "max-autotune") if "kiln_ms" in result else ("eager",)
+    modes = ("eager", "max-autotune") if "kiln_ms" in result and max_autotune \
+        else ("eager",)
     for mode in modes:
         key = mode.replace("-", "_")
         if mode == "eager":
@@ -198,6 +245,7 @@ def run_torch(module, record, inputs, expected, runs, result, save_now):
         result[f"torch_{key}_ms"] = time_torch(timed, args, runs)
         if "kiln_ms" in result:
             result[f"kiln_over_{key}_ratio"] = result["kiln_ms"] / result[f"torch_{key}_ms"]
+        variant_ratios(result, key)
         save_now()
 
 
@@ -248,11 +296,14 @@ def bench_model(args):
         for output_name, value in expected.items():
             np.save(os.path.join(folder, "expected", output_name + ".npy"), value)
         run_kiln(folder, args.runs, result)
+        run_variants(folder, args.runs, result)
         save(result, out)
         if result["status"] == "ERROR":
             return 1
+        if args.skip_max_autotune:
+            result["max_autotune_skipped"] = True
         run_torch(module, record, inputs, expected, args.runs, result,
-                  lambda: save(result, out))
+                  lambda: save(result, out), max_autotune=not args.skip_max_autotune)
         if result["status"] == "running":
             result["status"] = "ok"
         return 0 if result["status"] == "ok" else 1
@@ -297,6 +348,8 @@ def run_all(args):
         with open(meta) as f:
             expected_s = json.load(f)["expected_s"]
         left = args.budget_s - (time.time() - start)
+        if args.skip_max_autotune:
+            expected_s = SKIP_MAX_AUTOTUNE_EXPECTED_S
         if left < expected_s:
             not_started.append(name)
             print(f"{name}: not started: {left:.0f} s of the budget left, expected "
@@ -308,7 +361,8 @@ def run_all(args):
         with open(os.path.join(args.out, name + ".log"), "w") as log:
             child = subprocess.Popen(
                 [sys.executable, os.path.abspath(__file__), "--bundle", bundle, "--out",
-                 args.out, "--model", name, "--runs", str(args.runs)],
+                 args.out, "--model", name, "--runs", str(args.runs)] +
+                (["--skip-max-autotune"] if args.skip_max_autotune else []),
                 stdout=log, stderr=subprocess.STDOUT, env=environment,
                 start_new_session=True)  # its own group: inductor's workers stop with it
             try:
@@ -348,6 +402,9 @@ def main():
     parser.add_argument("--budget-s", type=float, default=540)
     parser.add_argument("--model-timeout-s", type=float, default=400)
     parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--skip-max-autotune", action="store_true",
+                        help="kiln against torch eager only (minutes less a model; "
+                             "the summary counts no such result)")
     args = parser.parse_args()
     if args.model:
         return bench_model(args)
