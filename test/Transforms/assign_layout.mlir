@@ -53,17 +53,40 @@ func.func @residual(%x: tensor<1x4x3x3xf32>) -> tensor<1x8x3x3xf32> {
 
 // -----
 
-// Computed weights, grouped and dynamic convolutions stay NCHW.
+// Computed weights and dynamic convolutions stay NCHW.
 // CHECK-LABEL: func.func @stays_nchw
 // CHECK-NOT: kiln.transpose
 // CHECK-NOT: layout
-func.func @stays_nchw(%x: tensor<1x8x3x3xf32>, %w: tensor<8x8x1x1xf32>, %y: tensor<?x8x3x3xf32>) -> (tensor<1x8x3x3xf32>, tensor<1x8x3x3xf32>, tensor<?x8x3x3xf32>) {
-  %d = kiln.constant dense<1.0> : tensor<8x1x1x1xf32>
+func.func @stays_nchw(%x: tensor<1x8x3x3xf32>, %w: tensor<8x8x1x1xf32>, %y: tensor<?x8x3x3xf32>) -> (tensor<1x8x3x3xf32>, tensor<?x8x3x3xf32>) {
   %c1 = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x3x3xf32>, tensor<8x8x1x1xf32> -> tensor<1x8x3x3xf32>
-  %c2 = kiln.conv %x, %d {dilations = array<i64: 1, 1>, group = 8 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x3x3xf32>, tensor<8x1x1x1xf32> -> tensor<1x8x3x3xf32>
   %e = kiln.constant dense<1.0> : tensor<8x8x1x1xf32>
   %c3 = kiln.conv %y, %e {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<?x8x3x3xf32>, tensor<8x8x1x1xf32> -> tensor<?x8x3x3xf32>
-  return %c1, %c2, %c3 : tensor<1x8x3x3xf32>, tensor<1x8x3x3xf32>, tensor<?x8x3x3xf32>
+  return %c1, %c3 : tensor<1x8x3x3xf32>, tensor<?x8x3x3xf32>
+}
+
+// -----
+
+// Grouped convolutions run channels-last too: a depthwise one between two
+// pointwise (1x1) convolutions and a grouped 3x3 one (ResNeXt's) leave only
+// the transposes at entry and exit; the weights become [K, R, S, C/group].
+// CHECK-LABEL: func.func @grouped_channels_last
+// CHECK: %[[X:.+]] = kiln.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>}
+// CHECK: %[[C1:.+]] = kiln.conv %[[X]], {{.*}}layout = "NHWC"{{.*}} -> tensor<1x6x6x8xf16>
+// CHECK: %[[DW:.+]] = kiln.transpose %{{.+}} {perm = array<i64: 0, 2, 3, 1>} : tensor<8x1x3x3xf16> -> tensor<8x3x3x1xf16>
+// CHECK: %[[D:.+]] = kiln.conv %[[C1]], %[[DW]] {{.*}}group = 8 : i64, layout = "NHWC"{{.*}} -> tensor<1x6x6x8xf16>
+// CHECK: %[[GW:.+]] = kiln.transpose %{{.+}} {perm = array<i64: 0, 2, 3, 1>} : tensor<8x4x3x3xf16> -> tensor<8x3x3x4xf16>
+// CHECK: %[[G:.+]] = kiln.conv %[[D]], %[[GW]] {{.*}}group = 2 : i64, layout = "NHWC"{{.*}} -> tensor<1x6x6x8xf16>
+// CHECK: %[[Y:.+]] = kiln.transpose %[[G]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK-NOT: kiln.transpose
+// CHECK: return %[[Y]]
+func.func @grouped_channels_last(%x: tensor<1x8x6x6xf16>) -> tensor<1x8x6x6xf16> {
+  %w = kiln.constant dense<1.0> : tensor<8x8x1x1xf16>
+  %d = kiln.constant dense<1.0> : tensor<8x1x3x3xf16>
+  %g = kiln.constant dense<1.0> : tensor<8x4x3x3xf16>
+  %c1 = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x6x6xf16>, tensor<8x8x1x1xf16> -> tensor<1x8x6x6xf16>
+  %c2 = kiln.conv %c1, %d {dilations = array<i64: 1, 1>, group = 8 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x8x6x6xf16>, tensor<8x1x3x3xf16> -> tensor<1x8x6x6xf16>
+  %c3 = kiln.conv %c2, %g {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x8x6x6xf16>, tensor<8x4x3x3xf16> -> tensor<1x8x6x6xf16>
+  return %c3 : tensor<1x8x6x6xf16>
 }
 
 // -----
@@ -180,4 +203,84 @@ func.func @long_spatial_reduction(%x: tensor<1x3x40x40xf16>) -> tensor<1x8x1x1xf
   %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x3x40x40xf16>, tensor<8x3x1x1xf16> -> tensor<1x8x40x40xf16>
   %m = kiln.reduce_mean %c, %axes : tensor<1x8x40x40xf16>, tensor<2xi64> -> tensor<1x8x1x1xf16>
   return %m : tensor<1x8x1x1xf16>
+}
+
+// -----
+
+// Squeeze-excite on a channels-last activation: the [N, C, 1, 1] scale, a
+// broadcast operand, joins the mul as a [N, 1, 1, C] view (a reshape), so
+// the mul, the swish before it and the mean all run on the NHWC value and
+// only the block's result is transposed back.
+// CHECK-LABEL: func.func @squeeze_excite
+// CHECK: %[[C:.+]] = kiln.conv {{.*}}layout = "NHWC"{{.*}} -> tensor<2x6x6x8xf16>
+// CHECK: %[[A:.+]] = kiln.mul %[[C]], %{{.+}} : tensor<2x6x6x8xf16>, tensor<2x6x6x8xf16>
+// CHECK: kiln.reduce_mean %[[A]], %{{.+}} : tensor<2x6x6x8xf16>, tensor<2xi64> -> tensor<2x1x1x8xf16>
+// CHECK: %[[S:.+]] = kiln.sigmoid %{{.+}} : tensor<2x1x1x8xf16>
+// CHECK-NEXT: %[[M:.+]] = kiln.mul %[[A]], %[[S]] : tensor<2x6x6x8xf16>, tensor<2x1x1x8xf16> -> tensor<2x6x6x8xf16>
+// CHECK: %[[Y:.+]] = kiln.transpose %[[M]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK-NOT: kiln.transpose
+// CHECK: return %[[Y]]
+func.func @squeeze_excite(%x: tensor<2x8x6x6xf16>) -> tensor<2x8x6x6xf16> {
+  %w1 = kiln.constant dense<1.0> : tensor<8x8x1x1xf16>
+  %b1 = kiln.constant dense<1.0> : tensor<8xf16>
+  %w2 = kiln.constant dense<1.0> : tensor<4x8x1x1xf16>
+  %b2 = kiln.constant dense<1.0> : tensor<4xf16>
+  %w3 = kiln.constant dense<1.0> : tensor<8x4x1x1xf16>
+  %b3 = kiln.constant dense<1.0> : tensor<8xf16>
+  %axes = kiln.constant dense<[2, 3]> : tensor<2xi64>
+  %c1 = kiln.conv %x, %w1, %b1 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<2x8x6x6xf16>, tensor<8x8x1x1xf16>, tensor<8xf16> -> tensor<2x8x6x6xf16>
+  %sg = kiln.sigmoid %c1 : tensor<2x8x6x6xf16> -> tensor<2x8x6x6xf16>
+  %a = kiln.mul %c1, %sg : tensor<2x8x6x6xf16>, tensor<2x8x6x6xf16> -> tensor<2x8x6x6xf16>
+  %m = kiln.reduce_mean %a, %axes {keepdims = true} : tensor<2x8x6x6xf16>, tensor<2xi64> -> tensor<2x8x1x1xf16>
+  %f1 = kiln.conv %m, %w2, %b2 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<2x8x1x1xf16>, tensor<4x8x1x1xf16>, tensor<4xf16> -> tensor<2x4x1x1xf16>
+  %r = kiln.relu %f1 : tensor<2x4x1x1xf16> -> tensor<2x4x1x1xf16>
+  %f2 = kiln.conv %r, %w3, %b3 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<2x4x1x1xf16>, tensor<8x4x1x1xf16>, tensor<8xf16> -> tensor<2x8x1x1xf16>
+  %s = kiln.sigmoid %f2 : tensor<2x8x1x1xf16> -> tensor<2x8x1x1xf16>
+  %sc = kiln.mul %a, %s : tensor<2x8x6x6xf16>, tensor<2x8x1x1xf16> -> tensor<2x8x6x6xf16>
+  return %sc : tensor<2x8x6x6xf16>
+}
+
+// -----
+
+// A value of the result's shape that is no transpose keeps an op where it
+// is, also when two layouts differ only in where size-1 dims sit: the swish
+// of an excite conv's [N, C, 1, 1] result would otherwise sink back and
+// forth between [N, C, 1, 1] and [N, 1, 1, C] forever.
+// CHECK-LABEL: func.func @size_one_layouts_converge
+// CHECK: %[[C:.+]] = kiln.conv {{.*}}layout = "NHWC"{{.*}} -> tensor<2x1x1x4xf16>
+// CHECK: %[[S:.+]] = kiln.sigmoid %[[C]] : tensor<2x1x1x4xf16>
+// CHECK: kiln.mul %[[C]], %[[S]] : tensor<2x1x1x4xf16>, tensor<2x1x1x4xf16>
+func.func @size_one_layouts_converge(%x: tensor<2x8x1x1xf16>) -> tensor<2x4x1x1xf16> {
+  %w = kiln.constant dense<1.0> : tensor<4x8x1x1xf16>
+  %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<2x8x1x1xf16>, tensor<4x8x1x1xf16> -> tensor<2x4x1x1xf16>
+  %s = kiln.sigmoid %c : tensor<2x4x1x1xf16> -> tensor<2x4x1x1xf16>
+  %m = kiln.mul %c, %s : tensor<2x4x1x1xf16>, tensor<2x4x1x1xf16> -> tensor<2x4x1x1xf16>
+  return %m : tensor<2x4x1x1xf16>
+}
+
+// -----
+
+// ConvNeXt's residual: a layer scale of lower rank ([C, 1, 1], broadcast as
+// [1, C, 1, 1]) joins as a view too (a reshape to rank 4, then a transpose
+// that folds with the constant), so the scaled branch and the residual add
+// run channels-last and the residual stream needs no transpose.
+// CHECK-LABEL: func.func @layer_scale_residual
+// CHECK: %[[X:.+]] = kiln.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>}
+// CHECK: %[[R:.+]] = kiln.conv %[[X]], {{.*}}layout = "NHWC"{{.*}} -> tensor<1x6x6x8xf16>
+// CHECK: %[[C:.+]] = kiln.conv %[[R]], {{.*}}layout = "NHWC"{{.*}} -> tensor<1x6x6x8xf16>
+// CHECK: %[[G:.+]] = kiln.reshape %{{.+}}, %{{.+}} : tensor<8x1x1xf16>, tensor<4xi64> -> tensor<1x8x1x1xf16>
+// CHECK: %[[V:.+]] = kiln.transpose %[[G]] {perm = array<i64: 0, 2, 3, 1>} : tensor<1x8x1x1xf16> -> tensor<1x1x1x8xf16>
+// CHECK: %[[M:.+]] = kiln.mul %[[V]], %[[C]] : tensor<1x1x1x8xf16>, tensor<1x6x6x8xf16> -> tensor<1x6x6x8xf16>
+// CHECK: %[[A:.+]] = kiln.add %[[M]], %[[R]] : tensor<1x6x6x8xf16>, tensor<1x6x6x8xf16>
+// CHECK: %[[Y:.+]] = kiln.transpose %[[A]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK-NOT: kiln.transpose
+// CHECK: return %[[Y]]
+func.func @layer_scale_residual(%x: tensor<1x8x6x6xf16>) -> tensor<1x8x6x6xf16> {
+  %w = kiln.constant dense<1.0> : tensor<8x8x1x1xf16>
+  %g = kiln.constant dense<0.5> : tensor<8x1x1xf16>
+  %r = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x6x6xf16>, tensor<8x8x1x1xf16> -> tensor<1x8x6x6xf16>
+  %c = kiln.conv %r, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x6x6xf16>, tensor<8x8x1x1xf16> -> tensor<1x8x6x6xf16>
+  %m = kiln.mul %g, %c : tensor<8x1x1xf16>, tensor<1x8x6x6xf16> -> tensor<1x8x6x6xf16>
+  %a = kiln.add %m, %r : tensor<1x8x6x6xf16>, tensor<1x8x6x6xf16> -> tensor<1x8x6x6xf16>
+  return %a : tensor<1x8x6x6xf16>
 }

@@ -83,6 +83,32 @@ func.func @depthwise_f16(%x: tensor<2x8x5x5xf16>) -> tensor<2x8x5x5xf16> {
 
 // -----
 
+// A channels-last depthwise conv is generated, not cuDNN's: computed per
+// output element in the pointwise kernel of the activation after it; the
+// activation before it stays in a kernel of its own (rule 5: it would be
+// computed once per tap). A grouped conv with several input channels per
+// group stays a library kernel.
+// CHECK-LABEL: func.func @depthwise_channels_last
+// CHECK: %[[A:.+]] = kiln.kernel "clip_0" pointwise
+// CHECK: %[[D:.+]] = kiln.kernel "conv_clip_1" pointwise ins(%[[A]]
+// CHECK: kiln.conv {{.*}}group = 8 : i64, layout = "NHWC"
+// CHECK: kiln.clip
+// CHECK: kiln.kernel "conv_2" library ins(%[[D]]
+// CHECK-NOT: kiln.kernel
+func.func @depthwise_channels_last(%x: tensor<2x5x5x8xf16>) -> tensor<2x5x5x8xf16> {
+  %w = kiln.constant dense<1.0> : tensor<8x3x3x1xf16>
+  %g = kiln.constant dense<1.0> : tensor<8x3x3x4xf16>
+  %lo = kiln.constant dense<0.0> : tensor<f16>
+  %hi = kiln.constant dense<6.0> : tensor<f16>
+  %a = kiln.clip %x, %lo, %hi : tensor<2x5x5x8xf16>, tensor<f16>, tensor<f16> -> tensor<2x5x5x8xf16>
+  %c = kiln.conv %a, %w {dilations = array<i64: 1, 1>, group = 8 : i64, layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<2x5x5x8xf16>, tensor<8x3x3x1xf16> -> tensor<2x5x5x8xf16>
+  %b = kiln.clip %c, %lo, %hi : tensor<2x5x5x8xf16>, tensor<f16>, tensor<f16> -> tensor<2x5x5x8xf16>
+  %d = kiln.conv %b, %g {dilations = array<i64: 1, 1>, group = 2 : i64, layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<2x5x5x8xf16>, tensor<8x3x3x4xf16> -> tensor<2x5x5x8xf16>
+  return %d : tensor<2x5x5x8xf16>
+}
+
+// -----
+
 // Convs cuDNN is not given stay elemental: asymmetric pads, weights that are
 // not constants, 1-D, integers.
 // CHECK-LABEL: func.func @elemental_convs

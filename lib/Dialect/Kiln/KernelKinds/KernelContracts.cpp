@@ -242,6 +242,27 @@ bool admits(const KernelGroup &group, Operation *producer) {
     return llvm::all_of(transitiveUsers(producer->getResult(0), inGroup),
                         isElementAligned);
   }
+  case FusionClass::Window: {
+    // A channels-last depthwise convolution (generated, isLibraryConvolution)
+    // joins the pointwise kernel of its activation when every op there that
+    // uses it, directly or not, is pointwise with its shape: each of its
+    // output elements is computed once, at that element's own index. Its
+    // own producers still stay out (FuseKernels: a window op reads each
+    // input element once per window). Other window ops keep kernels of
+    // their own (the channels-last pool template runs one pool alone).
+    if (!isDepthwiseChannelsLast(producer) || group.anchor ||
+        group.kind != KernelKind::Pointwise)
+      return false;
+    Type resultType = producer->getResult(0).getType();
+    auto inGroup = [&](Operation *op) { return group.ops.contains(op); };
+    return llvm::all_of(transitiveUsers(producer->getResult(0), inGroup),
+                        [&](Operation *user) {
+                          return classifyForFusion(user) ==
+                                     FusionClass::Pointwise &&
+                                 user->getNumResults() == 1 &&
+                                 user->getResult(0).getType() == resultType;
+                        });
+  }
   default:
     return false;
   }

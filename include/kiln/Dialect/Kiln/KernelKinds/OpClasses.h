@@ -51,16 +51,23 @@ std::optional<int64_t> rowReductionFirstAxis(mlir::Operation *op);
 bool isTiledTranspose(mlir::Operation *op);
 
 /// True for a kiln.conv that cuDNN runs as a `library` kernel: 2-D (4-D
-/// tensors), static shapes, f32/f16/bf16, constant weights, symmetric pads.
-/// Other convolutions stay elemental (Window).
+/// tensors), static shapes, f32/f16/bf16, constant weights, symmetric pads,
+/// and not a channels-last depthwise one (one input channel per group),
+/// which a generated kernel runs faster fused with its neighbours. Other
+/// convolutions stay elemental (Window).
 bool isLibraryConvolution(mlir::Operation *op);
 
 /// Whether |op| is a kiln.cast from f16 or bf16 to f32, which cuBLASLt
 /// applies to a GEMM's output (A/B 16F or 16BF, C/D 32F, 32F compute).
 bool isGemmOutputCast(mlir::Operation *op);
 
-/// isLibraryConvolution without the constant weight: true for a kiln.conv
-/// cuDNN could run once its weight is folded (kiln-assign-layout's test).
+/// A channels-last (NHWC) grouped kiln.conv with one input channel per
+/// group: a depthwise convolution.
+bool isDepthwiseChannelsLast(mlir::Operation *op);
+
+/// isLibraryConvolution without the constant weight and the depthwise rule:
+/// true for a kiln.conv cuDNN could run once its weight is folded
+/// (kiln-assign-layout's test: such convolutions run channels-last).
 bool fitsLibraryConvolution(mlir::Operation *op);
 
 } // namespace kiln
