@@ -4,7 +4,7 @@
 # benchmark's shapes with its weights external, its export's sha256s and
 # compile time, plus bin/kiln-run and the scripts that run on the GPU machine
 # (benchmarks/zoo_bundle.py does the work). Prints the one command to run there.
-# Usage: benchmarks/make_zoo_bundle.sh OUTDIR [REGEX]
+# Usage: benchmarks/make_zoo_bundle.sh OUTDIR [REGEX [--variant NAME=KILN_COMPILE ...]]
 #   REGEX matches model names in full (`resnet18|bert|gpt2`; default: all).
 # KILN_TORCH_PYTHON: a Python with the GPU machine's torch 2.11, torchvision
 # and transformers (default /work/torchenv/bin/python); both machines export
@@ -19,4 +19,4 @@ if ! "$torch_python" -c 'import torch, torchvision, transformers, onnx' 2>/dev/n
   exit 2
 fi
 ATEN_CPU_CAPABILITY=avx2 "$torch_python" "$root/benchmarks/zoo_bundle.py" "$out" \
-  --models "${2:-.*}"
+  --models "${2:-.*}" "${@:3}"

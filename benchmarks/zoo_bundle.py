@@ -3,6 +3,7 @@
 
     ATEN_CPU_CAPABILITY=avx2 TORCH_PYTHON benchmarks/zoo_bundle.py OUTDIR
         [--models REGEX] [--build-dir build] [--gpu-arch sm_90]
+        [--variant NAME=KILN_COMPILE ...]
 
 For each zoo model whose name matches REGEX in full (`resnet18|bert`; default:
 every model with a TorchScript export in test/zoo/zoo.json): exports it at
@@ -15,7 +16,10 @@ config, the export's sha256s and time, the compile command and time, wall
 and CPU, this machine, the expected seconds of the GPU run). The weights stay here:
 the GPU machine exports them again. OUTDIR also gets bin/kiln-run and the
 scripts the GPU machine runs (zoo.py and what it imports, test/zoo/zoo.json),
-so it runs from any checkout. Prints the command to run there.
+so it runs from any checkout. Prints the command to run there. Each
+--variant also compiles OUTDIR/NAME/fp16-NAME.kiln from the same export with
+another kiln-compile (a build of another commit): zoo.py checks and times it
+beside fp16.kiln, the A/B of a compiler change on the same weights.
 """
 import argparse
 import json
@@ -95,6 +99,19 @@ def bundle_model(args, name, out, kiln_version):
             shutil.rmtree(os.path.dirname(artifact))
             lines = (compiled.stdout + compiled.stderr).strip().splitlines()
             return f"{name}: not bundled: kiln-compile failed: {lines[-1][:300] if lines else ''}"
+        variants = {}
+        for variant, compiler in args.variant:
+            compiled_variant = subprocess.run(
+                [compiler, os.path.join(work, "model.onnx")] + flags +
+                ["-o", os.path.join(out, name, f"fp16-{variant}.kiln")],
+                capture_output=True, text=True)
+            if compiled_variant.returncode != 0:
+                lines = (compiled_variant.stdout + compiled_variant.stderr).strip().splitlines()
+                print(f"{name}: variant {variant} not bundled: "
+                      f"{lines[-1][:300] if lines else ''}", flush=True)
+                continue
+            variants[variant] = subprocess.run([compiler, "--version"], capture_output=True,
+                                               text=True).stdout.strip()
         meta = dict(model=name, zoo_file=record["file"], **zoo_export.standard_size(name),
                     export=digests, export_s=round(export_s, 1),
                     export_cpu_s=round(export_cpu_s, 1), input_shape=shape,
@@ -104,7 +121,8 @@ def bundle_model(args, name, out, kiln_version):
                     build_machine=dict(host=platform.node(), cpus=os.cpu_count(),
                                        load=os.getloadavg()[0], kiln=kiln_version,
                                        versions=zoo_export.torch_versions()),
-                    expected_s=expected_seconds(name, args.results))
+                    expected_s=expected_seconds(name, args.results),
+                    variants=variants)
         with open(os.path.join(out, name, "meta.json"), "w") as f:
             json.dump(meta, f, indent=1)
             f.write("\n")
@@ -129,6 +147,11 @@ def main():
                         help="the GPU machine's Python with torch")
     parser.add_argument("--results", default=RESULTS,
                         help="earlier per-model results, for the expected seconds")
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME=KILN_COMPILE",
+                        type=lambda text: tuple(text.split("=", 1)),
+                        help="also compile fp16-NAME.kiln from the same export with that "
+                             "kiln-compile (an A/B of a compiler change; zoo.py times it "
+                             "beside fp16.kiln)")
     args = parser.parse_args()
     names = sorted(r["model"] for r in zoo_common.load_index()["models"]
                    if r["exporter"] == zoo_export.EXPORTER and re.fullmatch(args.models,

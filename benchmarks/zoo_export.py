@@ -14,7 +14,9 @@ initialisation and the exporter's constant folding (BatchNorm into Conv) take
 the same kernels, so both write the same bytes: the build machine compiles
 the artifact with --external-weights, the GPU machine exports again beside
 it, and the runtime checks every external weight by hash at load. Prints a
-JSON line with the two files' sha256s and sizes.
+JSON line with the two files' sha256s and sizes. A CNN's BatchNorms get
+running statistics from two seeded images first (calibrate_batch_norms), so
+that its activations keep unit scale as a trained network's do.
 
 The benchmark runs every architecture at a standard size, not the zoo's
 small test configurations (hidden size 128, 2 layers): STANDARD_SIZES, the
@@ -33,6 +35,12 @@ import importlib.util
 import json
 import os
 import sys
+
+import numpy as np
+
+# MKL's GEMM (under the BatchNorm calibration's convolutions) picks its code
+# by CPU; like ATEN_CPU_CAPABILITY=avx2, this keeps both machines on one path.
+os.environ.setdefault("MKL_CBWR", "AVX2")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # In a bundle the scripts are copied beside this file; in the repository
@@ -198,6 +206,51 @@ def sha256(path):
     return digest.hexdigest()
 
 
+def calibrate_batch_norms(module, side):
+    """Gives every BatchNorm of |module| the running statistics of its
+    activations on two seeded images, as training would, rounded (variance to
+    a power of two, mean to a quarter of the standard deviation's) so that
+    both machines keep the same bytes. Returns how many there are.
+
+    torch's initialisation with the identity statistics of eval mode lets a
+    deep network's activations shrink layer by layer: MobileNet-V2's logits
+    came out near 1e-10, below fp16's smallest subnormal, so kiln's and
+    torch's fp16 outputs were all zeros and no comparison with onnxruntime
+    meant anything (relative L2 1). With its own statistics every BatchNorm
+    gives activations of unit scale, as trained weights do."""
+    import torch
+    norms = [m for m in module.modules()
+             if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
+    if not norms:
+        return 0
+    threads, mkldnn = torch.get_num_threads(), torch.backends.mkldnn.enabled
+    # One thread and ATen's own kernels: the same arithmetic on both CPUs.
+    torch.set_num_threads(1)
+    torch.backends.mkldnn.enabled = False
+    try:
+        for norm in norms:
+            norm.reset_running_stats()
+            norm.momentum = None  # a cumulative average over the batches
+        module.train()
+        rng = np.random.RandomState(7)
+        with torch.no_grad():
+            for _ in range(2):
+                image = rng.uniform(-1, 1, (2, 3, side, side)).astype(np.float32)
+                module(torch.from_numpy(image))
+        module.eval()
+        with torch.no_grad():
+            for norm in norms:
+                exponent = torch.round(torch.log2(norm.running_var.clamp_min(1e-12)))
+                norm.running_var.copy_(torch.pow(2.0, exponent))
+                step = torch.pow(2.0, torch.floor(exponent / 2) - 2)
+                norm.running_mean.copy_(torch.round(norm.running_mean / step) * step)
+                norm.momentum = 0.1
+    finally:
+        torch.set_num_threads(threads)
+        torch.backends.mkldnn.enabled = mkldnn
+    return len(norms)
+
+
 def export(name, outdir):
     """Builds NAME's module at its standard size, writes OUTDIR/model.onnx and
     model.onnx.data; returns (module, {file: sha256, ...})."""
@@ -213,6 +266,8 @@ def export(name, outdir):
     entry = dict(entry, inputs=resize_inputs(name, entry["inputs"]),
                  outputs=resize_outputs(name, entry["outputs"]))
     module = export_zoo.build_module(name, entry, STANDARD_SIZES[name]["config"])
+    if entry["family"] == "cnn":
+        calibrate_batch_norms(module, STANDARD_SIZES[name]["image"] or 224)
     export_zoo.export_with_weights(name, EXPORTER, module, path, entry)
     proto = onnx.load(path)
     fill_weights.write_external(proto, path)
