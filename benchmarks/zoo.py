@@ -29,8 +29,10 @@ For one model (all in one process, same weights, same input):
   2. onnxruntime (CPU, fp32) computes the reference on the seeded input
      (zoo_common.make_inputs at zoo_export.benchmark_sizes);
   3. kiln-run runs fp16.kiln with --expect (relative L2 <= 5e-3 on every
-     output), then --bench; beyond the tolerance the model is MISMATCH and
-     gets no kiln time, no ratio and no max-autotune run;
+     output), then --bench; judge() accepts the outputs within 5e-3 or
+     within torch eager fp16's own error (step 4), whichever is larger;
+     beyond it the model is MISMATCH and gets no kiln time, no ratio and
+     no max-autotune run;
   4. torch runs the same module in fp16 (`.half()`, channels_last for CNNs,
      SDPA attention for transformers models), eager and under
      torch.compile(mode="max-autotune"): CUDA events around each forward,
@@ -52,6 +54,7 @@ their fractions of the copy bandwidth and the fp16 peak).
 """
 import argparse
 import json
+import math
 import os
 import platform
 import signal
@@ -131,11 +134,12 @@ def run_kiln(folder, runs, result, artifact="fp16.kiln"):
               for o in kiln["outputs"]}
     result["kiln_rel_l2_per_output"] = errors
     result["kiln_rel_l2_vs_onnxruntime"] = max(errors.values())
-    result["kiln_rel_l2_limit"] = FP16_REL_L2
-    if run.returncode != 0 or not all(o["pass"] for o in kiln["outputs"]):
+    if "latency_ms" not in kiln:
         result["status"] = "MISMATCH"
         return
-    result["kiln_ms"] = kiln["latency_ms"]["median"]
+    # The time counts once judge() has accepted the outputs (after torch
+    # eager has given its own fp16 error).
+    result["kiln_checked_ms"] = kiln["latency_ms"]["median"]
     result["kiln_latency_ms"] = kiln["latency_ms"]
     # Where the time goes: the profile's sums and its slowest kernels, each
     # with its fraction of the nearest ceiling (copy bandwidth or fp16 peak).
@@ -203,6 +207,22 @@ def run_variants(folder, runs, result):
         result["variants"] = variants
 
 
+def judge(result, torch_rel_l2):
+    """Accepts kiln's outputs when their relative L2 against onnxruntime is
+    within FP16_REL_L2 or within torch eager's own fp16 error on the same
+    input (|torch_rel_l2|), whichever is larger: a deep CNN with unit-scale
+    activations is beyond 5e-3 in fp16 in torch too (8e-3 to 1.1e-2 on the
+    H200), and kiln must be no less accurate than the fp16 run it is timed
+    against. Then the checked time becomes kiln_ms; else MISMATCH."""
+    limit = max(FP16_REL_L2, torch_rel_l2 if torch_rel_l2 is not None else 0.0)
+    result["kiln_rel_l2_limit"] = limit
+    checked = result.pop("kiln_checked_ms", None)
+    if checked is not None and result.get("kiln_rel_l2_vs_onnxruntime", math.inf) <= limit:
+        result["kiln_ms"] = checked
+    elif result.get("status") != "ERROR":
+        result["status"] = "MISMATCH"
+
+
 def variant_ratios(result, key):
     """Each checked variant's kiln time over torch's |key| time."""
     for variant in result.get("variants", {}).values():
@@ -224,11 +244,11 @@ def run_torch(module, record, inputs, expected, runs, result, save_now,
         model = model.to(memory_format=torch.channels_last)
     args = torch_inputs(inputs, [spec["name"] for spec in record["inputs"]], channels_last)
     names = list(expected)
-    # A model kiln does not match gets no ratio: its minutes of max-autotune
-    # are better spent on the next model.
-    modes = ("eager", "max-autotune") if "kiln_ms" in result and max_autotune \
-        else ("eager",)
-    for mode in modes:
+    for mode in ("eager", "max-autotune"):
+        # A model kiln does not match gets no ratio: its minutes of
+        # max-autotune are better spent on the next model.
+        if mode == "max-autotune" and not ("kiln_ms" in result and max_autotune):
+            break
         key = mode.replace("-", "_")
         if mode == "eager":
             timed = model
@@ -242,6 +262,9 @@ def run_torch(module, record, inputs, expected, runs, result, save_now,
             result[f"torch_{key}_compile_s"] = round(time.time() - start, 1)
         result[f"torch_{key}_rel_l2_vs_onnxruntime"] = max(
             rel_l2(o, expected[n]) for o, n in zip(outputs, names))
+        if mode == "eager":
+            for judged in [result] + list(result.get("variants", {}).values()):
+                judge(judged, result["torch_eager_rel_l2_vs_onnxruntime"])
         result[f"torch_{key}_ms"] = time_torch(timed, args, runs)
         if "kiln_ms" in result:
             result[f"kiln_over_{key}_ratio"] = result["kiln_ms"] / result[f"torch_{key}_ms"]
