@@ -103,6 +103,14 @@ bool isSingleElement(Value value) {
 }
 
 // op(transpose(a, p), transpose(b, p)) -> transpose(op(a, b), p)
+/// The permutation that undoes |perm|.
+SmallVector<int64_t> inversePermutation(ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = static_cast<int64_t>(i);
+  return inverse;
+}
+
 /// |type|'s shape left-padded with 1s to |rank| dims, as broadcasting reads
 /// it.
 SmallVector<int64_t> broadcastShape(RankedTensorType type, int64_t rank) {
@@ -123,11 +131,8 @@ bool transposesToView(Value operand, ArrayRef<int64_t> perm) {
   SmallVector<int64_t> shape = broadcastShape(type, rank);
   // Dim i of the source layout is dim perm^-1(i) here; walk the source
   // layout and check the non-1 dims appear in increasing order.
-  SmallVector<int64_t> inverse(perm.size());
-  for (auto [i, p] : llvm::enumerate(perm))
-    inverse[p] = static_cast<int64_t>(i);
   int64_t last = -1;
-  for (int64_t dim : inverse) {
+  for (int64_t dim : inversePermutation(perm)) {
     if (shape[dim] == 1)
       continue;
     if (dim < last)
@@ -210,9 +215,7 @@ struct SinkTransposeThroughPointwise : RewritePattern {
       if (!transposesToView(operand, perm))
         return rewriter.notifyMatchFailure(
             op, "an operand is neither a transpose nor a broadcast view");
-    SmallVector<int64_t> inverse(perm.size());
-    for (auto [i, p] : llvm::enumerate(perm))
-      inverse[p] = static_cast<int64_t>(i);
+    SmallVector<int64_t> inverse = inversePermutation(perm);
     // The broadcast operands in the new layout, built before the clone
     // that uses them.
     DenseMap<Value, Value> relaid;
