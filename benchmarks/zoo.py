@@ -307,8 +307,14 @@ def bench_model(args):
         result["weights_sha256"] = digests["data_sha256"]
         if digests != meta["export"]:
             result["status"] = "WEIGHTS_DIFFER"
-            result["error"] = (f"the export here {digests} differs from the build machine's "
-                               f"{meta['export']}")
+            here, there = digests.get("tensors", {}), meta["export"].get("tensors", {})
+            differing = sorted(n for n in set(here) | set(there) if here.get(n) != there.get(n))
+            result["differing_tensors"] = differing
+            summary = {k: v for k, v in digests.items() if k != "tensors"}
+            built = {k: v for k, v in meta["export"].items() if k != "tensors"}
+            result["error"] = (f"the export here {summary} differs from the build machine's "
+                               f"{built}; {len(differing)} of {len(here)} initializers differ"
+                               + (f": {', '.join(differing[:12])}" if differing else ""))
             return 1
         inputs = zoo_common.make_inputs(record, sizes)
         for kind in ("inputs", "expected"):

@@ -255,6 +255,7 @@ def export(name, outdir):
     """Builds NAME's module at its standard size, writes OUTDIR/model.onnx and
     model.onnx.data; returns (module, {file: sha256, ...})."""
     import onnx
+    import onnx.numpy_helper
     if os.environ.get("ATEN_CPU_CAPABILITY") != "avx2":
         raise RuntimeError("set ATEN_CPU_CAPABILITY=avx2 before torch is imported: the "
                            "weights must be the other machine's bytes")
@@ -270,11 +271,16 @@ def export(name, outdir):
         calibrate_batch_norms(module, STANDARD_SIZES[name]["image"] or 224)
     export_zoo.export_with_weights(name, EXPORTER, module, path, entry)
     proto = onnx.load(path)
+    # Per initializer, so that a WEIGHTS_DIFFER names the tensors that differ
+    # (those a BatchNorm folded into, a constant the exporter computed...).
+    tensors = {tensor.name: hashlib.sha256(
+        onnx.numpy_helper.to_array(tensor).tobytes()).hexdigest()[:16]
+        for tensor in proto.graph.initializer}
     fill_weights.write_external(proto, path)
     onnx.save_model(proto, path)
     digests = dict(onnx_sha256=sha256(path), onnx_bytes=os.path.getsize(path),
                    data_sha256=sha256(path + ".data"),
-                   data_bytes=os.path.getsize(path + ".data"))
+                   data_bytes=os.path.getsize(path + ".data"), tensors=tensors)
     return module, digests
 
 
