@@ -1,5 +1,5 @@
-// kiln-require-static: names every dynamic dim left before code generation,
-// and where a ranged dim's run-time extents stop being supported.
+// kiln-require-static: names every dynamic dim left before code generation
+// that is not a ranged dim's extent known as an expression.
 #include "kiln/Transforms/LoopUnrolling.h"
 #include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/SymbolicShapes.h"
@@ -29,79 +29,46 @@ std::string describeShape(ShapedType type) {
   return text;
 }
 
-/// "[batch*seq, 768]", with the ranges of the names it uses appended to
-/// |rangesText| ("batch in 1..64").
-std::string describeExtents(const DimExprs &extents,
-                            const llvm::MapVector<StringRef, DimRange> &ranges,
-                            std::string &rangesText) {
-  std::string text = "[";
-  std::vector<std::string> names;
-  for (auto [d, extent] : llvm::enumerate(extents)) {
-    text += (d ? ", " : "") + (extent ? extent->str() : std::string("?"));
-    if (extent)
-      for (const std::string &name : extent->getSymbols())
-        if (!llvm::is_contained(names, name))
-          names.push_back(name);
-  }
-  for (const std::string &name : names) {
-    auto range = ranges.find(name);
-    if (range == ranges.end())
-      continue;
-    rangesText += (rangesText.empty() ? "" : ", ") + name + " in " +
-                  formatDimRange(range->second);
-  }
-  return text + "]";
-}
-
-/// The boundary of dynamic shapes (issue 18): a function whose ranged dims
-/// (kiln.dim_ranges) are all that is dynamic gets one error, at the first op
-/// whose result has a run-time extent (its location names the ONNX node),
-/// with the extents as expressions of the ranged dims and the stage that
-/// cannot take them.
-void reportRangedBoundary(func::FuncOp function,
-                          const llvm::MapVector<StringRef, DimRange> &ranges) {
+/// With ranged dims (kiln.dim_ranges): every op with a run-time extent must
+/// know it as an expression of the ranged dims, since the kernels and the
+/// memory plan compute with it. Which kernels take run-time extents is the
+/// kernel kinds' contract, checked at fusion (unmetRunTimeExtentRule).
+bool checkRangedExtents(func::FuncOp function,
+                        const llvm::MapVector<StringRef, DimRange> &ranges) {
   SymbolicShapes shapes(function);
   std::string sizes;
   for (const auto &entry : ranges)
     sizes += (sizes.empty() ? "" : ",") + entry.first.str() + "=N";
-  const char *stage =
-      "kernel fusion (kiln-fuse-kernels) does not take run-time extents yet: "
-      "the kernel kinds' contracts do not say which extents may be run-time "
-      "values, and tiling, memory planning and the artifact need static "
-      "sizes after it (issue 18)";
-  Operation *first = nullptr;
-  int64_t others = 0;
+  bool ok = true;
   function.walk([&](Operation *op) {
-    if (op->getNumResults() != 1 || op->getParentOfType<LoopOp>())
-      return;
-    auto type = dyn_cast<ShapedType>(op->getResult(0).getType());
-    if (!type || type.hasStaticShape())
-      return;
-    if (first)
-      ++others;
-    else
-      first = op;
+    if (op->getParentOfType<LoopOp>())
+      return WalkResult::advance();
+    for (Value result : op->getResults()) {
+      auto type = dyn_cast<ShapedType>(result.getType());
+      if (!type || type.hasStaticShape() || !type.hasRank())
+        continue;
+      DimExprs extents = shapes.getDims(result);
+      if (llvm::all_of(extents, [](const std::optional<DimExpr> &extent) {
+            return extent.has_value();
+          }))
+        continue;
+      std::string rangesText;
+      std::string text = describeExtents(extents, ranges, rangesText);
+      InFlightDiagnostic diag = op->emitError();
+      diag << "result extents " << text;
+      if (!rangesText.empty())
+        diag << " (" << rangesText << ")";
+      diag << " include one that is not an expression of the ranged dims "
+              "(`?`); kernels and the memory plan need every run-time extent "
+              "as one; pass --input-shape "
+           << quoteForShell(sizes) << " for an artifact of one size";
+      ok = false;
+      // The first such op; those after it usually follow from it.
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
   });
-  if (!first) {
-    // Only the inputs are ranged: nothing computes with them.
-    function.emitError() << "the ranged dims (" << sizes << ") reach no op; "
-                         << stage << "; pass --input-shape "
-                         << quoteForShell(sizes);
-    return;
-  }
-  std::string rangesText;
-  std::string extents =
-      describeExtents(shapes.getDims(first->getResult(0)), ranges, rangesText);
-  InFlightDiagnostic diag = first->emitError();
-  diag << "result extents " << extents;
-  if (!rangesText.empty())
-    diag << " (" << rangesText << ")";
-  diag << " are known only at run time; " << stage;
-  if (others)
-    diag << "; " << others << " more op" << (others > 1 ? "s have" : " has")
-         << " run-time extents";
-  diag << "; pass --input-shape " << quoteForShell(sizes)
-       << " for an artifact of one size";
+  return ok;
 }
 
 struct RequireStaticPass : impl::KilnRequireStaticBase<RequireStaticPass> {
@@ -156,15 +123,14 @@ struct RequireStaticPass : impl::KilnRequireStaticBase<RequireStaticPass> {
           diag << "; pass --input-shape " << byInput;
       }
     }
-    if (!failedCheck && !ranges.empty()) {
-      reportRangedBoundary(function, ranges);
+    if (!failedCheck && !ranges.empty() &&
+        !checkRangedExtents(function, ranges))
       return signalPassFailure();
-    }
     // With static inputs, a dynamic result means a shape that depends on
     // data (or an op whose inference is incomplete): name the op where it
     // starts, not every op downstream of it, whose types are dynamic only
     // because their operands are.
-    if (!failedCheck)
+    if (!failedCheck && ranges.empty())
       function.walk([&](Operation *op) {
         auto isDynamic = [](Value value) {
           auto type = dyn_cast<ShapedType>(value.getType());

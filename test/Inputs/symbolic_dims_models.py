@@ -1,5 +1,5 @@
-# Writes the small BERT-like and CNN-like ONNX models with symbolic dims that test/Transforms/symbolic_shapes.test compiles with ranged --input-shape values.
-"""Usage: symbolic_dims_models.py bert|cnn MODEL.onnx
+# Writes the small BERT-like, CNN-like and movement-only ONNX models with symbolic dims that the lit tests compile with ranged --input-shape values.
+"""Usage: symbolic_dims_models.py bert|cnn|movement MODEL.onnx
 
 bert: ids [batch, seq] (int64) and mask [batch, seq] (float). Token
 embedding Gather plus a position table sliced to seq by Shape -> Gather ->
@@ -13,6 +13,13 @@ Softmax, heads merged by Reshape [0, 0, -1]. Outputs: `pooled` (Reshape
 cnn: x [batch, 3, 16, 16]. Conv 8 3x3 pad 1, Relu, MaxPool 2x2 stride 2,
 then `logits` (Flatten -> Gemm to 10 -> Softmax: [batch, 10]) and `features`
 (GlobalAveragePool, Reshape to Concat(Shape(x)[0:1], [-1]): [batch, 8]).
+
+movement: x [batch, 4, 8] (float) and ids [batch, 6] (int64), pointwise and
+data-movement ops only: Add of a bias row [8], Mul by a column [4, 1], Relu,
+Where(x > 0.25, y, -y), Cast to f16 and back, Transpose [0, 2, 1], Reshape
+[-1, 32]; Gather of a table [50, 8] by ids, Reshape [0, 48]; Concat on axis
+1, Slice [4:76] of axis 1, Sigmoid. Outputs: `y` [batch, 72] and `t`
+(the transposed [batch, 8, 4]).
 """
 import sys
 
@@ -124,10 +131,48 @@ def cnn():
     return helper.make_graph(nodes, "cnn_like", inputs, outputs, inits)
 
 
+def movement():
+    rng = np.random.RandomState(0)
+    n = helper.make_node
+    inits = [weight(rng, "bias", 8), weight(rng, "column", 4, 1),
+             weight(rng, "table", 50, 8),
+             numpy_helper.from_array(np.array(0.25, dtype=np.float32), "q"),
+             ints("flat", [-1, 32]), ints("rows", [0, 48]), ints("start", [4]),
+             ints("end", [76]), ints("axis1", [1])]
+    nodes = [
+        n("Add", ["x", "bias"], ["biased"], name="add"),
+        n("Mul", ["biased", "column"], ["scaled"], name="mul"),
+        n("Relu", ["scaled"], ["relu"], name="relu"),
+        n("Greater", ["relu", "q"], ["big"], name="greater"),
+        n("Neg", ["relu"], ["negated"], name="neg"),
+        n("Where", ["big", "relu", "negated"], ["chosen"], name="where"),
+        n("Cast", ["chosen"], ["half"], to=TensorProto.FLOAT16, name="to_half"),
+        n("Cast", ["half"], ["rounded"], to=TensorProto.FLOAT, name="to_float"),
+        n("Transpose", ["rounded"], ["t"], perm=[0, 2, 1], name="transpose"),
+        n("Reshape", ["t", "flat"], ["flat_t"], name="flatten_t"),
+        n("Gather", ["table", "ids"], ["embedded"], axis=0, name="gather"),
+        n("Reshape", ["embedded", "rows"], ["flat_e"], name="flatten_e"),
+        n("Concat", ["flat_t", "flat_e"], ["joined"], axis=1, name="concat"),
+        n("Slice", ["joined", "start", "end", "axis1"], ["sliced"],
+          name="slice"),
+        n("Sigmoid", ["sliced"], ["y"], name="sigmoid"),
+    ]
+    inputs = [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4, 8]),
+        helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", 6]),
+    ]
+    outputs = [
+        helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 72]),
+        helper.make_tensor_value_info("t", TensorProto.FLOAT, ["batch", 8, 4]),
+    ]
+    return helper.make_graph(nodes, "movement", inputs, outputs, inits)
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("bert", "cnn"):
+    builders = {"bert": bert, "cnn": cnn, "movement": movement}
+    if len(sys.argv) != 3 or sys.argv[1] not in builders:
         sys.exit(__doc__)
-    graph = bert() if sys.argv[1] == "bert" else cnn()
+    graph = builders[sys.argv[1]]()
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     model.ir_version = 8
     onnx.checker.check_model(model)

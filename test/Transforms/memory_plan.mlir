@@ -104,3 +104,18 @@ func.func @shared_weight(%x: tensor<4x32xf32>) -> (tensor<4x32xf32>, tensor<4x32
   %1 = kiln.mul %x, %b : tensor<4x32xf32>, tensor<32xf32> -> tensor<4x32xf32>
   return %0, %1 : tensor<4x32xf32>, tensor<4x32xf32>
 }
+
+// -----
+
+// A buffer with a run-time extent (batch in 1..64) is planned at the
+// range's maximum: 64 x 100 f32 = 25600 bytes, at a static offset.
+// CHECK-LABEL: func.func @ranged
+// CHECK-SAME: kiln.activation_arena_bytes = 25600 : i64
+// CHECK: kiln.empty {arena_offset = 0 : i64, kiln.dim_exprs = ["batch", "100"]} : tensor<?x100xf32>
+func.func @ranged(%x: tensor<?x100xf32> {kiln.name = "x", kiln.dim_names = ["batch", ""]}) -> (tensor<?x100xf32>, tensor<?x100xf32>)
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  %0 = kiln.relu %x {kiln.dim_exprs = ["batch", "100"]} : tensor<?x100xf32> -> tensor<?x100xf32>
+  %1 = kiln.neg %0 {kiln.dim_exprs = ["batch", "100"]} : tensor<?x100xf32> -> tensor<?x100xf32>
+  %2 = kiln.exp %0 {kiln.dim_exprs = ["batch", "100"]} : tensor<?x100xf32> -> tensor<?x100xf32>
+  return %1, %2 : tensor<?x100xf32>, tensor<?x100xf32>
+}

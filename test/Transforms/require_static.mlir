@@ -49,15 +49,26 @@ func.func @loop_condition(%y: tensor<f32> {kiln.name = "y"}) -> tensor<f32> {
 
 // -----
 
-// Ranged dims: one error at the first op with run-time extents, naming them
-// as expressions of the ranged dims and the stage that cannot take them.
+// Ranged dims whose run-time extents are expressions of them pass: which
+// kernels take run-time extents is the kernel kinds' contract, checked at
+// fusion (fuse_kernels_run_time_extents.mlir).
 func.func @ranged(%x: tensor<?x?x16xf32> {kiln.name = "x", kiln.dim_names = ["batch", "seq", ""]}) -> tensor<?x16xf32>
     attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>, seq = array<i64: 16, 512, 128>}} {
   %shape = kiln.constant dense<[-1, 16]> : tensor<2xi64>
-  // expected-error @+1 {{result extents [batch*seq, 16] (batch in 1..64, seq in 16..512:128) are known only at run time; kernel fusion (kiln-fuse-kernels) does not take run-time extents yet: the kernel kinds' contracts do not say which extents may be run-time values, and tiling, memory planning and the artifact need static sizes after it (issue 18); 1 more op has run-time extents; pass --input-shape batch=N,seq=N for an artifact of one size}}
   %0 = kiln.reshape %x, %shape : tensor<?x?x16xf32>, tensor<2xi64> -> tensor<?x16xf32>
   %1 = kiln.relu %0 : tensor<?x16xf32> -> tensor<?x16xf32>
   return %1 : tensor<?x16xf32>
+}
+
+// -----
+
+// A run-time extent that is no expression of the ranged dims (a shape read
+// from an input) is an error at the first op that has one.
+func.func @ranged_unknown(%x: tensor<?x16xf32> {kiln.name = "x", kiln.dim_names = ["batch", ""]}, %s: tensor<2xi64> {kiln.name = "s"}) -> tensor<?x?xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  // expected-error @+1 {{result extents [?, ?] include one that is not an expression of the ranged dims (`?`); kernels and the memory plan need every run-time extent as one; pass --input-shape batch=N for an artifact of one size}}
+  %0 = kiln.reshape %x, %s : tensor<?x16xf32>, tensor<2xi64> -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
 }
 
 // -----

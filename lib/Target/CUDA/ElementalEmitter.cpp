@@ -47,8 +47,11 @@ Type elementTypeOf(Value value) {
 
 int64_t elementCount(ArrayRef<int64_t> shape) {
   int64_t count = 1;
-  for (int64_t dim : shape)
+  for (int64_t dim : shape) {
+    if (ShapedType::isDynamic(dim))
+      return ShapedType::kDynamic;
     count *= dim;
+  }
   return count;
 }
 

@@ -70,11 +70,17 @@ int64_t largestTensor(KernelOp kernel) {
   return largest;
 }
 
+/// Every tensor is static, or (a kind that takes them, KernelKinds.h) has
+/// run-time extents that the contract allows; of a supported element type.
 LogicalResult checkStaticTypes(KernelOp kernel) {
+  bool runTime = takesRunTimeExtents(kernel.getKind());
+  auto isAllowed = [&](RankedTensorType type) {
+    return type && (type.hasStaticShape() || runTime);
+  };
   WalkResult walk = kernel.getBody().walk([&](Operation *op) {
     for (Value result : op->getResults()) {
       auto type = dyn_cast<RankedTensorType>(result.getType());
-      if (!type || !type.hasStaticShape() ||
+      if (!isAllowed(type) ||
           !ElementalEmitter::computeKind(type.getElementType())) {
         op->emitError("CUDA emitter: result type ")
             << result.getType()
@@ -86,7 +92,7 @@ LogicalResult checkStaticTypes(KernelOp kernel) {
   });
   for (Value operand : kernel->getOperands()) {
     auto type = dyn_cast<RankedTensorType>(operand.getType());
-    if (!type || !type.hasStaticShape() ||
+    if (!isAllowed(type) ||
         ElementalEmitter::storageType(type.getElementType()).empty())
       return kernel.emitError("CUDA emitter: operand type ")
              << operand.getType()
@@ -139,8 +145,12 @@ FailureOr<std::string> emitKernelSource(KernelOp kernel,
     return failure();
 
   // The index type: 32-bit when every tensor (and a grid stride past it)
-  // stays below 2^31 elements.
-  bool narrow = largestTensor(kernel) < (int64_t(1) << 30);
+  // stays below 2^31 elements; 64-bit with run-time extents.
+  FailureOr<std::optional<cuda::RunTimeCount>> runTime =
+      cuda::getRunTimeCount(kernel);
+  if (failed(runTime))
+    return failure();
+  bool narrow = !*runTime && largestTensor(kernel) < (int64_t(1) << 30);
   std::string source = getCUDAPrelude();
   if (emitter.checksBounds())
     source += getCUDABoundsCheckPrelude();
@@ -156,6 +166,10 @@ FailureOr<std::string> emitKernelSource(KernelOp kernel,
     parameters.push_back((number < inputs ? "const " : "") + type +
                          "* __restrict__ " + emitter.pointerName(number));
   }
+  // Run-time extents: the ranged dims the element count names, in order.
+  if (*runTime)
+    for (size_t i = 0; i < (*runTime)->dims.size(); ++i)
+      parameters.push_back("long long " + cuda::runTimeDimParameter(i));
   // Bounds-checked kernels (all of a module compiled with checks, so that
   // the runtime passes the same trailing parameters to every launch).
   if (emitter.checksBounds()) {

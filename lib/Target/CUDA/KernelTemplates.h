@@ -4,6 +4,7 @@
 #ifndef KILN_LIB_TARGET_CUDA_KERNELTEMPLATES_H
 #define KILN_LIB_TARGET_CUDA_KERNELTEMPLATES_H
 
+#include "kiln/Dialect/Kiln/IR/DimExpr.h"
 #include "kiln/Target/CUDA/ElementalEmitter.h"
 
 namespace kiln::cuda {
@@ -11,6 +12,22 @@ namespace kiln::cuda {
 struct LaunchGeometry {
   int64_t grid = 0, block = 0, dynamicSharedBytes = 0;
 };
+
+/// A kernel with run-time extents (issue 18): its element count as
+/// kiln-tile-kernels recorded it (kElementCountAttrName) and the ranged dims
+/// that count names, in name order, which the kernel takes as `long long
+/// kiln_dim<i>` parameters after its buffers.
+struct RunTimeCount {
+  DimExpr count;
+  std::vector<std::string> dims;
+  /// The count as CUDA text over the parameters.
+  std::string code() const;
+};
+/// The run-time count of |kernel|; std::nullopt for a static kernel; failure
+/// (with a located error) for dynamic types without a readable count.
+mlir::FailureOr<std::optional<RunTimeCount>> getRunTimeCount(KernelOp kernel);
+/// The parameter that carries run-time dim |i|.
+std::string runTimeDimParameter(size_t i);
 
 /// pointwise / data_movement: a grid-stride loop over the outputs.
 mlir::LogicalResult emitLoopKernel(ElementalEmitter &emitter,

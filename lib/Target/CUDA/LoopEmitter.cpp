@@ -27,6 +27,7 @@
 // kernel-test runner binds cudaMalloc'd buffers.
 #include "KernelTemplates.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 
 using namespace mlir;
 
@@ -54,8 +55,18 @@ public:
   UnitEmitter(ElementalEmitter &emitter, int64_t count, int64_t width)
       : emitter(emitter), kernel(emitter.getKernel()), count(count),
         width(width) {
-    ArrayRef<int64_t> shape = shapeOf(kernel.getOutputs()[0]);
-    rowLength = shape.empty() ? 1 : shape.back();
+    outputShape = shapeOf(kernel.getOutputs()[0]);
+    rowLength = outputShape.empty() ? 1 : outputShape.back();
+  }
+
+  /// Whether |input| has the output's element count: equal static counts,
+  /// or with a run-time extent the output's shape (whose one run-time
+  /// extent is the output's, by the contract).
+  bool hasOutputCount(Value input) const {
+    int64_t elements = elementCount(shapeOf(input));
+    if (elements != ShapedType::kDynamic && count != ShapedType::kDynamic)
+      return elements == count;
+    return shapeOf(input) == outputShape;
   }
 
   /// An input of |elements| that can be a row broadcast read by vectors:
@@ -87,8 +98,9 @@ public:
       int64_t elements = elementCount(shapeOf(input));
       // A row (a bias of the output's last dim): unit u's vector is the
       // row's vector u % (row / width), since the row is whole vectors.
-      bool isRow = width > 1 && isVectorRow(elements);
-      if (elements != count && !isRow)
+      bool isRow = width > 1 && elements != ShapedType::kDynamic &&
+                   isVectorRow(elements);
+      if (!hasOutputCount(input) && !isRow)
         continue;
       (isRow ? rowLoaded : loaded).push_back(number);
       std::string pointer = emitter.pointerName(number);
@@ -118,7 +130,10 @@ public:
       rowLanes.emplace_back();
       for (const std::string &lane : unitLanes)
         rowLanes.back().push_back(emitter.dimOf(
-            ElementIndex::fromLinear(lane), {count / rowLength, rowLength}, 1));
+            ElementIndex::fromLinear(lane),
+            {count == ShapedType::kDynamic ? count : count / rowLength,
+             rowLength},
+            1));
     }
     emitter.setLoadOverride(
         [&](unsigned argument,
@@ -191,9 +206,40 @@ private:
   ElementalEmitter &emitter;
   KernelOp kernel;
   int64_t count, width, rowLength = 1;
+  ArrayRef<int64_t> outputShape;
 };
 
 } // namespace
+
+std::string runTimeDimParameter(size_t i) {
+  return "kiln_dim" + std::to_string(i);
+}
+
+std::string RunTimeCount::code() const {
+  return count.formatAsCode([&](StringRef name) {
+    return runTimeDimParameter(llvm::find(dims, name.str()) - dims.begin());
+  });
+}
+
+FailureOr<std::optional<RunTimeCount>> getRunTimeCount(KernelOp kernel) {
+  auto text = kernel->getAttrOfType<StringAttr>(kElementCountAttrName);
+  bool dynamic = llvm::any_of(kernel->getOperandTypes(), [](Type type) {
+    return !cast<ShapedType>(type).hasStaticShape();
+  });
+  if (!text && !dynamic)
+    return std::optional<RunTimeCount>();
+  std::optional<DimExpr> count =
+      text ? DimExpr::parse(text.getValue()) : std::nullopt;
+  if (!count || !takesRunTimeExtents(kernel.getKind()))
+    return kernel.emitError("CUDA emitter: kernel '")
+           << kernel.getSymName() << "' has run-time extents but "
+           << (takesRunTimeExtents(kernel.getKind())
+                   ? "no readable " + kElementCountAttrName.str() +
+                         " (run kiln-tile-kernels first)"
+                   : "its kind takes none");
+  RunTimeCount runTime{*count, count->getSymbols()};
+  return std::optional<RunTimeCount>(std::move(runTime));
+}
 
 LogicalResult emitLoopKernel(ElementalEmitter &emitter,
                              LaunchGeometry &launch) {
@@ -206,9 +252,13 @@ LogicalResult emitLoopKernel(ElementalEmitter &emitter,
     return emitter.error(nullptr) << "records variant '"
                                   << stringifyKernelVariant(variant)
                                   << "', which no loop template runs";
+  FailureOr<std::optional<RunTimeCount>> runTime = getRunTimeCount(kernel);
+  if (failed(runTime))
+    return failure();
   int64_t count = elementCount(shapeOf(kernel.getOutputs()[0]));
   for (Value output : kernel.getOutputs())
-    if (elementCount(shapeOf(output)) != count)
+    if (shapeOf(output) != shapeOf(kernel.getOutputs()[0]) &&
+        elementCount(shapeOf(output)) != count)
       return emitter.error(nullptr)
              << "has outputs of different element counts; the loop template "
                 "writes all outputs at one linear index";
@@ -226,7 +276,8 @@ LogicalResult emitLoopKernel(ElementalEmitter &emitter,
     ArrayRef<int64_t> outputShape = shapeOf(kernel.getOutputs()[0]);
     int64_t rowLength = outputShape.empty() ? 1 : outputShape.back();
     for (Value input : kernel.getInputs())
-      if (elementCount(shapeOf(input)) == count ||
+      if (shapeOf(input) == outputShape ||
+          elementCount(shapeOf(input)) == count ||
           elementCount(shapeOf(input)) == rowLength)
         accessed.push_back(input);
     for (Value value : accessed)
@@ -237,21 +288,52 @@ LogicalResult emitLoopKernel(ElementalEmitter &emitter,
                << " bytes";
   }
 
-  int64_t units = count / width, tail = count % width;
   std::string perThreadText = std::to_string(perThread);
   std::string what = width == 1 ? "element" : "vector";
-  emitter.line(
-      "// " + std::to_string(count) + " elements" +
-      (width == 1
-           ? ""
-           : " in " + std::to_string(units) + " vectors of " +
-                 std::to_string(width) +
-                 (tail ? " and a tail of " + std::to_string(tail) : "")) +
-      "; " + perThreadText + " " + what + (perThread == 1 ? "" : "s") +
-      " per thread and grid-stride step" +
-      (perThread == 1 ? "" : ", blockDim.x apart") + ".");
-  emitter.line("const kiln_index_t kiln_count = " + std::to_string(units) +
-               ";");
+  std::string stepText = "; " + perThreadText + " " + what +
+                         (perThread == 1 ? "" : "s") +
+                         " per thread and grid-stride step" +
+                         (perThread == 1 ? "" : ", blockDim.x apart") + ".";
+  int64_t units = 0, tail = 0;
+  if (*runTime) {
+    // The count is a multiple of the static trailing dims, which the vector
+    // width divides (kiln-tile-kernels): whole vectors, no tail.
+    const RunTimeCount &countAtRunTime = **runTime;
+    auto output = cast<RankedTensorType>(kernel.getOutputs()[0].getType());
+    int64_t trailing = 1;
+    for (int64_t d = output.getRank() - 1; d >= 0 && !output.isDynamicDim(d);
+         --d)
+      trailing *= output.getDimSize(d);
+    if (trailing % width)
+      return emitter.error(nullptr)
+             << "vector_width " << width
+             << " does not divide its static trailing extent " << trailing
+             << "; its run-time element count "
+             << countAtRunTime.count.str() << " would leave a tail";
+    std::string parameters;
+    for (auto [i, dim] : llvm::enumerate(countAtRunTime.dims))
+      parameters += (i ? ", " : "") + runTimeDimParameter(i) + " = " + dim;
+    emitter.line("// " + countAtRunTime.count.str() + " elements (" +
+                 parameters + ")" +
+                 (width == 1 ? "" : " in vectors of " + std::to_string(width)) +
+                 stepText);
+    emitter.line("const kiln_index_t kiln_count = (kiln_index_t)(" +
+                 countAtRunTime.code() +
+                 (width == 1 ? "" : " / " + std::to_string(width)) + ");");
+  } else {
+    units = count / width;
+    tail = count % width;
+    emitter.line(
+        "// " + std::to_string(count) + " elements" +
+        (width == 1
+             ? ""
+             : " in " + std::to_string(units) + " vectors of " +
+                   std::to_string(width) +
+                   (tail ? " and a tail of " + std::to_string(tail) : "")) +
+        stepText);
+    emitter.line("const kiln_index_t kiln_count = " + std::to_string(units) +
+                 ";");
+  }
   UnitEmitter body(emitter, count, width);
   const std::string threads = "(kiln_index_t)blockDim.x";
   const std::string gridThreads = "(kiln_index_t)gridDim.x * blockDim.x";

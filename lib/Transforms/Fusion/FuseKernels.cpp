@@ -17,7 +17,8 @@
 //     (matchGemmEpilogue). The library kernel records what it fuses as its
 //     `epilogue` attribute (LibraryEpilogue.h), which the packager reads.
 //     A producer joins only while the kernel's parameters (the values it
-//     reads from outside, plus its output) stay within the runtime's
+//     reads from outside, plus its output, plus a parameter per ranged dim
+//     when it has run-time extents) stay within the runtime's
 //     kMaxKernelParameters (artifact_format.h); what is left out roots
 //     kernels of its own, so a Max of 5,000 inputs (a tree of binary maxes)
 //     becomes kernels of at most 255 inputs each.
@@ -28,6 +29,7 @@
 //     inputs (constants of <= 16 elements are cloned instead), a kiln.empty
 //     is the destination of the root's result, and the root's uses read the
 //     kernel's result. Views left outside kernels stay as aliases.
+#include "kiln/Dialect/Kiln/IR/DimRanges.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 #include "kiln/Dialect/Kiln/KernelKinds/LibraryEpilogue.h"
@@ -57,6 +59,7 @@ struct Group : KernelGroup {
   Operation *root = nullptr;
   llvm::SetVector<Value> inputs;
   LibraryEpilogueAttr epilogue;
+  bool runTimeExtents = false; // Some op has them: the kernel takes dims.
 };
 
 bool isClonedConstant(Value value);
@@ -76,8 +79,11 @@ SmallVector<Value> outsideOperands(Operation *op, const Group &group) {
 
 /// Whether |group| with |producer| in it still fits in a kernel's
 /// parameters: its inputs (less |producer|'s results, which become
-/// internal, plus |producer|'s outside operands) and one output.
-bool fitsParameters(const Group &group, Operation *producer) {
+/// internal, plus |producer|'s outside operands), one output and, with
+/// run-time extents, up to |rangedDims| dim parameters (the loop template
+/// passes the ranged dims its element count names).
+bool fitsParameters(const Group &group, Operation *producer,
+                    size_t rangedDims) {
   llvm::SmallSetVector<Value, 8> added;
   for (Value operand : outsideOperands(producer, group))
     if (!group.inputs.contains(operand))
@@ -85,13 +91,16 @@ bool fitsParameters(const Group &group, Operation *producer) {
   size_t removed = llvm::count_if(producer->getResults(), [&](Value result) {
     return group.inputs.contains(result);
   });
-  return group.inputs.size() - removed + added.size() + 1 <=
+  size_t dims =
+      group.runTimeExtents || hasRunTimeExtents(producer) ? rangedDims : 0;
+  return group.inputs.size() - removed + added.size() + 1 + dims <=
          artifact::kMaxKernelParameters;
 }
 
 /// Adds |producer| to |group| by its kind's contract and updates the inputs.
 void addToGroup(Group &group, Operation *producer) {
   admit(group, producer);
+  group.runTimeExtents |= hasRunTimeExtents(producer);
   for (Value result : producer->getResults())
     group.inputs.remove(result);
   for (Value operand : outsideOperands(producer, group))
@@ -203,6 +212,36 @@ bool isClonedConstant(Value value) {
          type.getNumElements() <= kMaxClonedConstantElements;
 }
 
+/// A located error at |root| when a kernel of |kind| rooted there cannot
+/// compute with its run-time extents (the contract's third question,
+/// unmetRunTimeExtentRule): it names the ONNX node, the extents as
+/// expressions of the ranged dims and why.
+LogicalResult checkRunTimeExtents(Operation *root, KernelKind kind) {
+  std::optional<std::string> why = unmetRunTimeExtentRule(kind, root);
+  if (!why)
+    return success();
+  auto function = root->getParentOfType<func::FuncOp>();
+  llvm::MapVector<StringRef, DimRange> ranges = getDimRanges(function);
+  std::string sizes;
+  for (const auto &entry : ranges)
+    sizes += (sizes.empty() ? "" : ",") + entry.first.str() + "=N";
+  std::string rangesText;
+  std::vector<std::optional<DimExpr>> extents = getRecordedDimExprs(root);
+  InFlightDiagnostic diag = root->emitError();
+  diag << "'" << root->getName() << "'";
+  if (!extents.empty()) {
+    diag << " with result extents "
+         << describeExtents(extents, ranges, rangesText);
+    if (!rangesText.empty())
+      diag << " (" << rangesText << ")";
+  }
+  diag << " has run-time extents and roots a " << stringifyKernelKind(kind)
+       << " kernel: " << *why;
+  if (!sizes.empty())
+    diag << "; pass --input-shape " << sizes << " for an artifact of one size";
+  return diag;
+}
+
 /// Step 3: replaces the ops of |group| by one kiln.kernel.
 void outline(Group &group, unsigned index) {
   // Program order (the set was filled consumers first).
@@ -231,6 +270,9 @@ void outline(Group &group, unsigned index) {
   Location location = builder.getFusedLoc(locations);
   auto outputType = cast<RankedTensorType>(resultType(root));
   Value destination = builder.create<EmptyOp>(root->getLoc(), outputType);
+  // Run-time extents stay recorded on what the later stages read: the
+  // kernel's result and its destination (memory planning, the packager).
+  Attribute extents = root->getAttr(kDimExprsAttrName);
   auto kernel = builder.create<KernelOp>(
       location, TypeRange{outputType},
       builder.getStringAttr(group.kind == KernelKind::Attention
@@ -239,6 +281,10 @@ void outline(Group &group, unsigned index) {
       KernelKindAttr::get(builder.getContext(), group.kind),
       inputs.getArrayRef(), ValueRange{destination}, nullptr, nullptr, nullptr,
       nullptr, nullptr, nullptr, nullptr, group.epilogue);
+  if (extents) {
+    kernel->setAttr(kDimExprsAttrName, extents);
+    destination.getDefiningOp()->setAttr(kDimExprsAttrName, extents);
+  }
 
   Block *body = builder.createBlock(&kernel.getBody());
   IRMapping mapping;
@@ -265,6 +311,7 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
   void runOnOperation() override {
     func::FuncOp function = getOperation();
     prepareForFusion(function);
+    size_t rangedDims = getDimRanges(function).size();
     SmallVector<Operation *> ops;
     for (Operation &op : function.getBody().front().without_terminator())
       ops.push_back(&op);
@@ -278,6 +325,8 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
       if (cls == FusionClass::Constant || cls == FusionClass::View)
         continue;
       if (cls == FusionClass::Unsupported) {
+        if (failed(checkRunTimeExtents(op, rootKernelKind(op))))
+          return signalPassFailure();
         op->emitError() << "'" << op->getName()
                         << "' cannot be compiled to a GPU kernel";
         return signalPassFailure();
@@ -290,6 +339,8 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
             return groupOf.count(member);
           })) {
         group.kind = KernelKind::Library;
+        if (failed(checkRunTimeExtents(op, group.kind)))
+          return signalPassFailure();
         group.epilogue = library->epilogue;
         for (Operation *member : library->members) {
           group.ops.insert(member);
@@ -308,6 +359,8 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
         group.kind = rootKernelKind(op);
       }
       if (group.kind == KernelKind::Attention) {
+        if (failed(checkRunTimeExtents(op, group.kind)))
+          return signalPassFailure();
         group.ops.insert(op);
         for (Operation *member : group.ops)
           if (auto attention = dyn_cast<AttentionOp>(member)) {
@@ -319,9 +372,12 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
         groups.push_back(std::move(group));
         continue;
       }
+      if (failed(checkRunTimeExtents(op, group.kind)))
+        return signalPassFailure();
       if (group.kind == KernelKind::RowReduce)
         group.anchor = op;
       group.ops.insert(op);
+      group.runTimeExtents = hasRunTimeExtents(op);
       for (Value operand : outsideOperands(op, group))
         group.inputs.insert(operand);
       SmallVector<Operation *> worklist{op};
@@ -336,7 +392,8 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
           if (!producer || groupOf.count(producer) ||
               group.ops.contains(producer) || !allUsersIn(producer, group))
             continue;
-          if (!admits(group, producer) || !fitsParameters(group, producer))
+          if (!admits(group, producer) ||
+              !fitsParameters(group, producer, rangedDims))
             continue;
           addToGroup(group, producer);
           worklist.push_back(producer);

@@ -16,6 +16,9 @@
 //     the latest uses of one with the earliest uses of the other); kernels
 //     on concurrent streams are never ordered, so their buffers never
 //     overlap.
+//     A buffer with run-time extents (a ranged dim, issue 18) is sized at
+//     the largest shape its ranges allow, so the offsets stay static and
+//     every smaller shape fits.
 //  4. Place activations largest first, at the lowest 256-byte-aligned offset
 //     that overlaps no conflicting buffer already placed; the arena size is
 //     the highest end.
@@ -24,6 +27,7 @@
 //     program order into one weight arena for the module (@kiln_init's
 //     functions first), identical constants once. Each result of @kiln_init
 //     gets the offset of the `kiln.init_result` weight it becomes.
+#include "kiln/Dialect/Kiln/IR/DimRanges.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 #include "kiln/Transforms/Passes.h"
@@ -51,6 +55,33 @@ struct Activation {
 
 int64_t alignArena(int64_t value) {
   return (value + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
+
+/// The bytes of |empty|'s tensor; with run-time extents, at each extent's
+/// maximum over |ranges| (its `kiln.dim_exprs`), an upper bound of every
+/// shape the ranges allow. std::nullopt when a size is not known.
+std::optional<int64_t>
+bufferBytes(EmptyOp empty, const llvm::MapVector<StringRef, DimRange> &ranges) {
+  RankedTensorType type = empty.getType();
+  if (type.hasStaticShape())
+    return getTensorBytes(type);
+  std::vector<std::optional<DimExpr>> extents = getRecordedDimExprs(empty);
+  if (int64_t(extents.size()) != type.getRank())
+    return std::nullopt;
+  SmallVector<int64_t> largest;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d)) {
+      largest.push_back(type.getDimSize(d));
+      continue;
+    }
+    std::optional<int64_t> size =
+        extents[d] ? maximumExtent(*extents[d], ranges) : std::nullopt;
+    if (!size)
+      return std::nullopt;
+    largest.push_back(*size);
+  }
+  return getTensorBytes(
+      RankedTensorType::get(largest, type.getElementType()));
 }
 
 /// An error at |op| when |bytes| (of |what|) is beyond the arena size the
@@ -144,6 +175,7 @@ LogicalResult planActivations(func::FuncOp function,
       }
 
     std::vector<Activation> activations;
+    llvm::MapVector<StringRef, DimRange> ranges = getDimRanges(function);
     for (auto empty : body.getOps<EmptyOp>()) {
       empty->removeAttr(kArenaOffsetAttr);
       empty->removeAttr(kResultIndexAttr);
@@ -153,10 +185,14 @@ LogicalResult planActivations(func::FuncOp function,
                        builder.getI64IntegerAttr(result->second));
         continue;
       }
-      std::optional<int64_t> bytes = getTensorBytes(empty.getType());
+      std::optional<int64_t> bytes = bufferBytes(empty, ranges);
       if (!bytes) {
         return empty.emitError("kiln-plan-memory: no byte size for ")
-               << empty.getType();
+               << empty.getType()
+               << (empty.getType().hasStaticShape()
+                       ? ""
+                       : " (its run-time extents need kiln.dim_exprs over "
+                         "the function's kiln.dim_ranges)");
       }
     if (failed(checkArenaBytes(empty, *bytes, "an activation")))
       return failure();

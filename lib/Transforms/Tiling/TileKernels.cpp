@@ -28,6 +28,7 @@
 // Attributes already present are kept, so tests can pin them.
 #include "kiln/Transforms/Passes.h"
 
+#include "kiln/Dialect/Kiln/IR/DimRanges.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
@@ -66,6 +67,28 @@ bool isRowBroadcast(ArrayRef<int64_t> operand, ArrayRef<int64_t> result) {
   return llvm::all_of(operand.drop_back(), [](int64_t d) { return d == 1; });
 }
 
+/// Whether |a| and |b| have one element count: equal static counts, or (with
+/// a run-time extent) equal shapes, whose run-time extent is the kernel's.
+bool sameElementCount(RankedTensorType a, RankedTensorType b) {
+  if (a.hasStaticShape() && b.hasStaticShape())
+    return a.getNumElements() == b.getNumElements();
+  return a.getShape() == b.getShape();
+}
+
+bool isSingleElement(RankedTensorType type) {
+  return type.hasStaticShape() && type.getNumElements() == 1;
+}
+
+/// The product of |type|'s static dims after its run-time extent (all of
+/// them when it has none): every element count the type takes is a
+/// multiple of it.
+int64_t staticTrailingElements(RankedTensorType type) {
+  int64_t product = 1;
+  for (int64_t d = type.getRank() - 1; d >= 0 && !type.isDynamicDim(d); --d)
+    product *= type.getDimSize(d);
+  return product;
+}
+
 int64_t vectorWidth(KernelOp kernel) {
   if (kernel.getKind() != KernelKind::Pointwise)
     return 1;
@@ -87,7 +110,7 @@ int64_t vectorWidth(KernelOp kernel) {
     if (op.getNumResults() != 1)
       return 1;
     auto result = cast<RankedTensorType>(op.getResult(0).getType());
-    if (result.getNumElements() != output.getNumElements())
+    if (!sameElementCount(result, output))
       return 1;
     FusionClass fusionClass = classifyForFusion(&op);
     if (fusionClass == FusionClass::View)
@@ -96,7 +119,7 @@ int64_t vectorWidth(KernelOp kernel) {
       return 1;
     for (Value operand : op.getOperands()) {
       auto type = cast<RankedTensorType>(operand.getType());
-      if (type.getNumElements() == 1 || type.getShape() == result.getShape())
+      if (isSingleElement(type) || type.getShape() == result.getShape())
         continue;
       if (!isRowBroadcast(type.getShape(), result.getShape()))
         return 1;
@@ -112,8 +135,14 @@ int64_t vectorWidth(KernelOp kernel) {
   }
   // Vectors are linear runs of the output: only the element count matters,
   // and the loop template handles a tail; outputs smaller than a vector get
-  // narrower vectors.
-  while (width > 1 && (output.getNumElements() < width || (row && row % width)))
+  // narrower vectors. With a run-time extent the count is a multiple of
+  // the static trailing dims, which the width must divide: no tail, and
+  // every count in the range takes whole vectors.
+  int64_t trailing = staticTrailingElements(output);
+  bool runTime = !output.hasStaticShape();
+  while (width > 1 &&
+         ((!runTime && output.getNumElements() < width) ||
+          (runTime && trailing % width) || (row && row % width)))
     width /= 2;
   return std::max<int64_t>(width, 1);
 }
@@ -134,7 +163,7 @@ void fitLoadRegisters(KernelOp kernel, int64_t &width, int64_t &perThread) {
     int64_t total = 0;
     for (Value input : kernel.getInputs()) {
       auto type = cast<ShapedType>(input.getType());
-      if (type.getNumElements() > 1)
+      if (!type.hasStaticShape() || type.getNumElements() > 1)
         total += ceilDiv(width * elementBytes(type.getElementType()), 4);
     }
     return total * perThread;
@@ -207,9 +236,43 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     return getKernelVariant(kernel);
   }
 
-  void tileElementwise(KernelOp kernel) {
+  /// The element count of |kernel|'s output at the largest shape its
+  /// ranges allow; with run-time extents, records the count's expression
+  /// (kElementCountAttrName) too. std::nullopt after a located error.
+  std::optional<int64_t> largestElementCount(KernelOp kernel) {
     auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
-    int64_t elements = output.getNumElements();
+    if (output.hasStaticShape())
+      return output.getNumElements();
+    std::vector<std::optional<DimExpr>> extents = getRecordedDimExprs(kernel);
+    std::optional<DimExpr> count = DimExpr::constant(1);
+    for (const std::optional<DimExpr> &extent : extents)
+      count = count && extent ? *count * *extent : std::nullopt;
+    llvm::MapVector<StringRef, DimRange> ranges =
+        getDimRanges(kernel->getParentOfType<func::FuncOp>());
+    std::optional<int64_t> largest =
+        count && int64_t(extents.size()) == output.getRank()
+            ? maximumExtent(*count, ranges)
+            : std::nullopt;
+    if (!largest) {
+      kernel.emitError("kiln-tile-kernels: kernel '")
+          << kernel.getSymName() << "' has run-time extents but no "
+          << kDimExprsAttrName
+          << " that gives its element count over the ranged dims";
+      return std::nullopt;
+    }
+    kernel->setAttr(kElementCountAttrName,
+                    StringAttr::get(kernel.getContext(), count->str()));
+    return largest;
+  }
+
+  /// With run-time extents the geometry is chosen for the ranges' largest
+  /// count: `grid_size` is the grid at that count, and at launch the grid
+  /// is min(ceil(count / units per block), grid_size).
+  void tileElementwise(KernelOp kernel) {
+    std::optional<int64_t> largest = largestElementCount(kernel);
+    if (!largest)
+      return signalPassFailure();
+    int64_t elements = *largest;
     setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize, 256);
     if (chooseVariant(kernel) == KernelVariant::ChannelsLastPool) {
       // A thread per output pixel x vector of channels, one per step.

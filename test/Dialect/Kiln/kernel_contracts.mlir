@@ -369,3 +369,47 @@ func.func @conv_residual_without_relu(%x: tensor<1x2x8x8xf32>, %w: tensor<2x2x3x
   } -> tensor<1x2x8x8xf32>
   return %r : tensor<1x2x8x8xf32>
 }
+
+// -----
+
+// Run-time extents (the contract's third question): a pointwise kernel
+// takes one in the outermost dim of each value.
+// CHECK-LABEL: func.func @pointwise_run_time_extent
+// CHECK: kiln.kernel "p" pointwise
+func.func @pointwise_run_time_extent(%a: tensor<?x8xf32>, %b: tensor<8xf32>) -> tensor<?x8xf32> {
+  %e = kiln.empty : tensor<?x8xf32>
+  %r = kiln.kernel "p" pointwise ins(%a, %b : tensor<?x8xf32>, tensor<8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%x: tensor<?x8xf32>, %y: tensor<8xf32>, %o: tensor<?x8xf32>):
+    %0 = kiln.add %x, %y : tensor<?x8xf32>, tensor<8xf32> -> tensor<?x8xf32>
+    kiln.yield %0 : tensor<?x8xf32>
+  } -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+// A row_reduce kernel takes none yet.
+func.func @row_reduce_run_time_extent(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %e = kiln.empty : tensor<?x8xf32>
+  // expected-error @+1 {{'r' breaks the row_reduce kernel contract: 'kiln.softmax' has run-time extents: a row_reduce kernel takes no run-time extents yet (only pointwise and data_movement kernels do)}}
+  %r = kiln.kernel "r" row_reduce ins(%a : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%x: tensor<?x8xf32>, %o: tensor<?x8xf32>):
+    %0 = kiln.softmax %x {axis = -1 : i64} : tensor<?x8xf32> -> tensor<?x8xf32>
+    kiln.yield %0 : tensor<?x8xf32>
+  } -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+// A run-time extent that is not the outermost dim.
+func.func @inner_run_time_extent(%a: tensor<4x?xf32>) -> tensor<4x?xf32> {
+  %e = kiln.empty : tensor<4x?xf32>
+  // expected-error @+1 {{'p' breaks the pointwise kernel contract: 'kiln.relu' has run-time extents: has a run-time extent in dim 1 after a dim of size 4, which is not the outermost}}
+  %r = kiln.kernel "p" pointwise ins(%a : tensor<4x?xf32>) outs(%e : tensor<4x?xf32>) {
+  ^bb0(%x: tensor<4x?xf32>, %o: tensor<4x?xf32>):
+    %0 = kiln.relu %x : tensor<4x?xf32> -> tensor<4x?xf32>
+    kiln.yield %0 : tensor<4x?xf32>
+  } -> tensor<4x?xf32>
+  return %r : tensor<4x?xf32>
+}

@@ -168,9 +168,13 @@ private:
   LoadOverride loadOverride;
 };
 
-/// A tensor type's static shape (the emitter only sees static shapes).
+/// A tensor type's shape: static, except in a pointwise or data_movement
+/// kernel with run-time extents, where a dynamic dim (ShapedType::kDynamic)
+/// is the outermost non-unit dim and index arithmetic never needs its value
+/// (KernelKinds.h, unmetRunTimeExtentRule).
 llvm::ArrayRef<int64_t> shapeOf(mlir::Value value);
 mlir::Type elementTypeOf(mlir::Value value);
+/// The product of |shape|'s dims; ShapedType::kDynamic when one is dynamic.
 int64_t elementCount(llvm::ArrayRef<int64_t> shape);
 /// |text| in parentheses unless it is a name, a number or one group already.
 std::string parenthesize(const std::string &text);

@@ -233,4 +233,34 @@ mlir::LogicalResult verifyDimExprsAttribute(mlir::Operation *op,
   return mlir::success();
 }
 
+std::string DimExpr::formatAsCode(
+    llvm::function_ref<std::string(llvm::StringRef)> nameText) const {
+  if (terms.empty())
+    return "0LL";
+  std::string text;
+  for (const auto &[monomial, coefficient] : terms) {
+    std::string term;
+    for (const std::string &name : monomial)
+      term += (term.empty() ? "" : " * ") + nameText(name);
+    if (term.empty())
+      term = std::to_string(coefficient) + "LL";
+    else if (coefficient != 1)
+      term += " * " + std::to_string(coefficient) + "LL";
+    text += (text.empty() ? "" : " + ") + term;
+  }
+  return "(" + text + ")";
+}
+
+std::vector<std::optional<DimExpr>> getRecordedDimExprs(mlir::Operation *op) {
+  std::vector<std::optional<DimExpr>> extents;
+  auto entries = op->getAttrOfType<mlir::ArrayAttr>(kDimExprsAttrName);
+  if (!entries)
+    return extents;
+  for (mlir::Attribute entry : entries) {
+    auto text = llvm::dyn_cast<mlir::StringAttr>(entry);
+    extents.push_back(text ? DimExpr::parse(text.getValue()) : std::nullopt);
+  }
+  return extents;
+}
+
 } // namespace kiln

@@ -19,6 +19,53 @@ std::string formatDimRange(const DimRange &range) {
   return text;
 }
 
+std::string describeExtents(ArrayRef<std::optional<DimExpr>> extents,
+                            const llvm::MapVector<StringRef, DimRange> &ranges,
+                            std::string &rangesText) {
+  std::string text = "[";
+  std::vector<std::string> names;
+  for (auto [d, extent] : llvm::enumerate(extents)) {
+    text += (d ? ", " : "") + (extent ? extent->str() : std::string("?"));
+    if (extent)
+      for (const std::string &name : extent->getSymbols())
+        if (!llvm::is_contained(names, name))
+          names.push_back(name);
+  }
+  for (const std::string &name : names) {
+    auto range = ranges.find(name);
+    if (range == ranges.end())
+      continue;
+    rangesText += (rangesText.empty() ? "" : ", ") + name + " in " +
+                  formatDimRange(range->second);
+  }
+  return text + "]";
+}
+
+std::optional<int64_t>
+maximumExtent(const DimExpr &extent,
+              const llvm::MapVector<StringRef, DimRange> &ranges) {
+  std::vector<std::string> names = extent.getSymbols();
+  for (const std::string &name : names)
+    if (!ranges.count(name))
+      return std::nullopt;
+  // Every corner of the box of ranges (2^names, names are few).
+  if (names.size() > 16)
+    return std::nullopt;
+  std::optional<int64_t> largest;
+  for (uint64_t corner = 0; corner < (uint64_t(1) << names.size()); ++corner) {
+    std::optional<int64_t> value = extent.evaluate(
+        [&](const std::string &name) -> std::optional<int64_t> {
+          size_t bit = llvm::find(names, name) - names.begin();
+          const DimRange &range = ranges.find(name)->second;
+          return (corner >> bit) & 1 ? range.lo : range.hi;
+        });
+    if (!value)
+      return std::nullopt;
+    largest = largest ? std::max(*largest, *value) : *value;
+  }
+  return largest;
+}
+
 llvm::MapVector<StringRef, DimRange> getDimRanges(Operation *function) {
   llvm::MapVector<StringRef, DimRange> ranges;
   auto dictionary = function->getAttrOfType<DictionaryAttr>(kDimRangesAttrName);

@@ -204,8 +204,11 @@ KernelKind rootKernelKind(Operation *root) {
   case FusionClass::Reduction:
     return isRowReduction(root) ? KernelKind::RowReduce : KernelKind::Pointwise;
   case FusionClass::DataMovement:
-    return isTiledTranspose(root) ? KernelKind::Transpose
-                                  : KernelKind::DataMovement;
+    // The tiled template needs static extents; with run-time ones the
+    // transpose runs in the loop template (strided, but any extent).
+    return isTiledTranspose(root) && !hasRunTimeExtents(root)
+               ? KernelKind::Transpose
+               : KernelKind::DataMovement;
   default:
     return KernelKind::Pointwise;
   }
@@ -215,14 +218,17 @@ bool admits(const KernelGroup &group, Operation *producer) {
   if (group.kind == KernelKind::Library ||
       group.kind == KernelKind::Attention || producer->getNumResults() != 1)
     return false;
+  if (unmetRunTimeExtentRule(group.kind, producer))
+    return false;
   switch (classifyForFusion(producer)) {
   case FusionClass::Pointwise:
   case FusionClass::View:
     return true;
   case FusionClass::DataMovement:
     // Inside an elemental kernel a tiled transpose would read (or write)
-    // with a stride; it roots a transpose kernel of its own.
-    return !isTiledTranspose(producer);
+    // with a stride; it roots a transpose kernel of its own, unless it has
+    // run-time extents, which only the elemental kinds take.
+    return !isTiledTranspose(producer) || hasRunTimeExtents(producer);
   case FusionClass::Reduction: {
     // A row reduction becomes the anchor of a group whose ops all have its
     // result's shape, and whose ops that use its result (the epilogue) are
@@ -320,9 +326,23 @@ LogicalResult verifyKernelBody(KernelOp kernel) {
 }
 } // namespace
 
+namespace {
+/// Every op of |kernel|'s body can compute with its run-time extents in a
+/// kernel of its kind (unmetRunTimeExtentRule).
+LogicalResult verifyRunTimeExtents(KernelOp kernel) {
+  for (Operation &op : kernel.getBody().front().without_terminator())
+    if (std::optional<std::string> why =
+            unmetRunTimeExtentRule(kernel.getKind(), &op))
+      return contractError(kernel)
+             << "'" << op.getName() << "' has run-time extents: " << *why;
+  return success();
+}
+} // namespace
+
 LogicalResult verifyKernelContract(KernelOp kernel) {
   // The recorded configuration is checked against a body that holds.
   return failure(failed(verifyKernelBody(kernel)) ||
+                 failed(verifyRunTimeExtents(kernel)) ||
                  failed(verifyKernelVariant(kernel)));
 }
 

@@ -4,6 +4,7 @@
 #define KILN_DIALECT_KILN_IR_DIMEXPR_H
 
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -59,6 +60,13 @@ public:
   std::string str() const;
   static std::optional<DimExpr> parse(llvm::StringRef text);
 
+  /// The expression as C++ integer arithmetic, each name spelled by
+  /// |nameText|(name) and each coefficient a long long literal:
+  /// `(kiln_dim0 * 72LL)`, `(kiln_dim0 * kiln_dim1 + -1LL)`. For the CUDA
+  /// emitter's run-time element counts.
+  std::string
+  formatAsCode(llvm::function_ref<std::string(llvm::StringRef)> nameText) const;
+
 private:
   explicit DimExpr(std::map<Monomial, int64_t> terms)
       : terms(std::move(terms)) {}
@@ -76,6 +84,10 @@ inline constexpr llvm::StringLiteral kDimExprsAttrName = "kiln.dim_exprs";
 /// its size.
 mlir::LogicalResult verifyDimExprsAttribute(mlir::Operation *op,
                                             mlir::Attribute attribute);
+
+/// The extents |op| records in `kiln.dim_exprs` (std::nullopt entries for
+/// `?`); empty when it records none.
+std::vector<std::optional<DimExpr>> getRecordedDimExprs(mlir::Operation *op);
 
 template <typename ValueOf>
 std::optional<int64_t> DimExpr::evaluate(ValueOf valueOf) const {

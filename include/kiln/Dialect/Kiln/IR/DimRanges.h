@@ -3,6 +3,8 @@
 #ifndef KILN_DIALECT_KILN_IR_DIMRANGES_H
 #define KILN_DIALECT_KILN_IR_DIMRANGES_H
 
+#include "kiln/Dialect/Kiln/IR/DimExpr.h"
+
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -27,6 +29,23 @@ struct DimRange {
 
 /// "1..64" (with ":opt" when opt is not hi), as --input-shape spells it.
 std::string formatDimRange(const DimRange &range);
+
+/// "[batch*seq, 16]": |extents| as expressions (`?` where unknown), and
+/// in |rangesText| the ranges of the names they use ("batch in 1..64"),
+/// for the errors that name run-time extents.
+std::string
+describeExtents(llvm::ArrayRef<std::optional<DimExpr>> extents,
+                const llvm::MapVector<llvm::StringRef, DimRange> &ranges,
+                std::string &rangesText);
+
+/// The largest value of |extent| over |ranges|: the largest at the corners
+/// of the box of ranges (each name at its lo or hi), which is exact for the
+/// extents shapes give (each name to the first power: `batch*seq*12`,
+/// `seq - 1`). std::nullopt for a name without a range, an overflow, or
+/// more than 16 names.
+std::optional<int64_t>
+maximumExtent(const DimExpr &extent,
+              const llvm::MapVector<llvm::StringRef, DimRange> &ranges);
 
 /// The ranges recorded on |function| (its `kiln.dim_ranges`), by name in the
 /// attribute's (sorted) order; empty when there are none.

@@ -14,7 +14,10 @@ def Kiln_EmptyOp : Kiln_Op<"empty", [Pure]> {
   let summary = "An uninitialised tensor that a kernel writes into";
   let description = [{
     The destination operand of a `kiln.kernel`; the memory planner gives it an
-    arena offset. Its contents are undefined until a kernel writes it.
+    arena offset. Its contents are undefined until a kernel writes it. A
+    dynamic dim is a run-time extent of a ranged dim (issue 18; its
+    expression is the op's `kiln.dim_exprs`), planned at the range's
+    maximum.
 
     Example:
 
@@ -22,7 +25,7 @@ def Kiln_EmptyOp : Kiln_Op<"empty", [Pure]> {
     %e = kiln.empty : tensor<8x128xf32>
     ```
   }];
-  let results = (outs AnyStaticShapeTensor:$output);
+  let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = "attr-dict `:` type($output)";
 }
 
@@ -86,7 +89,7 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [
   }];
   let arguments = (ins StrAttr:$sym_name, Kiln_KernelKindAttr:$kind,
                    Variadic<AnyTensor>:$inputs,
-                   Variadic<AnyStaticShapeTensor>:$outputs,
+                   Variadic<AnyRankedTensor>:$outputs,
                    OptionalAttr<I64Attr>:$block_size,
                    OptionalAttr<I64Attr>:$grid_size,
                    OptionalAttr<I64Attr>:$elements_per_thread,
@@ -95,7 +98,7 @@ def Kiln_KernelOp : Kiln_Op<"kernel", [
                    OptionalAttr<I64Attr>:$key_chunk,
                    OptionalAttr<Kiln_KernelVariantAttr>:$variant,
                    OptionalAttr<Kiln_LibraryEpilogueAttr>:$epilogue);
-  let results = (outs Variadic<AnyStaticShapeTensor>:$results);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `` $kind (`ins` `(` $inputs^ `:` type($inputs) `)`)?

@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <string>
 
 namespace kiln {
 
@@ -59,6 +60,35 @@ mlir::Operation *getKernelAnchor(KernelOp kernel);
 /// The kernel op's verifier calls it, so a kernel no template can run fails
 /// right after the pass that made it.
 mlir::LogicalResult verifyKernelContract(KernelOp kernel);
+
+/// The contract's third question (issue 18): whether a kernel of |kind| may
+/// have loop extents that are run-time values (a ranged dim of
+/// `--input-shape batch=1..64`). pointwise and data_movement: yes, the
+/// element count is a kernel argument and the grid is computed at launch
+/// (RunTimeExtents.cpp); every other kind: not yet.
+bool takesRunTimeExtents(KernelKind kind);
+
+/// Whether an operand or result of |op| has a dynamic dim.
+bool hasRunTimeExtents(mlir::Operation *op);
+
+/// Why |op| cannot compute with its run-time extents in a kernel of |kind|,
+/// or std::nullopt when it can (or has none). In a pointwise or
+/// data_movement kernel every operand and result has at most one run-time
+/// extent, in its outermost dim (every dim before it 1), so that the loop
+/// template's index arithmetic divides only by static strides and never
+/// needs the extent's value; the op is pointwise, a view (a reshape by a
+/// constant shape), a transpose, an expand, or a concat, slice or gather
+/// whose axes are static dims.
+std::optional<std::string> unmetRunTimeExtentRule(KernelKind kind,
+                                                  mlir::Operation *op);
+
+/// The kernel attribute in which kiln-tile-kernels records the element count
+/// of a kernel with run-time extents, as the printed DimExpr (`batch*72`)
+/// that DimExpr::parse reads back: the emitter computes the loop's count
+/// from it and the packager the grid at launch. (A discardable attribute,
+/// like kiln.dim_exprs, since an ODS change rebuilds every kiln source.)
+inline constexpr llvm::StringLiteral kElementCountAttrName =
+    "kiln.element_count";
 
 } // namespace kiln
 

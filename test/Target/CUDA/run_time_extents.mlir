@@ -1,0 +1,71 @@
+// The loop template for kernels with run-time extents (issue 18): the ranged
+// dims the element count names are `long long kiln_dim<i>` parameters after
+// the buffers, the count is computed from them, indices divide by static
+// strides only (the run-time extent is the outermost dim), broadcasts of
+// static operands read by their own dims, and vectors have no tail.
+// Compiled by NVRTC.
+// RUN: kiln-opt %s --split-input-file --kiln-tile-kernels | kiln-translate --emit-cuda | FileCheck %s
+
+// CHECK-LABEL: kiln.kernel "bias_relu"
+// CHECK:         (const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, long long kiln_dim0)
+// CHECK:         // batch*8 elements (kiln_dim0 = batch) in vectors of 4; 1 vector per thread and grid-stride step.
+// CHECK-NEXT:    const kiln_index_t kiln_count = (kiln_index_t)((kiln_dim0 * 8LL) / 4);
+// CHECK:         reinterpret_cast<const kiln_vec<float, 4>*>(in0)[i]
+// CHECK:         reinterpret_cast<const kiln_vec<float, 4>*>(in1)[(i % 2)]
+// CHECK-NOT:     elements after the last whole vector
+func.func @bias_relu(%x: tensor<?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", ""]}, %b: tensor<8xf32>) -> tensor<?x8xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  %e = kiln.empty {kiln.dim_exprs = ["batch", "8"]} : tensor<?x8xf32>
+  %r = kiln.kernel "bias_relu" pointwise ins(%x, %b : tensor<?x8xf32>, tensor<8xf32>) outs(%e : tensor<?x8xf32>) attributes {kiln.dim_exprs = ["batch", "8"]} {
+  ^bb0(%a: tensor<?x8xf32>, %c: tensor<8xf32>, %o: tensor<?x8xf32>):
+    %0 = kiln.add %a, %c : tensor<?x8xf32>, tensor<8xf32> -> tensor<?x8xf32>
+    %1 = kiln.relu %0 : tensor<?x8xf32> -> tensor<?x8xf32>
+    kiln.yield %1 : tensor<?x8xf32>
+  } -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+// Transpose, a column broadcast, a gather from a static table and a concat
+// on a static axis, all at run-time batch: the outermost index is the
+// linear index divided by the static inner size, never taken modulo.
+// CHECK-LABEL: kiln.kernel "movement"
+// CHECK:         const long long* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out0, long long kiln_dim0)
+// CHECK:         // batch*64 elements (kiln_dim0 = batch); 1 element per thread and grid-stride step.
+// CHECK-NEXT:    const kiln_index_t kiln_count = (kiln_index_t)((kiln_dim0 * 64LL));
+// CHECK:         const kiln_index_t c0 = (i % 8);
+// CHECK:         in0[(((i / 64) * 4 + c0) * 8 + ((i / 8) % 8))]
+// CHECK:         in1[((i / 64) * 4 + (c0 - 4))]
+// CHECK:         kiln_gather_index({{.*}}, 50LL)
+func.func @movement(%x: tensor<?x4x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", "", ""]}, %ids: tensor<?x4xi64> {kiln.name = "ids", kiln.dim_names = ["batch", ""]}, %table: tensor<50x8xf32>) -> tensor<?x8x8xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  %e = kiln.empty {kiln.dim_exprs = ["batch", "8", "8"]} : tensor<?x8x8xf32>
+  %r = kiln.kernel "movement" data_movement ins(%x, %ids, %table : tensor<?x4x8xf32>, tensor<?x4xi64>, tensor<50x8xf32>) outs(%e : tensor<?x8x8xf32>) attributes {kiln.dim_exprs = ["batch", "8", "8"]} {
+  ^bb0(%a: tensor<?x4x8xf32>, %i: tensor<?x4xi64>, %t: tensor<50x8xf32>, %o: tensor<?x8x8xf32>):
+    %0 = kiln.transpose %a {perm = array<i64: 0, 2, 1>} : tensor<?x4x8xf32> -> tensor<?x8x4xf32>
+    %1 = kiln.gather %t, %i {axis = 0 : i64} : tensor<50x8xf32>, tensor<?x4xi64> -> tensor<?x4x8xf32>
+    %2 = kiln.transpose %1 {perm = array<i64: 0, 2, 1>} : tensor<?x4x8xf32> -> tensor<?x8x4xf32>
+    %3 = kiln.concat %0, %2 {axis = 2 : i64} : tensor<?x8x4xf32>, tensor<?x8x4xf32> -> tensor<?x8x8xf32>
+    kiln.yield %3 : tensor<?x8x8xf32>
+  } -> tensor<?x8x8xf32>
+  return %r : tensor<?x8x8xf32>
+}
+
+// -----
+
+// Two ranged dims in one count: one parameter each, in name order.
+// CHECK-LABEL: kiln.kernel "two_dims"
+// CHECK:         float* __restrict__ out0, long long kiln_dim0, long long kiln_dim1)
+// CHECK:         // batch*seq*16 elements (kiln_dim0 = batch, kiln_dim1 = seq) in vectors of 4
+// CHECK-NEXT:    const kiln_index_t kiln_count = (kiln_index_t)((kiln_dim0 * kiln_dim1 * 16LL) / 4);
+func.func @two_dims(%x: tensor<?x16xf32> {kiln.name = "x", kiln.dim_names = ["", ""]}, %ids: tensor<?x?xi64> {kiln.name = "ids", kiln.dim_names = ["batch", "seq"]}) -> tensor<?x16xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 8, 8>, seq = array<i64: 16, 512, 512>}} {
+  %e = kiln.empty {kiln.dim_exprs = ["batch*seq", "16"]} : tensor<?x16xf32>
+  %r = kiln.kernel "two_dims" pointwise ins(%x : tensor<?x16xf32>) outs(%e : tensor<?x16xf32>) attributes {kiln.dim_exprs = ["batch*seq", "16"]} {
+  ^bb0(%a: tensor<?x16xf32>, %o: tensor<?x16xf32>):
+    %0 = kiln.relu %a : tensor<?x16xf32> -> tensor<?x16xf32>
+    kiln.yield %0 : tensor<?x16xf32>
+  } -> tensor<?x16xf32>
+  return %r : tensor<?x16xf32>
+}

@@ -1,0 +1,90 @@
+// Kernels with run-time extents (issue 18): the kernel kinds' contract lets
+// pointwise and data_movement kernels take a run-time extent in the
+// outermost dim of each value; any other kind, or an op whose index
+// arithmetic would need the extent's value, is a located error naming the
+// ONNX node, the extents as expressions and the kind.
+// RUN: kiln-opt %s --split-input-file --kiln-fuse-kernels --verify-diagnostics | FileCheck %s
+
+// A pointwise chain with a bias row and a transpose that moves the
+// innermost dim: one data_movement kernel (the tiled transpose template
+// needs static extents), which keeps the root's extents.
+// CHECK-LABEL: func.func @chain
+// CHECK:         %[[E:.+]] = kiln.empty {kiln.dim_exprs = ["batch", "8", "4"]} : tensor<?x8x4xf32>
+// CHECK:         kiln.kernel "add_relu_transpose_0" data_movement ins(%{{.*}}, %{{.*}} : tensor<?x4x8xf32>, tensor<8xf32>) outs(%[[E]] : tensor<?x8x4xf32>) attributes {kiln.dim_exprs = ["batch", "8", "4"]}
+// CHECK-NOT:     kiln.kernel
+func.func @chain(%x: tensor<?x4x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", "", ""]}, %b: tensor<8xf32>) -> tensor<?x8x4xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  %0 = kiln.add %x, %b {kiln.dim_exprs = ["batch", "4", "8"]} : tensor<?x4x8xf32>, tensor<8xf32> -> tensor<?x4x8xf32>
+  %1 = kiln.relu %0 {kiln.dim_exprs = ["batch", "4", "8"]} : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+  %2 = kiln.transpose %1 {kiln.dim_exprs = ["batch", "8", "4"], perm = array<i64: 0, 2, 1>} : tensor<?x4x8xf32> -> tensor<?x8x4xf32>
+  return %2 : tensor<?x8x4xf32>
+}
+
+// -----
+
+// Concat on a static axis, with a gather from a static table: one kernel.
+// CHECK-LABEL: func.func @concat_gather
+// CHECK:         kiln.kernel "gather_concat_0" data_movement
+// CHECK-SAME:      attributes {kiln.dim_exprs = ["batch", "16"]}
+func.func @concat_gather(%x: tensor<?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", ""]}, %ids: tensor<?xi64> {kiln.name = "ids", kiln.dim_names = ["batch"]}, %table: tensor<50x8xf32>) -> tensor<?x16xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  %0 = kiln.gather %table, %ids {axis = 0 : i64, kiln.dim_exprs = ["batch", "8"]} : tensor<50x8xf32>, tensor<?xi64> -> tensor<?x8xf32>
+  %1 = kiln.concat %x, %0 {axis = 1 : i64, kiln.dim_exprs = ["batch", "16"]} : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x16xf32>
+  return %1 : tensor<?x16xf32>
+}
+
+// -----
+
+// A library call takes no run-time extents yet.
+func.func @matmul(%x: tensor<?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", ""]}, %w: tensor<8x4xf32>) -> tensor<?x4xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  // expected-error @+1 {{'kiln.matmul' with result extents [batch, 4] (batch in 1..64) has run-time extents and roots a library kernel: a library kernel takes no run-time extents yet (only pointwise and data_movement kernels do); pass --input-shape batch=N for an artifact of one size}}
+  %0 = kiln.matmul %x, %w {kiln.dim_exprs = ["batch", "4"]} : tensor<?x8xf32>, tensor<8x4xf32> -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// A row reduction neither.
+func.func @softmax(%x: tensor<?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", ""]}) -> tensor<?x8xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  // expected-error @+1 {{'kiln.softmax' with result extents [batch, 8] (batch in 1..64) has run-time extents and roots a row_reduce kernel: a row_reduce kernel takes no run-time extents yet}}
+  %0 = kiln.softmax %x {axis = -1 : i64, kiln.dim_exprs = ["batch", "8"]} : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+// A transpose that moves the run-time extent inward: its index arithmetic
+// would take it modulo.
+func.func @inward(%x: tensor<?x4x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", "", ""]}) -> tensor<4x?x8xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  // expected-error @+1 {{'kiln.transpose' with result extents [4, batch, 8] (batch in 1..64) has run-time extents and roots a data_movement kernel: has a run-time extent in dim 1 after a dim of size 4, which is not the outermost; the loop template takes a run-time extent only in the outermost dim}}
+  %0 = kiln.transpose %x {kiln.dim_exprs = ["4", "batch", "8"], perm = array<i64: 1, 0, 2>} : tensor<?x4x8xf32> -> tensor<4x?x8xf32>
+  return %0 : tensor<4x?x8xf32>
+}
+
+// -----
+
+// A concat along the run-time extent: the offsets would be run-time values.
+func.func @concat_batch(%x: tensor<?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", ""]}) -> tensor<?x8xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  // expected-error @+1 {{roots a data_movement kernel: concatenates along its run-time extent}}
+  %0 = kiln.concat %x, %x {axis = 0 : i64, kiln.dim_exprs = ["batch*2", "8"]} : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+// A producer the contract refuses stays out of the kernel and roots its
+// own, which then fails with the reason: a slice of the run-time extent.
+func.func @slice_batch(%x: tensor<?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", ""]}) -> tensor<?x8xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 2, 64, 64>}} {
+  %s = kiln.constant dense<1> : tensor<1xi64>
+  %e = kiln.constant dense<9223372036854775807> : tensor<1xi64>
+  %a = kiln.constant dense<0> : tensor<1xi64>
+  // expected-error @+1 {{roots a data_movement kernel: slices its run-time extent; its bounds would be run-time values}}
+  %0 = kiln.slice %x, %s, %e, %a, %s {kiln.dim_exprs = ["batch - 1", "8"]} : tensor<?x8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<?x8xf32>
+  %1 = kiln.relu %0 {kiln.dim_exprs = ["batch - 1", "8"]} : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %1 : tensor<?x8xf32>
+}

@@ -1,0 +1,60 @@
+// kiln-tile-kernels on kernels with run-time extents (issue 18): the element
+// count is recorded as an expression (kiln.element_count, DimExpr's printed
+// form), the geometry is chosen for the ranges' largest count (grid_size is
+// the grid there; at launch the grid is min(ceil(count / units per block),
+// grid_size)), and vectors only divide the static trailing dims.
+// RUN: kiln-opt %s --split-input-file --kiln-fuse-kernels --kiln-tile-kernels | FileCheck %s
+
+// [batch, 8] f32 with a bias row: vectors of 4 (8 % 4 == 0), one block at
+// batch 64 (512 elements).
+// CHECK-LABEL: func.func @bias_relu
+// CHECK:         kiln.kernel "add_relu_0" pointwise
+// CHECK-SAME:      block_size = 256 : i64, elements_per_thread = 1 : i64, grid_size = 1 : i64, kiln.dim_exprs = ["batch", "8"], kiln.element_count = "batch*8", variant = #kiln.variant<loop>, vector_width = 4 : i64
+func.func @bias_relu(%x: tensor<?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", ""]}, %b: tensor<8xf32>) -> tensor<?x8xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  %0 = kiln.add %x, %b {kiln.dim_exprs = ["batch", "8"]} : tensor<?x8xf32>, tensor<8xf32> -> tensor<?x8xf32>
+  %1 = kiln.relu %0 {kiln.dim_exprs = ["batch", "8"]} : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %1 : tensor<?x8xf32>
+}
+
+// -----
+
+// [batch, 6] f32: vectors of 2, the widest that divides 6, so every count
+// in the range is whole vectors.
+// CHECK-LABEL: func.func @six
+// CHECK:         kiln.kernel "relu_0" pointwise
+// CHECK-SAME:      kiln.element_count = "batch*6"
+// CHECK-SAME:      vector_width = 2 : i64
+func.func @six(%x: tensor<?x6xf32> {kiln.name = "x", kiln.dim_names = ["batch", ""]}) -> tensor<?x6xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  %0 = kiln.relu %x {kiln.dim_exprs = ["batch", "6"]} : tensor<?x6xf32> -> tensor<?x6xf32>
+  return %0 : tensor<?x6xf32>
+}
+
+// -----
+
+// A large range: 4 vectors per thread and the grid of the largest count
+// (4096 x 1024 elements / (256 x 4 x 4) = 1024 blocks).
+// CHECK-LABEL: func.func @large
+// CHECK:         kiln.kernel "relu_0" pointwise
+// CHECK-SAME:      elements_per_thread = 4 : i64, grid_size = 1024 : i64
+// CHECK-SAME:      kiln.element_count = "rows*1024"
+// CHECK-SAME:      vector_width = 4 : i64
+func.func @large(%x: tensor<?x1024xf32> {kiln.name = "x", kiln.dim_names = ["rows", ""]}) -> tensor<?x1024xf32>
+    attributes {kiln.dim_ranges = {rows = array<i64: 1, 4096, 4096>}} {
+  %0 = kiln.relu %x {kiln.dim_exprs = ["rows", "1024"]} : tensor<?x1024xf32> -> tensor<?x1024xf32>
+  return %0 : tensor<?x1024xf32>
+}
+
+// -----
+
+// Data movement reads elsewhere than its own index: scalar accesses.
+// CHECK-LABEL: func.func @transpose
+// CHECK:         kiln.kernel "transpose_0" data_movement
+// CHECK-SAME:      grid_size = 8 : i64
+// CHECK-SAME:      kiln.element_count = "batch*32", vector_width = 1 : i64
+func.func @transpose(%x: tensor<?x4x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", "", ""]}) -> tensor<?x8x4xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  %0 = kiln.transpose %x {kiln.dim_exprs = ["batch", "8", "4"], perm = array<i64: 0, 2, 1>} : tensor<?x4x8xf32> -> tensor<?x8x4xf32>
+  return %0 : tensor<?x8x4xf32>
+}
