@@ -16,6 +16,7 @@
 //     twice).
 #include "PackageInternal.h"
 
+#include "kiln/Dialect/Kiln/IR/DimRanges.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/Locations.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
@@ -43,7 +44,8 @@ class EntryPointBuilder {
 public:
   EntryPointBuilder(func::FuncOp function, const CUDAModule &cuda,
                     WeightTable &weights, EntryPointT &entry)
-      : function(function), weights(weights), entry(entry) {
+      : function(function), weights(weights), entry(entry),
+        ranges(getDimRanges(function)) {
     for (const KernelLaunch &launch : cuda.launches) {
       KernelOp op = launch.op; // A handle; a copy is not const.
       launchOf[op.getOperation()] = &launch;
@@ -56,7 +58,12 @@ public:
   EntryPointCounts counts;
 
 private:
-  FailureOr<uint32_t> addBuffer(Operation *where, BufferKind kind, Type type);
+  /// A buffer of |type|; with run-time extents, those of |source| (its
+  /// kiln.dim_exprs, or an argument's named dims), sized at the ranges'
+  /// maximum.
+  FailureOr<uint32_t> addBuffer(Operation *where, BufferKind kind, Type type,
+                                Value source = {});
+  std::vector<std::optional<DimExpr>> extentsOf(Value value);
   FailureOr<uint32_t> bufferOf(Value value);
   FailureOr<uint32_t> bufferOfUncached(Value value);
   FailureOr<uint32_t> weightBuffer(ConstantOp constant);
@@ -72,12 +79,63 @@ private:
   DenseMap<Value, uint32_t> cache;
   SmallVector<uint32_t> outputBuffers;
   SmallVector<Type> bufferTypes;
+  llvm::MapVector<StringRef, kiln::DimRange> ranges;
 };
 
+std::vector<std::optional<DimExpr>>
+EntryPointBuilder::extentsOf(Value value) {
+  auto argument = dyn_cast_or_null<BlockArgument>(value);
+  if (!argument)
+    return value && value.getDefiningOp()
+               ? getRecordedDimExprs(value.getDefiningOp())
+               : std::vector<std::optional<DimExpr>>();
+  // An input: its named dims (kiln.dim_names), its static sizes.
+  std::vector<std::optional<DimExpr>> extents;
+  auto type = cast<RankedTensorType>(argument.getType());
+  auto names = function.getArgAttrOfType<ArrayAttr>(argument.getArgNumber(),
+                                                    "kiln.dim_names");
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    auto name = names && d < int64_t(names.size())
+                    ? dyn_cast<StringAttr>(names[d])
+                    : StringAttr();
+    if (!type.isDynamicDim(d))
+      extents.push_back(DimExpr::constant(type.getDimSize(d)));
+    else if (name && !name.getValue().empty())
+      extents.push_back(DimExpr::symbol(name.getValue()));
+    else
+      extents.push_back(std::nullopt);
+  }
+  return extents;
+}
+
 FailureOr<uint32_t> EntryPointBuilder::addBuffer(Operation *where,
-                                                 BufferKind kind, Type type) {
+                                                 BufferKind kind, Type type,
+                                                 Value source) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  std::optional<int64_t> bytes = getTensorBytes(type);
+  // With run-time extents: the shape at the ranges' maximum, and the
+  // extents as expressions.
+  std::vector<std::string> dimExprs;
+  if (tensor && !tensor.hasStaticShape()) {
+    std::vector<std::optional<DimExpr>> extents = extentsOf(source);
+    SmallVector<int64_t> largest;
+    for (int64_t d = 0; d < tensor.getRank(); ++d) {
+      std::optional<int64_t> size;
+      if (!tensor.isDynamicDim(d))
+        size = tensor.getDimSize(d);
+      else if (d < int64_t(extents.size()) && extents[d])
+        size = maximumExtent(*extents[d], ranges);
+      if (!size)
+        return where->emitError("packager: buffer of type ")
+               << type
+               << " has a run-time extent that is no expression of the "
+                  "ranged dims";
+      largest.push_back(*size);
+      dimExprs.push_back(tensor.isDynamicDim(d) ? extents[d]->str()
+                                                : std::to_string(*size));
+    }
+    tensor = RankedTensorType::get(largest, tensor.getElementType());
+  }
+  std::optional<int64_t> bytes = tensor ? getTensorBytes(tensor) : std::nullopt;
   FailureOr<DType> dtype = getArtifactDType(where, type);
   if (!tensor || !bytes)
     return where->emitError("packager: buffer of type ")
@@ -89,6 +147,7 @@ FailureOr<uint32_t> EntryPointBuilder::addBuffer(Operation *where,
   buffer->dtype = *dtype;
   buffer->shape.assign(tensor.getShape().begin(), tensor.getShape().end());
   buffer->bytes = *bytes;
+  buffer->dim_exprs = std::move(dimExprs);
   entry.buffers.push_back(std::move(buffer));
   bufferTypes.push_back(type);
   return entry.buffers.size() - 1;
@@ -100,7 +159,9 @@ FailureOr<uint32_t> EntryPointBuilder::viewAs(Operation *where, uint32_t buffer,
     return buffer;
   while (entry.buffers[buffer]->kind == BufferKind_Alias)
     buffer = entry.buffers[buffer]->alias_of;
-  FailureOr<uint32_t> alias = addBuffer(where, BufferKind_Alias, type);
+  FailureOr<uint32_t> alias =
+      addBuffer(where, BufferKind_Alias, type,
+                where->getNumResults() == 1 ? where->getResult(0) : Value());
   if (failed(alias))
     return failure();
   if (entry.buffers[*alias]->bytes != entry.buffers[buffer]->bytes)
@@ -214,7 +275,7 @@ FailureOr<uint32_t> EntryPointBuilder::bufferOfUncached(Value value) {
       return empty.emitError(
           "packager: buffer has no arena_offset; run kiln-plan-memory first");
     FailureOr<uint32_t> id =
-        addBuffer(op, BufferKind_Activation, value.getType());
+        addBuffer(op, BufferKind_Activation, value.getType(), value);
     if (succeeded(id))
       entry.buffers[*id]->offset = offset.getInt();
     return id;
@@ -236,8 +297,9 @@ EntryPointBuilder::addStep(StepKind kind, uint32_t stream, StringRef name) {
 LogicalResult EntryPointBuilder::buildSignature() {
   auto outputNames = function->getAttrOfType<ArrayAttr>("kiln.output_names");
   auto addTensor = [&](BufferKind kind, unsigned index, Type type,
-                       std::string name) -> FailureOr<uint32_t> {
-    FailureOr<uint32_t> id = addBuffer(function, kind, type);
+                       std::string name,
+                       Value source) -> FailureOr<uint32_t> {
+    FailureOr<uint32_t> id = addBuffer(function, kind, type, source);
     if (failed(id))
       return failure();
     BufferT &buffer = *entry.buffers[*id];
@@ -246,6 +308,7 @@ LogicalResult EntryPointBuilder::buildSignature() {
     tensor->name = std::move(name);
     tensor->dtype = buffer.dtype;
     tensor->shape = buffer.shape;
+    tensor->dim_exprs = buffer.dim_exprs;
     tensor->buffer = *id;
     (kind == BufferKind_Input ? entry.inputs : entry.outputs)
         .push_back(std::move(tensor));
@@ -256,12 +319,15 @@ LogicalResult EntryPointBuilder::buildSignature() {
     auto name = function.getArgAttrOfType<StringAttr>(index, "kiln.name");
     FailureOr<uint32_t> id =
         addTensor(BufferKind_Input, index, argument.getType(),
-                  name ? name.str() : "input" + std::to_string(index));
+                  name ? name.str() : "input" + std::to_string(index),
+                  argument);
     if (failed(id))
       return failure();
     cache[argument] = *id;
   }
   bool isInit = function.getSymName() == kInitFunctionName;
+  auto returnOp =
+      cast<func::ReturnOp>(function.getBody().front().getTerminator());
   for (auto [index, type] : llvm::enumerate(function.getResultTypes())) {
     if (isInit) {
       // The init program writes its results into the weight arena.
@@ -283,7 +349,8 @@ LogicalResult EntryPointBuilder::buildSignature() {
       name = dyn_cast<StringAttr>(outputNames[index]);
     FailureOr<uint32_t> id =
         addTensor(BufferKind_Output, index, type,
-                  name ? name.str() : "output" + std::to_string(index));
+                  name ? name.str() : "output" + std::to_string(index),
+                  returnOp.getOperand(index));
     if (failed(id))
       return failure();
     outputBuffers.push_back(*id);
@@ -333,6 +400,23 @@ LogicalResult EntryPointBuilder::buildKernelSteps(const LaunchGraph &graph) {
         step->args.push_back(*id);
       }
       step->outputs = kernel.getOutputs().size();
+      // Run-time extents: the count, the dims the kernel takes (in the
+      // emitter's order: sorted names) and what one block covers.
+      if (auto count = kernel->getAttrOfType<StringAttr>(kElementCountAttrName)) {
+        std::optional<DimExpr> parsed = DimExpr::parse(count.getValue());
+        if (!parsed)
+          return kernel.emitError("packager: kernel '")
+                 << kernel.getSymName() << "' has an unreadable "
+                 << kElementCountAttrName << " '" << count.getValue() << "'";
+        auto extents = std::make_unique<LaunchExtentsT>();
+        extents->element_count = parsed->str();
+        extents->dim_args = parsed->getSymbols();
+        extents->units_per_block =
+            getIntAttr(kernel, "block_size", 1) *
+            getIntAttr(kernel, "vector_width", 1) *
+            getIntAttr(kernel, "elements_per_thread", 1);
+        step->run_time_extents = std::move(extents);
+      }
       ++counts.launches;
     }
     entry.steps.push_back(std::move(step));

@@ -5,6 +5,8 @@
 
 #include "PackageInternal.h"
 
+#include "kiln/Dialect/Kiln/IR/DimRanges.h"
+
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 
 #include "kiln/Version.h"
@@ -113,6 +115,18 @@ LogicalResult buildArtifact(ModuleOp module, const CUDAModule &cuda,
   model.bounds_checks = hasBoundsChecks(module);
   model.format_version =
       model.bounds_checks ? kBoundsChecksFormatVersion : kFormatVersion;
+  // Ranged dims: launches with run-time extents take dim parameters and a
+  // grid computed per shape, which only a version-3 runtime passes.
+  for (const auto &[name, range] : getDimRanges(function)) {
+    auto entry = std::make_unique<DimRangeT>();
+    entry->name = name.str();
+    entry->lo = range.lo;
+    entry->hi = range.hi;
+    entry->opt = range.opt;
+    model.dim_ranges.push_back(std::move(entry));
+  }
+  if (!model.dim_ranges.empty())
+    model.format_version = kDynamicShapesFormatVersion;
   model.compiler_version = options.compilerVersion.empty()
                                ? getCompilerVersion()
                                : options.compilerVersion;

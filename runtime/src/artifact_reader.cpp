@@ -213,10 +213,12 @@ kiln_status_t readArtifact(const uint8_t *data, size_t size,
            << describe << ": the manifest says format "
            << manifest->format_version() << ", the header "
            << header.formatVersion;
-  // Format 2 is exactly the bounds-checked artifacts: their kernels take
-  // parameters that a format-1 launch does not pass.
-  if (manifest->bounds_checks() !=
-      (header.formatVersion == kBoundsChecksFormatVersion))
+  // Format 2 is exactly the bounds-checked artifacts without ranged dims:
+  // their kernels take parameters that a format-1 launch does not pass.
+  // Format 3 (ranged dims, validateDimRanges) may have them or not.
+  if (header.formatVersion != kDynamicShapesFormatVersion &&
+      manifest->bounds_checks() !=
+          (header.formatVersion == kBoundsChecksFormatVersion))
     return Error(KILN_STATUS_DATA_LOSS)
            << describe << ": format " << header.formatVersion
            << (manifest->bounds_checks() ? " with" : " without")

@@ -1,6 +1,7 @@
 // Checks every index and size in a verified manifest, so that later code can
 // index without checks.
 #include "artifact_reader.h"
+#include "dim_exprs.h"
 #include "library_step_validation.h"
 #include "status.h"
 
@@ -125,6 +126,8 @@ private:
     const Buffer &buffer = *entry.buffers()->Get(id);
     std::string name = where + " buffer " + std::to_string(id);
     KILN_RETURN_IF_ERROR(checkBufferShape(buffer, name));
+    KILN_RETURN_IF_ERROR(
+        validateDimExprs(buffer.dim_exprs(), buffer.shape(), model, name));
     switch (buffer.kind()) {
     case BufferKind_Input:
     case BufferKind_Output: {
@@ -199,7 +202,12 @@ private:
         return Error(KILN_STATUS_DATA_LOSS)
                << name << ": buffer " << tensor.buffer() << " but there are "
                << numBuffers;
+      KILN_RETURN_IF_ERROR(
+          validateDimExprs(tensor.dim_exprs(), tensor.shape(), model, name));
       const Buffer &buffer = *entry.buffers()->Get(tensor.buffer());
+      if (count(tensor.dim_exprs()) != count(buffer.dim_exprs()))
+        return Error(KILN_STATUS_DATA_LOSS)
+               << name << ": its dim expressions are not its buffer's";
       if (buffer.kind() != kind || buffer.io_index() != i ||
           buffer.dtype() != tensor.dtype() || buffer.bytes() != bytes)
         return Error(KILN_STATUS_DATA_LOSS)
@@ -260,6 +268,7 @@ private:
       if (count(step.args()) > kMaxKernelParameters)
         return Error(KILN_STATUS_DATA_LOSS)
                << count(step.args()) << " kernel arguments";
+      KILN_RETURN_IF_ERROR(validateLaunchExtents(step, model));
       if (step.outputs() > count(step.args()))
         return Error(KILN_STATUS_DATA_LOSS)
                << step.outputs() << " outputs among " << count(step.args())
@@ -349,6 +358,7 @@ kiln_status_t BufferChecks::checkWritable(uint32_t id,
 }
 
 kiln_status_t validateManifest(const Model &model) {
+  KILN_RETURN_IF_ERROR(validateDimRanges(model));
   uint32_t sections = count(model.sections());
   for (uint32_t i = 0; i < count(model.kernels()); ++i) {
     const Kernel &kernel = *model.kernels()->Get(i);

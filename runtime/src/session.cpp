@@ -257,6 +257,17 @@ kiln_status_t kiln_session_create(kiln_model_t *model,
            << (options->entry_point
                    ? std::string("'") + options->entry_point + "'"
                    : "");
+  // Run-time extents (format 3, issue 18): the manifest is read and
+  // validated, but sessions do not yet pass launches their dim parameters
+  // or compute grids per shape, so running one would be wrong.
+  if (const auto *ranges = model->manifest().dim_ranges();
+      ranges && ranges->size() > 0)
+    return Error(KILN_STATUS_INCOMPATIBLE)
+           << "the artifact has ranged dims ('"
+           << shownName(ranges->Get(0)->name())
+           << "' ...; compiled with a ranged --input-shape): this runtime "
+              "reads and checks it but cannot run it yet (issue 18); compile "
+              "with --input-shape name=N for an artifact of one size";
   DeviceGuard guard(model->device);
   KILN_RETURN_IF_ERROR(cudaStatus(guard.error(), "cudaSetDevice"));
   retainModel(model);

@@ -24,8 +24,9 @@ void printCompilerToolVersion(llvm::raw_ostream &os) {
   else
     os << "  NVRTC: nvrtcVersion failed\n";
   os << "  artifact format " << kiln::artifact::kFormatVersion << " ("
-     << kiln::artifact::kBoundsChecksFormatVersion
-     << " with --bounds-checks)\n";
+     << kiln::artifact::kBoundsChecksFormatVersion << " with --bounds-checks, "
+     << kiln::artifact::kDynamicShapesFormatVersion
+     << " with a ranged --input-shape)\n";
 }
 
 } // namespace kiln::tools

@@ -54,6 +54,18 @@ std::string shapeText(DType dtype, const flatbuffers::Vector<int64_t> *shape) {
   return text + "]";
 }
 
+/// " dims [batch, 8]" for a buffer or tensor with run-time extents.
+std::string dimExprsText(
+    const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>
+        *exprs) {
+  if (count(exprs) == 0)
+    return "";
+  std::string text = " dims [";
+  for (uint32_t i = 0; i < exprs->size(); ++i)
+    text += (i ? ", " : "") + shownName(exprs->Get(i));
+  return text + "]";
+}
+
 template <typename T>
 std::string listText(const flatbuffers::Vector<T> *values) {
   std::string text = "[";
@@ -63,10 +75,10 @@ std::string listText(const flatbuffers::Vector<T> *values) {
 }
 
 void printBuffer(uint32_t id, const Buffer &buffer) {
-  std::printf("  buffer %u: %s %s %" PRIu64 " bytes", id,
+  std::printf("  buffer %u: %s %s%s %" PRIu64 " bytes", id,
               EnumNameBufferKind(buffer.kind()),
               shapeText(buffer.dtype(), buffer.shape()).c_str(),
-              buffer.bytes());
+              dimExprsText(buffer.dim_exprs()).c_str(), buffer.bytes());
   switch (buffer.kind()) {
   case BufferKind_Input:
   case BufferKind_Output:
@@ -92,6 +104,14 @@ void printStep(uint32_t index, const Step &step, const EntryPoint &entry) {
     if (step.outputs())
       std::printf(" (%u output%s)", step.outputs(),
                   step.outputs() == 1 ? "" : "s");
+    if (const LaunchExtents *extents = step.run_time_extents()) {
+      std::printf(" count %s per block %" PRIu64 " dim args",
+                  shownName(extents->element_count()).c_str(),
+                  extents->units_per_block());
+      for (uint32_t i = 0; i < count(extents->dim_args()); ++i)
+        std::printf("%s%s", i ? ", " : " ",
+                    shownName(extents->dim_args()->Get(i)).c_str());
+    }
     break;
   case StepKind_Gemm:
     if (const Gemm *gemm = step.gemm())
@@ -160,10 +180,11 @@ void printEntryPoint(const EntryPoint &entry) {
     auto *list = inputs ? entry.inputs() : entry.outputs();
     for (uint32_t i = 0; i < count(list); ++i) {
       const TensorSignature &tensor = *list->Get(i);
-      std::printf("  %s %u '%s': %s buffer %u\n", inputs ? "input" : "output",
-                  i, shownName(tensor.name()).c_str(),
+      std::printf("  %s %u '%s': %s%s buffer %u\n",
+                  inputs ? "input" : "output", i,
+                  shownName(tensor.name()).c_str(),
                   shapeText(tensor.dtype(), tensor.shape()).c_str(),
-                  tensor.buffer());
+                  dimExprsText(tensor.dim_exprs()).c_str(), tensor.buffer());
     }
   }
   for (uint32_t i = 0; i < count(entry.buffers()); ++i)
@@ -232,6 +253,12 @@ int main(int argc, char **argv) {
               shownName(model.source_model()).c_str(),
               model.weight_arena_bytes(),
               model.bounds_checks() ? ", bounds-checked kernels" : "");
+  for (uint32_t i = 0; i < count(model.dim_ranges()); ++i) {
+    const DimRange &range = *model.dim_ranges()->Get(i);
+    std::printf("ranged dim '%s': %" PRId64 "..%" PRId64 ":%" PRId64 "\n",
+                shownName(range.name()).c_str(), range.lo(), range.hi(),
+                range.opt());
+  }
   for (uint32_t i = 0; i < count(model.sections()); ++i) {
     const Section &section = *model.sections()->Get(i);
     std::printf("section %u: '%s' at %" PRIu64 ", %" PRIu64 " bytes, hash ok\n",

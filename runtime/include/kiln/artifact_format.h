@@ -19,8 +19,15 @@ constexpr uint32_t kFormatVersion = 1;
 /// pass. The packager writes it only for such artifacts, so artifacts
 /// without checks stay version 1; the runtime reads both.
 constexpr uint32_t kBoundsChecksFormatVersion = 2;
+/// Format version 3 adds run-time extents (Model.dim_ranges non-empty,
+/// issue 18): buffers and I/O with dims as expressions of ranged dims, and
+/// launches whose grid and trailing `long long` dim parameters the runtime
+/// computes per shape. Written only for artifacts compiled with a range (with
+/// or without bounds checks, which Model.bounds_checks says), so static
+/// artifacts keep version 1 or 2; the runtime reads all three.
+constexpr uint32_t kDynamicShapesFormatVersion = 3;
 /// The newest format version the runtime reads.
-constexpr uint32_t kNewestFormatVersion = kBoundsChecksFormatVersion;
+constexpr uint32_t kNewestFormatVersion = kDynamicShapesFormatVersion;
 /// Sections start at multiples of this (cubins load, weights map, aligned).
 constexpr uint64_t kSectionAlignment = 256;
 /// The largest arena or workspace (256 TiB): beyond it is damage, not a

@@ -1,0 +1,166 @@
+// Tests of run-time extents in the manifest (format version 3): parsing and
+// evaluating extent expressions, and the validator's checks of ranges, dim
+// expressions and launches with a run-time element count.
+#include "artifact_builder.h"
+#include "artifact_reader.h"
+#include "dim_exprs.h"
+#include "test_util.h"
+
+#include "kiln/artifact_format.h"
+
+#include <functional>
+
+using namespace kiln::testing;
+using namespace kiln::runtime;
+using namespace kiln::artifact;
+
+namespace {
+
+TEST(DimExpressionTest, ParsesAndEvaluatesTheCompilersPrintedForm) {
+  std::vector<std::string> names = {"batch", "seq", "a b"};
+  std::string why;
+  std::optional<DimExpression> expression =
+      DimExpression::parse("batch*seq*12 + seq - 1", names, &why);
+  ASSERT_TRUE(expression) << why;
+  EXPECT_EQ(expression->evaluate({2, 77, 1}), 2 * 77 * 12 + 77 - 1);
+  EXPECT_EQ(expression->dimsUsed(), (std::vector<uint32_t>{0, 1}));
+  std::optional<DimExpression> quoted =
+      DimExpression::parse("-\"a b\"*2 + 10", names, &why);
+  ASSERT_TRUE(quoted) << why;
+  EXPECT_EQ(quoted->evaluate({1, 1, 3}), 4);
+  EXPECT_EQ(DimExpression::parse("768", names, &why)->evaluate({}), 768);
+  // Overflow is no value, never a wrong one.
+  EXPECT_FALSE(DimExpression::parse("batch*4611686018427387904", names, &why)
+                   ->evaluate({4, 1, 1}));
+}
+
+TEST(DimExpressionTest, RejectsMalformedTextAndUnknownNames) {
+  std::vector<std::string> names = {"batch"};
+  std::string why;
+  EXPECT_FALSE(DimExpression::parse("batch*", names, &why));
+  EXPECT_EQ(why, "a factor is missing");
+  EXPECT_FALSE(DimExpression::parse("seq + 1", names, &why));
+  EXPECT_EQ(why, "'seq' is not a ranged dim");
+  EXPECT_FALSE(DimExpression::parse("batch / 2", names, &why));
+  EXPECT_EQ(why, "unexpected '/'");
+  EXPECT_FALSE(DimExpression::parse("\"batch", names, &why));
+  EXPECT_FALSE(DimExpression::parse("99999999999999999999", names, &why));
+}
+
+/// The sample with a ranged batch (1..4; the sample's 4 rows are its
+/// maximum): x, h and y take their dim 0 from it and the launch computes
+/// its count from it.
+void makeRanged(ModelT &model) {
+  model.format_version = kDynamicShapesFormatVersion;
+  auto range = std::make_unique<DimRangeT>();
+  range->name = "batch";
+  range->lo = 1;
+  range->hi = 4;
+  range->opt = 2;
+  model.dim_ranges.push_back(std::move(range));
+  EntryPointT &entry = *model.entry_points[0];
+  for (auto &buffer : entry.buffers)
+    if (buffer->kind != BufferKind_Weight && buffer->shape.size() == 2 &&
+        buffer->shape[0] == kSampleM)
+      buffer->dim_exprs = {"batch", std::to_string(buffer->shape[1])};
+  for (auto *list : {&entry.inputs, &entry.outputs})
+    for (auto &tensor : *list)
+      tensor->dim_exprs = entry.buffers[tensor->buffer]->dim_exprs;
+  auto extents = std::make_unique<LaunchExtentsT>();
+  extents->element_count = "batch*16";
+  extents->dim_args = {"batch"};
+  extents->units_per_block = 256;
+  entry.steps.back()->run_time_extents = std::move(extents);
+}
+
+kiln_status_t readRanged(const std::function<void(ModelT &)> &mutate) {
+  ArtifactBuilder builder;
+  buildSample(builder);
+  makeRanged(builder.model);
+  mutate(builder.model);
+  std::vector<uint8_t> bytes = builder.finish(builder.model.format_version);
+  Artifact artifact;
+  return readArtifact(bytes.data(), bytes.size(), "test.kiln", &artifact);
+}
+
+EntryPointT &entry(ModelT &model) { return *model.entry_points[0]; }
+LaunchExtentsT &launch(ModelT &model) {
+  return *entry(model).steps.back()->run_time_extents;
+}
+BufferT &input(ModelT &model) {
+  return *entry(model).buffers[entry(model).inputs[0]->buffer];
+}
+
+TEST(DimExprsManifestTest, RangedSampleIsValid) {
+  EXPECT_TRUE(isOk(readRanged([](ModelT &) {})));
+}
+
+TEST(DimExprsManifestTest, RangesMatchTheFormatVersion) {
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) { m.dim_ranges.clear(); }),
+                      KILN_STATUS_DATA_LOSS,
+                      "format 3 without ranged dims"));
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) {
+                        m.dim_ranges[0]->lo = 3;
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "ranged dim 'batch': 3..4:2 is not 1 <= lo <= opt <= "
+                      "hi"));
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) {
+                        m.dim_ranges[0]->name = "";
+                      }),
+                      KILN_STATUS_DATA_LOSS, "ranged dim 0 has no name"));
+}
+
+TEST(DimExprsManifestTest, RejectsMalformedExpressionsAndUnknownDims) {
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) {
+                        input(m).dim_exprs[0] = "batch*";
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "dim 0 'batch*' is not an extent of the ranged dims: a "
+                      "factor is missing"));
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) {
+                        input(m).dim_exprs[0] = "seq";
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "dim 0 'seq' is not an extent of the ranged dims: 'seq' "
+                      "is not a ranged dim"));
+  // At the range's maximum (4) batch*2 is 8 rows, more than the buffer's 4.
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) {
+                        input(m).dim_exprs[0] = "batch*2";
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "dim 0 'batch*2' does not fit its size 4"));
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) {
+                        input(m).dim_exprs[1] = "7";
+                      }),
+                      KILN_STATUS_DATA_LOSS, "dim 1 '7' does not fit"));
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) {
+                        input(m).dim_exprs.pop_back();
+                      }),
+                      KILN_STATUS_DATA_LOSS, "1 dim expressions for 2 dims"));
+}
+
+TEST(DimExprsManifestTest, ChecksLaunchCounts) {
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) {
+                        launch(m).element_count = "batch*16 +";
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "element_count 'batch*16 +' is not an extent"));
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) {
+                        launch(m).dim_args = {};
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "dim_args are not the ranged dims element_count "
+                      "'batch*16' names"));
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) {
+                        launch(m).units_per_block = 0;
+                      }),
+                      KILN_STATUS_DATA_LOSS, "units_per_block is 0"));
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) {
+                        launch(m).element_count = "";
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "run-time extents without an element_count"));
+}
+
+} // namespace
