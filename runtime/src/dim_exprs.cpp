@@ -130,6 +130,13 @@ std::vector<uint32_t> DimExpression::dimsUsed() const {
   return std::vector<uint32_t>(used.begin(), used.end());
 }
 
+std::optional<uint32_t> DimExpression::asDim() const {
+  if (terms.size() == 1 && terms[0].coefficient == 1 &&
+      terms[0].dims.size() == 1)
+    return terms[0].dims[0];
+  return std::nullopt;
+}
+
 std::vector<std::string> dimRangeNames(const Model &model) {
   std::vector<std::string> names;
   for (uint32_t i = 0; i < count(model.dim_ranges()); ++i) {

@@ -32,6 +32,8 @@ public:
   std::optional<int64_t> evaluate(const std::vector<int64_t> &dims) const;
   /// The ranged dims it names, ascending, without repeats.
   std::vector<uint32_t> dimsUsed() const;
+  /// The ranged dim it is, when it is exactly one (`batch`).
+  std::optional<uint32_t> asDim() const;
 
 private:
   struct Term {

@@ -24,6 +24,18 @@ kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
       values[i] = addresses[step.args[i]];
       parameters[i] = &values[i];
     }
+    // Run-time extents: the ranged dims as `long long` parameters after the
+    // buffers (the manifest's order), and the grid for this run's count.
+    long long dims[kMaxKernelParameters];
+    dim3 grid = step.grid;
+    if (session.shapes.hasLaunchExtents(index)) {
+      std::vector<long long> dimValues = session.shapes.launchDims(index);
+      for (size_t i = 0; i < dimValues.size(); ++i) {
+        dims[i] = dimValues[i];
+        parameters[count++] = &dims[i];
+      }
+      grid.x = session.shapes.launchGrid(index);
+    }
     // Bounds-checked kernels: the fault record and this step's index.
     unsigned long long stepIndex = index;
     if (session.boundsRecord) {
@@ -41,7 +53,7 @@ kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
     attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attribute.val.programmaticStreamSerializationAllowed = 1;
     cudaLaunchConfig_t config = {};
-    config.gridDim = step.grid;
+    config.gridDim = grid;
     config.blockDim = step.block;
     config.dynamicSmemBytes = step.sharedBytes;
     config.stream = stream;
@@ -86,8 +98,12 @@ kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
                     step.describe(index));
   }
   case StepKind_Copy:
-    error = cudaMemcpyAsync(addresses[step.args[1]], addresses[step.args[0]],
-                            step.copyBytes, cudaMemcpyDeviceToDevice, stream);
+    // A copy of a buffer with run-time extents copies this run's bytes.
+    error = cudaMemcpyAsync(
+        addresses[step.args[1]], addresses[step.args[0]],
+        session.shapes.ranged() ? session.shapes.bufferBytes(step.args[1])
+                                : step.copyBytes,
+        cudaMemcpyDeviceToDevice, stream);
     break;
   case StepKind_RecordEvent:
     error = cudaEventRecord(session.planEvents[step.event], stream);

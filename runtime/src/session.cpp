@@ -153,7 +153,25 @@ kiln_status_t bind(kiln_session_t *session, const char *name,
   std::string prefix = std::string(what) + " '" + kiln::text::escapeName(name) + "': ";
   if (!tensor->data)
     return Error(KILN_STATUS_INVALID_ARGUMENT) << prefix << "NULL data";
-  if (tensor->dims &&
+  // Ranged dims: an input's declared dims set its shape for the next runs
+  // (kiln_session_set_input_shape); the bytes are checked at the run,
+  // against that shape, and may be at most the artifact's maximum here.
+  const kiln::artifact::TensorSignature *signature =
+      (input ? session->entry->inputs() : session->entry->outputs())
+          ->Get(static_cast<uint32_t>(index));
+  bool ranged = signature->dim_exprs() && signature->dim_exprs()->size() > 0;
+  if (ranged) {
+    if (input && tensor->dims)
+      KILN_RETURN_IF_ERROR(
+          session->shapes.setInputShape(index, tensor->dims, tensor->rank));
+    if (tensor->bytes > info.bytes)
+      return Error(KILN_STATUS_INVALID_ARGUMENT)
+             << prefix << "bound with " << tensor->bytes
+             << " bytes, more than its largest shape "
+             << shapeText(info.dims, info.rank) << " needs (" << info.bytes
+             << ")";
+  }
+  if (tensor->dims && !ranged &&
       (tensor->rank != info.rank ||
        std::memcmp(tensor->dims, info.dims, info.rank * sizeof(int64_t)) != 0))
     return Error(KILN_STATUS_INVALID_ARGUMENT)
@@ -165,7 +183,7 @@ kiln_status_t bind(kiln_session_t *session, const char *name,
     return Error(KILN_STATUS_INVALID_ARGUMENT)
            << prefix << "bound as " << kiln_dtype_name(tensor->dtype)
            << " but the artifact's is " << kiln_dtype_name(info.dtype);
-  if (tensor->bytes != info.bytes)
+  if (!ranged && tensor->bytes != info.bytes)
     return Error(KILN_STATUS_INVALID_ARGUMENT)
            << prefix << "bound with " << tensor->bytes << " bytes but it needs "
            << info.bytes << " (" << kiln_dtype_name(info.dtype) << " "
@@ -257,21 +275,18 @@ kiln_status_t kiln_session_create(kiln_model_t *model,
            << (options->entry_point
                    ? std::string("'") + options->entry_point + "'"
                    : "");
-  // Run-time extents (format 3, issue 18): the manifest is read and
-  // validated, but sessions do not yet pass launches their dim parameters
-  // or compute grids per shape, so running one would be wrong.
-  if (const auto *ranges = model->manifest().dim_ranges();
-      ranges && ranges->size() > 0)
-    return Error(KILN_STATUS_INCOMPATIBLE)
-           << "the artifact has ranged dims ('"
-           << shownName(ranges->Get(0)->name())
-           << "' ...; compiled with a ranged --input-shape): this runtime "
-              "reads and checks it but cannot run it yet (issue 18); compile "
-              "with --input-shape name=N for an artifact of one size";
+  // Run-time extents (format 3, issue 18): the ranged dims start at their
+  // ranges' opt until kiln_session_set_input_shape sets them.
+  kiln::runtime::RunTimeShapes shapes;
+  KILN_RETURN_IF_ERROR(kiln::runtime::RunTimeShapes::create(
+      model->manifest(),
+      *model->manifest().entry_points()->Get(static_cast<uint32_t>(entryIndex)),
+      &shapes));
   DeviceGuard guard(model->device);
   KILN_RETURN_IF_ERROR(cudaStatus(guard.error(), "cudaSetDevice"));
   retainModel(model);
   auto *session = new kiln_session_s();
+  session->shapes = std::move(shapes);
   session->model = model;
   session->entryIndex = entryIndex;
   session->entry =
@@ -326,6 +341,55 @@ kiln_status_t kiln_session_bind_output(kiln_session_t *session,
                                        const char *name,
                                        const kiln_tensor_t *tensor) {
   return bind(session, name, tensor, false);
+}
+
+kiln_status_t kiln_session_set_input_shape(kiln_session_t *session,
+                                           const char *name,
+                                           const int64_t *dims, size_t rank) {
+  if (!session || !name || (!dims && rank))
+    return Error(KILN_STATUS_INVALID_ARGUMENT)
+           << "kiln_session_set_input_shape: NULL session, name or dims";
+  const auto &infos = session->model->signatures[session->entryIndex].inputs;
+  size_t index = 0;
+  while (index < infos.size() && std::strcmp(infos[index].name, name) != 0)
+    ++index;
+  if (index == infos.size())
+    return Error(KILN_STATUS_NOT_FOUND)
+           << "the entry point has no input named '"
+           << kiln::text::escapeName(name) << "'";
+  return session->shapes.setInputShape(index, dims, rank);
+}
+
+kiln_status_t kiln_session_tensor_shape(const kiln_session_t *session,
+                                        const char *name, int64_t *dims,
+                                        size_t capacity, size_t *out_rank) {
+  if (!session || !name || !out_rank)
+    return Error(KILN_STATUS_INVALID_ARGUMENT)
+           << "kiln_session_tensor_shape: NULL session, name or out_rank";
+  *out_rank = 0;
+  const auto &signature = session->model->signatures[session->entryIndex];
+  std::vector<int64_t> shape;
+  bool found = false;
+  for (bool input : {true, false}) {
+    const auto &infos = input ? signature.inputs : signature.outputs;
+    for (size_t i = 0; i < infos.size() && !found; ++i)
+      if (std::strcmp(infos[i].name, name) == 0) {
+        shape = input ? session->shapes.inputShape(i)
+                      : session->shapes.outputShape(i);
+        found = true;
+      }
+  }
+  if (!found)
+    return Error(KILN_STATUS_NOT_FOUND)
+           << "the entry point has no input or output named '"
+           << kiln::text::escapeName(name) << "'";
+  *out_rank = shape.size();
+  if (capacity < shape.size() || (!dims && !shape.empty()))
+    return Error(KILN_STATUS_INVALID_ARGUMENT)
+           << "'" << kiln::text::escapeName(name) << "' has rank "
+           << shape.size() << ", more than the capacity " << capacity;
+  std::copy(shape.begin(), shape.end(), dims);
+  return nullptr;
 }
 
 kiln_status_t kiln_session_run(kiln_session_t *session, cudaStream_t stream) {

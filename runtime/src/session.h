@@ -7,6 +7,7 @@
 #include "cupti_profile.h"
 #include "gemm.h"
 #include "model.h"
+#include "run_time_shapes.h"
 
 #include "kiln/artifact_format.h"
 
@@ -150,15 +151,22 @@ struct kiln_session_s {
   bool replayedSinceBoundsCheck = false;
   std::vector<kiln::runtime::PreparedStep> steps;
   std::vector<kiln::runtime::Binding> inputs, outputs;
-  // Graph mode.
+  /// Format 3 (ranged dims): the shapes of the next run, set through
+  /// kiln_session_set_input_shape; what grids, dim parameters and copies
+  /// follow at launch.
+  kiln::runtime::RunTimeShapes shapes;
+  // Graph mode. A run whose addresses or ranged-dim values differ from the
+  // capture's re-captures the plan and updates the executable graph.
   cudaGraphExec_t graph = nullptr;
   std::vector<void *> capturedAddresses;
+  std::vector<int64_t> capturedDims;
   kiln::runtime::GraphStatistics graphStatistics;
   // Profile mode: events around each step and at the start of the run, and
   // each step captured as a graph of its own (for |stepGraphAddresses|).
   std::vector<cudaEvent_t> stepStart, stepEnd;
   std::vector<cudaGraphExec_t> stepGraphs;
   std::vector<void *> stepGraphAddresses;
+  std::vector<int64_t> stepGraphDims;
   cudaEvent_t runStart = nullptr;
   /// Each step's device work in the last run, from CUPTI; empty when the
   /// run had none (|profileSource| says why).

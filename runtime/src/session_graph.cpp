@@ -41,6 +41,24 @@ kiln_status_t checkBound(const kiln_session_s &session) {
       return Error(KILN_STATUS_FAILED_PRECONDITION)
              << "output '" << text::escapeName(signature.outputs[i].name)
              << "' is not bound";
+  // Ranged dims: a bound buffer has the bytes of this run's shape.
+  if (session.shapes.ranged())
+    for (bool input : {true, false}) {
+      const auto &bindings = input ? session.inputs : session.outputs;
+      const auto &infos = input ? signature.inputs : signature.outputs;
+      auto *tensors = input ? session.entry->inputs() : session.entry->outputs();
+      for (size_t i = 0; i < bindings.size(); ++i) {
+        uint64_t bytes = session.shapes.bufferBytes(
+            tensors->Get(static_cast<uint32_t>(i))->buffer());
+        if (bindings[i].bytes != bytes)
+          return Error(KILN_STATUS_INVALID_ARGUMENT)
+                 << (input ? "input '" : "output '")
+                 << text::escapeName(infos[i].name) << "' is bound with "
+                 << bindings[i].bytes << " bytes but this run ("
+                 << session.shapes.describeValues() << ") needs " << bytes
+                 << "; bind a buffer of the run's shape";
+      }
+    }
   return nullptr;
 }
 
@@ -51,7 +69,8 @@ kiln_status_t runGraph(kiln_session_s *session,
                        const std::vector<void *> &addresses,
                        cudaStream_t stream) {
   GraphStatistics &statistics = session->graphStatistics;
-  if (!session->graph || addresses != session->capturedAddresses) {
+  if (!session->graph || addresses != session->capturedAddresses ||
+      session->shapes.values() != session->capturedDims) {
     cudaStream_t origin = session->streams[0];
     KILN_RETURN_IF_ERROR(cudaStatus(
         cudaStreamBeginCapture(origin, cudaStreamCaptureModeThreadLocal),
@@ -91,6 +110,7 @@ kiln_status_t runGraph(kiln_session_s *session,
     cudaGraphDestroy(graph);
     KILN_RETURN_IF_ERROR(status);
     session->capturedAddresses = addresses;
+    session->capturedDims = session->shapes.values();
   }
   ++statistics.launches;
   return cudaStatus(
@@ -106,7 +126,8 @@ kiln_status_t runGraph(kiln_session_s *session,
 kiln_status_t captureStepGraphs(kiln_session_s *session,
                                 const std::vector<void *> &addresses) {
   if (!session->stepGraphs.empty() &&
-      addresses == session->stepGraphAddresses)
+      addresses == session->stepGraphAddresses &&
+      session->shapes.values() == session->stepGraphDims)
     return nullptr;
   for (cudaGraphExec_t &exec : session->stepGraphs)
     if (exec)
@@ -128,6 +149,7 @@ kiln_status_t captureStepGraphs(kiln_session_s *session,
         "capturing " + session->steps[i].describe(i) + " to profile it"));
   }
   session->stepGraphAddresses = addresses;
+  session->stepGraphDims = session->shapes.values();
   return nullptr;
 }
 

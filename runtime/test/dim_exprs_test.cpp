@@ -1,9 +1,11 @@
-// Tests of run-time extents in the manifest (format version 3): parsing and
-// evaluating extent expressions, and the validator's checks of ranges, dim
-// expressions and launches with a run-time element count.
+// Tests of run-time extents (format version 3): parsing and
+// evaluating extent expressions, the validator's checks of ranges, dim
+// expressions and launches with a run-time element count, and the run-time
+// shapes a session keeps (range checks, shapes, bytes, grids).
 #include "artifact_builder.h"
 #include "artifact_reader.h"
 #include "dim_exprs.h"
+#include "run_time_shapes.h"
 #include "test_util.h"
 
 #include "kiln/artifact_format.h"
@@ -161,6 +163,76 @@ TEST(DimExprsManifestTest, ChecksLaunchCounts) {
                       }),
                       KILN_STATUS_DATA_LOSS,
                       "run-time extents without an element_count"));
+}
+
+} // namespace
+
+namespace {
+
+/// The ranged sample's run-time shapes (RunTimeShapes, what a session
+/// keeps): range checks, and the shapes, bytes, grid and dim parameters at
+/// the values set.
+class RunTimeShapesTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ArtifactBuilder builder;
+    buildSample(builder);
+    makeRanged(builder.model);
+    bytes = builder.finish(builder.model.format_version);
+    ASSERT_TRUE(isOk(readArtifact(bytes.data(), bytes.size(), "test.kiln",
+                                  &artifact)));
+    const EntryPoint &entry = *artifact.manifest->entry_points()->Get(0);
+    ASSERT_TRUE(isOk(RunTimeShapes::create(*artifact.manifest, entry, &shapes)));
+    input = entry.inputs()->Get(0)->buffer();
+    launch = entry.steps()->size() - 1;
+  }
+  std::vector<uint8_t> bytes;
+  Artifact artifact;
+  RunTimeShapes shapes;
+  uint32_t input = 0;
+  size_t launch = 0;
+};
+
+TEST_F(RunTimeShapesTest, StartsAtOpt) {
+  EXPECT_TRUE(shapes.ranged());
+  EXPECT_EQ(shapes.values(), std::vector<int64_t>{2});
+  EXPECT_EQ(shapes.outputShape(0), (std::vector<int64_t>{2, kSampleN}));
+  EXPECT_EQ(shapes.bufferBytes(input), uint64_t(2 * kSampleK * 4));
+}
+
+TEST_F(RunTimeShapesTest, SetsShapesWithinTheRange) {
+  int64_t three[] = {3, kSampleK};
+  ASSERT_TRUE(isOk(shapes.setInputShape(0, three, 2)));
+  EXPECT_EQ(shapes.inputShape(0), (std::vector<int64_t>{3, kSampleK}));
+  EXPECT_EQ(shapes.outputShape(0), (std::vector<int64_t>{3, kSampleN}));
+  EXPECT_EQ(shapes.bufferBytes(input), uint64_t(3 * kSampleK * 4));
+  EXPECT_TRUE(shapes.hasLaunchExtents(launch));
+  EXPECT_FALSE(shapes.hasLaunchExtents(0)); // The Gemm.
+  EXPECT_EQ(shapes.launchDims(launch), std::vector<long long>{3});
+  EXPECT_EQ(shapes.launchGrid(launch), 1u); // 48 elements, 256 a block.
+  EXPECT_EQ(shapes.describeValues(), "batch = 3");
+}
+
+TEST_F(RunTimeShapesTest, RangeViolationsNameTheInputTheDimAndTheRange) {
+  int64_t seven[] = {7, kSampleK};
+  EXPECT_TRUE(isError(shapes.setInputShape(0, seven, 2),
+                      KILN_STATUS_INVALID_ARGUMENT,
+                      "input 'x': dim 0 ('batch') is 7, outside its range "
+                      "1..4"));
+  int64_t zero[] = {0, kSampleK};
+  EXPECT_TRUE(isError(shapes.setInputShape(0, zero, 2),
+                      KILN_STATUS_INVALID_ARGUMENT,
+                      "dim 0 ('batch') is 0, outside its range 1..4"));
+  int64_t wide[] = {3, 9};
+  EXPECT_TRUE(isError(shapes.setInputShape(0, wide, 2),
+                      KILN_STATUS_INVALID_ARGUMENT,
+                      "input 'x': dim 1 is 9 but the artifact's is 8 (at "
+                      "batch = 3)"));
+  EXPECT_TRUE(isError(shapes.setInputShape(0, seven, 1),
+                      KILN_STATUS_INVALID_ARGUMENT,
+                      "input 'x': a shape of rank 1 for a tensor of rank 2"));
+  // A refused shape changes nothing.
+  EXPECT_EQ(shapes.values(), std::vector<int64_t>{2});
 }
 
 } // namespace

@@ -29,6 +29,15 @@ extern "C" __global__ void wild_write(const float* __restrict__ h, float* __rest
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < 64) y[i + (1ll << 40)] = h[i];  // 4 TiB past y: an illegal address.
 }
+// Run-time extents (format 3): kiln_dim0 rows of 16, the grid computed per
+// run from the launch's element count, as the loop template emits it.
+extern "C" __global__ void ranged_affine(const float* __restrict__ x, float* __restrict__ y,
+                                         long long kiln_dim0) {
+  const long long count = kiln_dim0 * 16LL;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += (long long)gridDim.x * blockDim.x)
+    y[i] = x[i] * 2.0f + 1.0f;
+}
 // Bounds-checked samples (format 2): kernels take the fault record
 // (kiln::artifact::BoundsFaultRecord) and their step index last.
 // bounds_fault records what a failed Gather index check does

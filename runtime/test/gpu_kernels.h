@@ -13,7 +13,7 @@ namespace kiln::testing {
 constexpr int kIn = kSampleM * kSampleK, kOut = kSampleM * kSampleN;
 
 /// The device's arch ("sm_90") and a cubin of the sample kernels
-/// (scale_add, make_nan, wild_write) for it, compiled once; |error| is NVRTC's log.
+/// (scale_add, make_nan, wild_write, ranged_affine...) for it, compiled once; |error| is NVRTC's log.
 struct CompiledKernels {
   std::string arch, cubin, error;
 };

@@ -325,6 +325,31 @@ kiln_status_t kiln_session_bind_output(kiln_session_t *session,
                                        const char *name,
                                        const kiln_tensor_t *tensor);
 
+// Artifacts compiled with ranged dims (kiln-compile --input-shape
+// batch=1..64; format 3): kiln_model_input_info gives each input's and
+// output's largest shape and bytes. Sets input |name|'s shape for the next
+// runs: each dim is the artifact's static size or a value in its ranged
+// dim's range, and dims that are expressions of ranged dims (batch*seq)
+// must agree with the others; INVALID_ARGUMENT naming the input, the dim,
+// its name and the range otherwise, and nothing changes. A ranged dim never
+// set is its range's opt. Binding an input with |dims| sets its shape too.
+// The next run needs every input and output bound with the bytes of its
+// shape then (INVALID_ARGUMENT otherwise). Runs at a new shape capture the
+// plan again and update the session's CUDA graph (kept for one shape at a
+// time). For an artifact without ranged dims the shape must be the
+// artifact's. Not thread-safe with other calls on |session|.
+kiln_status_t kiln_session_set_input_shape(kiln_session_t *session,
+                                           const char *name,
+                                           const int64_t *dims, size_t rank);
+
+// The shape of input or output |name| at the session's current shapes: its
+// rank in |*out_rank| and, when |capacity| >= the rank, its dims in |dims|
+// (else INVALID_ARGUMENT, with |*out_rank| set). NOT_FOUND for an unknown
+// name.
+kiln_status_t kiln_session_tensor_shape(const kiln_session_t *session,
+                                        const char *name, int64_t *dims,
+                                        size_t capacity, size_t *out_rank);
+
 // Enqueues one run on |stream| (0: the legacy default stream) and returns
 // without waiting: no host synchronisation, except in debug mode, which
 // synchronises after each step, and profile mode with CUPTI, which waits for

@@ -1,0 +1,174 @@
+// GPU test of an artifact with run-time extents (format 3, issue 18): one
+// ranged artifact (batch 1..64) run at batch 1, 7, 32 and 64 through
+// kiln_session_set_input_shape, each output checked against the CPU and
+// the rows past the batch left untouched; the range check, the binding
+// check and the CUDA graph captured again per shape.
+#include "artifact_builder.h"
+#include "gpu_kernels.h"
+#include "session.h"
+#include "test_util.h"
+
+#include "kiln/artifact_format.h"
+#include "kiln/runtime.h"
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+
+using namespace kiln::testing;
+using namespace kiln::artifact;
+
+namespace {
+
+constexpr int64_t kMaxBatch = 64, kRow = 16;
+
+/// y[batch, 16] = x[batch, 16] * 2 + 1 by ranged_affine, batch in 1..64:8;
+/// blocks of 64 threads, so the grid is 1 block at batch 1 and 16 at 64.
+std::vector<uint8_t> rangedArtifact() {
+  ArtifactBuilder builder;
+  ModelT &model = builder.model;
+  model.format_version = kDynamicShapesFormatVersion;
+  model.archs = {compiledKernels().arch};
+  uint32_t cubin = builder.addSection(
+      "cubin:" + compiledKernels().arch + ":ranged_affine",
+      std::vector<uint8_t>(compiledKernels().cubin.begin(),
+                           compiledKernels().cubin.end()));
+  auto kernel = std::make_unique<KernelT>();
+  kernel->symbol = "ranged_affine";
+  auto image = std::make_unique<KernelImageT>();
+  image->arch = compiledKernels().arch;
+  image->section = cubin;
+  kernel->images.push_back(std::move(image));
+  model.kernels.push_back(std::move(kernel));
+  auto range = std::make_unique<DimRangeT>();
+  range->name = "batch";
+  range->lo = 1;
+  range->hi = kMaxBatch;
+  range->opt = 8;
+  model.dim_ranges.push_back(std::move(range));
+
+  auto entry = std::make_unique<EntryPointT>();
+  entry->name = "main";
+  entry->buffers.push_back(
+      makeBuffer(BufferKind_Input, {kMaxBatch, kRow}, 0, 0));
+  entry->buffers.push_back(
+      makeBuffer(BufferKind_Output, {kMaxBatch, kRow}, 0, 0));
+  for (auto &buffer : entry->buffers)
+    buffer->dim_exprs = {"batch", std::to_string(kRow)};
+  for (auto [name, buffer] : {std::pair<const char *, uint32_t>{"x", 0},
+                              std::pair<const char *, uint32_t>{"y", 1}}) {
+    auto tensor = std::make_unique<TensorSignatureT>();
+    tensor->name = name;
+    tensor->dtype = DType_F32;
+    tensor->shape = {kMaxBatch, kRow};
+    tensor->dim_exprs = {"batch", std::to_string(kRow)};
+    tensor->buffer = buffer;
+    (buffer == 0 ? entry->inputs : entry->outputs).push_back(std::move(tensor));
+  }
+  entry->num_streams = 1;
+  auto launch = std::make_unique<StepT>();
+  launch->kind = StepKind_Launch;
+  launch->name = "ranged_affine_0";
+  launch->kernel = 0;
+  launch->grid = {16, 1, 1}; // At batch 64: 1024 elements / 64.
+  launch->block = {64, 1, 1};
+  launch->args = {0, 1};
+  launch->outputs = 1;
+  launch->run_time_extents = std::make_unique<LaunchExtentsT>();
+  launch->run_time_extents->element_count = "batch*16";
+  launch->run_time_extents->dim_args = {"batch"};
+  launch->run_time_extents->units_per_block = 64;
+  entry->steps.push_back(std::move(launch));
+  model.entry_points.push_back(std::move(entry));
+  return builder.finish(kDynamicShapesFormatVersion);
+}
+
+class RunTimeExtentsGPUTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!hasCudaDevice())
+      GTEST_SKIP() << "no CUDA device";
+    ASSERT_TRUE(compiledKernels().error.empty()) << compiledKernels().error;
+    std::vector<uint8_t> bytes = rangedArtifact();
+    ASSERT_TRUE(isOk(kiln_model_load_from_memory(bytes.data(), bytes.size(),
+                                                 nullptr, &model)));
+    ASSERT_TRUE(isOk(kiln_session_create(model, nullptr, &session)));
+    ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+    size_t largest = kMaxBatch * kRow * sizeof(float);
+    ASSERT_EQ(cudaMalloc(&x, largest), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&y, largest), cudaSuccess);
+  }
+  void TearDown() override {
+    cudaFree(x);
+    cudaFree(y);
+    if (stream)
+      cudaStreamDestroy(stream);
+    kiln_session_release(session);
+    kiln_model_release(model);
+  }
+  kiln_status_t bind(int64_t rows) {
+    size_t bytes = rows * kRow * sizeof(float);
+    kiln_tensor_t in = kiln_device_tensor(x, bytes);
+    kiln_tensor_t out = kiln_device_tensor(y, bytes);
+    kiln_status_t status = kiln_session_bind_input(session, "x", &in);
+    return status ? status : kiln_session_bind_output(session, "y", &out);
+  }
+
+  kiln_model_t *model = nullptr;
+  kiln_session_t *session = nullptr;
+  cudaStream_t stream = nullptr;
+  float *x = nullptr, *y = nullptr;
+};
+
+TEST_F(RunTimeExtentsGPUTest, RunsOneArtifactAtEveryBatch) {
+  int captures = 0;
+  for (int64_t batch : {1, 7, 32, 64, 7}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    int64_t shape[] = {batch, kRow};
+    ASSERT_TRUE(isOk(kiln_session_set_input_shape(session, "x", shape, 2)));
+    int64_t out[2] = {0, 0};
+    size_t rank = 0;
+    ASSERT_TRUE(isOk(kiln_session_tensor_shape(session, "y", out, 2, &rank)));
+    EXPECT_EQ(rank, 2u);
+    EXPECT_EQ(out[0], batch);
+    EXPECT_EQ(out[1], kRow);
+    std::vector<float> input(kMaxBatch * kRow), result(kMaxBatch * kRow);
+    for (size_t i = 0; i < input.size(); ++i)
+      input[i] = std::sin(0.37f * float(i) + float(batch)) * 1.5f;
+    ASSERT_EQ(cudaMemcpy(x, input.data(), input.size() * 4,
+                         cudaMemcpyHostToDevice),
+              cudaSuccess);
+    ASSERT_EQ(cudaMemset(y, 0xff, result.size() * 4), cudaSuccess); // NaN.
+    ASSERT_TRUE(isOk(bind(batch)));
+    ASSERT_TRUE(isOk(kiln_session_run(session, stream)));
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(result.data(), y, result.size() * 4,
+                         cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    for (int64_t i = 0; i < batch * kRow; ++i)
+      ASSERT_EQ(result[i], input[i] * 2.0f + 1.0f) << "element " << i;
+    for (int64_t i = batch * kRow; i < kMaxBatch * kRow; ++i)
+      ASSERT_TRUE(std::isnan(result[i])) << "element " << i << " past the batch";
+    ++captures;
+  }
+  // A graph per shape change (the last run, back at batch 7, captures too:
+  // one executable graph is kept, updated per shape).
+  EXPECT_EQ(session->graphStatistics.captures, captures);
+}
+
+TEST_F(RunTimeExtentsGPUTest, RangeAndBindingErrorsNameTheInput) {
+  int64_t tooMany[] = {65, kRow};
+  EXPECT_TRUE(isError(kiln_session_set_input_shape(session, "x", tooMany, 2),
+                      KILN_STATUS_INVALID_ARGUMENT,
+                      "input 'x': dim 0 ('batch') is 65, outside its range "
+                      "1..64"));
+  int64_t seven[] = {7, kRow};
+  ASSERT_TRUE(isOk(kiln_session_set_input_shape(session, "x", seven, 2)));
+  ASSERT_TRUE(isOk(bind(kMaxBatch)));
+  EXPECT_TRUE(isError(kiln_session_run(session, stream),
+                      KILN_STATUS_INVALID_ARGUMENT,
+                      "input 'x' is bound with 4096 bytes but this run "
+                      "(batch = 7) needs 448"));
+}
+
+} // namespace
