@@ -26,7 +26,7 @@ kiln_status_t RunTimeShapes::create(const Model &model,
   for (uint32_t i = 0; i < count(model.dim_ranges()); ++i) {
     const DimRange &range = *model.dim_ranges()->Get(i);
     shapes.ranges.push_back({names[i], range.lo(), range.hi(), range.opt()});
-    shapes.dims.push_back(range.opt());
+    shapes.dims.push_back(range.hi());
   }
   // The validator has parsed every expression: failures here are internal.
   auto read = [&](const flatbuffers::Vector<flatbuffers::Offset<

@@ -18,7 +18,8 @@ namespace kiln::runtime {
 class RunTimeShapes {
 public:
   /// Reads the ranges and expressions of |entry| (validated manifests
-  /// only). Every ranged dim starts at its range's opt.
+  /// only). Every ranged dim starts at its range's hi: the shapes
+  /// kiln_model_input_info describes.
   static kiln_status_t create(const kiln::artifact::Model &model,
                               const kiln::artifact::EntryPoint &entry,
                               RunTimeShapes *out);

@@ -276,7 +276,7 @@ kiln_status_t kiln_session_create(kiln_model_t *model,
                    ? std::string("'") + options->entry_point + "'"
                    : "");
   // Run-time extents (format 3, issue 18): the ranged dims start at their
-  // ranges' opt until kiln_session_set_input_shape sets them.
+  // ranges' hi until kiln_session_set_input_shape sets them.
   kiln::runtime::RunTimeShapes shapes;
   KILN_RETURN_IF_ERROR(kiln::runtime::RunTimeShapes::create(
       model->manifest(),

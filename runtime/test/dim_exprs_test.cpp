@@ -193,11 +193,11 @@ protected:
   size_t launch = 0;
 };
 
-TEST_F(RunTimeShapesTest, StartsAtOpt) {
+TEST_F(RunTimeShapesTest, StartsAtTheLargestShape) {
   EXPECT_TRUE(shapes.ranged());
-  EXPECT_EQ(shapes.values(), std::vector<int64_t>{2});
-  EXPECT_EQ(shapes.outputShape(0), (std::vector<int64_t>{2, kSampleN}));
-  EXPECT_EQ(shapes.bufferBytes(input), uint64_t(2 * kSampleK * 4));
+  EXPECT_EQ(shapes.values(), std::vector<int64_t>{kSampleM});
+  EXPECT_EQ(shapes.outputShape(0), (std::vector<int64_t>{kSampleM, kSampleN}));
+  EXPECT_EQ(shapes.bufferBytes(input), uint64_t(kSampleM * kSampleK * 4));
 }
 
 TEST_F(RunTimeShapesTest, SetsShapesWithinTheRange) {
@@ -232,7 +232,7 @@ TEST_F(RunTimeShapesTest, RangeViolationsNameTheInputTheDimAndTheRange) {
                       KILN_STATUS_INVALID_ARGUMENT,
                       "input 'x': a shape of rank 1 for a tensor of rank 2"));
   // A refused shape changes nothing.
-  EXPECT_EQ(shapes.values(), std::vector<int64_t>{2});
+  EXPECT_EQ(shapes.values(), std::vector<int64_t>{kSampleM});
 }
 
 } // namespace

@@ -332,7 +332,7 @@ kiln_status_t kiln_session_bind_output(kiln_session_t *session,
 // dim's range, and dims that are expressions of ranged dims (batch*seq)
 // must agree with the others; INVALID_ARGUMENT naming the input, the dim,
 // its name and the range otherwise, and nothing changes. A ranged dim never
-// set is its range's opt. Binding an input with |dims| sets its shape too.
+// set is its range's hi (the shapes kiln_model_input_info gives). Binding an input with |dims| sets its shape too.
 // The next run needs every input and output bound with the bytes of its
 // shape then (INVALID_ARGUMENT otherwise). Runs at a new shape capture the
 // plan again and update the session's CUDA graph (kept for one shape at a

@@ -123,6 +123,24 @@ public:
   Status run(cudaStream_t stream) {
     return Status(kiln_session_run(session, stream));
   }
+  /// Artifacts with ranged dims: input |name|'s shape for the next runs.
+  Status setInputShape(const std::string &name,
+                       const std::vector<int64_t> &dims) {
+    return Status(kiln_session_set_input_shape(session, name.c_str(),
+                                               dims.data(), dims.size()));
+  }
+  /// Input or output |name|'s shape at the current input shapes.
+  Status tensorShape(const std::string &name, std::vector<int64_t> *dims) {
+    size_t rank = 0;
+    kiln_status_t status =
+        kiln_session_tensor_shape(session, name.c_str(), nullptr, 0, &rank);
+    if (status && rank == 0)
+      return Status(status);
+    kiln_status_free(status);
+    dims->assign(rank, 0);
+    return Status(kiln_session_tensor_shape(session, name.c_str(),
+                                            dims->data(), rank, &rank));
+  }
   kiln_session_t *get() const { return session; }
 
 private:
