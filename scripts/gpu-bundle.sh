@@ -45,7 +45,10 @@ for dir in "$work"/*/; do
   echo "== compile $name ${shape:+(--input-shape $shape)}"
   "$build/bin/kiln-compile" "$dir/model.onnx" "${args[@]}" \
     --gpu-arch "$arch" -o "$out/models/$name/model.kiln" 2>&1 | sed 's/^/   /'
-  cp -r "$dir/data" "$out/models/$name/data"
+  # data/, or data_<size>/ for each size a ranged model runs at.
+  for data in "$dir"/data*/; do
+    cp -r "$data" "$out/models/$name/"
+  done
 done
 
 # 3. A wrong input shape must be rejected with an error naming the input:

@@ -93,6 +93,24 @@ std::string cudaVersionText(int version) {
          std::to_string(version % 1000 / 10);
 }
 
+/// Tensor |name|'s shape at the session's current shapes (an artifact with
+/// ranged dims runs at its input files' shapes) and its bytes; false (the
+/// error printed) on failure.
+bool currentShape(kiln_session_t *session, const kiln_tensor_info_t &info,
+                  std::vector<int64_t> *dims, size_t *bytes) {
+  dims->assign(info.rank, 0);
+  size_t rank = 0;
+  if (failed(kiln_session_tensor_shape(session, info.name, dims->data(),
+                                       dims->size(), &rank),
+             "tensor shape"))
+    return false;
+  size_t elements = 1;
+  for (int64_t dim : *dims)
+    elements *= size_t(dim);
+  *bytes = elements * kiln_dtype_size(info.dtype);
+  return true;
+}
+
 /// The shapes of entry point |entry|'s inputs, "x=8x64, mask=8x1".
 std::string entryShapes(const kiln_model_t *model, size_t entry) {
   std::string text;
@@ -255,10 +273,12 @@ bool runUntilMismatch(kiln_model_t *model, size_t entry,
         return false;
       HostTensor actual;
       actual.dtype = info.dtype;
-      actual.dims.assign(info.dims, info.dims + info.rank);
-      actual.data.resize(info.bytes);
-      if (cudaFailed(cudaMemcpy(actual.data.data(), outputBuffers[i],
-                                info.bytes, cudaMemcpyDeviceToHost),
+      size_t bytes = 0;
+      if (!currentShape(session, info, &actual.dims, &bytes))
+        return false;
+      actual.data.resize(bytes);
+      if (cudaFailed(cudaMemcpy(actual.data.data(), outputBuffers[i], bytes,
+                                cudaMemcpyDeviceToHost),
                      "downloading an output"))
         return false;
       Comparison result = compareTensors(actual, expected[i], options.rtol,
@@ -390,13 +410,23 @@ int runModel(const RunOptions &options) {
         return finish(kExitUsageOrFileError);
       }
       described.source = "file";
+      // An artifact with ranged dims runs at the files' shapes when its
+      // ranges allow them (kiln_session_set_input_shape says why not).
       if (tensor.dims != dims) {
-        std::fprintf(stderr,
-                     "kiln-run: input '%s': the file has shape %s, the "
-                     "model %s\n",
-                     kiln::text::escapeName(info.name).c_str(), shapeText(tensor.dims).c_str(),
-                     shapeText(dims).c_str());
-        return finish(kExitUsageOrFileError);
+        kiln_status_t status = kiln_session_set_input_shape(
+            session, info.name, tensor.dims.data(), tensor.dims.size());
+        if (status) {
+          std::fprintf(stderr,
+                       "kiln-run: input '%s': the file has shape %s, the "
+                       "model %s: %s\n",
+                       kiln::text::escapeName(info.name).c_str(),
+                       shapeText(tensor.dims).c_str(), shapeText(dims).c_str(),
+                       kiln_status_message(status));
+          kiln_status_free(status);
+          return finish(kExitUsageOrFileError);
+        }
+        dims = tensor.dims;
+        described.shape = shapeText(dims);
       }
     }
     report.inputs.push_back(described);
@@ -405,19 +435,19 @@ int runModel(const RunOptions &options) {
                    "cudaMalloc"))
       return finish(kExitFailure);
     deviceBuffers.push_back(device);
-    if (cudaFailed(cudaMemcpy(device, tensor.data.data(), info.bytes,
+    if (cudaFailed(cudaMemcpy(device, tensor.data.data(), tensor.data.size(),
                               cudaMemcpyHostToDevice),
                    "uploading an input"))
       return finish(kExitFailure);
-    kiln_tensor_t bound = kiln_device_tensor(device, info.bytes);
-    bound.dims = info.dims;
-    bound.rank = info.rank;
+    kiln_tensor_t bound = kiln_device_tensor(device, tensor.data.size());
+    bound.dims = dims.data();
+    bound.rank = dims.size();
     if (failed(kiln_session_bind_input(session, info.name, &bound),
                "binding an input"))
       return finish(kExitFailure);
     tensor.name = info.name;
     boundInputs.push_back(std::move(tensor));
-    deviceInputs.push_back({info.name, device, info.bytes});
+    deviceInputs.push_back({info.name, device, tensor.data.size()});
   }
   if (!options.dumpSteps.empty() && !dumpAfterRun &&
       (!dump.begin(boundInputs, &dumpError) ||
@@ -438,7 +468,11 @@ int runModel(const RunOptions &options) {
       return finish(kExitFailure);
     deviceBuffers.push_back(device);
     outputBuffers.push_back(device);
-    kiln_tensor_t bound = kiln_device_tensor(device, info.bytes);
+    std::vector<int64_t> dims;
+    size_t bytes = 0;
+    if (!currentShape(session, info, &dims, &bytes))
+      return finish(kExitFailure);
+    kiln_tensor_t bound = kiln_device_tensor(device, bytes);
     if (failed(kiln_session_bind_output(session, info.name, &bound),
                "binding an output"))
       return finish(kExitFailure);
@@ -482,9 +516,11 @@ int runModel(const RunOptions &options) {
     HostTensor actual;
     actual.name = info.name;
     actual.dtype = info.dtype;
-    actual.dims.assign(info.dims, info.dims + info.rank);
-    actual.data.resize(info.bytes);
-    if (cudaFailed(cudaMemcpy(actual.data.data(), outputBuffers[i], info.bytes,
+    size_t bytes = 0;
+    if (!currentShape(session, info, &actual.dims, &bytes))
+      return finish(kExitFailure);
+    actual.data.resize(bytes);
+    if (cudaFailed(cudaMemcpy(actual.data.data(), outputBuffers[i], bytes,
                               cudaMemcpyDeviceToHost),
                    "downloading an output"))
       return finish(kExitFailure);

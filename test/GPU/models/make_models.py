@@ -5,6 +5,8 @@
 For each model: OUTDIR/<name>/model.onnx, OUTDIR/<name>/data/input_N.pb and
 onnxruntime's OUTDIR/<name>/data/output_N.pb, plus OUTDIR/<name>/shape (the
 --input-shape for kiln-compile). Inputs are random, never zero, fixed seeds.
+A model compiled with a range has several data sets, data_<size>/, each run
+with the one artifact.
 """
 import os
 import sys
@@ -14,7 +16,10 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
                                 "examples"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                "Inputs"))
 from example_io import save_model, write_reference_data  # noqa: E402
+import symbolic_dims_models  # noqa: E402
 
 
 def value(name, dtype, shape):
@@ -255,6 +260,28 @@ def conv_stem_fp16(outdir):
            outdir, "")
 
 
+def ranged_movement(outdir):
+    """Issue 18: the pointwise and data-movement model of
+    test/Inputs/symbolic_dims_models.py (Add/Mul/Relu/Where/Cast/Transpose/
+    Reshape/Gather/Concat/Slice/Sigmoid over [batch, ...]) compiled once with
+    batch=1..64 and run at batch 1, 7, 32 and 64."""
+    graph = symbolic_dims_models.movement()
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 8
+    folder = os.path.join(outdir, "ranged_movement")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "model.onnx")
+    save_model(model, path)
+    rng = np.random.RandomState(18)
+    for batch in (1, 7, 32, 64):
+        feeds = [nonzero(rng, (batch, 4, 8)),
+                 rng.randint(0, 50, size=(batch, 6)).astype(np.int64)]
+        write_reference_data(path, feeds,
+                             os.path.join(folder, "data_%d" % batch))
+    with open(os.path.join(folder, "shape"), "w") as f:
+        f.write("batch=1..64\n")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -267,6 +294,7 @@ def main():
     conv_grouped(outdir)
     gemm_cast(outdir)
     conv_stem_fp16(outdir)
+    ranged_movement(outdir)
 
 
 if __name__ == "__main__":
