@@ -23,8 +23,9 @@ kiln_session_s::~kiln_session_s() {
   DeviceGuard guard(model->device);
   if (runDone)
     cudaEventSynchronize(runDone);
-  if (graph)
-    cudaGraphExecDestroy(graph);
+  for (const CapturedGraph &captured : graphs)
+    if (captured.exec)
+      cudaGraphExecDestroy(captured.exec);
   for (cudaGraphExec_t stepGraph : stepGraphs)
     if (stepGraph)
       cudaGraphExecDestroy(stepGraph);

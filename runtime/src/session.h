@@ -11,6 +11,7 @@
 
 #include "kiln/artifact_format.h"
 
+#include <list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -155,11 +156,20 @@ struct kiln_session_s {
   /// kiln_session_set_input_shape; what grids, dim parameters and copies
   /// follow at launch.
   kiln::runtime::RunTimeShapes shapes;
-  // Graph mode. A run whose addresses or ranged-dim values differ from the
-  // capture's re-captures the plan and updates the executable graph.
-  cudaGraphExec_t graph = nullptr;
-  std::vector<void *> capturedAddresses;
-  std::vector<int64_t> capturedDims;
+  /// Graph mode: the plan captured for each shape (the ranged dims'
+  /// values; one entry, for no dims, without ranges), most recently used
+  /// first, at most kGraphCacheShapes. A run at a shape not kept captures
+  /// the plan (the least recently used graph beyond the bound is updated
+  /// to it); a run whose addresses differ from those its shape's graph was
+  /// captured with re-captures and updates that graph in place.
+  struct CapturedGraph {
+    std::vector<int64_t> dims;
+    std::vector<void *> addresses;
+    cudaGraphExec_t exec = nullptr;
+    bool captured = false; // |exec| holds this shape's plan at |addresses|.
+  };
+  static constexpr size_t kGraphCacheShapes = 16;
+  std::list<CapturedGraph> graphs;
   kiln::runtime::GraphStatistics graphStatistics;
   // Profile mode: events around each step and at the start of the run, and
   // each step captured as a graph of its own (for |stepGraphAddresses|).

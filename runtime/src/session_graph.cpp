@@ -8,7 +8,9 @@
 
 #include "kiln/escaped_text.h"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <memory>
 
 namespace kiln::runtime {
@@ -62,15 +64,30 @@ kiln_status_t checkBound(const kiln_session_s &session) {
   return nullptr;
 }
 
-/// Captures the plan into a graph when the addresses changed since the last
-/// capture (updating the executable graph in place when CUDA allows it),
-/// then launches it on |stream|.
+/// Finds (or makes, evicting the least recently used beyond the bound) the
+/// graph of the session's current shape, captures the plan into it when it
+/// has none or other addresses (updating the executable graph in place when
+/// CUDA allows it), then launches it on |stream|.
 kiln_status_t runGraph(kiln_session_s *session,
                        const std::vector<void *> &addresses,
                        cudaStream_t stream) {
   GraphStatistics &statistics = session->graphStatistics;
-  if (!session->graph || addresses != session->capturedAddresses ||
-      session->shapes.values() != session->capturedDims) {
+  auto &graphs = session->graphs;
+  const std::vector<int64_t> &dims = session->shapes.values();
+  auto found = std::find_if(graphs.begin(), graphs.end(),
+                            [&](const auto &graph) { return graph.dims == dims; });
+  if (found != graphs.end()) {
+    graphs.splice(graphs.begin(), graphs, found);
+  } else {
+    if (graphs.size() >= kiln_session_s::kGraphCacheShapes)
+      graphs.splice(graphs.begin(), graphs, std::prev(graphs.end()));
+    else
+      graphs.emplace_front();
+    graphs.front().dims = dims;
+    graphs.front().captured = false; // Its graph, if any, is another shape's.
+  }
+  kiln_session_s::CapturedGraph &current = graphs.front();
+  if (!current.captured || addresses != current.addresses) {
     cudaStream_t origin = session->streams[0];
     KILN_RETURN_IF_ERROR(cudaStatus(
         cudaStreamBeginCapture(origin, cudaStreamCaptureModeThreadLocal),
@@ -89,32 +106,35 @@ kiln_status_t runGraph(kiln_session_s *session,
           "step by step)");
     }
     ++statistics.captures;
-    if (session->graph) {
+    if (current.exec) {
       cudaGraphExecUpdateResultInfo info;
-      if (cudaGraphExecUpdate(session->graph, graph, &info) == cudaSuccess) {
+      if (cudaGraphExecUpdate(current.exec, graph, &info) == cudaSuccess) {
         ++statistics.updates;
       } else {
         cudaGetLastError();
-        cudaGraphExecDestroy(session->graph);
-        session->graph = nullptr;
+        cudaGraphExecDestroy(current.exec);
+        current.exec = nullptr;
       }
     }
-    if (!session->graph) {
-      status = cudaStatus(cudaGraphInstantiate(&session->graph, graph, 0),
+    if (!current.exec) {
+      status = cudaStatus(cudaGraphInstantiate(&current.exec, graph, 0),
                           "cudaGraphInstantiate");
       if (status)
-        session->graph = nullptr;
+        current.exec = nullptr;
       else
         ++statistics.instantiations;
     }
     cudaGraphDestroy(graph);
-    KILN_RETURN_IF_ERROR(status);
-    session->capturedAddresses = addresses;
-    session->capturedDims = session->shapes.values();
+    if (status) {
+      graphs.pop_front();
+      return status;
+    }
+    current.addresses = addresses;
+    current.captured = true;
   }
   ++statistics.launches;
   return cudaStatus(
-      cudaGraphLaunch(session->graph, stream),
+      cudaGraphLaunch(current.exec, stream),
       "cudaGraphLaunch (set KILN_DEBUG=1 to find the failing step)");
 }
 

@@ -2,7 +2,7 @@
 // ranged artifact (batch 1..64) run at batch 1, 7, 32 and 64 through
 // kiln_session_set_input_shape, each output checked against the CPU and
 // the rows past the batch left untouched; the range check, the binding
-// check and the CUDA graph captured again per shape.
+// check and a CUDA graph kept per shape.
 #include "artifact_builder.h"
 #include "gpu_kernels.h"
 #include "session.h"
@@ -17,6 +17,7 @@
 
 using namespace kiln::testing;
 using namespace kiln::artifact;
+using kiln::runtime::GraphStatistics;
 
 namespace {
 
@@ -151,9 +152,31 @@ TEST_F(RunTimeExtentsGPUTest, RunsOneArtifactAtEveryBatch) {
       ASSERT_TRUE(std::isnan(result[i])) << "element " << i << " past the batch";
     ++captures;
   }
-  // A graph per shape change (the last run, back at batch 7, captures too:
-  // one executable graph is kept, updated per shape).
-  EXPECT_EQ(session->graphStatistics.captures, captures);
+  // A graph per shape: the last run, back at batch 7, replays the graph
+  // captured for it (the cache keeps 16 shapes).
+  EXPECT_EQ(session->graphStatistics.captures, captures - 1);
+  EXPECT_EQ(session->graphStatistics.instantiations, captures - 1);
+  EXPECT_EQ(session->graphStatistics.launches, captures);
+}
+
+TEST_F(RunTimeExtentsGPUTest, KeepsAGraphForEachOfTheLast16Shapes) {
+  auto runAt = [&](int64_t batch) {
+    int64_t shape[] = {batch, kRow};
+    return isOk(kiln_session_set_input_shape(session, "x", shape, 2)) &&
+           isOk(bind(batch)) && isOk(kiln_session_run(session, stream));
+  };
+  for (int64_t batch = 1; batch <= 17; ++batch)
+    ASSERT_TRUE(runAt(batch));
+  const GraphStatistics &statistics = session->graphStatistics;
+  EXPECT_EQ(statistics.captures, 17);
+  // The 17th shape took over the graph of the least recently used (batch 1).
+  EXPECT_EQ(statistics.instantiations + statistics.updates, 17);
+  EXPECT_EQ(session->graphs.size(), 16u);
+  ASSERT_TRUE(runAt(17)); // Kept: replayed.
+  EXPECT_EQ(statistics.captures, 17);
+  ASSERT_TRUE(runAt(1)); // Evicted: captured again.
+  EXPECT_EQ(statistics.captures, 18);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
 }
 
 TEST_F(RunTimeExtentsGPUTest, RangeAndBindingErrorsNameTheInput) {

@@ -334,9 +334,9 @@ kiln_status_t kiln_session_bind_output(kiln_session_t *session,
 // its name and the range otherwise, and nothing changes. A ranged dim never
 // set is its range's hi (the shapes kiln_model_input_info gives). Binding an input with |dims| sets its shape too.
 // The next run needs every input and output bound with the bytes of its
-// shape then (INVALID_ARGUMENT otherwise). Runs at a new shape capture the
-// plan again and update the session's CUDA graph (kept for one shape at a
-// time). For an artifact without ranged dims the shape must be the
+// shape then (INVALID_ARGUMENT otherwise). The session keeps a CUDA graph
+// for each of the 16 shapes it ran most recently; a run at another shape
+// captures the plan again. For an artifact without ranged dims the shape must be the
 // artifact's. Not thread-safe with other calls on |session|.
 kiln_status_t kiln_session_set_input_shape(kiln_session_t *session,
                                            const char *name,
