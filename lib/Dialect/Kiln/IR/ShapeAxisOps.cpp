@@ -97,6 +97,8 @@ LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *,
     std::optional<int64_t> rank;
     if (type.hasRank() && count)
       rank = type.getRank() + *count;
+    if (failed(checkRank(location, rank)))
+      return failure();
     inferred.push_back(dynamicTensor(rank, element));
     return success();
   }
@@ -133,6 +135,10 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *,
     auto axes = getConstantIntegers(axesValue);
     if (!axes) {
       std::optional<int64_t> count = staticLength(axesValue);
+      // Axes known only at run time: their count still fixes the rank.
+      if (count && *count > rank)
+        return emitOptionalError(location, "squeezes ", *count,
+                                 " axes of a tensor of rank ", rank);
       inferred.push_back(dynamicTensor(
           count ? std::optional<int64_t>(rank - *count) : std::nullopt, element));
       return success();
