@@ -51,6 +51,9 @@ LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *,
   auto indices = tensorOf(adaptor.getIndices());
   Type element = data.getElementType();
   int64_t batch = adaptor.getBatchDims();
+  // ONNX requires indices of rank >= 1: the last dim is the index tuple.
+  if (indices.hasRank() && indices.getRank() == 0)
+    return emitOptionalError(location, "indices must have rank 1 or more");
   if (!data.hasRank() || !indices.hasRank() ||
       indices.isDynamicDim(indices.getRank() - 1)) {
     inferred.push_back(UnrankedTensorType::get(element));
