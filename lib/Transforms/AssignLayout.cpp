@@ -103,6 +103,17 @@ bool isSingleElement(Value value) {
 }
 
 // op(transpose(a, p), transpose(b, p)) -> transpose(op(a, b), p)
+/// |value| viewed with the static |type| (same element count): a kiln.reshape
+/// by a constant shape.
+Value reshapeTo(OpBuilder &builder, Location loc, Value value,
+                RankedTensorType type) {
+  auto shapeType = RankedTensorType::get({type.getRank()}, builder.getI64Type());
+  Value shape = builder.create<ConstantOp>(
+      loc, DenseElementsAttr::get(shapeType, type.getShape()));
+  return builder.create<ReshapeOp>(loc, type, value, shape,
+                                   builder.getBoolAttr(false));
+}
+
 /// The permutation that undoes |perm|.
 SmallVector<int64_t> inversePermutation(ArrayRef<int64_t> perm) {
   SmallVector<int64_t> inverse(perm.size());
@@ -147,13 +158,9 @@ Value withRank(OpBuilder &builder, Location loc, Value value, int64_t rank) {
   auto type = cast<RankedTensorType>(value.getType());
   if (type.getRank() == rank)
     return value;
-  SmallVector<int64_t> shape = broadcastShape(type, rank);
-  auto shapeType = RankedTensorType::get({rank}, builder.getI64Type());
-  Value shapeValue = builder.create<ConstantOp>(
-      loc, DenseElementsAttr::get(shapeType, ArrayRef<int64_t>(shape)));
-  return builder.create<ReshapeOp>(
-      loc, RankedTensorType::get(shape, type.getElementType()), value,
-      shapeValue, builder.getBoolAttr(false));
+  return reshapeTo(
+      builder, loc, value,
+      RankedTensorType::get(broadcastShape(type, rank), type.getElementType()));
 }
 
 // op(transpose(x, p), transpose(y, p), s) -> transpose(op(x, y, s'), p) for
@@ -368,13 +375,8 @@ void replaceUnitDimTransposes(func::FuncOp function) {
   });
   for (TransposeOp op : transposes) {
     OpBuilder builder(op);
-    auto type = cast<RankedTensorType>(op.getType());
-    auto shapeType =
-        RankedTensorType::get({type.getRank()}, builder.getI64Type());
-    Value shape = builder.create<ConstantOp>(
-        op.getLoc(), DenseElementsAttr::get(shapeType, type.getShape()));
-    Value view = builder.create<ReshapeOp>(op.getLoc(), type, op.getData(),
-                                           shape, builder.getBoolAttr(false));
+    Value view = reshapeTo(builder, op.getLoc(), op.getData(),
+                           cast<RankedTensorType>(op.getType()));
     op.getResult().replaceAllUsesWith(view);
     op.erase();
   }
