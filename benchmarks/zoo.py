@@ -50,7 +50,8 @@ build machine), torch_max_autotune_compile_s (the first call), status (ok,
 MISMATCH, WEIGHTS_DIFFER, ERROR, TIMEOUT); from the same kiln-run's --profile:
 kiln_profile (the kernel-time and step-replay sums) and kiln_top_kernels (the
 ten slowest steps with GB/s, TFLOP/s and ceiling_fraction, the larger of
-their fractions of the copy bandwidth and the fp16 peak).
+their fractions of the copy bandwidth and the fp16 peak) and kiln_profile_steps
+(every step: kernel time, bytes, flops, ONNX nodes).
 """
 import argparse
 import json
@@ -148,6 +149,26 @@ def run_kiln(folder, runs, result, artifact="fp16.kiln"):
     if profile:
         result["kiln_profile"] = profile
         result["kiln_top_kernels"] = table_rows(text)
+    trace = os.path.join(folder, artifact + ".profile.json")
+    if os.path.exists(trace):
+        result["kiln_profile_steps"] = profile_steps(trace)
+
+
+def profile_steps(trace):
+    """Every step of kiln-run's --profile trace, in plan order: name, kind,
+    kernel_us (CUPTI; the replay time for library steps it does not see),
+    bytes, flops and ONNX nodes, so that a result shows where all of the
+    time goes, not only the slowest steps."""
+    with open(trace) as f:
+        events = json.load(f)["traceEvents"]
+    steps = []
+    for event in events:
+        args = event["args"]
+        steps.append(dict(name=event["name"], kind=event["cat"],
+                          kernel_us=round(args.get("kernel_us", args["replay_us"]), 2),
+                          bytes=args["bytes"], flops=args["flops"],
+                          algorithm=args["algorithm"], nodes=args["onnx_nodes"]))
+    return steps
 
 
 def use_sdpa(module):

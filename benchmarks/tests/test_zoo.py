@@ -249,3 +249,25 @@ def test_bundle_builder_one_model(tmp_path):
 def zoo_bundle_files():
     import zoo_bundle
     return [os.path.basename(path) for path in zoo_bundle.BUNDLED]
+
+
+def test_profile_steps_keep_every_step_in_plan_order(tmp_path):
+    # kiln-run --profile's trace: a launch CUPTI timed and a library step it
+    # did not (no kernel_us: its replay time stands in).
+    trace = tmp_path / "fp16.kiln.profile.json"
+    events = [
+        {"name": "conv_sigmoid_mul_3", "cat": "launch", "ph": "X", "pid": 0, "tid": 0,
+         "ts": 0.0, "dur": 23.9, "args": {"step": 0, "replay_us": 23.9, "kernel_us": 19.8,
+                                          "kernels": 1, "kernel_span_us": 19.8,
+                                          "bytes": 12845056, "flops": 57802752,
+                                          "algorithm": "-", "onnx_nodes": "/a/Conv, /a/Sigmoid"}},
+        {"name": "conv_103", "cat": "conv", "ph": "X", "pid": 0, "tid": 0, "ts": 23.9,
+         "dur": 10.7, "args": {"step": 1, "replay_us": 10.7, "bytes": 49152, "flops": 294912,
+                               "algorithm": "implicit_gemm", "onnx_nodes": "/b/Conv"}},
+    ]
+    trace.write_text(json.dumps({"traceEvents": events, "displayTimeUnit": "ms"}))
+    steps = zoo.profile_steps(str(trace))
+    assert [s["name"] for s in steps] == ["conv_sigmoid_mul_3", "conv_103"]
+    assert steps[0]["kernel_us"] == 19.8 and steps[1]["kernel_us"] == 10.7
+    assert steps[1]["algorithm"] == "implicit_gemm"
+    assert steps[0]["nodes"] == "/a/Conv, /a/Sigmoid" and steps[0]["bytes"] == 12845056
