@@ -26,12 +26,19 @@
 //       transpose(x, [0,3,1,2]) reduces x over the permuted axes, and only
 //       its result is transposed (a global average pool of an NHWC value
 //       reduces axes [1, 2]), unless that makes a strided reduction of more
-//       than kMaxSerialReduction elements per output.
+//       than kMaxSerialReduction elements per output;
+//     - a concat of values that are all transpose(x_i, [0,3,1,2]) concats
+//       the x_i (the channel concat of NHWC values is along their last
+//       dim), and a slice of one with constant axes slices x;
+//     - an inference batch norm of transpose(x, [0,3,1,2]) with constant
+//       parameters becomes (input - mean) * factor + bias with [C, 1, 1]
+//       operands, pointwise, which the rule above takes to x's layout.
 //  3. A transpose of an activation that moves only size-1 dims (the
 //     [N, 1, 1, C] -> [N, C, 1, 1] after a global pool) keeps the element
 //     order: it becomes a kiln.reshape, a view that costs no kernel.
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
+#include "kiln/Transforms/BatchNormFactor.h"
 #include "kiln/Transforms/FusionRules.h"
 #include "kiln/Transforms/Passes.h"
 
@@ -349,6 +356,129 @@ struct SinkTransposeThroughReduction : OpRewritePattern<ReduceOpT> {
   }
 };
 
+// concat(transpose(x1, p), ..., transpose(xn, p), a)
+//   -> transpose(concat(x1, ..., xn, p[a]), p)
+// for the layout transpose p = [0,3,1,2]: the channel concat of NHWC values
+// is a concat along their last dim (DenseNet's dense blocks, SqueezeNet's
+// fire modules, Inception's branches), so their activations need no NCHW
+// copy.
+struct SinkTransposeThroughConcat : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern<ConcatOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ConcatOp concat,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(concat.getType());
+    if (!type || !type.hasStaticShape() || type.getRank() != 4)
+      return rewriter.notifyMatchFailure(concat, "not a static 4-D concat");
+    SmallVector<Value> sources;
+    for (Value input : concat.getInputs()) {
+      auto transposed = input.getDefiningOp<TransposeOp>();
+      if (!transposed ||
+          transposed.getPerm() != ArrayRef<int64_t>(kToChannelsFirst))
+        return rewriter.notifyMatchFailure(concat,
+                                           "an input is no NHWC transpose");
+      sources.push_back(transposed.getData());
+    }
+    std::optional<int64_t> axis = normalizeAxis(concat.getAxis(), 4);
+    if (!axis)
+      return rewriter.notifyMatchFailure(concat, "axis out of range");
+    SmallVector<int64_t> shape(4);
+    for (int64_t i = 0; i < 4; ++i)
+      shape[kToChannelsFirst[i]] = type.getDimSize(i);
+    Location loc = concat.getLoc();
+    Value sunk = rewriter.create<ConcatOp>(
+        loc, RankedTensorType::get(shape, type.getElementType()), sources,
+        rewriter.getI64IntegerAttr(kToChannelsFirst[*axis]));
+    rewriter.replaceOp(concat, transpose(rewriter, loc, sunk, kToChannelsFirst));
+    return success();
+  }
+};
+
+// slice(transpose(x, p), starts, ends, axes, steps)
+//   -> transpose(slice(x, starts, ends, p[axes], steps), p)
+// for the layout transpose p = [0,3,1,2] and constant axes: ShuffleNet's
+// channel split of an NHWC value slices its last dim.
+struct SinkTransposeThroughSlice : OpRewritePattern<SliceOp> {
+  using OpRewritePattern<SliceOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SliceOp slice,
+                                PatternRewriter &rewriter) const override {
+    auto transposed = slice.getData().getDefiningOp<TransposeOp>();
+    auto type = dyn_cast<RankedTensorType>(slice.getType());
+    if (!transposed ||
+        transposed.getPerm() != ArrayRef<int64_t>(kToChannelsFirst) ||
+        !type || !type.hasStaticShape())
+      return rewriter.notifyMatchFailure(slice, "input is no NHWC transpose");
+    std::optional<SmallVector<int64_t>> axes =
+        getConstantIntegers(slice.getAxes());
+    if (!axes)
+      return rewriter.notifyMatchFailure(slice, "axes are not constant");
+    SmallVector<int64_t> sourceAxes;
+    for (int64_t axis : *axes) {
+      std::optional<int64_t> normalized = normalizeAxis(axis, 4);
+      if (!normalized)
+        return rewriter.notifyMatchFailure(slice, "an axis is out of range");
+      sourceAxes.push_back(kToChannelsFirst[*normalized]);
+    }
+    SmallVector<int64_t> shape(4);
+    for (int64_t i = 0; i < 4; ++i)
+      shape[kToChannelsFirst[i]] = type.getDimSize(i);
+    Location loc = slice.getLoc();
+    auto axesType = RankedTensorType::get({int64_t(sourceAxes.size())},
+                                          rewriter.getI64Type());
+    Value sourceAxesValue = rewriter.create<ConstantOp>(
+        loc, DenseElementsAttr::get(axesType, ArrayRef(sourceAxes)));
+    Value sunk = rewriter.create<SliceOp>(
+        loc, RankedTensorType::get(shape, type.getElementType()),
+        transposed.getData(), slice.getStarts(), slice.getEnds(),
+        sourceAxesValue, slice.getSteps());
+    rewriter.replaceOp(slice, transpose(rewriter, loc, sunk, kToChannelsFirst));
+    return success();
+  }
+};
+
+// batch_norm(transpose(x, [0,3,1,2]), s, b, m, v) with constant parameters
+//   -> (transpose(x, [0,3,1,2]) - m') * f' + b'
+// with f = s / sqrt(v + epsilon) and m', f', b' of shape [C, 1, 1]: an
+// inference batch norm that no convolution absorbs (kiln-fold-batch-norm:
+// DenseNet's pre-activation norms after a concat) is pointwise with
+// per-channel operands, which SinkTransposeThroughPointwise takes to x's
+// layout as views. The mean is subtracted before scaling, as the op
+// defines, so a large mean does not cancel against the bias in f16.
+struct DecomposeChannelsLastBatchNorm : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern<BatchNormOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BatchNormOp norm,
+                                PatternRewriter &rewriter) const override {
+    auto transposed = norm.getInput().getDefiningOp<TransposeOp>();
+    auto type = dyn_cast<RankedTensorType>(norm.getType());
+    if (!transposed ||
+        transposed.getPerm() != ArrayRef<int64_t>(kToChannelsFirst) ||
+        !type || !type.hasStaticShape())
+      return rewriter.notifyMatchFailure(norm, "input is no NHWC transpose");
+    auto channelType = RankedTensorType::get({type.getDimSize(1)},
+                                             type.getElementType());
+    for (Value parameter : {norm.getScale(), norm.getBias(), norm.getMean(),
+                            norm.getVariance()})
+      if (parameter.getType() != channelType || !isWeightExpression(parameter))
+        return rewriter.notifyMatchFailure(
+            norm, "a parameter is not a constant [C] of the input's type");
+    Location loc = norm.getLoc();
+    auto columnType = RankedTensorType::get({type.getDimSize(1), 1, 1},
+                                            type.getElementType());
+    auto column = [&](Value channel) {
+      return reshapeTo(rewriter, loc, channel, columnType);
+    };
+    Value factor = buildBatchNormFactor(rewriter, loc, norm);
+    Value centred = rewriter.create<SubOp>(loc, type, norm.getInput(),
+                                           column(norm.getMean()));
+    Value scaled = rewriter.create<MulOp>(loc, type, centred, column(factor));
+    rewriter.replaceOpWithNewOp<AddOp>(norm, type, scaled,
+                                       column(norm.getBias()));
+    return success();
+  }
+};
+
 /// Step 3: whether |op| only moves size-1 dims (the others keep their order).
 bool movesOnlyUnitDims(TransposeOp op) {
   auto type = dyn_cast<RankedTensorType>(op.getData().getType());
@@ -412,6 +542,8 @@ struct AssignLayoutPass : impl::KilnAssignLayoutBase<AssignLayoutPass> {
     patterns.add<SinkTransposeThroughPointwise>(context);
     patterns.add<SinkTransposeThroughPool<MaxPoolOp>,
                  SinkTransposeThroughPool<AveragePoolOp>>(context);
+    patterns.add<SinkTransposeThroughConcat, SinkTransposeThroughSlice,
+                 DecomposeChannelsLastBatchNorm>(context);
     patterns.add<SinkTransposeThroughReduction<ReduceSumOp>,
                  SinkTransposeThroughReduction<ReduceMeanOp>,
                  SinkTransposeThroughReduction<ReduceMaxOp>>(context);

@@ -12,6 +12,7 @@
 // (w') into the init program that runs at load. The convolution must have
 // the batch norm as its only user and f32/f16/bf16 constant operands.
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Transforms/BatchNormFactor.h"
 #include "kiln/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -51,17 +52,7 @@ LogicalResult foldInto(BatchNormOp norm, OpBuilder &builder) {
   Location loc = builder.getFusedLoc({conv.getLoc(), norm.getLoc()});
   builder.setInsertionPoint(conv);
   Type element = channelType.getElementType();
-  auto scalar = [&](double value) {
-    return builder.create<ConstantOp>(
-        loc, DenseElementsAttr::get(RankedTensorType::get({}, element),
-                                    builder.getFloatAttr(element, value)));
-  };
-  Value epsilon = scalar(norm.getEpsilon().convertToDouble());
-  Value shifted =
-      builder.create<AddOp>(loc, channelType, norm.getVariance(), epsilon);
-  Value deviation = builder.create<SqrtOp>(loc, channelType, shifted);
-  Value factor =
-      builder.create<DivOp>(loc, channelType, norm.getScale(), deviation);
+  Value factor = buildBatchNormFactor(builder, loc, norm);
   SmallVector<int64_t> broadcastShape(weightType.getRank(), 1);
   broadcastShape[0] = weightType.getDimSize(0);
   auto shapeType = RankedTensorType::get(

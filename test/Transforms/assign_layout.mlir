@@ -284,3 +284,62 @@ func.func @layer_scale_residual(%x: tensor<1x8x6x6xf16>) -> tensor<1x8x6x6xf16> 
   %a = kiln.add %m, %r : tensor<1x8x6x6xf16>, tensor<1x8x6x6xf16> -> tensor<1x8x6x6xf16>
   return %a : tensor<1x8x6x6xf16>
 }
+
+// -----
+
+// DenseNet's dense layer: the channel concat of two NHWC convolutions'
+// results is a concat of their last dims, and the batch norm after it (no
+// convolution absorbs it) becomes (x - mean) * factor + bias with [1, 1, 1, C]
+// operands in the NHWC layout: no transpose but the result's.
+// CHECK-LABEL: func.func @dense_layer
+// CHECK: %[[A:.+]] = kiln.conv {{.*}}layout = "NHWC"{{.*}} -> tensor<2x6x6x8xf16>
+// CHECK: %[[B:.+]] = kiln.conv {{.*}}layout = "NHWC"{{.*}} -> tensor<2x6x6x4xf16>
+// CHECK: %[[C:.+]] = kiln.concat %[[A]], %[[B]] {axis = 3 : i64} : tensor<2x6x6x8xf16>, tensor<2x6x6x4xf16> -> tensor<2x6x6x12xf16>
+// CHECK: %[[S:.+]] = kiln.sub %[[C]], %{{.+}} : tensor<2x6x6x12xf16>, tensor<1x1x1x12xf16> -> tensor<2x6x6x12xf16>
+// CHECK: %[[M:.+]] = kiln.mul %[[S]], %{{.+}} : tensor<2x6x6x12xf16>, tensor<1x1x1x12xf16> -> tensor<2x6x6x12xf16>
+// CHECK: %[[N:.+]] = kiln.add %[[M]], %{{.+}} : tensor<2x6x6x12xf16>, tensor<1x1x1x12xf16> -> tensor<2x6x6x12xf16>
+// CHECK: %[[R:.+]] = kiln.relu %[[N]]
+// CHECK: %[[Y:.+]] = kiln.conv %[[R]], {{.*}}layout = "NHWC"{{.*}} -> tensor<2x6x6x4xf16>
+// CHECK-NOT: kiln.batch_norm
+// CHECK: kiln.transpose %[[Y]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK-NOT: kiln.transpose
+// CHECK: return
+func.func @dense_layer(%x: tensor<2x8x6x6xf16>) -> tensor<2x4x6x6xf16> {
+  %w1 = kiln.constant dense<1.0> : tensor<8x8x1x1xf16>
+  %w2 = kiln.constant dense<1.0> : tensor<4x8x3x3xf16>
+  %w3 = kiln.constant dense<1.0> : tensor<4x12x1x1xf16>
+  %s = kiln.constant dense<2.0> : tensor<12xf16>
+  %b = kiln.constant dense<0.5> : tensor<12xf16>
+  %m = kiln.constant dense<3.0> : tensor<12xf16>
+  %v = kiln.constant dense<4.0> : tensor<12xf16>
+  %a = kiln.conv %x, %w1 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<2x8x6x6xf16>, tensor<8x8x1x1xf16> -> tensor<2x8x6x6xf16>
+  %c = kiln.conv %x, %w2 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<2x8x6x6xf16>, tensor<4x8x3x3xf16> -> tensor<2x4x6x6xf16>
+  %cat = kiln.concat %a, %c {axis = 1 : i64} : tensor<2x8x6x6xf16>, tensor<2x4x6x6xf16> -> tensor<2x12x6x6xf16>
+  %n = kiln.batch_norm %cat, %s, %b, %m, %v {epsilon = 1.0e-05 : f32} : tensor<2x12x6x6xf16>, tensor<12xf16>, tensor<12xf16>, tensor<12xf16>, tensor<12xf16> -> tensor<2x12x6x6xf16>
+  %r = kiln.relu %n : tensor<2x12x6x6xf16> -> tensor<2x12x6x6xf16>
+  %y = kiln.conv %r, %w3 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<2x12x6x6xf16>, tensor<4x12x1x1xf16> -> tensor<2x4x6x6xf16>
+  return %y : tensor<2x4x6x6xf16>
+}
+
+// -----
+
+// ShuffleNet's channel split: a slice of an NHWC value's channels slices its
+// last dim; a concat with a value that is no transpose (the argument) stays
+// NCHW, with the transposes it needs.
+// CHECK-LABEL: func.func @channel_split
+// CHECK-DAG: %[[AX:.+]] = kiln.constant dense<3> : tensor<1xi64>
+// CHECK-DAG: %[[A:.+]] = kiln.conv {{.*}}layout = "NHWC"{{.*}} -> tensor<1x6x6x8xf16>
+// CHECK: %[[S:.+]] = kiln.slice %[[A]], %{{.+}}, %{{.+}}, %[[AX]], %{{.+}} : tensor<1x6x6x8xf16>, {{.*}} -> tensor<1x6x6x4xf16>
+// CHECK: %[[T:.+]] = kiln.transpose %[[S]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK: kiln.concat %[[T]], %arg1 {axis = 1 : i64}
+func.func @channel_split(%x: tensor<1x8x6x6xf16>, %z: tensor<1x4x6x6xf16>) -> tensor<1x8x6x6xf16> {
+  %w = kiln.constant dense<1.0> : tensor<8x8x1x1xf16>
+  %starts = kiln.constant dense<0> : tensor<1xi64>
+  %ends = kiln.constant dense<4> : tensor<1xi64>
+  %axes = kiln.constant dense<1> : tensor<1xi64>
+  %steps = kiln.constant dense<1> : tensor<1xi64>
+  %a = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x6x6xf16>, tensor<8x8x1x1xf16> -> tensor<1x8x6x6xf16>
+  %s = kiln.slice %a, %starts, %ends, %axes, %steps : tensor<1x8x6x6xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<1x4x6x6xf16>
+  %cat = kiln.concat %s, %z {axis = 1 : i64} : tensor<1x4x6x6xf16>, tensor<1x4x6x6xf16> -> tensor<1x8x6x6xf16>
+  return %cat : tensor<1x8x6x6xf16>
+}
