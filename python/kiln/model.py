@@ -2,6 +2,8 @@
 bind, run, step profiles) as Python objects. Needs a CUDA device."""
 
 import ctypes
+import dataclasses
+import math
 import os
 from dataclasses import dataclass
 
@@ -250,6 +252,9 @@ class Session(_OwnedHandle):
         # The memory bound in the last run, alive until the next binds
         # (which wait for that run where host memory is involved) or close().
         self._bound = ()
+        # Each input's shape in the runtime: the signature's (a ranged dim's
+        # largest value) until a run feeds another.
+        self._shapes = {spec.name: spec.shape for spec in inputs}
 
     def run(self, feeds, *, stream=None, as_torch=False, outputs=None):
         """Runs once and returns {output name: array}.
@@ -286,12 +291,17 @@ class Session(_OwnedHandle):
         results = {}
         bindings = []
         lib = library()
-        for spec in self.inputs:
+        input_specs = [self._shaped(spec, feeds[spec.name]) for spec in self.inputs]
+        resized = any(spec.shape != signature.shape
+                      for spec, signature in zip(input_specs, self.inputs))
+        output_specs = [self._at_shape(spec, self.shape(spec.name)) if resized else spec
+                        for spec in self.outputs]
+        for spec in input_specs:
             binding = tensors.bind(spec.name, feeds[spec.name], spec, stream_handle, device)
             check(lib.kiln_session_bind_input(handle, spec.name.encode(),
                                               ctypes.byref(binding.tensor)))
             bindings.append(binding)
-        for spec in self.outputs:
+        for spec in output_specs:
             value = outputs.get(spec.name)
             if value is None:
                 value = tensors.allocate(spec, as_torch, device, torch_stream)
@@ -315,6 +325,50 @@ class Session(_OwnedHandle):
             if error:
                 raise _library.cuda_error(error, "cudaStreamSynchronize after the run")
         return results
+
+    def shape(self, name):
+        """The current shape of input or output |name|: the signature's until
+        a run feeds an input of another shape (an artifact compiled with a
+        ranged dim, ``input_shapes={"batch": "1..64"}``), then the shapes
+        that run's inputs give."""
+        dims = (ctypes.c_int64 * 16)()
+        rank = ctypes.c_size_t()
+        check(library().kiln_session_tensor_shape(self._require(), name.encode(), dims,
+                                                  len(dims), ctypes.byref(rank)))
+        return tuple(dims[i] for i in range(rank.value))
+
+    def _shaped(self, spec, value):
+        """|spec| at the shape of the tensor fed for it, set in the runtime
+        when it is not the current one: the runtime checks it against the
+        artifact (a ranged dim's range, a static dim's size) and names the
+        input, the dim and the range when it does not fit."""
+        shape = getattr(value, "shape", None)
+        if shape is None:
+            return spec  # Not array-like: binding names what is wrong.
+        shape = tuple(int(d) for d in shape)
+        if shape == self._shapes[spec.name]:
+            return self._at_shape(spec, shape)
+        dims = (ctypes.c_int64 * max(len(shape), 1))(*shape)
+        try:
+            check(library().kiln_session_set_input_shape(
+                self._require(), spec.name.encode(), dims, len(shape)))
+        except InvalidArgumentError as error:
+            raise InvalidArgumentError(
+                1, f"'{spec.name}': the tensor's shape {shape} does not fit the "
+                   f"model's {spec.shape}: {error.message}") from None
+        self._shapes[spec.name] = shape
+        return self._at_shape(spec, shape)
+
+    @staticmethod
+    def _at_shape(spec, shape):
+        """|spec| with |shape| and its bytes (the signature's bytes per
+        element)."""
+        shape = tuple(shape)
+        if shape == spec.shape:
+            return spec
+        elements = math.prod(spec.shape)
+        size = spec.bytes // elements * math.prod(shape) if elements else 0
+        return dataclasses.replace(spec, shape=shape, bytes=size)
 
     def _feeds_by_name(self, feeds):
         names = [spec.name for spec in self.inputs]

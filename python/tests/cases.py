@@ -62,6 +62,10 @@ MODELS = {
     "pointwise_fp32": {"model": "pointwise", "precision": "fp32", "rel_l2": 1e-5},
     "embedding_fp32": {"model": "embedding", "input_shapes": {"batch": 2},
                        "precision": "fp32", "rel_l2": 1e-6},
+    # One artifact for batch 1..16 (issue 18), run at each of "batches":
+    # its references are per batch (the ranged dim is the inputs' first).
+    "embedding_ranged": {"model": "embedding", "input_shapes": {"batch": "1..16"},
+                         "precision": "fp32", "rel_l2": 1e-6, "batches": [1, 5, 16]},
 }
 
 
@@ -92,11 +96,19 @@ def make_inputs(specs, seed=1):
     return inputs
 
 
-def reference_outputs(model_path, options, info):
-    """(inputs, onnxruntime's outputs) for the artifact signature |info|."""
+def reference_outputs(model_path, options, info, batch=None):
+    """(inputs, onnxruntime's outputs) for the artifact signature |info|, at
+    |batch| in the inputs' first dim when given (a ranged artifact's
+    signature has the range's largest)."""
+    import dataclasses
+
     import onnxruntime
 
-    inputs = make_inputs(info.inputs)
+    specs = info.inputs
+    if batch is not None:
+        specs = [dataclasses.replace(spec, shape=(batch,) + tuple(spec.shape[1:]))
+                 for spec in specs]
+    inputs = make_inputs(specs, seed=1 if batch is None else batch)
     session = onnxruntime.InferenceSession(model_path, providers=["CPUExecutionProvider"])
     names = [output.name for output in session.get_outputs()]
     values = session.run(names, inputs)
@@ -120,10 +132,14 @@ def write_case(name, folder):
     artifact = kiln.compile(model_path, input_shapes=options.get("input_shapes"),
                             precision=options["precision"])
     artifact.save(os.path.join(folder, f"{name}.kiln"))
-    inputs, outputs = reference_outputs(model_path, options, artifact.info)
-    numpy.savez(os.path.join(folder, f"{name}.npz"),
-                **{f"input:{k}": v for k, v in inputs.items()},
-                **{f"output:{k}": v for k, v in outputs.items()})
+    arrays = {}
+    # A ranged case's references per batch ("input@5:ids"), else one set.
+    for batch in options.get("batches", [None]):
+        inputs, outputs = reference_outputs(model_path, options, artifact.info, batch)
+        at = "" if batch is None else f"@{batch}"
+        arrays.update({f"input{at}:{k}": v for k, v in inputs.items()})
+        arrays.update({f"output{at}:{k}": v for k, v in outputs.items()})
+    numpy.savez(os.path.join(folder, f"{name}.npz"), **arrays)
 
 
 if __name__ == "__main__":

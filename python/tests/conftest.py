@@ -57,11 +57,13 @@ class CompiledCase:
     """One GPU test case: an artifact, its inputs, onnxruntime's outputs and
     the rel-L2 bound between them."""
 
-    def __init__(self, name, artifact_path, inputs, expected):
+    def __init__(self, name, artifact_path, inputs, expected, batches=None):
         self.name = name
         self.artifact_path = artifact_path
         self.inputs = inputs
         self.expected = expected
+        # A ranged case: {batch: (inputs, expected)}.
+        self.batches = batches or {}
         self.rel_l2 = MODELS[name]["rel_l2"]
 
 
@@ -81,10 +83,15 @@ def compiled_cases(tmp_path_factory):
         else:
             pytest.skip(f"no artifact for '{name}' in KILN_PYTHON_TEST_DATA and no compiler")
         data = numpy.load(os.path.join(folder, f"{name}.npz"))
-        inputs = {key[len("input:"):]: data[key] for key in data.files if key.startswith("input:")}
-        expected = {key[len("output:"):]: data[key] for key in data.files
-                    if key.startswith("output:")}
-        cache[name] = CompiledCase(name, os.path.join(folder, f"{name}.kiln"), inputs, expected)
+
+        def arrays(prefix):
+            return {key[len(prefix):]: data[key] for key in data.files
+                    if key.startswith(prefix)}
+
+        batches = {batch: (arrays(f"input@{batch}:"), arrays(f"output@{batch}:"))
+                   for batch in MODELS[name].get("batches", [])}
+        cache[name] = CompiledCase(name, os.path.join(folder, f"{name}.kiln"),
+                                   arrays("input:"), arrays("output:"), batches)
         return cache[name]
 
     return get

@@ -22,7 +22,8 @@ def _check(case, outputs):
         assert error <= case.rel_l2, f"{case.name} '{name}': rel-L2 {error:.3g}"
 
 
-@pytest.mark.parametrize("name", sorted(MODELS))
+@pytest.mark.parametrize("name", sorted(name for name, case in MODELS.items()
+                                         if "batches" not in case))
 def test_numpy_against_onnxruntime(compiled_cases, name):
     case = compiled_cases(name)
     with kiln.load(case.artifact_path) as model:
@@ -33,6 +34,34 @@ def test_numpy_against_onnxruntime(compiled_cases, name):
         _check(case, session.run(case.inputs))
         # Feeds in input order work too, and a second run rebinds.
         _check(case, session.run(list(case.inputs.values())))
+
+
+def test_ranged_batch_against_onnxruntime(compiled_cases):
+    # One artifact for batch 1..16: each run takes its shapes from its inputs
+    # and returns outputs of the shapes they give.
+    case = compiled_cases("embedding_ranged")
+    with kiln.load(case.artifact_path) as model:
+        # The signature gives the range's largest shape.
+        assert [s.shape for s in model.inputs] == [(16, 7)]
+        session = model.session()
+        for batch in (5, 1, 16, 5):
+            inputs, expected = case.batches[batch]
+            outputs = session.run(inputs)
+            assert session.shape("ids") == (batch, 7)
+            assert session.shape("embedded") == (batch, 7, 16)
+            assert outputs["embedded"].shape == (batch, 7, 16)
+            error = rel_l2(outputs["embedded"], expected["embedded"])
+            assert error <= case.rel_l2, f"batch {batch}: rel-L2 {error:.3g}"
+        # Outside the range: an error naming the input, the dim and the range,
+        # and the session keeps its last shapes.
+        with pytest.raises(kiln.InvalidArgumentError,
+                           match=r"'ids'.*\(17, 7\).*'batch'.*outside its range 1\.\.16"):
+            session.run({"ids": numpy.ones((17, 7), numpy.int64)})
+        with pytest.raises(kiln.InvalidArgumentError, match=r"dim 1 .*7"):
+            session.run({"ids": numpy.ones((4, 8), numpy.int64)})
+        assert session.shape("ids") == (5, 7)
+        inputs, expected = case.batches[1]
+        assert rel_l2(session.run(inputs)["embedded"], expected["embedded"]) <= case.rel_l2
 
 
 def test_outputs_written_in_place(compiled_cases):
