@@ -88,6 +88,25 @@ for dir in "$out"/models/*/; do
   done
 done
 
+# 4a. --shapes runs a ranged artifact (batch=1..64) at a shape in its range
+# with generated inputs, and names the range for one outside it.
+log="$(mktemp)"
+"$kiln_run" "$out/models/ranged_movement/model.kiln" --shapes x=7x4x8 \
+  --warmup 1 --iterations 5 --json "$log.json" >"$log" 2>&1
+status=$?
+if [[ $status -eq 3 ]]; then note "ranged_shapes" skip "no CUDA device"
+elif [[ $status -eq 0 ]] && grep -q '"shape": "\[7, 4, 8\]"' "$log.json" &&
+     grep -q '"shape": "\[7, 6\]"' "$log.json"; then
+  note "ranged_shapes" pass "generated x [7, 4, 8] and ids [7, 6]: $(grep -m1 'bench:' "$log")"
+else note "ranged_shapes" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-300)"; fi
+"$kiln_run" "$out/models/ranged_movement/model.kiln" --shapes x=65x4x8 >"$log" 2>&1
+status=$?
+if [[ $status -eq 3 ]]; then note "ranged_shapes_outside" skip "no CUDA device"
+elif [[ $status -eq 2 ]] && grep -q "dim 0 ('batch') is 65, outside its range 1..64" "$log"; then
+  note "ranged_shapes_outside" pass "$(head -1 "$log")"
+else note "ranged_shapes_outside" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-300)"; fi
+rm -f "$log" "$log.json"
+
 # 4. A wrong input shape gives an error naming the input.
 log="$(mktemp)"
 "$kiln_run" "$out/models/mlp/model.kiln" --inputs "$out/models/mlp/wrong_shape/x.npy" >"$log" 2>&1

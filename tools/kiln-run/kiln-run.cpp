@@ -143,16 +143,59 @@ bool entryHasShapes(const kiln_model_t *model, size_t entry,
   return true;
 }
 
-/// The entry point to run: --entry's, the one --shapes describes, or the
-/// first; false (the error printed) when none fits.
-bool chooseEntryPoint(const kiln_model_t *model, const RunOptions &options,
-                      size_t *out) {
+/// Whether entry point |entry| has an input of each name --shapes gives,
+/// of its rank: one whose ranged dims may take those shapes.
+bool entryHasRanks(const kiln_model_t *model, size_t entry,
+                   const RunOptions &options) {
+  for (const auto &[name, dims] : options.shapes) {
+    bool found = false;
+    for (size_t i = 0; i < kiln_model_input_count(model, entry) && !found;
+         ++i) {
+      kiln_tensor_info_t info;
+      kiln_status_free(kiln_model_input_info(model, entry, i, &info));
+      found = name == info.name && dims.size() == info.rank;
+    }
+    if (!found)
+      return false;
+  }
+  return true;
+}
+
+/// Prints --shapes' error: no entry point has these shapes, |why| (the
+/// runtime's reason the chosen one's ranges do not take them, if any), and
+/// the artifact's entry points with their (largest) input shapes.
+void reportNoEntryPoint(const kiln_model_t *model, const RunOptions &options,
+                        const std::string &why) {
   size_t count = kiln_model_entry_point_count(model);
-  for (size_t entry = 0; entry < count; ++entry) {
+  std::fprintf(stderr,
+               "kiln-run: --shapes: no entry point%s%s has these input "
+               "shapes%s%s (kiln artifacts are compiled for fixed shapes or "
+               "ranges: kiln-compile --input-shape); the artifact's:\n",
+               options.entry.empty() ? "" : " named ", options.entry.c_str(),
+               why.empty() ? "" : " and its ranges do not take them: ",
+               why.c_str());
+  for (size_t entry = 0; entry < count; ++entry)
+    if (std::strcmp(kiln_model_entry_point_name(model, entry), "kiln_init"))
+      std::fprintf(stderr, "  %s: %s\n",
+                   kiln_model_entry_point_name(model, entry),
+                   entryShapes(model, entry).c_str());
+}
+
+/// The entry point to run: --entry's, the one --shapes describes, or the
+/// first; false (the error printed) when none fits. When no entry point has
+/// --shapes' shapes as its own, the named (or first) one with inputs of
+/// those names and ranks is chosen with |*setShapes|: the session sets them
+/// (an artifact with ranged dims runs at any shape in its ranges).
+bool chooseEntryPoint(const kiln_model_t *model, const RunOptions &options,
+                      size_t *out, bool *setShapes) {
+  *setShapes = false;
+  size_t count = kiln_model_entry_point_count(model);
+  auto named = [&](size_t entry) {
     std::string name = kiln_model_entry_point_name(model, entry);
-    bool named =
-        options.entry.empty() ? name != "kiln_init" : name == options.entry;
-    if (named && entryHasShapes(model, entry, options)) {
+    return options.entry.empty() ? name != "kiln_init" : name == options.entry;
+  };
+  for (size_t entry = 0; entry < count; ++entry) {
+    if (named(entry) && entryHasShapes(model, entry, options)) {
       *out = entry;
       return true;
     }
@@ -162,16 +205,14 @@ bool chooseEntryPoint(const kiln_model_t *model, const RunOptions &options,
                  options.entry.c_str());
     return false;
   }
-  std::fprintf(stderr,
-               "kiln-run: --shapes: no entry point%s%s has these input "
-               "shapes (kiln artifacts are compiled for fixed shapes: "
-               "kiln-compile --input-shape); the artifact's:\n",
-               options.entry.empty() ? "" : " named ", options.entry.c_str());
-  for (size_t entry = 0; entry < count; ++entry)
-    if (std::strcmp(kiln_model_entry_point_name(model, entry), "kiln_init"))
-      std::fprintf(stderr, "  %s: %s\n",
-                   kiln_model_entry_point_name(model, entry),
-                   entryShapes(model, entry).c_str());
+  for (size_t entry = 0; entry < count; ++entry) {
+    if (named(entry) && entryHasRanks(model, entry, options)) {
+      *out = entry;
+      *setShapes = true;
+      return true;
+    }
+  }
+  reportNoEntryPoint(model, options, "");
   return false;
 }
 
@@ -334,7 +375,8 @@ int runModel(const RunOptions &options) {
     return kExitFailure;
   }
   size_t entry = 0;
-  if (!chooseEntryPoint(model, options, &entry)) {
+  bool setShapes = false;
+  if (!chooseEntryPoint(model, options, &entry, &setShapes)) {
     kiln_model_release(model);
     return kExitUsageOrFileError;
   }
@@ -381,6 +423,18 @@ int runModel(const RunOptions &options) {
              "creating the session") ||
       cudaFailed(cudaStreamCreate(&stream), "cudaStreamCreate"))
     return finish(kExitFailure);
+  // --shapes that are not the entry point's own: its ranged dims take them,
+  // or the runtime says why not.
+  for (const auto &[name, dims] : setShapes ? options.shapes
+                                            : decltype(options.shapes)()) {
+    kiln_status_t status = kiln_session_set_input_shape(
+        session, name.c_str(), dims.data(), dims.size());
+    if (status) {
+      reportNoEntryPoint(model, options, kiln_status_message(status));
+      kiln_status_free(status);
+      return finish(kExitUsageOrFileError);
+    }
+  }
   const char *algorithmLog = nullptr;
   if (options.algorithmLog &&
       !failed(kiln_session_algorithm_log(session, &algorithmLog),
@@ -398,7 +452,15 @@ int runModel(const RunOptions &options) {
     RunReport::Tensor described{info.name, kiln_dtype_name(info.dtype),
                                 shapeText(dims), "generated"};
     if (options.inputs.empty()) {
-      tensor = generateInput(info, options.seed, i);
+      // At the session's shape: --shapes may have set one in the ranges.
+      size_t bytes = 0;
+      if (!currentShape(session, info, &dims, &bytes))
+        return finish(kExitFailure);
+      kiln_tensor_info_t shaped = info;
+      shaped.dims = dims.data();
+      shaped.bytes = bytes;
+      tensor = generateInput(shaped, options.seed, i);
+      described.shape = shapeText(dims);
     } else {
       HostTensor file;
       std::string error;
