@@ -78,6 +78,32 @@ Value transpose(OpBuilder &builder, Location loc, Value value,
                                      builder.getDenseI64ArrayAttr(perm));
 }
 
+/// |value| when it is transpose(x, [0,3,1,2]), the layout transpose that
+/// step 1 puts after a channels-last op: that transpose; else null.
+TransposeOp layoutTransposeOf(Value value) {
+  auto transposed = value.getDefiningOp<TransposeOp>();
+  return transposed &&
+                 transposed.getPerm() == ArrayRef<int64_t>(kToChannelsFirst)
+             ? transposed
+             : TransposeOp();
+}
+
+/// A 1-D i64 kiln.constant of |values| (a reduction's or slice's axes).
+Value axesConstant(OpBuilder &builder, Location loc, ArrayRef<int64_t> values) {
+  auto type =
+      RankedTensorType::get({int64_t(values.size())}, builder.getI64Type());
+  return builder.create<ConstantOp>(loc, DenseElementsAttr::get(type, values));
+}
+
+/// The NHWC type of the NCHW |type|'s value: transpose(result, [0,3,1,2])
+/// has |type|.
+RankedTensorType channelsLastType(RankedTensorType type) {
+  SmallVector<int64_t> shape(4);
+  for (int64_t i = 0; i < 4; ++i)
+    shape[kToChannelsFirst[i]] = type.getDimSize(i);
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
 /// Step 1: conv(x, w) -> transpose(conv_nhwc(x', w')). Convolutions of one
 /// input share its transpose (|inputs|), placed right after the input.
 void makeChannelsLast(ConvOp conv, DenseMap<Value, Value> &inputs) {
@@ -94,11 +120,8 @@ void makeChannelsLast(ConvOp conv, DenseMap<Value, Value> &inputs) {
   nhwc.getInputMutable().assign(input);
   nhwc.getWeightMutable().assign(weight);
   nhwc.setLayoutAttr(builder.getStringAttr("NHWC"));
-  auto type = cast<RankedTensorType>(conv.getType());
-  nhwc.getResult().setType(RankedTensorType::get(
-      {type.getDimSize(0), type.getDimSize(2), type.getDimSize(3),
-       type.getDimSize(1)},
-      type.getElementType()));
+  nhwc.getResult().setType(
+      channelsLastType(cast<RankedTensorType>(conv.getType())));
   conv.getResult().replaceAllUsesWith(
       transpose(builder, loc, nhwc.getResult(), kToChannelsFirst));
   conv.erase();
@@ -114,7 +137,8 @@ bool isSingleElement(Value value) {
 /// by a constant shape.
 Value reshapeTo(OpBuilder &builder, Location loc, Value value,
                 RankedTensorType type) {
-  auto shapeType = RankedTensorType::get({type.getRank()}, builder.getI64Type());
+  auto shapeType =
+      RankedTensorType::get({type.getRank()}, builder.getI64Type());
   Value shape = builder.create<ConstantOp>(
       loc, DenseElementsAttr::get(shapeType, type.getShape()));
   return builder.create<ReshapeOp>(loc, type, value, shape,
@@ -196,9 +220,10 @@ struct SinkTransposeThroughPointwise : RewritePattern {
     SmallVector<Value> broadcast;
     for (Value operand : op->getOperands()) {
       auto transposed = operand.getDefiningOp<TransposeOp>();
-      auto type = transposed
-                      ? dyn_cast<RankedTensorType>(transposed.getData().getType())
-                      : RankedTensorType();
+      auto type =
+          transposed
+              ? dyn_cast<RankedTensorType>(transposed.getData().getType())
+              : RankedTensorType();
       if (!transposed || !type || !type.hasStaticShape() ||
           operand.getType() != RankedTensorType::get(resultType.getShape(),
                                                      type.getElementType())) {
@@ -209,8 +234,8 @@ struct SinkTransposeThroughPointwise : RewritePattern {
         // differ only in where size-1 dims sit.
         auto operandType = dyn_cast<RankedTensorType>(operand.getType());
         if (!operandType || operandType.getRank() > resultType.getRank() ||
-            ArrayRef<int64_t>(broadcastShape(operandType, resultType.getRank())) ==
-                resultType.getShape())
+            ArrayRef<int64_t>(broadcastShape(
+                operandType, resultType.getRank())) == resultType.getShape())
           return rewriter.notifyMatchFailure(op, "an operand is no transpose");
         broadcast.push_back(operand);
         continue;
@@ -265,9 +290,8 @@ struct SinkTransposeThroughPool : OpRewritePattern<PoolOpT> {
 
   LogicalResult matchAndRewrite(PoolOpT pool,
                                 PatternRewriter &rewriter) const override {
-    auto transposed = pool.getInput().template getDefiningOp<TransposeOp>();
-    if (pool.isChannelsLast() || !transposed ||
-        transposed.getPerm() != ArrayRef<int64_t>(kToChannelsFirst))
+    TransposeOp transposed = layoutTransposeOf(pool.getInput());
+    if (pool.isChannelsLast() || !transposed)
       return rewriter.notifyMatchFailure(pool, "input is no NHWC transpose");
     auto type = dyn_cast<RankedTensorType>(pool.getType());
     if (!type || type.getRank() != 4)
@@ -275,10 +299,7 @@ struct SinkTransposeThroughPool : OpRewritePattern<PoolOpT> {
     auto nhwc = cast<PoolOpT>(rewriter.clone(*pool));
     nhwc.getInputMutable().assign(transposed.getData());
     nhwc.setLayoutAttr(rewriter.getStringAttr("NHWC"));
-    nhwc.getResult().setType(
-        RankedTensorType::get({type.getDimSize(0), type.getDimSize(2),
-                               type.getDimSize(3), type.getDimSize(1)},
-                              type.getElementType()));
+    nhwc.getResult().setType(channelsLastType(type));
     rewriter.replaceOp(pool, transpose(rewriter, pool.getLoc(),
                                        nhwc.getResult(), kToChannelsFirst));
     return success();
@@ -294,10 +315,8 @@ struct SinkTransposeThroughReduction : OpRewritePattern<ReduceOpT> {
                                 PatternRewriter &rewriter) const override {
     // Only the layout transposes: a transpose the model itself has may feed
     // a row reduction that would lose its row form.
-    auto transposed = reduce.getData().template getDefiningOp<TransposeOp>();
-    if (!transposed ||
-        transposed.getPerm() != ArrayRef<int64_t>(kToChannelsFirst) ||
-        !reduce.getAxes())
+    TransposeOp transposed = layoutTransposeOf(reduce.getData());
+    if (!transposed || !reduce.getAxes())
       return rewriter.notifyMatchFailure(reduce, "no NHWC transpose or axes");
     auto sourceType =
         dyn_cast<RankedTensorType>(transposed.getData().getType());
@@ -344,10 +363,7 @@ struct SinkTransposeThroughReduction : OpRewritePattern<ReduceOpT> {
       if (keptRank[perm[i]] >= 0)
         resultPerm.push_back(keptRank[perm[i]]);
     Location loc = reduce.getLoc();
-    auto axesType = RankedTensorType::get({int64_t(sourceAxes.size())},
-                                          rewriter.getI64Type());
-    Value sourceAxesValue = rewriter.create<ConstantOp>(
-        loc, DenseElementsAttr::get(axesType, ArrayRef(sourceAxes)));
+    Value sourceAxesValue = axesConstant(rewriter, loc, sourceAxes);
     Value sunk = rewriter.create<ReduceOpT>(
         loc, transposed.getData(), sourceAxesValue, reduce.getKeepdimsAttr(),
         reduce.getNoopWithEmptyAxesAttr());
@@ -372,9 +388,8 @@ struct SinkTransposeThroughConcat : OpRewritePattern<ConcatOp> {
       return rewriter.notifyMatchFailure(concat, "not a static 4-D concat");
     SmallVector<Value> sources;
     for (Value input : concat.getInputs()) {
-      auto transposed = input.getDefiningOp<TransposeOp>();
-      if (!transposed ||
-          transposed.getPerm() != ArrayRef<int64_t>(kToChannelsFirst))
+      TransposeOp transposed = layoutTransposeOf(input);
+      if (!transposed)
         return rewriter.notifyMatchFailure(concat,
                                            "an input is no NHWC transpose");
       sources.push_back(transposed.getData());
@@ -382,14 +397,12 @@ struct SinkTransposeThroughConcat : OpRewritePattern<ConcatOp> {
     std::optional<int64_t> axis = normalizeAxis(concat.getAxis(), 4);
     if (!axis)
       return rewriter.notifyMatchFailure(concat, "axis out of range");
-    SmallVector<int64_t> shape(4);
-    for (int64_t i = 0; i < 4; ++i)
-      shape[kToChannelsFirst[i]] = type.getDimSize(i);
     Location loc = concat.getLoc();
     Value sunk = rewriter.create<ConcatOp>(
-        loc, RankedTensorType::get(shape, type.getElementType()), sources,
+        loc, channelsLastType(type), sources,
         rewriter.getI64IntegerAttr(kToChannelsFirst[*axis]));
-    rewriter.replaceOp(concat, transpose(rewriter, loc, sunk, kToChannelsFirst));
+    rewriter.replaceOp(concat,
+                       transpose(rewriter, loc, sunk, kToChannelsFirst));
     return success();
   }
 };
@@ -403,11 +416,9 @@ struct SinkTransposeThroughSlice : OpRewritePattern<SliceOp> {
 
   LogicalResult matchAndRewrite(SliceOp slice,
                                 PatternRewriter &rewriter) const override {
-    auto transposed = slice.getData().getDefiningOp<TransposeOp>();
+    TransposeOp transposed = layoutTransposeOf(slice.getData());
     auto type = dyn_cast<RankedTensorType>(slice.getType());
-    if (!transposed ||
-        transposed.getPerm() != ArrayRef<int64_t>(kToChannelsFirst) ||
-        !type || !type.hasStaticShape())
+    if (!transposed || !type || !type.hasStaticShape())
       return rewriter.notifyMatchFailure(slice, "input is no NHWC transpose");
     std::optional<SmallVector<int64_t>> axes =
         getConstantIntegers(slice.getAxes());
@@ -420,18 +431,11 @@ struct SinkTransposeThroughSlice : OpRewritePattern<SliceOp> {
         return rewriter.notifyMatchFailure(slice, "an axis is out of range");
       sourceAxes.push_back(kToChannelsFirst[*normalized]);
     }
-    SmallVector<int64_t> shape(4);
-    for (int64_t i = 0; i < 4; ++i)
-      shape[kToChannelsFirst[i]] = type.getDimSize(i);
     Location loc = slice.getLoc();
-    auto axesType = RankedTensorType::get({int64_t(sourceAxes.size())},
-                                          rewriter.getI64Type());
-    Value sourceAxesValue = rewriter.create<ConstantOp>(
-        loc, DenseElementsAttr::get(axesType, ArrayRef(sourceAxes)));
+    Value sourceAxesValue = axesConstant(rewriter, loc, sourceAxes);
     Value sunk = rewriter.create<SliceOp>(
-        loc, RankedTensorType::get(shape, type.getElementType()),
-        transposed.getData(), slice.getStarts(), slice.getEnds(),
-        sourceAxesValue, slice.getSteps());
+        loc, channelsLastType(type), transposed.getData(), slice.getStarts(),
+        slice.getEnds(), sourceAxesValue, slice.getSteps());
     rewriter.replaceOp(slice, transpose(rewriter, loc, sunk, kToChannelsFirst));
     return success();
   }
@@ -450,16 +454,13 @@ struct DecomposeChannelsLastBatchNorm : OpRewritePattern<BatchNormOp> {
 
   LogicalResult matchAndRewrite(BatchNormOp norm,
                                 PatternRewriter &rewriter) const override {
-    auto transposed = norm.getInput().getDefiningOp<TransposeOp>();
     auto type = dyn_cast<RankedTensorType>(norm.getType());
-    if (!transposed ||
-        transposed.getPerm() != ArrayRef<int64_t>(kToChannelsFirst) ||
-        !type || !type.hasStaticShape())
+    if (!layoutTransposeOf(norm.getInput()) || !type || !type.hasStaticShape())
       return rewriter.notifyMatchFailure(norm, "input is no NHWC transpose");
-    auto channelType = RankedTensorType::get({type.getDimSize(1)},
-                                             type.getElementType());
-    for (Value parameter : {norm.getScale(), norm.getBias(), norm.getMean(),
-                            norm.getVariance()})
+    auto channelType =
+        RankedTensorType::get({type.getDimSize(1)}, type.getElementType());
+    for (Value parameter :
+         {norm.getScale(), norm.getBias(), norm.getMean(), norm.getVariance()})
       if (parameter.getType() != channelType || !isWeightExpression(parameter))
         return rewriter.notifyMatchFailure(
             norm, "a parameter is not a constant [C] of the input's type");
@@ -525,8 +526,7 @@ struct AssignLayoutPass : impl::KilnAssignLayoutBase<AssignLayoutPass> {
       // transpose of its input and of its output (MobileNet-V2 at batch 8:
       // 35 transposes, 0.66 ms; channels-last 1, 0.58 ms; with its depthwise
       // convolutions generated, isLibraryConvolution, 0.41 ms, H200).
-      if (!conv.isChannelsLast() &&
-          fitsLibraryConvolution(conv) &&
+      if (!conv.isChannelsLast() && fitsLibraryConvolution(conv) &&
           isWeightExpression(conv.getWeight()))
         convs.push_back(conv);
     });

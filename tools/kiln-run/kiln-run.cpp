@@ -124,10 +124,11 @@ std::string entryShapes(const kiln_model_t *model, size_t entry) {
   return text.empty() ? "(no inputs)" : text;
 }
 
-/// Whether entry point |entry|'s inputs have the shapes --shapes gives
-/// (every name given must be an input of it).
-bool entryHasShapes(const kiln_model_t *model, size_t entry,
-                    const RunOptions &options) {
+/// Whether entry point |entry| has an input of each name --shapes gives,
+/// with those dims (|exact|) or only of that rank: one whose ranged dims may
+/// take them.
+bool entryTakesShapes(const kiln_model_t *model, size_t entry,
+                      const RunOptions &options, bool exact) {
   for (const auto &[name, dims] : options.shapes) {
     bool found = false;
     for (size_t i = 0; i < kiln_model_input_count(model, entry) && !found;
@@ -135,25 +136,9 @@ bool entryHasShapes(const kiln_model_t *model, size_t entry,
       kiln_tensor_info_t info;
       kiln_status_free(kiln_model_input_info(model, entry, i, &info));
       found = name == info.name &&
-              dims == std::vector<int64_t>(info.dims, info.dims + info.rank);
-    }
-    if (!found)
-      return false;
-  }
-  return true;
-}
-
-/// Whether entry point |entry| has an input of each name --shapes gives,
-/// of its rank: one whose ranged dims may take those shapes.
-bool entryHasRanks(const kiln_model_t *model, size_t entry,
-                   const RunOptions &options) {
-  for (const auto &[name, dims] : options.shapes) {
-    bool found = false;
-    for (size_t i = 0; i < kiln_model_input_count(model, entry) && !found;
-         ++i) {
-      kiln_tensor_info_t info;
-      kiln_status_free(kiln_model_input_info(model, entry, i, &info));
-      found = name == info.name && dims.size() == info.rank;
+              (exact ? dims == std::vector<int64_t>(info.dims,
+                                                    info.dims + info.rank)
+                     : dims.size() == info.rank);
     }
     if (!found)
       return false;
@@ -195,7 +180,7 @@ bool chooseEntryPoint(const kiln_model_t *model, const RunOptions &options,
     return options.entry.empty() ? name != "kiln_init" : name == options.entry;
   };
   for (size_t entry = 0; entry < count; ++entry) {
-    if (named(entry) && entryHasShapes(model, entry, options)) {
+    if (named(entry) && entryTakesShapes(model, entry, options, true)) {
       *out = entry;
       return true;
     }
@@ -206,7 +191,7 @@ bool chooseEntryPoint(const kiln_model_t *model, const RunOptions &options,
     return false;
   }
   for (size_t entry = 0; entry < count; ++entry) {
-    if (named(entry) && entryHasRanks(model, entry, options)) {
+    if (named(entry) && entryTakesShapes(model, entry, options, false)) {
       *out = entry;
       *setShapes = true;
       return true;
