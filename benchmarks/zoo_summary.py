@@ -33,6 +33,8 @@ import zoo_common  # noqa: E402
 RATIO = "kiln_over_max_autotune_ratio"
 # Issue 17's targets: every model and the geometric mean.
 TARGET_EACH, TARGET_GEOMEAN = 0.8, 0.6
+# The summary lists the slowest models (by ratio) with their slowest steps.
+SLOWEST, SLOWEST_KERNELS = 5, 5
 ROW_KEYS = ["model", "family", "size", "status", "input_shapes", "kiln_rel_l2_vs_onnxruntime",
             "kiln_ms", "torch_eager_ms", "torch_max_autotune_ms", RATIO,
             "kiln_over_eager_ratio", "kiln_compile_s", "kiln_compile_cpu_s",
@@ -113,7 +115,19 @@ def summarise(results, zoo_models):
                      complete=len(measured) == len(zoo_models)),
         mismatched=mismatched,
         not_measured=dict(sorted(not_measured.items())),
+        slowest=slowest(results, measured),
         models=rows)
+
+
+def slowest(results, measured, count=SLOWEST, kernels=SLOWEST_KERNELS):
+    """The |count| measured models with the largest ratios, slowest first,
+    each with its |kernels| slowest kiln steps (kiln_top_kernels: time,
+    GB/s, TFLOP/s and the fraction of the nearest ceiling), where the
+    kernel work to do shows."""
+    worst = sorted(measured, key=lambda name: -measured[name])[:count]
+    return [dict(model=name, ratio=measured[name],
+                 top_kernels=results[name].get("kiln_top_kernels", [])[:kernels])
+            for name in worst]
 
 
 def plot(summary, path):
@@ -181,6 +195,10 @@ def main():
     print(f"{summary['measured']} of {summary['zoo_models']} models measured"
           + (f", geometric mean {geomean:.3f}" if geomean else "")
           + (f"; MISMATCH: {', '.join(summary['mismatched'])}" if summary["mismatched"] else ""))
+    for entry in summary["slowest"]:
+        print(f"  slowest: {entry['model']} {entry['ratio']:.2f}: " + "; ".join(
+            f"{k['kernel']} {k['time_us']:.1f} us ({k['ceiling_fraction']:.2f} of its ceiling)"
+            for k in entry["top_kernels"]))
     print(f"wrote {out}")
     if summary["ratios"]:
         png = args.plot or os.path.splitext(out)[0] + ".png"

@@ -48,7 +48,9 @@ def test_summary_merges_per_model_results(tmp_path):
     results = tmp_path / "zoo"
     results.mkdir()
     for result in (per_model("resnet18", "ok", 0.5, 1.0),
-                   per_model("bert", "ok", 0.8, 0.4, date="2026-12-02 09:00:00"),
+                   dict(per_model("bert", "ok", 0.8, 0.4, date="2026-12-02 09:00:00"),
+                        kiln_top_kernels=[dict(kernel="matmul_2", time_us=9.0,
+                                               ceiling_fraction=0.55)]),
                    per_model("mobilenet_v2", "MISMATCH", max_autotune_ms=1.0),
                    # Stopped after its ratio was written: not a measured model.
                    per_model("gpt2", "TIMEOUT", 0.2, 1.0)):
@@ -68,6 +70,11 @@ def test_summary_merges_per_model_results(tmp_path):
     # not known until every model is measured.
     assert summary["targets"]["geomean_met"] is None
     assert summary["targets"]["complete"] is False
+    # The slowest measured models first, each with its slowest steps.
+    assert [(e["model"], e["ratio"]) for e in summary["slowest"]] == [("bert", 2.0),
+                                                                     ("resnet18", 0.5)]
+    assert summary["slowest"][0]["top_kernels"] == [
+        dict(kernel="matmul_2", time_us=9.0, ceiling_fraction=0.55)]
     rows = {row["model"]: row for row in summary["models"]}
     assert rows["bert"]["size"] == "base" and rows["resnet18"]["size"] == "torchvision"
     for name in ("mobilenet_v2", "gpt2"):
