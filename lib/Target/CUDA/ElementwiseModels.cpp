@@ -104,6 +104,21 @@ FailureOr<std::string> emitCast(CastOp op, ElementalEmitter &emitter,
   return castExpression(from, to, *value);
 }
 
+/// Whether |value| is a kiln.constant whose every element is 2 (float or
+/// integer): the exponent of a square (x.pow(2) in RMSNorm and variances).
+bool isConstantTwo(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  auto elements =
+      constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
+  if (!elements || !elements.isSplat())
+    return false;
+  if (auto floats = dyn_cast<FloatType>(elements.getElementType()))
+    return elements.getSplatValue<APFloat>().isExactlyValue(2.0);
+  if (elements.getElementType().isInteger())
+    return elements.getSplatValue<APInt>() == 2;
+  return false;
+}
+
 /// Pow: the result has the base's type; the exponent's may differ.
 FailureOr<std::string> emitPow(PowOp op, ElementalEmitter &emitter,
                                const ElementIndex &index) {
@@ -122,6 +137,8 @@ FailureOr<std::string> emitPow(PowOp op, ElementalEmitter &emitter,
     return kind == ComputeKind::Float || kind == ComputeKind::Double;
   };
   const std::string &b = (*operands)[0], &e = (*operands)[1];
+  if (isFloat(*base) && isConstantTwo(op.getExponent()))
+    return "kiln_square(" + b + ")";
   if (isFloat(*base))
     return "kiln_pow(" + b + ", (" + ElementalEmitter::computeType(baseType) +
            ")" + e + ")";

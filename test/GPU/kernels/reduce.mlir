@@ -7,6 +7,7 @@
 // CHECK: wrote case reduce.mean_bf16_block (1 kernels, 1 launches)
 // CHECK: wrote case reduce.sum_i32_warp (1 kernels, 1 launches)
 // CHECK: wrote case reduce.row_sum_then_leading_max (2 kernels, 2 launches)
+// CHECK: wrote case reduce.pow_two_mean_f16_warp (1 kernels, 1 launches)
 
 // RMSNorm's scale: 1 / sqrt(mean(x^2) + eps), one warp per row of 768.
 func.func @rms_scale_warp(%a: tensor<32x768xf32>) -> tensor<32x1xf32> {
@@ -88,4 +89,26 @@ func.func @row_sum_then_leading_max(%a: tensor<3x4x200xf32>) -> tensor<1x4x1xf32
   %0 = kiln.reduce_sum %a, %c2 : tensor<3x4x200xf32>, tensor<1xi64> -> tensor<3x4x1xf32>
   %1 = kiln.reduce_max %0, %c0 : tensor<3x4x1xf32>, tensor<1xi64> -> tensor<1x4x1xf32>
   return %1 : tensor<1x4x1xf32>
+}
+
+// T5's RMSNorm variance: mean(pow(x, 2)) over rows of 512 f16, a float and
+// an integer exponent 2 (emitted as x * x, kiln_square), beside pow(x, 3)
+// (powf) so that both forms are checked against the CPU evaluator.
+func.func @pow_two_mean_f16_warp(%a: tensor<64x512xf16> {kiln.test_range = [-3.0, 3.0]}) -> tensor<64x1xf16> {
+  %e = kiln.empty : tensor<64x1xf16>
+  %r = kiln.kernel "pow_reduce_mean" row_reduce ins(%a : tensor<64x512xf16>) outs(%e : tensor<64x1xf16>) attributes {block_size = 128 : i64, grid_size = 16 : i64, rows_per_block = 4 : i64, variant = #kiln.variant<warp_rows>} {
+  ^bb0(%x: tensor<64x512xf16>, %o: tensor<64x1xf16>):
+    %axes = kiln.constant dense<[-1]> : tensor<1xi64>
+    %two = kiln.constant dense<2.0> : tensor<f16>
+    %itwo = kiln.constant dense<2> : tensor<i64>
+    %three = kiln.constant dense<3.0> : tensor<f16>
+    %sq = kiln.pow %x, %two : tensor<64x512xf16>, tensor<f16> -> tensor<64x512xf16>
+    %isq = kiln.pow %x, %itwo : tensor<64x512xf16>, tensor<i64> -> tensor<64x512xf16>
+    %cube = kiln.pow %x, %three : tensor<64x512xf16>, tensor<f16> -> tensor<64x512xf16>
+    %s1 = kiln.add %sq, %isq : tensor<64x512xf16>, tensor<64x512xf16> -> tensor<64x512xf16>
+    %s2 = kiln.add %s1, %cube : tensor<64x512xf16>, tensor<64x512xf16> -> tensor<64x512xf16>
+    %m = kiln.reduce_mean %s2, %axes {keepdims = true} : tensor<64x512xf16>, tensor<1xi64> -> tensor<64x1xf16>
+    kiln.yield %m : tensor<64x1xf16>
+  } -> tensor<64x1xf16>
+  return %r : tensor<64x1xf16>
 }

@@ -130,3 +130,30 @@ func.func @integers(%a: tensor<16xi8>, %b: tensor<16xi8>) -> (tensor<16xi8>, ten
   } -> tensor<16xui8>
   return %r#0, %r#1 : tensor<16xi8>, tensor<16xi1>
 }
+
+
+
+// pow by a constant 2 (float or integer exponent) is the square x * x
+// (kiln_square): one rounded product instead of powf's log2/exp2 path; any
+// other exponent stays powf, an integer base's pow stays kiln_ipow.
+// CHECK-LABEL: kiln.kernel "powers"
+// CHECK:      const float [[X:x[0-9]+]] = __half2float(in0[
+// CHECK-NEXT: = kiln_square([[X]]);
+// CHECK-NEXT: = kiln_square([[X]]);
+// CHECK:      = kiln_pow([[X]], (float)2.5f);
+func.func @powers(%a: tensor<16xf16>) -> tensor<16xf16> {
+  %e = kiln.empty : tensor<16xf16>
+  %r = kiln.kernel "powers" pointwise ins(%a : tensor<16xf16>) outs(%e : tensor<16xf16>) attributes {block_size = 32 : i64, grid_size = 1 : i64} {
+  ^bb0(%x: tensor<16xf16>, %o: tensor<16xf16>):
+    %two = kiln.constant dense<2.0> : tensor<f16>
+    %itwo = kiln.constant dense<2> : tensor<i32>
+    %other = kiln.constant dense<2.5> : tensor<f16>
+    %0 = kiln.pow %x, %two : tensor<16xf16>, tensor<f16> -> tensor<16xf16>
+    %1 = kiln.pow %x, %itwo : tensor<16xf16>, tensor<i32> -> tensor<16xf16>
+    %2 = kiln.pow %x, %other : tensor<16xf16>, tensor<f16> -> tensor<16xf16>
+    %3 = kiln.add %0, %1 : tensor<16xf16>, tensor<16xf16> -> tensor<16xf16>
+    %4 = kiln.add %3, %2 : tensor<16xf16>, tensor<16xf16> -> tensor<16xf16>
+    kiln.yield %4 : tensor<16xf16>
+  } -> tensor<16xf16>
+  return %r : tensor<16xf16>
+}
