@@ -2,6 +2,7 @@
 """A zoo model with its weights, the same bytes on the build and the GPU machine.
 
     ATEN_CPU_CAPABILITY=avx2 python3 benchmarks/zoo_export.py NAME OUTDIR
+        [--batch-norm-stats FILE]
 
 The zoo's files (test/zoo) are graph-only; a comparison with PyTorch needs
 kiln and torch to run one module with one set of weights. So the module is
@@ -9,14 +10,28 @@ built as scripts/export-zoo.py builds it (seed 0, on the CPU), exported with
 the TorchScript exporter as the zoo's NAME-torchscript.onnx was, and its
 weights written to OUTDIR/model.onnx.data in scripts/fill-weights.py's layout
 (graph order, 64-byte offsets: independent of the onnx version), the rest to
-OUTDIR/model.onnx. Run with ATEN_CPU_CAPABILITY=avx2 on both machines, the
-initialisation and the exporter's constant folding (BatchNorm into Conv) take
-the same kernels, so both write the same bytes: the build machine compiles
-the artifact with --external-weights, the GPU machine exports again beside
-it, and the runtime checks every external weight by hash at load. Prints a
-JSON line with the two files' sha256s and sizes. A CNN's BatchNorms get
-running statistics from two seeded images first (calibrate_batch_norms), so
-that its activations keep unit scale as a trained network's do.
+OUTDIR/model.onnx. The weights never travel: the build machine compiles the
+artifact with --external-weights, the GPU machine exports again beside it,
+and the runtime checks every external weight by hash at load. So the export
+must write the same bytes on two CPUs, by construction:
+
+  1. torch's own initialisation goes through the CPU's math (normal_'s
+     Box-Muller in Sleef or glibc by ATEN_CPU_CAPABILITY, trunc_normal_'s
+     erfinv in glibc's logf): redraw_parameters draws every parameter torch
+     drew at random again from numpy's PCG64 bit stream with integer and
+     exact float64 arithmetic (reproducible_uniform);
+  2. a CNN's BatchNorm statistics come from a forward pass
+     (calibrate_batch_norms), whose last bits differ between CPUs: the build
+     machine calibrates once and writes OUTDIR/batch_norm_stats.npz, the
+     bundle ships it, and the GPU machine's export loads it
+     (--batch-norm-stats) instead of calibrating. The exporter's folding of
+     a BatchNorm into its Conv is elementwise mul, add, sqrt and div, which
+     IEEE rounds correctly on any CPU.
+What is left to torch are constants (zeros, ones, ConvNeXt's layer scale,
+buffers such as rotary frequencies) and the exporter's constant folding:
+ATEN_CPU_CAPABILITY=avx2 on both machines keeps those on one code path.
+Prints a JSON line with the two files' sha256s and sizes and a short sha256
+per initializer (zoo.py names the tensors that differ).
 
 The benchmark runs every architecture at a standard size, not the zoo's
 small test configurations (hidden size 128, 2 layers): STANDARD_SIZES, the
@@ -30,16 +45,18 @@ cache's layers and heads). BENCHMARK_SHAPES is the benchmark's shapes: batch
 8; CNNs at 224x224; 128 tokens (a decoder step: 1 new token after 127; the
 T5/BART decoders: 128 target tokens over 128 encoder positions).
 """
+import argparse
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import sys
 
 import numpy as np
 
-# MKL's GEMM (under the BatchNorm calibration's convolutions) picks its code
-# by CPU; like ATEN_CPU_CAPABILITY=avx2, this keeps both machines on one path.
+# MKL's GEMM picks its code by CPU; like ATEN_CPU_CAPABILITY=avx2, this keeps
+# whatever GEMM the export runs (a constant the exporter folds) on one path.
 os.environ.setdefault("MKL_CBWR", "AVX2")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -206,25 +223,136 @@ def sha256(path):
     return digest.hexdigest()
 
 
+# Values drawn per call of numpy's bit generator (32 MiB of uint64).
+REDRAW_CHUNK = 1 << 22
+# The std torchvision gives its position and relative-position bias tables
+# (ViT, Swin): the scale of a parameter that is neither a layer's weight nor
+# its bias.
+TABLE_STD = 0.02
+BATCH_NORM_STATS = "batch_norm_stats.npz"
+
+
+def reproducible_uniform(count, bound, key):
+    """|count| float32 values uniform in (-bound, bound), the same bytes on any
+    CPU: numpy's PCG64 (a bit stream numpy keeps stable across versions),
+    seeded from the sha256 of the text |key|, gives 64 random bits a value;
+    its top 24 bits k make the odd multiple (2k + 1 - 2^24) of 2^-24, exact
+    in float64, times |bound| (one IEEE rounding), then one rounding to
+    float32. No transcendental function, no fused multiply-add, nothing a
+    CPU's math library or vector width can change."""
+    seed = int.from_bytes(hashlib.sha256(key.encode()).digest()[:16], "little")
+    generator = np.random.PCG64(seed)
+    values = np.empty(count, dtype=np.float32)
+    step = bound / (1 << 24)
+    for start in range(0, count, REDRAW_CHUNK):
+        raw = generator.random_raw(min(REDRAW_CHUNK, count - start))
+        odd = (raw >> np.uint64(40)).astype(np.int64) * 2 + (1 - (1 << 24))
+        values[start:start + len(raw)] = (odd.astype(np.float64) * step).astype(np.float32)
+    return values
+
+
+def fan_in(module, weight):
+    """The inputs that each output of |module|'s |weight| sums: torch's fan-in,
+    except that transformers' Conv1D (GPT-2) stores its weight (in, out)."""
+    import torch
+    from transformers.pytorch_utils import Conv1D
+    if isinstance(module, Conv1D):
+        return weight.shape[0]
+    return torch.nn.init._calculate_fan_in_and_fan_out(weight)[0]
+
+
+def layer_weights(module):
+    """The weights of |module| that are a layer's linear map (convolution,
+    linear, embedding, attention projection), by parameter name."""
+    import torch
+    from transformers.pytorch_utils import Conv1D
+    if isinstance(module, (torch.nn.modules.conv._ConvNd, torch.nn.Linear, torch.nn.Embedding,
+                           Conv1D)):
+        return {"weight": module.weight}
+    if isinstance(module, torch.nn.MultiheadAttention):
+        return {name: parameter for name, parameter in module.named_parameters(recurse=False)
+                if name.endswith("proj_weight")}
+    return {}
+
+
+def redraw_bound(module, name, parameter):
+    """The bound of reproducible_uniform for |module|'s parameter |name|, or
+    None to keep torch's value. The scale comes from the shape only:
+      - a convolution's weight: He's uniform bound sqrt(6 / fan-in), what
+        torchvision's ReLU CNNs intend (SqueezeNet has no BatchNorm to undo a
+        smaller one);
+      - any other layer's weight (linear, embedding, attention projection):
+        torch's nn.Linear bound 1 / sqrt(fan-in), a std of 0.021 at width 768
+        (transformers' 0.02), even where the model sets it to zeros (ViT's
+        head, whose logits would be zeros);
+      - a parameter torch left constant (zeros, ones, ConvNeXt's layer scale
+        1e-6, Swin-V2's logit scale log 10): kept, none of it random;
+      - the bias of a layer: torch's bias bound 1 / sqrt(fan-in);
+      - anything else (ViT's position embedding, Swin's relative-position
+        bias tables): a std of TABLE_STD."""
+    import torch
+    if not parameter.is_floating_point():
+        return None
+    weights = layer_weights(module)
+    if name in weights:
+        conv = isinstance(module, torch.nn.modules.conv._ConvNd)
+        return math.sqrt((6.0 if conv else 1.0) / fan_in(module, parameter))
+    flat = parameter.detach().reshape(-1)
+    if flat.numel() == 0 or bool((flat == flat[0]).all()):
+        return None
+    if name == "bias" and "weight" in weights:
+        return 1.0 / math.sqrt(fan_in(module, weights["weight"]))
+    return TABLE_STD * math.sqrt(3.0)
+
+
+def redraw_parameters(module):
+    """Draws every parameter of |module| that torch drew at random (and every
+    layer weight) again with reproducible_uniform, keyed by its name, so that
+    the weights are the same bytes on every CPU however torch drew them; an
+    embedding's padding row stays zeros. Returns how many were drawn."""
+    import torch
+    drawn = set()
+    for module_name, sub in module.named_modules():
+        for name, parameter in sub.named_parameters(recurse=False):
+            bound = redraw_bound(sub, name, parameter)
+            if bound is None or id(parameter) in drawn:
+                continue
+            drawn.add(id(parameter))
+            key = f"{module_name}.{name}" if module_name else name
+            values = reproducible_uniform(parameter.numel(), bound, key)
+            with torch.no_grad():
+                parameter.copy_(torch.from_numpy(values).view(parameter.shape))
+                if isinstance(sub, torch.nn.Embedding) and sub.padding_idx is not None:
+                    parameter[sub.padding_idx] = 0
+    return len(drawn)
+
+
+def batch_norms(module):
+    """|module|'s BatchNorms by name."""
+    import torch
+    return {name: sub for name, sub in module.named_modules()
+            if isinstance(sub, torch.nn.modules.batchnorm._BatchNorm)}
+
+
 def calibrate_batch_norms(module, side):
     """Gives every BatchNorm of |module| the running statistics of its
-    activations on two seeded images, as training would, rounded (variance to
-    a power of two, mean to a quarter of the standard deviation's) so that
-    both machines keep the same bytes. Returns how many there are.
+    activations on two seeded images of |side| x |side|, as training would.
+    Returns how many there are.
 
     torch's initialisation with the identity statistics of eval mode lets a
     deep network's activations shrink layer by layer: MobileNet-V2's logits
     came out near 1e-10, below fp16's smallest subnormal, so kiln's and
     torch's fp16 outputs were all zeros and no comparison with onnxruntime
     meant anything (relative L2 1). With its own statistics every BatchNorm
-    gives activations of unit scale, as trained weights do."""
+    gives activations of unit scale, as trained weights do. The forward pass
+    runs on one thread with ATen's own kernels, so that a second export on
+    this machine gets the same statistics; another CPU's would differ in the
+    last bits, which is why the bundle ships them (save_batch_norm_stats)."""
     import torch
-    norms = [m for m in module.modules()
-             if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
+    norms = list(batch_norms(module).values())
     if not norms:
         return 0
     threads, mkldnn = torch.get_num_threads(), torch.backends.mkldnn.enabled
-    # One thread and ATen's own kernels: the same arithmetic on both CPUs.
     torch.set_num_threads(1)
     torch.backends.mkldnn.enabled = False
     try:
@@ -238,22 +366,52 @@ def calibrate_batch_norms(module, side):
                 image = rng.uniform(-1, 1, (2, 3, side, side)).astype(np.float32)
                 module(torch.from_numpy(image))
         module.eval()
-        with torch.no_grad():
-            for norm in norms:
-                exponent = torch.round(torch.log2(norm.running_var.clamp_min(1e-12)))
-                norm.running_var.copy_(torch.pow(2.0, exponent))
-                step = torch.pow(2.0, torch.floor(exponent / 2) - 2)
-                norm.running_mean.copy_(torch.round(norm.running_mean / step) * step)
-                norm.momentum = 0.1
+        for norm in norms:
+            norm.momentum = 0.1
     finally:
         torch.set_num_threads(threads)
         torch.backends.mkldnn.enabled = mkldnn
     return len(norms)
 
 
-def export(name, outdir):
-    """Builds NAME's module at its standard size, writes OUTDIR/model.onnx and
-    model.onnx.data; returns (module, {file: sha256, ...})."""
+def save_batch_norm_stats(module, path):
+    """Writes every BatchNorm's running mean and variance (float32, keys
+    NAME.running_mean and NAME.running_var) to the .npz file |path|."""
+    np.savez(path, **{f"{name}.{stat}": getattr(norm, stat).numpy()
+                      for name, norm in batch_norms(module).items()
+                      for stat in ("running_mean", "running_var")})
+
+
+def load_batch_norm_stats(module, path):
+    """Sets every BatchNorm's running mean and variance from |path|
+    (save_batch_norm_stats' file); a BatchNorm missing from it, a statistic
+    of another shape or one the module does not have is an error."""
+    import torch
+    with np.load(path) as stats:
+        expected = {f"{name}.{stat}": getattr(norm, stat)
+                    for name, norm in batch_norms(module).items()
+                    for stat in ("running_mean", "running_var")}
+        if set(stats.files) != set(expected):
+            missing, extra = sorted(set(expected) - set(stats.files)), \
+                sorted(set(stats.files) - set(expected))
+            raise ValueError(f"{path} does not fit the module: missing {missing[:4]}, "
+                             f"not in the module {extra[:4]}")
+        for key, buffer in expected.items():
+            value = stats[key]
+            if value.shape != tuple(buffer.shape) or value.dtype != np.float32:
+                raise ValueError(f"{path}: {key} is {value.dtype} {value.shape}, the module's "
+                                 f"is float32 {tuple(buffer.shape)}")
+            with torch.no_grad():
+                buffer.copy_(torch.from_numpy(value))
+    return len(expected) // 2
+
+
+def export(name, outdir, batch_norm_stats=None):
+    """Builds NAME's module at its standard size with redrawn parameters,
+    writes OUTDIR/model.onnx and model.onnx.data; returns (module, {file:
+    sha256, ...}). A CNN's BatchNorms take their statistics from the file
+    |batch_norm_stats| (the build machine's, shipped in the bundle) when
+    given, else are calibrated here and written to OUTDIR/batch_norm_stats.npz."""
     import onnx
     import onnx.numpy_helper
     if os.environ.get("ATEN_CPU_CAPABILITY") != "avx2":
@@ -267,8 +425,13 @@ def export(name, outdir):
     entry = dict(entry, inputs=resize_inputs(name, entry["inputs"]),
                  outputs=resize_outputs(name, entry["outputs"]))
     module = export_zoo.build_module(name, entry, STANDARD_SIZES[name]["config"])
-    if entry["family"] == "cnn":
-        calibrate_batch_norms(module, STANDARD_SIZES[name]["image"] or 224)
+    redraw_parameters(module)
+    if batch_norms(module):
+        if batch_norm_stats:
+            load_batch_norm_stats(module, batch_norm_stats)
+        else:
+            calibrate_batch_norms(module, STANDARD_SIZES[name]["image"] or 224)
+            save_batch_norm_stats(module, os.path.join(outdir, BATCH_NORM_STATS))
     export_zoo.export_with_weights(name, EXPORTER, module, path, entry)
     proto = onnx.load(path)
     # Per initializer, so that a WEIGHTS_DIFFER names the tensors that differ
@@ -285,10 +448,13 @@ def export(name, outdir):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__.split("\n\n")[0] + "\nusage: zoo_export.py NAME OUTDIR", file=sys.stderr)
-        return 2
-    _, digests = export(sys.argv[1], sys.argv[2])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("name")
+    parser.add_argument("outdir")
+    parser.add_argument("--batch-norm-stats", help="the BatchNorms' statistics to use "
+                        "(a bundle's NAME/batch_norm_stats.npz) instead of calibrating")
+    args = parser.parse_args()
+    _, digests = export(args.name, args.outdir, args.batch_norm_stats)
     print(json.dumps(digests))
     return 0
 
