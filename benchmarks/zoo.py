@@ -23,9 +23,11 @@ the size's name and config (size, model_config).
 
 For one model (all in one process, same weights, same input):
   1. exports the module again at its standard size with its weights beside
-     the artifact (benchmarks/zoo_export.py); the sha256s must be the build
-     machine's (WEIGHTS_DIFFER otherwise), and the runtime checks them again
-     at load;
+     the artifact (benchmarks/zoo_export.py: parameters redrawn
+     reproducibly, a CNN's BatchNorm statistics from the bundle's
+     batch_norm_stats.npz); the sha256s must be the build machine's
+     (WEIGHTS_DIFFER otherwise, with differing_tensors), and the runtime
+     checks them again at load;
   2. onnxruntime (CPU, fp32) computes the reference on the seeded input
      (zoo_common.make_inputs at zoo_export.benchmark_sizes);
   3. kiln-run runs fp16.kiln with --expect (relative L2 <= 5e-3 on every
@@ -324,7 +326,15 @@ def bench_model(args):
             result["error"] = (f"the artifact was compiled at size {meta.get('size')!r}, "
                                f"the table says {record['size']!r}: build the bundle again")
             return 1
-        module, digests = zoo_export.export(name, folder)
+        # The build machine's BatchNorm statistics: calibrated here, a
+        # forward pass on another CPU, they would differ in the last bits.
+        stats = meta.get("batch_norm_stats")
+        if stats and not os.path.exists(os.path.join(folder, stats)):
+            result["status"] = "ERROR"
+            result["error"] = f"the bundle lacks {name}/{stats}: build the bundle again"
+            return 1
+        module, digests = zoo_export.export(
+            name, folder, batch_norm_stats=os.path.join(folder, stats) if stats else None)
         result["weights_sha256"] = digests["data_sha256"]
         if digests != meta["export"]:
             result["status"] = "WEIGHTS_DIFFER"

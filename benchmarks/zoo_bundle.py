@@ -14,7 +14,10 @@ zoo_export.benchmark_sizes (the compile is timed: kiln_compile_s) into
 OUTDIR/NAME/fp16.kiln and writes OUTDIR/NAME/meta.json (the size and its
 config, the export's sha256s and time, the compile command and time, wall
 and CPU, this machine, the expected seconds of the GPU run). The weights stay here:
-the GPU machine exports them again. OUTDIR also gets bin/kiln-run and the
+the GPU machine exports them again. A CNN's BatchNorm statistics, calibrated
+here by the export, go with the artifact (OUTDIR/NAME/batch_norm_stats.npz,
+named by meta.json's batch_norm_stats): the GPU machine's export uses them,
+so that its folded convolutions are these bytes. OUTDIR also gets bin/kiln-run and the
 scripts the GPU machine runs (zoo.py and what it imports, test/zoo/zoo.json),
 so it runs from any checkout. Prints the command to run there. Each
 --variant also compiles OUTDIR/NAME/fp16-NAME.kiln from the same export with
@@ -90,6 +93,9 @@ def bundle_model(args, name, out, kiln_version):
         digests = json.loads(exported.stdout.strip().splitlines()[-1])
         artifact = os.path.join(out, name, "fp16.kiln")
         os.makedirs(os.path.dirname(artifact))
+        stats = os.path.join(work, zoo_export.BATCH_NORM_STATS)
+        if os.path.exists(stats):
+            shutil.copy(stats, os.path.join(out, name))
         flags = ["--input-shape", shape, "--precision", "fp16", "--external-weights",
                  "--gpu-arch", args.gpu_arch, "--quiet"]
         compiled, seconds, cpu_seconds = timed_run(
@@ -114,6 +120,8 @@ def bundle_model(args, name, out, kiln_version):
                                                text=True).stdout.strip()
         meta = dict(model=name, zoo_file=record["file"], **zoo_export.standard_size(name),
                     export=digests, export_s=round(export_s, 1),
+                    batch_norm_stats=zoo_export.BATCH_NORM_STATS
+                    if os.path.exists(stats) else None,
                     export_cpu_s=round(export_cpu_s, 1), input_shape=shape,
                     kiln_compile_s=round(seconds, 2), kiln_compile_cpu_s=round(cpu_seconds, 2),
                     kiln_compile_command=" ".join(["kiln-compile", "model.onnx"] + flags +
