@@ -2,8 +2,9 @@
 # Build machine: the bundle of benchmarks/zoo.py (the zoo against torch eager
 # and torch.compile max-autotune): per model an fp16 artifact at the
 # benchmark's shapes with its weights external, its export's sha256s and
-# compile time, a CNN's BatchNorm statistics, plus bin/kiln-run and the scripts that run on the GPU machine
-# (benchmarks/zoo_bundle.py does the work). Prints the one command to run there.
+# compile time and a CNN's BatchNorm statistics, plus bin/kiln-run and the
+# scripts that run on the GPU machine (benchmarks/zoo_bundle.py does the
+# work). Prints the one command to run there.
 # Usage: benchmarks/make_zoo_bundle.sh OUTDIR [REGEX [--variant NAME=KILN_COMPILE ...]]
 #   REGEX matches model names in full (`resnet18|bert|gpt2`; default: all).
 # KILN_TORCH_PYTHON: a Python with the GPU machine's torch 2.11, torchvision

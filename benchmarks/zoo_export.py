@@ -251,12 +251,20 @@ def reproducible_uniform(count, bound, key):
     return values
 
 
+def transformers_conv1d():
+    """transformers' Conv1D (GPT-2's linear layer, its weight stored (in,
+    out)) when transformers is loaded, as it is for any module that has one;
+    else None (a torchvision model does not pay for importing it)."""
+    utils = sys.modules.get("transformers.pytorch_utils")
+    return utils.Conv1D if utils else None
+
+
 def fan_in(module, weight):
     """The inputs that each output of |module|'s |weight| sums: torch's fan-in,
-    except that transformers' Conv1D (GPT-2) stores its weight (in, out)."""
+    except for transformers' Conv1D, whose weight is (in, out)."""
     import torch
-    from transformers.pytorch_utils import Conv1D
-    if isinstance(module, Conv1D):
+    conv1d = transformers_conv1d()
+    if conv1d and isinstance(module, conv1d):
         return weight.shape[0]
     return torch.nn.init._calculate_fan_in_and_fan_out(weight)[0]
 
@@ -265,9 +273,9 @@ def layer_weights(module):
     """The weights of |module| that are a layer's linear map (convolution,
     linear, embedding, attention projection), by parameter name."""
     import torch
-    from transformers.pytorch_utils import Conv1D
-    if isinstance(module, (torch.nn.modules.conv._ConvNd, torch.nn.Linear, torch.nn.Embedding,
-                           Conv1D)):
+    layers = (torch.nn.modules.conv._ConvNd, torch.nn.Linear, torch.nn.Embedding)
+    conv1d = transformers_conv1d()
+    if isinstance(module, layers + ((conv1d,) if conv1d else ())):
         return {"weight": module.weight}
     if isinstance(module, torch.nn.MultiheadAttention):
         return {name: parameter for name, parameter in module.named_parameters(recurse=False)

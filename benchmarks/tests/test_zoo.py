@@ -9,6 +9,7 @@ import struct
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 BENCHMARKS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -233,6 +234,7 @@ def test_bundle_builder_one_model(tmp_path):
     assert (meta["size"], meta["model_config"]) == ("torchvision", {})
     assert meta["export_cpu_s"] > 0 and meta["kiln_compile_cpu_s"] > 0
     assert "--external-weights" in meta["kiln_compile_command"]
+    assert meta["batch_norm_stats"] is None  # SqueezeNet has no BatchNorm
     assert meta["kiln_compile_s"] > 0 and meta["expected_s"] > 0
     # The GPU machine re-exports (16 threads there, one here): the same bytes.
     export = tmp_path / "again"
@@ -278,3 +280,168 @@ def test_profile_steps_keep_every_step_in_plan_order(tmp_path):
     assert steps[0]["kernel_us"] == 19.8 and steps[1]["kernel_us"] == 10.7
     assert steps[1]["algorithm"] == "implicit_gemm"
     assert steps[0]["nodes"] == "/a/Conv, /a/Sigmoid" and steps[0]["bytes"] == 12845056
+
+
+def test_reproducible_uniform_is_numpy_bit_stream_arithmetic(monkeypatch):
+    """The redrawn weights are PCG64's raw bits through exact arithmetic:
+    known values for a key, the same whatever the chunking, odd multiples
+    of bound * 2^-24 inside (-bound, bound) with unit-uniform moments."""
+    bound = 0.5  # a power of two: every value is exact, checkable below
+    values = zoo_export.reproducible_uniform(10_000, bound, "model.features.0.0.weight")
+    assert values.dtype.name == "float32" and values.shape == (10_000,)
+    # The first values pin the draw: a change to it changes every bundle's weights.
+    assert [float(v) for v in values[:3]] == [float.fromhex(h) for h in (
+        "-0x1.69c0fcp-3", "-0x1.83a7d8p-4", "0x1.0c02e0p-6")]
+    steps = values.astype("float64") / (bound * 2.0 ** -24)
+    assert all(step == round(step) and round(step) % 2 == 1 for step in steps[:1000])
+    assert abs(values).max() < bound and abs(values).max() > 0.99 * bound
+    assert abs(values.mean()) < 0.02 * bound
+    assert abs(values.std() - bound / math.sqrt(3)) < 0.02 * bound
+    monkeypatch.setattr(zoo_export, "REDRAW_CHUNK", 777)
+    assert (zoo_export.reproducible_uniform(10_000, bound, "model.features.0.0.weight")
+            == values).all()
+    assert not (zoo_export.reproducible_uniform(10_000, bound, "model.features.0.1.weight")
+                == values).all()
+
+
+# Builds mobilenet_v3_small as zoo_export does (torch's kaiming_normal_ and
+# normal_ init, which ATEN_CPU_CAPABILITY changes), then redraws it; prints
+# the sha256 of its parameters before and after, and the redraw's rules on a
+# module made to show each of them.
+REDRAW_PROBE = r"""
+import hashlib, json, math, sys
+sys.path.insert(0, sys.argv[1])
+import torch, zoo_export
+def digest(module):
+    return hashlib.sha256(b"".join(p.detach().numpy().tobytes()
+                                   for p in module.parameters())).hexdigest()
+export_zoo = zoo_export.load_script("export-zoo.py")
+module = export_zoo.build_module("mobilenet_v3_small")
+before = digest(module)
+drawn = zoo_export.redraw_parameters(module)
+rules = torch.nn.Module()
+rules.conv = torch.nn.Conv2d(4, 8, 3)
+rules.head = torch.nn.Linear(16, 10)
+torch.nn.init.zeros_(rules.head.weight)
+rules.embedding = torch.nn.Embedding(100, 32, padding_idx=1)
+rules.norm = torch.nn.LayerNorm(32)
+rules.layer_scale = torch.nn.Parameter(torch.full((8, 1, 1), 1e-6))
+rules.table = torch.nn.Parameter(torch.randn(49, 3))
+zoo_export.redraw_parameters(rules)
+peak = {name: float(p.detach().abs().max()) for name, p in rules.named_parameters()}
+print(json.dumps(dict(capability=torch.backends.cpu.get_cpu_capability(),
+                      threads=torch.get_num_threads(), torch_init=before,
+                      redrawn=digest(module), drawn=drawn, peak=peak,
+                      padding_row=float(rules.embedding.weight[1].abs().max()),
+                      layer_scale=float(rules.layer_scale.max()))))
+"""
+
+
+@pytest.mark.skipif(not torch_python_works(), reason=f"no torch at {TORCH_PYTHON}")
+def test_redrawn_weights_are_the_same_bytes_under_other_cpu_settings():
+    """The closest this machine gets to another CPU: ATen's default and AVX2
+    kernels, one thread and two. torch's own initialisation of MobileNet-V3
+    differs between them (its normal_ is Sleef's Box-Muller under AVX2,
+    glibc's otherwise); the redrawn parameters must not."""
+    runs = []
+    for capability, threads in (("default", "1"), ("avx2", "2")):
+        run = subprocess.run([TORCH_PYTHON, "-c", REDRAW_PROBE, BENCHMARKS],
+                             capture_output=True, text=True,
+                             env=dict(os.environ, ATEN_CPU_CAPABILITY=capability,
+                                      OMP_NUM_THREADS=threads))
+        assert run.returncode == 0, run.stderr[-2000:]
+        runs.append(json.loads(run.stdout.splitlines()[-1]))
+    assert [(r["capability"], r["threads"]) for r in runs] == [("DEFAULT", 1), ("AVX2", 2)]
+    assert runs[0]["torch_init"] != runs[1]["torch_init"], \
+        "the two settings no longer change torch's init: the test needs another pair"
+    assert runs[0]["redrawn"] == runs[1]["redrawn"]
+    assert runs[0]["redrawn"] != runs[0]["torch_init"]
+    # Every conv and linear weight (52 + 2) of MobileNet-V3-small; the
+    # BatchNorms' ones and zeros and the zero biases are kept.
+    assert runs[0]["drawn"] == 54
+    peak = runs[0]["peak"]
+    assert 0.9 < peak["conv.weight"] / math.sqrt(6 / 36) < 1        # He's bound
+    assert 0 < peak["conv.bias"] < math.sqrt(1 / 36)                # torch's bias bound
+    assert 0.9 < peak["head.weight"] / math.sqrt(1 / 16) < 1        # zeros redrawn
+    assert 0 < peak["head.bias"] < math.sqrt(1 / 16)
+    assert 0.9 < peak["embedding.weight"] / math.sqrt(1 / 32) < 1
+    assert runs[0]["padding_row"] == 0
+    assert peak["norm.weight"] == 1 and peak["norm.bias"] == 0       # constants kept
+    assert runs[0]["layer_scale"] == peak["layer_scale"] == float(np.float32(1e-6))
+    assert 0.9 < peak["table"] / (zoo_export.TABLE_STD * math.sqrt(3)) < 1
+
+
+def stand_in_build(folder):
+    """A build folder whose kiln-compile writes its -o file and a version,
+    and whose kiln-run is a stub: the bundle without compiling."""
+    os.makedirs(folder / "bin")
+    compile_script = folder / "bin" / "kiln-compile"
+    compile_script.write_text(
+        "#!/bin/sh\n[ \"$1\" = --version ] && { echo kiln stand-in; exit 0; }\n"
+        "while [ \"$1\" != -o ]; do shift; done\necho artifact > \"$2\"\n")
+    (folder / "bin" / "kiln-run").write_text("#!/bin/sh\nexit 2\n")
+    for script in ("kiln-compile", "kiln-run"):
+        (folder / "bin" / script).chmod(0o755)
+
+
+def export_digests(run):
+    assert run.returncode == 0, run.stderr[-2000:]
+    return json.loads(run.stdout.splitlines()[-1])
+
+
+@pytest.mark.skipif(not torch_python_works(), reason=f"no torch at {TORCH_PYTHON}")
+def test_bundle_ships_batch_norm_stats_and_the_gpu_export_uses_them(tmp_path):
+    """The bundle carries MobileNet-V3's calibrated statistics; an export
+    with them (two threads, as the GPU machine's) is the build machine's
+    bytes; zoo.py exports with the bundle's file: statistics changed in it
+    change exactly the convolutions their BatchNorms fold into."""
+    build, bundle = tmp_path / "build", tmp_path / "bundle"
+    stand_in_build(build)
+    avx2 = dict(os.environ, ATEN_CPU_CAPABILITY="avx2", OMP_NUM_THREADS="2")
+    run = subprocess.run([os.path.join(BENCHMARKS, "make_zoo_bundle.sh"), str(bundle),
+                          "mobilenet_v3_small"], capture_output=True, text=True,
+                         env=dict(os.environ, KILN_TORCH_PYTHON=TORCH_PYTHON,
+                                  KILN_BUILD_DIR=str(build)))
+    assert run.returncode == 0, run.stdout + run.stderr
+    folder = bundle / "mobilenet_v3_small"
+    meta = json.loads((folder / "meta.json").read_text())
+    assert meta["batch_norm_stats"] == zoo_export.BATCH_NORM_STATS
+    stats_path = folder / zoo_export.BATCH_NORM_STATS
+    with np.load(stats_path) as stats:
+        stats = dict(stats)
+    assert len(stats) == 2 * 34 and "model.features.0.1.running_var" in stats
+    assert all(value.dtype == np.float32 for value in stats.values())
+    # As zoo.py exports: the bundled script, the bundled statistics.
+    again = export_digests(subprocess.run(
+        [TORCH_PYTHON, str(bundle / "zoo_export.py"), "mobilenet_v3_small",
+         str(tmp_path / "again"), "--batch-norm-stats", str(stats_path)],
+        capture_output=True, text=True, env=avx2))
+    assert again == meta["export"]
+    assert not (tmp_path / "again" / zoo_export.BATCH_NORM_STATS).exists()
+    # Another machine's statistics in the bundle: zoo.py's export must take
+    # them, so the weights differ, in the folded convolutions only.
+    stats["model.features.0.1.running_var"] = stats["model.features.0.1.running_var"] * 4
+    np.savez(stats_path, **stats)
+    out = tmp_path / "results"
+    out.mkdir()  # zoo.py's runner makes it before it starts a model
+    zoo_run = subprocess.run([TORCH_PYTHON, str(bundle / "zoo.py"), "--bundle", str(bundle),
+                              "--out", str(out), "--model", "mobilenet_v3_small"],
+                             capture_output=True, text=True, env=avx2)
+    result = json.loads((out / "mobilenet_v3_small.json").read_text())
+    assert result["status"] == "WEIGHTS_DIFFER", zoo_run.stdout[-2000:]
+    # The first conv (its BatchNorm's variance) and its bias.
+    assert len(result["differing_tensors"]) == 2
+    assert all(n.startswith("onnx::Conv_") for n in result["differing_tensors"])
+    # A bundle without the file meta.json names stops before exporting.
+    stats_path.unlink()
+    zoo_run = subprocess.run([TORCH_PYTHON, str(bundle / "zoo.py"), "--bundle", str(bundle),
+                              "--out", str(out), "--model", "mobilenet_v3_small"],
+                             capture_output=True, text=True, env=avx2)
+    result = json.loads((out / "mobilenet_v3_small.json").read_text())
+    assert result["status"] == "ERROR" and "lacks" in result["error"], result
+    # Statistics of another model do not fit.
+    np.savez(stats_path, **{"model.features.0.1.running_mean": np.zeros(16, np.float32)})
+    wrong = subprocess.run([TORCH_PYTHON, str(bundle / "zoo_export.py"), "mobilenet_v3_small",
+                            str(tmp_path / "wrong"), "--batch-norm-stats", str(stats_path)],
+                           capture_output=True, text=True, env=avx2)
+    assert wrong.returncode != 0 and "does not fit the module" in wrong.stderr
