@@ -234,12 +234,13 @@ BATCH_NORM_STATS = "batch_norm_stats.npz"
 
 def reproducible_uniform(count, bound, key):
     """|count| float32 values uniform in (-bound, bound), the same bytes on any
-    CPU: numpy's PCG64 (a bit stream numpy keeps stable across versions),
-    seeded from the sha256 of the text |key|, gives 64 random bits a value;
-    its top 24 bits k make the odd multiple (2k + 1 - 2^24) of 2^-24, exact
-    in float64, times |bound| (one IEEE rounding), then one rounding to
-    float32. No transcendental function, no fused multiply-add, nothing a
-    CPU's math library or vector width can change."""
+    CPU: numpy's PCG64, seeded from the sha256 of the text |key|, gives each
+    value 64 random bits (XSL-RR 128/64 seeded through SeedSequence: integer
+    algorithms, unchanged since numpy 1.17; the bench suite pins known
+    values); their top 24 bits k make the odd multiple (2k + 1 - 2^24) of
+    2^-24, exact in float64, times |bound| (one IEEE rounding), then one
+    rounding to float32. No transcendental function, no fused multiply-add,
+    nothing a CPU's math library or vector width can change."""
     seed = int.from_bytes(hashlib.sha256(key.encode()).digest()[:16], "little")
     generator = np.random.PCG64(seed)
     values = np.empty(count, dtype=np.float32)
