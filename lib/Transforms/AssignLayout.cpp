@@ -26,7 +26,9 @@
 //       transpose(x, [0,3,1,2]) reduces x over the permuted axes, and only
 //       its result is transposed (a global average pool of an NHWC value
 //       reduces axes [1, 2]), unless that makes a strided reduction of more
-//       than kMaxSerialReduction elements per output;
+//       than kMaxSerialReduction elements per output that is not a column
+//       reduction (one run of axes before kept innermost ones, of a static
+//       float tensor: the channels-last window template's);
 //     - a concat of values that are all transpose(x_i, [0,3,1,2]) concats
 //       the x_i (the channel concat of NHWC values is along their last
 //       dim), and a slice of one with constant axes slices x;
@@ -346,8 +348,15 @@ struct SinkTransposeThroughReduction : OpRewritePattern<ReduceOpT> {
         keptRank[d] = kept++;
     }
     // Reduced axes that do not end the source make a serial loop per output
-    // (not a row kernel): keep the transpose when that loop would be long.
+    // (not a row kernel): keep the transpose when that loop would be long,
+    // unless the axes are one run before kept innermost axes, a column
+    // reduction, which the channels-last window template reduces by
+    // vectors of channels (a squeeze-excite mean over 112 x 112 pixels).
     bool trailing = sourceAxes.front() == rank - int64_t(sourceAxes.size());
+    bool column = sourceAxes.back() - sourceAxes.front() + 1 ==
+                      int64_t(sourceAxes.size()) &&
+                  sourceType.hasStaticShape() &&
+                  isa<FloatType>(sourceType.getElementType());
     int64_t reducedElements = 1;
     bool longLoop = false;
     for (int64_t d : sourceAxes) {
@@ -356,7 +365,8 @@ struct SinkTransposeThroughReduction : OpRewritePattern<ReduceOpT> {
       if (!ShapedType::isDynamic(size))
         reducedElements *= size;
     }
-    if (!trailing && (longLoop || reducedElements > kMaxSerialReduction))
+    if (!trailing && !column &&
+        (longLoop || reducedElements > kMaxSerialReduction))
       return rewriter.notifyMatchFailure(reduce, "long strided reduction");
     SmallVector<int64_t> resultPerm;
     for (int64_t i = 0; i < rank; ++i)

@@ -1,6 +1,7 @@
 // The pass pipelines of kiln's phases and their registration by name.
 #include "kiln/Transforms/Pipelines.h"
 
+#include "kiln/Transforms/PackDepthwiseWeights.h"
 #include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/RecordDimExprs.h"
 
@@ -50,6 +51,8 @@ void buildGraphPipeline(mlir::OpPassManager &pm,
 
 void buildFusePipeline(mlir::OpPassManager &pm) {
   pm.addPass(createKilnOutlineInit());
+  // After outlining: folding would undo the stored layout.
+  pm.addPass(createKilnPackDepthwiseWeights());
   pm.addNestedPass<mlir::func::FuncOp>(createKilnRequireStatic());
   pm.addNestedPass<mlir::func::FuncOp>(createKilnFuseKernels());
 }
@@ -69,6 +72,7 @@ void buildPlanMemoryPipeline(mlir::OpPassManager &pm) {
 }
 
 void buildKernelPipeline(mlir::OpPassManager &pm) {
+  pm.addPass(createKilnPackDepthwiseWeights());
   pm.addNestedPass<mlir::func::FuncOp>(createKilnRequireStatic());
   pm.addNestedPass<mlir::func::FuncOp>(createKilnFuseKernels());
   buildTilePipeline(pm);

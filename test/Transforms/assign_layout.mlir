@@ -192,17 +192,35 @@ func.func @pools_stay_nchw(%x: tensor<1x4x6x6xf16>) -> (tensor<1x4x3x3xf16>, ten
 
 // -----
 
-// A mean over a 40 x 40 plane would loop over 1600 strided elements per
-// output in NHWC: the transpose stays and the reduction keeps its row form.
+// A mean over a 40 x 40 plane of an NHWC value is a column reduction (the
+// plane's pixels, each a contiguous vector of channels): it runs NHWC, and
+// the channels-last window template reduces it by vectors of channels.
 // CHECK-LABEL: func.func @long_spatial_reduction
-// CHECK: %[[T:.+]] = kiln.transpose %{{.+}} {perm = array<i64: 0, 3, 1, 2>} : tensor<1x40x40x8xf16> -> tensor<1x8x40x40xf16>
-// CHECK: kiln.reduce_mean %[[T]], %{{.+}} : tensor<1x8x40x40xf16>, tensor<2xi64> -> tensor<1x8x1x1xf16>
+// CHECK: %[[AXES:.+]] = kiln.constant dense<[1, 2]> : tensor<2xi64>
+// CHECK: kiln.reduce_mean %{{.+}}, %[[AXES]] : tensor<1x40x40x8xf16>, tensor<2xi64> -> tensor<1x1x1x8xf16>
+// CHECK-NOT: kiln.transpose
 func.func @long_spatial_reduction(%x: tensor<1x3x40x40xf16>) -> tensor<1x8x1x1xf16> {
   %w = kiln.constant dense<1.0> : tensor<8x3x1x1xf16>
   %axes = kiln.constant dense<[2, 3]> : tensor<2xi64>
   %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x3x40x40xf16>, tensor<8x3x1x1xf16> -> tensor<1x8x40x40xf16>
   %m = kiln.reduce_mean %c, %axes : tensor<1x8x40x40xf16>, tensor<2xi64> -> tensor<1x8x1x1xf16>
   return %m : tensor<1x8x1x1xf16>
+}
+
+// -----
+
+// A sum over C and H of NCHW is axes [1, 3] of NHWC: not one run, so in
+// NHWC it would loop over 32 x 64 strided elements per output; the
+// transpose stays and the reduction reads NCHW.
+// CHECK-LABEL: func.func @long_strided_reduction
+// CHECK: %[[T:.+]] = kiln.transpose %{{.+}} {perm = array<i64: 0, 3, 1, 2>} : tensor<1x64x40x32xf16> -> tensor<1x32x64x40xf16>
+// CHECK: kiln.reduce_sum %[[T]], %{{.+}} : tensor<1x32x64x40xf16>, tensor<2xi64> -> tensor<1x1x1x40xf16>
+func.func @long_strided_reduction(%x: tensor<1x3x64x40xf16>) -> tensor<1x1x1x40xf16> {
+  %w = kiln.constant dense<1.0> : tensor<32x3x1x1xf16>
+  %axes = kiln.constant dense<[1, 2]> : tensor<2xi64>
+  %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x3x64x40xf16>, tensor<32x3x1x1xf16> -> tensor<1x32x64x40xf16>
+  %m = kiln.reduce_sum %c, %axes : tensor<1x32x64x40xf16>, tensor<2xi64> -> tensor<1x1x1x40xf16>
+  return %m : tensor<1x1x1x40xf16>
 }
 
 // -----

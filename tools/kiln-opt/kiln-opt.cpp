@@ -4,6 +4,7 @@
 #include "ExitCodes.h"
 #include "ToolCommandLine.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Transforms/PackDepthwiseWeights.h"
 #include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/Pipelines.h"
 #include "kiln/Transforms/RecordDimExprs.h"
@@ -33,6 +34,7 @@ int main(int argc, char **argv) {
   mlir::registerCSEPass();
   kiln::registerKilnPasses();
   kiln::registerKilnRecordDimExprs();
+  kiln::registerKilnPackDepthwiseWeights();
   kiln::registerKilnPipelines();
 
   cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),

@@ -33,8 +33,8 @@ struct GraphPipelineOptions {
 void buildGraphPipeline(mlir::OpPassManager &pm,
                         const GraphPipelineOptions &options);
 
-/// kiln-fuse-pipeline: kiln-outline-init, then per function
-/// kiln-require-static and kiln-fuse-kernels.
+/// kiln-fuse-pipeline: kiln-outline-init, kiln-pack-depthwise-weights, then
+/// per function kiln-require-static and kiln-fuse-kernels.
 void buildFusePipeline(mlir::OpPassManager &pm);
 
 /// kiln-tile-pipeline: kiln-tile-kernels per function.
@@ -48,8 +48,8 @@ void buildSchedulePipeline(mlir::OpPassManager &pm, int64_t maxStreams);
 void buildPlanMemoryPipeline(mlir::OpPassManager &pm);
 
 /// kiln-kernel-pipeline: the code-generation preparation after the graph
-/// pipeline, without the init program: kiln-require-static,
-/// kiln-fuse-kernels, kiln-tile-kernels per function.
+/// pipeline, without the init program: kiln-pack-depthwise-weights, then
+/// kiln-require-static, kiln-fuse-kernels, kiln-tile-kernels per function.
 void buildKernelPipeline(mlir::OpPassManager &pm);
 
 /// Registers the pipelines above by name (with the graph pipeline's and the

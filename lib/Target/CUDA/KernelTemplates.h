@@ -37,6 +37,16 @@ mlir::LogicalResult emitLoopKernel(ElementalEmitter &emitter,
 /// (PoolEmitter.cpp).
 mlir::LogicalResult emitChannelsLastPoolKernel(ElementalEmitter &emitter,
                                                LaunchGeometry &launch);
+/// The depthwise conv of the channels-last window template: one output pixel
+/// x `vector_width` channels per thread, input and weight ([R, S, 1, C]) read
+/// as vectors, the epilogue lane by lane (DepthwiseConvEmitter.cpp).
+mlir::LogicalResult emitDepthwiseConvKernel(ElementalEmitter &emitter,
+                                            LaunchGeometry &launch);
+/// The column reduction of the channels-last window template: a block per
+/// (outer, row of vectors of channels), threads along the reduced length,
+/// partials combined in shared memory (ColumnReduceEmitter.cpp).
+mlir::LogicalResult emitColumnReductionKernel(ElementalEmitter &emitter,
+                                              LaunchGeometry &launch);
 /// row_reduce: one warp or one block per row around the anchor reduction.
 mlir::LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
                                         LaunchGeometry &launch);

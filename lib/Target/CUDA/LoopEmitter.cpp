@@ -244,10 +244,25 @@ FailureOr<std::optional<RunTimeCount>> getRunTimeCount(KernelOp kernel) {
 LogicalResult emitLoopKernel(ElementalEmitter &emitter,
                              LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
-  // The channels-last pool variant goes a vector of channels per thread.
+  // The channels-last window variant goes a vector of channels per thread
+  // (a column reduction: per block), by its window op.
   KernelVariant variant = *getKernelVariant(kernel);
-  if (variant == KernelVariant::ChannelsLastPool)
-    return emitChannelsLastPoolKernel(emitter, launch);
+  if (variant == KernelVariant::ChannelsLastPool) {
+    std::string why;
+    std::optional<ChannelsLastWindow> window =
+        getChannelsLastWindow(kernel, &why);
+    if (!window)
+      return emitter.error(nullptr)
+             << "cannot run its variant 'channels_last_pool': " << why;
+    switch (window->kind) {
+    case ChannelsLastWindowKind::Pool:
+      return emitChannelsLastPoolKernel(emitter, launch);
+    case ChannelsLastWindowKind::DepthwiseConv:
+      return emitDepthwiseConvKernel(emitter, launch);
+    case ChannelsLastWindowKind::ColumnReduction:
+      return emitColumnReductionKernel(emitter, launch);
+    }
+  }
   if (variant != KernelVariant::Loop)
     return emitter.error(nullptr) << "records variant '"
                                   << stringifyKernelVariant(variant)

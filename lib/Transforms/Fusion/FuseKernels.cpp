@@ -384,11 +384,14 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
       while (!worklist.empty()) {
         Operation *current = worklist.pop_back_val();
         // A window op reads each input element many times: its producers
-        // stay in kernels of their own instead of being recomputed.
-        if (classifyForFusion(current) == FusionClass::Window)
-          continue;
+        // stay in kernels of their own instead of being recomputed, except
+        // the stored layout of a depthwise conv's weight, which its kernel
+        // reads as stored (isDepthwiseWeightLayout).
+        bool window = classifyForFusion(current) == FusionClass::Window;
         for (Value operand : current->getOperands()) {
           Operation *producer = operand.getDefiningOp();
+          if (window && !(producer && isDepthwiseWeightLayout(producer)))
+            continue;
           if (!producer || groupOf.count(producer) ||
               group.ops.contains(producer) || !allUsersIn(producer, group))
             continue;

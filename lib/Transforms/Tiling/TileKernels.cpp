@@ -11,8 +11,12 @@
 //    elements; fewer elements per thread, then narrower vectors, where the
 //    loads of one step would hold more than 128 registers; a grid that covers
 //    the output's vectors, capped at 64 blocks per multiprocessor (the loop is
-//    grid-stride). The channels_last_pool variant: a vector of channels (16
-//    bytes, halved until it divides C) per thread and step.
+//    grid-stride). The channels_last_pool variant (the channels-last window
+//    template): a vector of channels (16 bytes, halved until it divides C)
+//    per thread and step for a pool or a depthwise conv (which takes 4 or 2
+//    adjacent pixels of a row with stride 1 along W); for a column
+//    reduction a block per (outer index, row of vectors of channels), the
+//    block's rows of threads along the reduced length.
 //  - row_reduce: rows of <= 1024 elements get one warp each, 4 rows per
 //    128-thread block; longer rows get a block each (512 threads, 1024 for
 //    rows of 8192 and more; softmax: about 16 values per thread, 128 to 1024
@@ -51,6 +55,10 @@ constexpr int64_t kWarpSize = 32;
 constexpr int64_t kVectorBytes = 16;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+Type elementTypeOf(Value value) {
+  return getElementTypeOrSelf(value.getType());
+}
 
 int64_t elementBytes(Type type) {
   auto dtype = eval::dtypeFromMlir(getElementTypeOrSelf(type));
@@ -273,16 +281,24 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     if (!largest)
       return signalPassFailure();
     int64_t elements = *largest;
-    setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize, 256);
     if (chooseVariant(kernel) == KernelVariant::ChannelsLastPool) {
-      // A thread per output pixel x vector of channels, one per step.
-      int64_t poolWidth =
-          channelsLastPoolVectorWidth(getChannelsLastPool(kernel));
-      setIfAbsent(kernel, &KernelOp::getVectorWidth,
-                  &KernelOp::setVectorWidth, poolWidth);
+      // A thread per output pixel x vector of channels, one per step (a
+      // column reduction: a block per vectors of channels).
+      std::optional<ChannelsLastWindow> window = getChannelsLastWindow(kernel);
+      setIfAbsent(kernel, &KernelOp::getVectorWidth, &KernelOp::setVectorWidth,
+                  channelsLastWindowVectorWidth(kernel, *window));
+      // A depthwise conv: adjacent pixels of a row per thread where they
+      // share input columns (stride 1 along W).
+      auto conv = dyn_cast<ConvOp>(window->op);
       setIfAbsent(kernel, &KernelOp::getElementsPerThread,
-                  &KernelOp::setElementsPerThread, 1);
+                  &KernelOp::setElementsPerThread,
+                  window->kind == ChannelsLastWindowKind::DepthwiseConv
+                      ? depthwisePixelsPerThread(conv)
+                      : 1);
+      if (window->kind == ChannelsLastWindowKind::ColumnReduction)
+        return tileColumnReduction(kernel, window->op);
     }
+    setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize, 256);
     int64_t width = vectorWidth(kernel);
     int64_t perThread = elements >= (1 << 20) ? 4 : 1;
     fitLoadRegisters(kernel, width, perThread);
@@ -296,6 +312,32 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     setIfAbsent(kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
                 std::clamp<int64_t>(ceilDiv(elements, perBlock), 1,
                                     64 * multiprocessors));
+  }
+
+  /// A column reduction [outer, length, inner]: a block per (outer, row of
+  /// vectors of channels), its rows of threads splitting the length: 256
+  /// threads, 1024 when there are fewer blocks than multiprocessors (the
+  /// SE means of an early stage: 16 blocks for [8, 112 x 112, 32] f16),
+  /// never more rows than the length has nor more partials than the
+  /// shared memory holds; a grid of every block, capped at 64 per
+  /// multiprocessor (grid-stride).
+  void tileColumnReduction(KernelOp kernel, Operation *reduce) {
+    ColumnReductionExtents extents = *columnReductionExtents(reduce);
+    int64_t width = int64_t(kernel.getVectorWidth().value_or(1));
+    int64_t perRow = columnReductionVectorsPerRow(reduce, width);
+    int64_t blocks =
+        extents.outer * ceilDiv(ceilDiv(extents.inner, width), perRow);
+    int64_t threads = blocks < multiprocessors ? 1024 : 256;
+    int64_t partialBytes =
+        width * (elementTypeOf(reduce->getResult(0)).isF64() ? 8 : 4);
+    int64_t rows = 1;
+    while (rows * 2 <= extents.length && rows * 2 * perRow <= threads &&
+           rows * 2 * perRow * partialBytes <= kColumnReductionSharedBytes)
+      rows *= 2;
+    setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize,
+                rows * perRow);
+    setIfAbsent(kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
+                std::clamp<int64_t>(blocks, 1, 64 * multiprocessors));
   }
 
   void tileRowReduce(KernelOp kernel) {

@@ -273,13 +273,45 @@ func.func @variant_of_row_reduce(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 func.func @channels_last_pool_without_pool(%a: tensor<1x4x4x8xf16>) -> tensor<1x4x4x8xf16> {
   %e = kiln.empty : tensor<1x4x4x8xf16>
-  // expected-error @+1 {{'p' records variant 'channels_last_pool', whose precondition does not hold: its body is not one channels-last float pool of its first input}}
+  // expected-error @+1 {{'p' records variant 'channels_last_pool', whose precondition does not hold: its body has no window op (a channels-last pool, a depthwise conv or a column reduction)}}
   %r = kiln.kernel "p" pointwise ins(%a : tensor<1x4x4x8xf16>) outs(%e : tensor<1x4x4x8xf16>) attributes {variant = #kiln.variant<channels_last_pool>} {
   ^bb0(%x: tensor<1x4x4x8xf16>, %o: tensor<1x4x4x8xf16>):
     %y = kiln.relu %x : tensor<1x4x4x8xf16> -> tensor<1x4x4x8xf16>
     kiln.yield %y : tensor<1x4x4x8xf16>
   } -> tensor<1x4x4x8xf16>
   return %r : tensor<1x4x4x8xf16>
+}
+
+// -----
+
+// The channels-last window template reads a depthwise conv's weight stored
+// [R, S, 1, C] (kiln-pack-depthwise-weights); one in the conv's own layout
+// is read by the loop template only.
+func.func @channels_last_depthwise_unstored_weight(%a: tensor<1x4x4x8xf16>, %w: tensor<8x3x3x1xf16>) -> tensor<1x4x4x8xf16> {
+  %e = kiln.empty : tensor<1x4x4x8xf16>
+  // expected-error @+1 {{'d' records variant 'channels_last_pool', whose precondition does not hold: its depthwise conv's weight is not a kernel input stored channels innermost (kiln-pack-depthwise-weights)}}
+  %r = kiln.kernel "d" pointwise ins(%a, %w : tensor<1x4x4x8xf16>, tensor<8x3x3x1xf16>) outs(%e : tensor<1x4x4x8xf16>) attributes {variant = #kiln.variant<channels_last_pool>, vector_width = 8 : i64} {
+  ^bb0(%x: tensor<1x4x4x8xf16>, %v: tensor<8x3x3x1xf16>, %o: tensor<1x4x4x8xf16>):
+    %c = kiln.conv %x, %v {dilations = array<i64: 1, 1>, group = 8 : i64, layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x4x8xf16>, tensor<8x3x3x1xf16> -> tensor<1x4x4x8xf16>
+    kiln.yield %c : tensor<1x4x4x8xf16>
+  } -> tensor<1x4x4x8xf16>
+  return %r : tensor<1x4x4x8xf16>
+}
+
+// -----
+
+// A column reduction's block is a power of two of rows of vectors (here 2
+// vectors of 8 f16 channels: a 32-byte sector).
+func.func @column_reduction_block(%a: tensor<2x6x6x32xf16>) -> tensor<2x1x1x32xf16> {
+  %e = kiln.empty : tensor<2x1x1x32xf16>
+  // expected-error @+1 {{'m' records variant 'channels_last_pool', whose precondition does not hold: block_size 96 is not a power of two of rows of 2 vectors up to 1024 threads}}
+  %r = kiln.kernel "m" pointwise ins(%a : tensor<2x6x6x32xf16>) outs(%e : tensor<2x1x1x32xf16>) attributes {block_size = 96 : i64, variant = #kiln.variant<channels_last_pool>, vector_width = 8 : i64} {
+  ^bb0(%x: tensor<2x6x6x32xf16>, %o: tensor<2x1x1x32xf16>):
+    %axes = kiln.constant dense<[1, 2]> : tensor<2xi64>
+    %m = kiln.reduce_mean %x, %axes : tensor<2x6x6x32xf16>, tensor<2xi64> -> tensor<2x1x1x32xf16>
+    kiln.yield %m : tensor<2x1x1x32xf16>
+  } -> tensor<2x1x1x32xf16>
+  return %r : tensor<2x1x1x32xf16>
 }
 
 // -----

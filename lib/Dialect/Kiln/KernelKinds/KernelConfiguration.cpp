@@ -163,22 +163,141 @@ std::string flashPrecondition(KernelOp kernel,
   return "";
 }
 
-/// channels_last_pool: the body is one channels-last float pool whose
-/// channels allow vectors of two or more, and a recorded vector_width is
-/// such a vector.
-std::string channelsLastPoolPrecondition(KernelOp kernel) {
-  Operation *pool = getChannelsLastPool(kernel);
-  if (!pool)
-    return "its body is not one channels-last float pool of its first input";
-  int64_t widest = channelsLastPoolVectorWidth(pool);
-  if (widest < 2)
-    return "its " + std::to_string(shapeOf(pool->getResult(0)).back()) +
+int64_t storageBytesOf(Type type) {
+  return (type.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+/// 16 bytes of |bytes|-wide elements, halved until the width divides
+/// |channels|.
+int64_t vectorOfChannels(int64_t bytes, int64_t channels) {
+  int64_t width = kVectorBytes / std::max<int64_t>(bytes, 1);
+  while (width > 1 && channels % width != 0)
+    width /= 2;
+  return std::max<int64_t>(width, 1);
+}
+
+/// Whether every op that uses |value| in the kernel body, directly or not,
+/// is pointwise with |value|'s shape and one result (so it is computed at
+/// |value|'s own index, once per element).
+bool onlyPointwiseUsers(Value value) {
+  SmallVector<Value> worklist{value};
+  while (!worklist.empty()) {
+    Value current = worklist.pop_back_val();
+    for (Operation *user : current.getUsers()) {
+      if (isa<YieldOp>(user))
+        continue;
+      if (classifyForFusion(user) != FusionClass::Pointwise ||
+          user->getNumResults() != 1 ||
+          shapeOf(user->getResult(0)) != shapeOf(value))
+        return false;
+      worklist.push_back(user->getResult(0));
+    }
+  }
+  return true;
+}
+
+/// A depthwise conv the window template runs: see KernelConfiguration.h.
+std::string depthwiseConvUnmet(KernelOp kernel, ConvOp conv) {
+  if (!isDepthwiseChannelsLast(conv))
+    return "its conv is not a channels-last depthwise one";
+  Type type = elementTypeOf(conv.getResult());
+  if (!isa<FloatType>(type) || elementTypeOf(conv.getInput()) != type)
+    return "its depthwise conv is not of floats";
+  ArrayRef<int64_t> in = shapeOf(conv.getInput()),
+                    weight = shapeOf(conv.getWeight());
+  int64_t group = int64_t(conv.getGroup());
+  if (in.back() != group || weight.front() != group)
+    return "its depthwise conv has " + std::to_string(weight.front()) +
+           " output channels for " + std::to_string(in.back()) +
+           " input channels (a channel multiplier)";
+  if (!kernelInputNumber(kernel, conv.getInput()))
+    return "its depthwise conv's input is not a kernel input";
+  auto stored = conv.getWeight().getDefiningOp<TransposeOp>();
+  if (!stored || !isDepthwiseWeightLayout(stored) ||
+      !kernelInputNumber(kernel, stored.getData()))
+    return "its depthwise conv's weight is not a kernel input stored "
+           "channels innermost (kiln-pack-depthwise-weights)";
+  for (Value value : kernel.getYield().getValues())
+    if (shapeOf(value) != shapeOf(conv.getResult()))
+      return "it yields a value of another shape than its depthwise conv";
+  if (!onlyPointwiseUsers(conv.getResult()))
+    return "an op that uses its depthwise conv is not pointwise with the "
+           "conv's shape";
+  return "";
+}
+
+/// A column reduction the window template runs: see KernelConfiguration.h.
+std::string columnReductionUnmet(KernelOp kernel, Operation *reduce) {
+  Value data = reduce->getOperand(0);
+  for (Value value : kernel.getYield().getValues())
+    if (value != reduce->getResult(0))
+      return "it yields a value other than its column reduction's result";
+  for (Operation &op : kernel.getBody().front().without_terminator())
+    if (&op != reduce && !isa<ConstantOp>(op) &&
+        (classifyForFusion(&op) != FusionClass::Pointwise ||
+         op.getNumResults() != 1 || shapeOf(op.getResult(0)) != shapeOf(data)))
+      return "'" + op.getName().getStringRef().str() +
+             "' is not a pointwise prologue of the reduction's input shape";
+  return "";
+}
+
+/// channels_last_pool, the channels-last window template: one window op of
+/// KernelConfiguration.h's forms whose channels allow vectors (of two or
+/// more for a pool), a recorded vector_width that is such a vector, and for
+/// a column reduction a block of whole rows of vectors, a power of two of
+/// them, that fits the shared memory.
+std::string channelsLastPoolPrecondition(KernelOp kernel,
+                                         std::optional<int64_t> blockSize) {
+  std::string why;
+  std::optional<ChannelsLastWindow> window =
+      getChannelsLastWindow(kernel, &why);
+  if (!window)
+    return why;
+  bool pool = window->kind == ChannelsLastWindowKind::Pool;
+  int64_t widest = channelsLastWindowVectorWidth(kernel, *window);
+  if (pool && widest < 2)
+    return "its " + std::to_string(shapeOf(window->op->getResult(0)).back()) +
            " channels allow no vector of two";
-  if (std::optional<uint64_t> width = kernel.getVectorWidth())
-    if (*width < 2 || widest % int64_t(*width) != 0)
-      return "vector_width " + std::to_string(*width) +
-             " is not a vector of two or more channels dividing " +
+  int64_t width = widest;
+  if (std::optional<uint64_t> recorded = kernel.getVectorWidth()) {
+    width = int64_t(*recorded);
+    if (width < (pool ? 2 : 1) || widest % width != 0)
+      return "vector_width " + std::to_string(width) + " is not a vector of " +
+             (pool ? "two or more channels" : "channels") + " dividing " +
              std::to_string(widest);
+  }
+  if (std::optional<uint64_t> perThread = kernel.getElementsPerThread();
+      perThread && *perThread != 1) {
+    auto conv = dyn_cast<ConvOp>(window->op);
+    int64_t pixels = int64_t(*perThread);
+    if (!conv)
+      return "elements_per_thread " + std::to_string(pixels) +
+             ": only a depthwise conv takes several pixels per thread";
+    int64_t outputWidth = shapeOf(conv.getResult())[2];
+    if (pixels < 1 || pixels > kMaxDepthwisePixels ||
+        conv.getStrides()[1] != 1 || outputWidth % pixels != 0)
+      return "elements_per_thread " + std::to_string(pixels) +
+             " is not a number of adjacent pixels up to " +
+             std::to_string(kMaxDepthwisePixels) +
+             " dividing the output width " + std::to_string(outputWidth) +
+             " with stride 1 along it";
+  }
+  if (window->kind != ChannelsLastWindowKind::ColumnReduction || !blockSize ||
+      *blockSize <= 0)
+    return "";
+  int64_t perRow = columnReductionVectorsPerRow(window->op, width);
+  int64_t rows = *blockSize / perRow;
+  if (*blockSize > 1024 || *blockSize % perRow != 0 || (rows & (rows - 1)))
+    return "block_size " + std::to_string(*blockSize) +
+           " is not a power of two of rows of " + std::to_string(perRow) +
+           " vectors up to 1024 threads";
+  int64_t partialBytes =
+      *blockSize * width *
+      (elementTypeOf(window->op->getResult(0)).isF64() ? 8 : 4);
+  if (partialBytes > kColumnReductionSharedBytes)
+    return "block_size " + std::to_string(*blockSize) + " keeps " +
+           std::to_string(partialBytes) + " bytes of partials, more than " +
+           std::to_string(kColumnReductionSharedBytes);
   return "";
 }
 
@@ -270,7 +389,7 @@ std::string unmetVariantPrecondition(KernelOp kernel, KernelVariant variant,
   case KernelVariant::Flash:
     return flashPrecondition(kernel, blockSize);
   case KernelVariant::ChannelsLastPool:
-    return channelsLastPoolPrecondition(kernel);
+    return channelsLastPoolPrecondition(kernel, blockSize);
   case KernelVariant::WarpRows:
   case KernelVariant::BlockRows:
     return rowsPrecondition(kernel, variant == KernelVariant::WarpRows,
@@ -361,6 +480,94 @@ int64_t channelsLastPoolVectorWidth(Operation *pool) {
   while (width > 1 && channels % width != 0)
     width /= 2;
   return width;
+}
+
+std::optional<ChannelsLastWindow> getChannelsLastWindow(KernelOp kernel,
+                                                        std::string *why) {
+  auto fail = [&](std::string reason) -> std::optional<ChannelsLastWindow> {
+    if (why)
+      *why = std::move(reason);
+    return std::nullopt;
+  };
+  if (Operation *pool = getChannelsLastPool(kernel))
+    return ChannelsLastWindow{pool, ChannelsLastWindowKind::Pool};
+  Operation *window = nullptr;
+  for (Operation &op : kernel.getBody().front().without_terminator()) {
+    FusionClass fusionClass = classifyForFusion(&op);
+    if (isa<ConstantOp>(op) || fusionClass == FusionClass::Pointwise ||
+        fusionClass == FusionClass::View || isDepthwiseWeightLayout(&op))
+      continue;
+    if (window)
+      return fail("it holds two window or reduction ops");
+    window = &op;
+  }
+  if (!window)
+    return fail("its body has no window op (a channels-last pool, a "
+                "depthwise conv or a column reduction)");
+  if (auto conv = dyn_cast<ConvOp>(window)) {
+    std::string unmet = depthwiseConvUnmet(kernel, conv);
+    if (!unmet.empty())
+      return fail(unmet);
+    return ChannelsLastWindow{window, ChannelsLastWindowKind::DepthwiseConv};
+  }
+  if (columnReductionExtents(window)) {
+    std::string unmet = columnReductionUnmet(kernel, window);
+    if (!unmet.empty())
+      return fail(unmet);
+    return ChannelsLastWindow{window, ChannelsLastWindowKind::ColumnReduction};
+  }
+  return fail("'" + window->getName().getStringRef().str() +
+              "' is neither one channels-last float pool of its first input, "
+              "a depthwise conv nor a column reduction");
+}
+
+int64_t channelsLastWindowVectorWidth(KernelOp kernel,
+                                      const ChannelsLastWindow &window) {
+  switch (window.kind) {
+  case ChannelsLastWindowKind::Pool:
+    return channelsLastPoolVectorWidth(window.op);
+  case ChannelsLastWindowKind::DepthwiseConv: {
+    // Input, weight and each output by vectors of channels.
+    int64_t bytes = storageBytesOf(elementTypeOf(window.op->getOperand(0)));
+    for (Value value : kernel.getYield().getValues())
+      bytes = std::max(bytes, storageBytesOf(elementTypeOf(value)));
+    return vectorOfChannels(bytes, shapeOf(window.op->getResult(0)).back());
+  }
+  case ChannelsLastWindowKind::ColumnReduction: {
+    // The inputs of the reduction's input shape and the output by vectors.
+    Value data = window.op->getOperand(0);
+    int64_t bytes =
+        std::max(storageBytesOf(elementTypeOf(data)),
+                 storageBytesOf(elementTypeOf(window.op->getResult(0))));
+    for (Value input : kernel.getInputs())
+      if (shapeOf(input) == shapeOf(data))
+        bytes = std::max(bytes, storageBytesOf(elementTypeOf(input)));
+    return vectorOfChannels(bytes, columnReductionExtents(window.op)->inner);
+  }
+  }
+  return 1;
+}
+
+int64_t depthwisePixelsPerThread(ConvOp conv) {
+  int64_t outputWidth = shapeOf(conv.getResult())[2];
+  if (conv.getStrides()[1] != 1)
+    return 1;
+  for (int64_t pixels = kMaxDepthwisePixels; pixels > 1; pixels /= 2)
+    if (outputWidth % pixels == 0)
+      return pixels;
+  return 1;
+}
+
+int64_t columnReductionVectorsPerRow(Operation *reduce, int64_t width) {
+  std::optional<ColumnReductionExtents> extents =
+      columnReductionExtents(reduce);
+  int64_t vectors = extents ? extents->inner / std::max<int64_t>(width, 1) : 1;
+  int64_t bytes = storageBytesOf(elementTypeOf(reduce->getOperand(0)));
+  // A warp's row reads at least a whole 32-byte sector per pixel.
+  int64_t perRow = 1;
+  while (perRow * width * bytes < 32 && perRow < vectors)
+    perRow *= 2;
+  return perRow;
 }
 
 std::optional<unsigned> kernelInputNumber(KernelOp kernel, Value value) {

@@ -227,8 +227,12 @@ bool admits(const KernelGroup &group, Operation *producer) {
   case FusionClass::DataMovement:
     // Inside an elemental kernel a tiled transpose would read (or write)
     // with a stride; it roots a transpose kernel of its own, unless it has
-    // run-time extents, which only the elemental kinds take.
-    return !isTiledTranspose(producer) || hasRunTimeExtents(producer);
+    // run-time extents, which only the elemental kinds take, or it is the
+    // stored layout of a depthwise conv's weight, which that conv's kernel
+    // reads as stored.
+    return !isTiledTranspose(producer) || hasRunTimeExtents(producer) ||
+           (isDepthwiseWeightLayout(producer) &&
+            group.kind == KernelKind::Pointwise);
   case FusionClass::Reduction: {
     // A row reduction becomes the anchor of a group whose ops all have its
     // result's shape, and whose ops that use its result (the epilogue) are

@@ -165,6 +165,29 @@ std::optional<int64_t> rowReductionFirstAxis(Operation *op) {
       .Default([](auto) { return std::nullopt; });
 }
 
+std::optional<ColumnReductionExtents> columnReductionExtents(Operation *op) {
+  std::optional<SmallVector<int64_t>> axes =
+      llvm::TypeSwitch<Operation *, std::optional<SmallVector<int64_t>>>(op)
+          .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp>(
+              [](auto reduce) { return reducedAxes(reduce); })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!axes || axes->empty())
+    return std::nullopt;
+  auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!type || !type.hasStaticShape() || !isa<FloatType>(type.getElementType()))
+    return std::nullopt;
+  int64_t first = axes->front(), last = axes->back();
+  // One run (the axes are sorted and distinct), with kept axes after it.
+  if (last - first + 1 != int64_t(axes->size()) || last + 1 >= type.getRank())
+    return std::nullopt;
+  ColumnReductionExtents extents;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    (d < first   ? extents.outer
+     : d <= last ? extents.length
+                 : extents.inner) *= type.getDimSize(d);
+  return extents;
+}
+
 bool isTiledTranspose(Operation *op) {
   auto transpose = dyn_cast<TransposeOp>(op);
   if (!transpose)
@@ -195,6 +218,20 @@ bool isDepthwiseChannelsLast(Operation *op) {
   auto weight = dyn_cast<RankedTensorType>(conv.getWeight().getType());
   return conv.isChannelsLast() && conv.getGroup() > 1 && weight &&
          weight.getRank() == 4 && weight.getDimSize(3) == 1;
+}
+
+bool isDepthwiseWeightLayout(Operation *op) {
+  auto transpose = dyn_cast<TransposeOp>(op);
+  if (!transpose || transpose.getPerm() != ArrayRef(kDepthwiseWeightPerm))
+    return false;
+  auto stored = dyn_cast<RankedTensorType>(transpose.getData().getType());
+  if (!stored || stored.getRank() != 4 || stored.getDimSize(2) != 1 ||
+      transpose->use_empty())
+    return false;
+  return llvm::all_of(transpose->getUses(), [](OpOperand &use) {
+    auto conv = dyn_cast<ConvOp>(use.getOwner());
+    return conv && use.getOperandNumber() == 1 && isDepthwiseChannelsLast(conv);
+  });
 }
 
 bool isLibraryConvolution(Operation *op) {

@@ -103,6 +103,57 @@ mlir::Operation *getChannelsLastPool(KernelOp kernel);
 /// no vector of two does).
 int64_t channelsLastPoolVectorWidth(mlir::Operation *pool);
 
+/// The channels_last_pool variant is the channels-last window template: a
+/// thread (or, for a column reduction, a block) per output pixel x a
+/// 16-byte vector of channels, over one of these window ops
+/// (getChannelsLastWindow says which the kernel holds):
+///  - Pool: the kernel's whole body is one channels-last float max or
+///    average pool of its first input (getChannelsLastPool);
+///  - DepthwiseConv: one channels-last float depthwise conv (one channel per
+///    group, as many output channels as input channels) of a kernel input,
+///    its weight stored channels innermost (isDepthwiseWeightLayout of a
+///    kernel input), with its pointwise epilogue of the conv's shape;
+///  - ColumnReduction: one sum, mean or max over a contiguous run of axes
+///    before the innermost (columnReductionExtents) with its pointwise
+///    prologue of the input's shape, yielded as is.
+/// (The variant keeps its first name until the dialect's enum is rebuilt
+/// anyway: renaming an enum case recompiles every kiln source.)
+enum class ChannelsLastWindowKind { Pool, DepthwiseConv, ColumnReduction };
+struct ChannelsLastWindow {
+  mlir::Operation *op = nullptr;
+  ChannelsLastWindowKind kind = ChannelsLastWindowKind::Pool;
+};
+/// The window op of |kernel| when its body is one of the forms above;
+/// std::nullopt otherwise, with the reason in |why| when given.
+std::optional<ChannelsLastWindow>
+getChannelsLastWindow(KernelOp kernel, std::string *why = nullptr);
+
+/// The widest vector of channels (16 bytes of the widest type a thread
+/// loads or stores, halved until it divides the channels; 1 when no vector
+/// of two does) for |window| in |kernel|.
+int64_t channelsLastWindowVectorWidth(KernelOp kernel,
+                                      const ChannelsLastWindow &window);
+
+/// The most adjacent output pixels of a row a thread of the depthwise conv
+/// template takes (its `elements_per_thread`).
+constexpr int64_t kMaxDepthwisePixels = 4;
+
+/// The output pixels per thread kiln-tile-kernels gives the depthwise conv
+/// |conv|: with stride 1 along W, the largest of 4 and 2 that divides the
+/// output width (the thread loads the input columns they share once),
+/// else 1.
+int64_t depthwisePixelsPerThread(ConvOp conv);
+
+/// A column reduction's block (ChannelsLastWindowKind::ColumnReduction):
+/// `vectorsPerRow` consecutive vectors of |width| channels (at least a
+/// 32-byte sector, at most the vectors there are) by block_size /
+/// vectorsPerRow threads along the reduced length (a power of two).
+int64_t columnReductionVectorsPerRow(mlir::Operation *reduce, int64_t width);
+
+/// The shared memory a column reduction's block keeps its partial results
+/// in (block_size x vector_width in the computation type).
+constexpr int64_t kColumnReductionSharedBytes = 32 * 1024;
+
 /// The number of |kernel|'s input that |value| is, when it is one (a block
 /// argument of the body below the outputs).
 std::optional<unsigned> kernelInputNumber(KernelOp kernel, mlir::Value value);

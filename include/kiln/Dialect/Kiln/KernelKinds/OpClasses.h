@@ -45,6 +45,21 @@ bool isRowReduction(mlir::Operation *op);
 /// rows. std::nullopt for any other op.
 std::optional<int64_t> rowReductionFirstAxis(mlir::Operation *op);
 
+/// A sum, mean or max reduction of a static float tensor whose reduced axes
+/// are one contiguous run ending before the last axis, so that the kept axes
+/// after the run are contiguous and innermost (a global pool of an NHWC
+/// tensor reduces [1, 2] of [N, H, W, C]): its input seen as [outer, length,
+/// inner], the products of the dims before, in and after the run. The
+/// channels-last window template reduces it a block per (outer, vectors of
+/// inner), its threads splitting the length.
+struct ColumnReductionExtents {
+  int64_t outer = 1, length = 1, inner = 1;
+};
+/// The extents of |op| when it is such a column reduction; std::nullopt
+/// otherwise.
+std::optional<ColumnReductionExtents>
+columnReductionExtents(mlir::Operation *op);
+
 /// True for a kiln.transpose that moves the innermost dim: inside any
 /// elemental kernel it would read (or write) with a stride, so only the tiled
 /// transpose template runs it, as the anchor of a `transpose` kernel.
@@ -64,6 +79,20 @@ bool isGemmOutputCast(mlir::Operation *op);
 /// A channels-last (NHWC) grouped kiln.conv with one input channel per
 /// group: a depthwise convolution.
 bool isDepthwiseChannelsLast(mlir::Operation *op);
+
+/// The permutation that reads a channels-last depthwise conv's weight
+/// [C, R, S, 1] out of the same values stored channels innermost, [R, S, 1, C]
+/// (kiln-pack-depthwise-weights).
+inline constexpr int64_t kDepthwiseWeightPerm[] = {3, 0, 1, 2};
+
+/// True for the kiln.transpose by kDepthwiseWeightPerm of a [R, S, 1, C]
+/// value that only channels-last depthwise convolutions with one channel
+/// per group read, as their weight: the layout kiln-pack-depthwise-weights
+/// gives their constant weights. The kernel of such a conv takes it in
+/// (the channels-last window template reads the stored [R, S, 1, C] weight
+/// in vectors of channels; the loop template reads it through the
+/// transpose).
+bool isDepthwiseWeightLayout(mlir::Operation *op);
 
 /// isLibraryConvolution without the constant weight and the depthwise rule:
 /// true for a kiln.conv cuDNN could run once its weight is folded

@@ -1,0 +1,170 @@
+// The column reduction template (the channels_last_pool variant's window
+// template for a sum, mean or max over a contiguous run of axes before the
+// innermost, KernelConfiguration.h): the input seen as [outer, length,
+// inner] (a global pool of an NHWC tensor: [N, H x W, C]), a block per
+// (outer, row of `vectorsPerRow` 16-byte vectors of channels) whose threads
+// split the length, each reading one vector of channels per step (a warp
+// reads whole 32-byte sectors of several pixels), accumulating in the
+// computation type; the partials meet in shared memory (a tree over the
+// block's rows), and the first row writes the vector of results (a mean
+// divided by the length, as the elemental model does).
+//
+// A pointwise prologue of the input's shape is computed lane by lane, its
+// kernel inputs of that shape loaded as vectors. Sums add in another order
+// than the elemental model's serial loop (as the row templates' do); a
+// maximum is the same (NaN wins, kiln_max).
+#include "KernelTemplates.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
+#include "kiln/Dialect/Kiln/KernelKinds/OpClasses.h"
+
+using namespace mlir;
+
+namespace kiln::cuda {
+namespace {
+
+std::string str(int64_t value) { return std::to_string(value); }
+
+std::string vectorOf(Type type, int64_t width) {
+  return "kiln_vec<" + ElementalEmitter::storageType(type) + ", " + str(width) +
+         ">";
+}
+
+} // namespace
+
+LogicalResult emitColumnReductionKernel(ElementalEmitter &emitter,
+                                        LaunchGeometry &launch) {
+  KernelOp kernel = emitter.getKernel();
+  if (!kernel.getVectorWidth() || !kernel.getBlockSize())
+    return emitter.error(nullptr) << "has no vector_width or block_size; run "
+                                     "kiln-tile-kernels";
+  int64_t block = int64_t(*kernel.getBlockSize());
+  if (std::string unmet = unmetVariantPrecondition(
+          kernel, KernelVariant::ChannelsLastPool, block);
+      !unmet.empty())
+    return emitter.error(nullptr)
+           << "cannot run its variant 'channels_last_pool': " << unmet;
+  Operation *reduce = getChannelsLastWindow(kernel)->op;
+  ColumnReductionExtents extents = *columnReductionExtents(reduce);
+  int64_t width = int64_t(*kernel.getVectorWidth());
+  int64_t vectors = extents.inner / width;
+  int64_t perRow = columnReductionVectorsPerRow(reduce, width);
+  int64_t rows = block / perRow;
+  int64_t chunks = (vectors + perRow - 1) / perRow;
+  int64_t blocks = extents.outer * chunks;
+  Value data = reduce->getOperand(0), result = reduce->getResult(0);
+  Type type = elementTypeOf(data);
+  std::string ctype = ElementalEmitter::computeType(type);
+  bool max = isa<ReduceMaxOp>(reduce), mean = isa<ReduceMeanOp>(reduce);
+  auto combine = [&](const std::string &a, const std::string &b) {
+    return max ? "kiln_max(" + a + ", " + b + ")" : a + " + " + b;
+  };
+  std::string initial =
+      ElementalEmitter::floatLiteral(type, max ? -INFINITY : 0.0);
+
+  emitter.line(
+      "// Column " +
+      std::string(max    ? "max"
+                  : mean ? "mean"
+                         : "sum") +
+      " of [" + str(extents.outer) + ", " + str(extents.length) + ", " +
+      str(extents.inner) + "] over its middle dim: a block per (" + "outer, " +
+      str(perRow) + " vectors of " + str(width) + " channels), " + str(rows) +
+      " rows of threads along the length, partials in shared memory.");
+  emitter.line("__shared__ " + ctype + " kiln_partial[" + str(block * width) +
+               "];");
+  emitter.line("const kiln_index_t tx = threadIdx.x % " + str(perRow) +
+               ", ty = threadIdx.x / " + str(perRow) + ";");
+  emitter.open("for (kiln_index_t kiln_block = blockIdx.x; kiln_block < " +
+               str(blocks) + "; kiln_block += gridDim.x)");
+  emitter.line("const kiln_index_t outer = kiln_block / " + str(chunks) +
+               ", cv = (kiln_block % " + str(chunks) + ") * " + str(perRow) +
+               " + tx;");
+  emitter.line(ctype + " acc[" + str(width) + "];");
+  emitter.line("#pragma unroll");
+  emitter.line("for (int l = 0; l < " + str(width) +
+               "; ++l) acc[l] = " + initial + ";");
+  emitter.open("if (cv < " + str(vectors) + ")");
+  emitter.line("#pragma unroll 4");
+  emitter.open("for (kiln_index_t kiln_row = ty; kiln_row < " +
+               str(extents.length) + "; kiln_row += " + str(rows) + ")");
+  emitter.line("const kiln_index_t kiln_at = (outer * " + str(extents.length) +
+               " + kiln_row) * " + str(vectors) + " + cv;");
+  // Every kernel input of the input's shape by vectors; the prologue (or
+  // the input itself) lane by lane from them.
+  std::vector<unsigned> loaded;
+  for (auto [number, value] : llvm::enumerate(kernel.getInputs())) {
+    if (shapeOf(value) != shapeOf(data))
+      continue;
+    loaded.push_back(number);
+    std::string vector = vectorOf(elementTypeOf(value), width);
+    emitter.line("const " + vector + " vin" + str(number) +
+                 " = reinterpret_cast<const " + vector + "*>(" +
+                 emitter.pointerName(number) + ")[kiln_at];");
+  }
+  std::vector<std::string> lanes;
+  for (int64_t lane = 0; lane < width; ++lane)
+    lanes.push_back("(kiln_at * " + str(width) + " + " + str(lane) + ")");
+  emitter.setLoadOverride(
+      [&](unsigned argument,
+          const ElementIndex &index) -> std::optional<std::string> {
+        auto lane = llvm::find(lanes, index.linear);
+        if (!llvm::is_contained(loaded, argument) || lane == lanes.end())
+          return std::nullopt;
+        return "vin" + str(argument) + ".v[" + str(lane - lanes.begin()) + "]";
+      });
+  for (auto [lane, at] : llvm::enumerate(lanes)) {
+    FailureOr<std::string> value =
+        emitter.emit(data, ElementIndex::fromLinear(at));
+    if (failed(value)) {
+      emitter.setLoadOverride(nullptr);
+      return failure();
+    }
+    std::string acc = "acc[" + str(lane) + "]";
+    emitter.line(acc + " = " + combine(acc, *value) + ";");
+  }
+  emitter.setLoadOverride(nullptr);
+  emitter.close();
+  emitter.close();
+  // The block's rows meet in shared memory, halving the rows each step.
+  std::string mine = "kiln_partial[threadIdx.x * " + str(width) + " + l]";
+  emitter.line("#pragma unroll");
+  emitter.line("for (int l = 0; l < " + str(width) + "; ++l) " + mine +
+               " = acc[l];");
+  emitter.line("__syncthreads();");
+  emitter.open("for (kiln_index_t s = " + str(rows / 2) + "; s > 0; s >>= 1)");
+  emitter.open("if (ty < s)");
+  emitter.line("#pragma unroll");
+  emitter.line("for (int l = 0; l < " + str(width) + "; ++l) " + mine + " = " +
+               combine(mine, "kiln_partial[(threadIdx.x + s * " + str(perRow) +
+                                 ") * " + str(width) + " + l]") +
+               ";");
+  emitter.close();
+  emitter.line("__syncthreads();");
+  emitter.close();
+  emitter.open("if (ty == 0 && cv < " + str(vectors) + ")");
+  Type resultType = elementTypeOf(result);
+  std::string vector = vectorOf(resultType, width);
+  std::string value =
+      mean ? mine + " / " +
+                 ElementalEmitter::floatLiteral(type, double(extents.length))
+           : mine;
+  emitter.line(vector + " y;");
+  emitter.line("#pragma unroll");
+  emitter.line("for (int l = 0; l < " + str(width) + "; ++l) y.v[l] = " +
+               ElementalEmitter::storeConversion(resultType, value) + ";");
+  for (size_t k = 0; k < kernel.getOutputs().size(); ++k)
+    emitter.line("reinterpret_cast<" + vector + "*>(out" + str(k) +
+                 ")[outer * " + str(vectors) + " + cv] = y;");
+  emitter.close();
+  // The next block of the grid-stride loop reuses the partials.
+  emitter.line("__syncthreads();");
+  emitter.close();
+
+  launch.block = block;
+  launch.grid =
+      std::clamp<int64_t>(int64_t(kernel.getGridSize().value_or(blocks)), 1,
+                          std::max<int64_t>(blocks, 1));
+  return success();
+}
+
+} // namespace kiln::cuda
