@@ -24,25 +24,12 @@ namespace {
 
 std::string str(int64_t value) { return std::to_string(value); }
 
-std::string vectorOf(Type type, int64_t width) {
-  return "kiln_vec<" + ElementalEmitter::storageType(type) + ", " + str(width) +
-         ">";
-}
-
 } // namespace
 
 LogicalResult emitColumnReductionKernel(ElementalEmitter &emitter,
                                         LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
-  if (!kernel.getVectorWidth() || !kernel.getBlockSize())
-    return emitter.error(nullptr) << "has no vector_width or block_size; run "
-                                     "kiln-tile-kernels";
   int64_t block = int64_t(*kernel.getBlockSize());
-  if (std::string unmet = unmetVariantPrecondition(
-          kernel, KernelVariant::ChannelsLastPool, block);
-      !unmet.empty())
-    return emitter.error(nullptr)
-           << "cannot run its variant 'channels_last_pool': " << unmet;
   Operation *reduce = getChannelsLastWindow(kernel)->op;
   ColumnReductionExtents extents = *columnReductionExtents(reduce);
   int64_t width = int64_t(*kernel.getVectorWidth());
@@ -96,7 +83,7 @@ LogicalResult emitColumnReductionKernel(ElementalEmitter &emitter,
     if (shapeOf(value) != shapeOf(data))
       continue;
     loaded.push_back(number);
-    std::string vector = vectorOf(elementTypeOf(value), width);
+    std::string vector = vectorTypeName(elementTypeOf(value), width);
     emitter.line("const " + vector + " vin" + str(number) +
                  " = reinterpret_cast<const " + vector + "*>(" +
                  emitter.pointerName(number) + ")[kiln_at];");
@@ -143,7 +130,7 @@ LogicalResult emitColumnReductionKernel(ElementalEmitter &emitter,
   emitter.close();
   emitter.open("if (ty == 0 && cv < " + str(vectors) + ")");
   Type resultType = elementTypeOf(result);
-  std::string vector = vectorOf(resultType, width);
+  std::string vector = vectorTypeName(resultType, width);
   std::string value =
       mean ? mine + " / " +
                  ElementalEmitter::floatLiteral(type, double(extents.length))

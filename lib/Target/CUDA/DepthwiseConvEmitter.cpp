@@ -25,27 +25,11 @@ namespace {
 
 std::string str(int64_t value) { return std::to_string(value); }
 
-std::string vectorOf(Type type, int64_t width) {
-  return "kiln_vec<" + ElementalEmitter::storageType(type) + ", " + str(width) +
-         ">";
-}
-
 } // namespace
 
 LogicalResult emitDepthwiseConvKernel(ElementalEmitter &emitter,
                                       LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
-  std::optional<int64_t> blockSize;
-  if (std::optional<uint64_t> block = kernel.getBlockSize())
-    blockSize = int64_t(*block);
-  if (std::string unmet = unmetVariantPrecondition(
-          kernel, KernelVariant::ChannelsLastPool, blockSize);
-      !unmet.empty())
-    return emitter.error(nullptr)
-           << "cannot run its variant 'channels_last_pool': " << unmet;
-  if (!kernel.getVectorWidth())
-    return emitter.error(nullptr) << "has no vector_width (the channels a "
-                                     "thread takes); run kiln-tile-kernels";
   auto conv = cast<ConvOp>(getChannelsLastWindow(kernel)->op);
   int64_t width = int64_t(*kernel.getVectorWidth());
   int64_t pixels = int64_t(kernel.getElementsPerThread().value_or(1));
@@ -65,9 +49,9 @@ LogicalResult emitDepthwiseConvKernel(ElementalEmitter &emitter,
   Type type = elementTypeOf(result);
   std::string ctype = ElementalEmitter::computeType(type);
   int64_t units = elementCount(outShape) / width / pixels;
-  int64_t block = blockSize.value_or(256);
-  std::string xVector = vectorOf(elementTypeOf(input), width);
-  std::string wVector = vectorOf(elementTypeOf(stored), width);
+  int64_t block = int64_t(kernel.getBlockSize().value_or(256));
+  std::string xVector = vectorTypeName(elementTypeOf(input), width);
+  std::string wVector = vectorTypeName(elementTypeOf(stored), width);
 
   emitter.line("// Channels-last depthwise conv " + str(window[0]) + "x" +
                str(window[1]) + ": " + str(units) + " units of " + str(pixels) +
@@ -92,7 +76,7 @@ LogicalResult emitDepthwiseConvKernel(ElementalEmitter &emitter,
   std::optional<unsigned> biasNumber =
       bias ? kernelInputNumber(kernel, bias) : std::nullopt;
   if (biasNumber) {
-    std::string vector = vectorOf(elementTypeOf(bias), width);
+    std::string vector = vectorTypeName(elementTypeOf(bias), width);
     emitter.line("const " + vector + " bias = reinterpret_cast<const " +
                  vector + "*>(" + emitter.pointerName(*biasNumber) + ")[cv];");
   }
@@ -176,7 +160,7 @@ LogicalResult emitDepthwiseConvKernel(ElementalEmitter &emitter,
           return std::nullopt;
         });
     for (auto [k, value] : llvm::enumerate(kernel.getYield().getValues())) {
-      std::string vector = vectorOf(elementTypeOf(value), width);
+      std::string vector = vectorTypeName(elementTypeOf(value), width);
       std::string name = "y" + str(k) + "_" + str(p);
       emitter.line(vector + " " + name + ";");
       for (auto [lane, index] : llvm::enumerate(lanes)) {
@@ -203,9 +187,7 @@ LogicalResult emitDepthwiseConvKernel(ElementalEmitter &emitter,
   emitter.close();
 
   launch.block = block;
-  int64_t needed = std::max<int64_t>((units + block - 1) / block, 1);
-  launch.grid = std::clamp<int64_t>(
-      int64_t(kernel.getGridSize().value_or(needed)), 1, needed);
+  launch.grid = unitGrid(kernel, units, block);
   return success();
 }
 

@@ -29,11 +29,23 @@ mlir::FailureOr<std::optional<RunTimeCount>> getRunTimeCount(KernelOp kernel);
 /// The parameter that carries run-time dim |i|.
 std::string runTimeDimParameter(size_t i);
 
+/// `kiln_vec<T, width>`: |width| elements of |elementType| in storage, read
+/// or written as one aligned access (at most 16 bytes).
+std::string vectorTypeName(mlir::Type elementType, int64_t width);
+
+/// The grid of a template with one unit of work per thread and grid-stride
+/// step: the recorded grid_size, at least 1 and at most the blocks |units|
+/// need at |block| threads.
+int64_t unitGrid(KernelOp kernel, int64_t units, int64_t block);
+
 /// pointwise / data_movement: a grid-stride loop over the outputs.
 mlir::LogicalResult emitLoopKernel(ElementalEmitter &emitter,
                                    LaunchGeometry &launch);
-/// The channels-last pool variant of a pointwise kernel: one output pixel x
-/// `vector_width` channels per thread, loaded and stored as vectors
+/// The templates of the channels-last window variant (channels_last_pool)
+/// of a pointwise kernel, which emitLoopKernel calls by the kernel's window
+/// op once the variant's precondition and the recorded vector_width (and
+/// block_size of a column reduction) are checked. The pool: one output
+/// pixel x `vector_width` channels per thread, loaded and stored as vectors
 /// (PoolEmitter.cpp).
 mlir::LogicalResult emitChannelsLastPoolKernel(ElementalEmitter &emitter,
                                                LaunchGeometry &launch);

@@ -37,11 +37,6 @@ namespace {
 
 constexpr int64_t kVectorBytes = 16;
 
-std::string vectorType(Type elementType, int64_t width) {
-  return "kiln_vec<" + ElementalEmitter::storageType(elementType) + ", " +
-         std::to_string(width) + ">";
-}
-
 int64_t storageBytes(Type elementType) {
   if (elementType.isInteger(1))
     return 1;
@@ -114,7 +109,7 @@ public:
         std::string at =
             isRow ? "(" + unit + " % " + std::to_string(elements / width) + ")"
                   : unit;
-        std::string type = vectorType(elementTypeOf(input), width);
+        std::string type = vectorTypeName(elementTypeOf(input), width);
         emitter.line("const " + type + " " + vectorName(number, u) +
                      " = reinterpret_cast<const " + type + "*>(" + pointer +
                      ")[" + at + "];");
@@ -191,7 +186,7 @@ private:
         emitter.line(pointer + "[" + unit + "] = " + results[0] + ";");
         continue;
       }
-      std::string vector = vectorType(type, width);
+      std::string vector = vectorTypeName(type, width);
       std::string name = "vout" + std::to_string(k) + "_" + std::to_string(u);
       emitter.line(vector + " " + name + ";");
       for (auto [lane, result] : llvm::enumerate(results))
@@ -210,6 +205,17 @@ private:
 };
 
 } // namespace
+
+std::string vectorTypeName(Type elementType, int64_t width) {
+  return "kiln_vec<" + ElementalEmitter::storageType(elementType) + ", " +
+         std::to_string(width) + ">";
+}
+
+int64_t unitGrid(KernelOp kernel, int64_t units, int64_t block) {
+  int64_t needed = std::max<int64_t>((units + block - 1) / block, 1);
+  return std::clamp<int64_t>(int64_t(kernel.getGridSize().value_or(needed)), 1,
+                             needed);
+}
 
 std::string runTimeDimParameter(size_t i) {
   return "kiln_dim" + std::to_string(i);
@@ -248,12 +254,20 @@ LogicalResult emitLoopKernel(ElementalEmitter &emitter,
   // (a column reduction: per block), by its window op.
   KernelVariant variant = *getKernelVariant(kernel);
   if (variant == KernelVariant::ChannelsLastPool) {
-    std::string why;
-    std::optional<ChannelsLastWindow> window =
-        getChannelsLastWindow(kernel, &why);
-    if (!window)
+    std::optional<int64_t> blockSize;
+    if (std::optional<uint64_t> block = kernel.getBlockSize())
+      blockSize = int64_t(*block);
+    std::string unmet = unmetVariantPrecondition(
+        kernel, KernelVariant::ChannelsLastPool, blockSize);
+    if (!unmet.empty())
       return emitter.error(nullptr)
-             << "cannot run its variant 'channels_last_pool': " << why;
+             << "cannot run its variant 'channels_last_pool': " << unmet;
+    std::optional<ChannelsLastWindow> window = getChannelsLastWindow(kernel);
+    if (!kernel.getVectorWidth() ||
+        (window->kind == ChannelsLastWindowKind::ColumnReduction && !blockSize))
+      return emitter.error(nullptr)
+             << "has no vector_width (the channels a thread takes) or, for a "
+                "column reduction, block_size; run kiln-tile-kernels";
     switch (window->kind) {
     case ChannelsLastWindowKind::Pool:
       return emitChannelsLastPoolKernel(emitter, launch);

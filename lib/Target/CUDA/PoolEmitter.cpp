@@ -44,14 +44,6 @@ template <typename PoolOpT> PoolWindow windowOf(PoolOpT op) {
 LogicalResult emitChannelsLastPoolKernel(ElementalEmitter &emitter,
                                          LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
-  if (std::string unmet = unmetVariantPrecondition(
-          kernel, KernelVariant::ChannelsLastPool, std::nullopt);
-      !unmet.empty())
-    return emitter.error(nullptr)
-           << "cannot run its variant 'channels_last_pool': " << unmet;
-  if (!kernel.getVectorWidth())
-    return emitter.error(nullptr) << "has no vector_width (the channels a "
-                                     "thread takes); run kiln-tile-kernels";
   Operation *pool = getChannelsLastPool(kernel);
   int64_t width = int64_t(*kernel.getVectorWidth());
   bool average = isa<AveragePoolOp>(pool);
@@ -70,8 +62,7 @@ LogicalResult emitChannelsLastPoolKernel(ElementalEmitter &emitter,
   int64_t channels = outShape.back(), vectors = channels / width;
   Type type = elementTypeOf(result);
   std::string ctype = ElementalEmitter::computeType(type);
-  std::string vector = "kiln_vec<" + ElementalEmitter::storageType(type) +
-                       ", " + str(width) + ">";
+  std::string vector = vectorTypeName(type, width);
   int64_t units = elementCount(outShape) / width;
   int64_t block = int64_t(kernel.getBlockSize().value_or(256));
 
@@ -167,9 +158,7 @@ LogicalResult emitChannelsLastPoolKernel(ElementalEmitter &emitter,
   emitter.close();
 
   launch.block = block;
-  int64_t needed = std::max<int64_t>((units + block - 1) / block, 1);
-  launch.grid = std::clamp<int64_t>(
-      int64_t(kernel.getGridSize().value_or(needed)), 1, needed);
+  launch.grid = unitGrid(kernel, units, block);
   return success();
 }
 

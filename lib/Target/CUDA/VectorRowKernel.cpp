@@ -16,11 +16,6 @@ constexpr int64_t kMaxUnrolledVectors = 64;
 /// The widest vector access, in bytes.
 constexpr int64_t kVectorBytes = 16;
 
-std::string vectorType(Type elementType, int64_t width) {
-  return "kiln_vec<" + ElementalEmitter::storageType(elementType) + ", " +
-         std::to_string(width) + ">";
-}
-
 } // namespace
 
 VectorRowKernel::VectorRowKernel(ElementalEmitter &emitter, Value rowInput,
@@ -173,7 +168,7 @@ LogicalResult VectorRowKernel::forEachVector(
           auto [it, inserted] = loaded.try_emplace(std::to_string(argument) +
                                                    ":" + read->vectorIndex);
           if (inserted) {
-            std::string vector = vectorType(elementTypeOf(input), width);
+            std::string vector = vectorTypeName(elementTypeOf(input), width);
             it->second = emitter.fresh("vin");
             emitter.line("const " + vector + " " + it->second +
                          " = reinterpret_cast<const " + vector + "*>(" +
@@ -286,7 +281,7 @@ LogicalResult VectorRowKernel::writeOutputs(
       emitter.line(out + "[" + lanes.linear[0] + "] = " + stores[0] + ";");
       continue;
     }
-    std::string vector = vectorType(elementType, width);
+    std::string vector = vectorTypeName(elementType, width);
     std::string name = emitter.fresh("vout");
     emitter.line(vector + " " + name + ";");
     for (auto [j, store] : llvm::enumerate(stores))
