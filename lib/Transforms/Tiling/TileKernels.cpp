@@ -14,7 +14,8 @@
 //    grid-stride). The channels_last_pool variant (the channels-last window
 //    template): a vector of channels (16 bytes, halved until it divides C)
 //    per thread and step for a pool or a depthwise conv (which takes 4 or 2
-//    adjacent pixels of a row with stride 1 along W); for a column
+//    adjacent pixels of a row with stride 1 along W while 1024 threads per
+//    SM remain); for a column
 //    reduction a block per (outer index, row of vectors of channels), the
 //    block's rows of threads along the reduced length.
 //  - row_reduce: rows of <= 1024 elements get one warp each, 4 rows per
@@ -53,6 +54,10 @@ namespace kiln {
 namespace {
 constexpr int64_t kWarpSize = 32;
 constexpr int64_t kVectorBytes = 16;
+/// The threads per multiprocessor a depthwise conv's grid keeps when it
+/// gives a thread several pixels (half of what an SM holds: the template
+/// takes about 64 registers a thread).
+constexpr int64_t kMinResidentThreads = 1024;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -288,13 +293,18 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
       setIfAbsent(kernel, &KernelOp::getVectorWidth, &KernelOp::setVectorWidth,
                   channelsLastWindowVectorWidth(kernel, *window));
       // A depthwise conv: adjacent pixels of a row per thread where they
-      // share input columns (stride 1 along W).
-      auto conv = dyn_cast<ConvOp>(window->op);
+      // share input columns (stride 1 along W), as long as the threads
+      // still fill every multiprocessor with kMinResidentThreads.
+      int64_t pixels = 1;
+      if (auto conv = dyn_cast<ConvOp>(window->op)) {
+        int64_t units = elements / int64_t(*kernel.getVectorWidth());
+        pixels = depthwisePixelsPerThread(conv);
+        while (pixels > 1 &&
+               units / pixels < multiprocessors * kMinResidentThreads)
+          pixels /= 2;
+      }
       setIfAbsent(kernel, &KernelOp::getElementsPerThread,
-                  &KernelOp::setElementsPerThread,
-                  window->kind == ChannelsLastWindowKind::DepthwiseConv
-                      ? depthwisePixelsPerThread(conv)
-                      : 1);
+                  &KernelOp::setElementsPerThread, pixels);
       if (window->kind == ChannelsLastWindowKind::ColumnReduction)
         return tileColumnReduction(kernel, window->op);
     }

@@ -2,8 +2,9 @@
 // output pixel x 16 bytes of channels per thread, input and weight (stored
 // [R, S, 1, C] by kiln-pack-depthwise-weights, which --prepare runs) read
 // as one vector per window cell, the epilogue lane by lane; NVRTC compiles
-// it (kiln-translate without --no-compile).
-// RUN: kiln-translate %s --prepare --emit-cuda | FileCheck %s
+// it (kiln-translate without --no-compile). Tiled for one multiprocessor,
+// so that small convs show several pixels per thread.
+// RUN: kiln-opt %s --kiln-pack-depthwise-weights --kiln-fuse-kernels --kiln-tile-kernels="multiprocessors=1" | kiln-translate --emit-cuda | FileCheck %s
 
 // MobileNet-V2's 3x3 stride-2 conv with its bias and ReLU6: 24 f16
 // channels, vectors of 8 (3 per pixel), one pixel per thread (stride 2).
@@ -30,12 +31,13 @@ func.func @mobilenet_block(%x: tensor<2x16x15x24xf16>, %b: tensor<24xf16>) -> te
 }
 
 // 5 f32 channels have no vector of two: one channel per thread, still the
-// stored weight; stride 1 and 6 output columns: 2 adjacent pixels per
-// thread, which read 6 input columns per window row; no bias
-// (accumulators from 0), a SiLU epilogue per pixel.
+// stored weight; stride 1 and 12 output columns allow 4 adjacent pixels per
+// thread, halved to 2 to keep 1024 threads (1440 units); they read 6 input
+// columns per window row; no bias (accumulators from 0), a SiLU epilogue
+// per pixel.
 // CHECK-LABEL: extern "C" __global__ void __launch_bounds__(256) kiln_pointwise_
-// CHECK: // Channels-last depthwise conv 5x5: 90 units of 2 output pixels x 1 channels, {{.*}} 6 input columns per window row.
-// CHECK: const kiln_index_t cv = i % 5, row = i / 15, ow = (i / 5) % 3 * 2;
+// CHECK: // Channels-last depthwise conv 5x5: 1440 units of 2 output pixels x 1 channels, {{.*}} 6 input columns per window row.
+// CHECK: const kiln_index_t cv = i % 5, row = i / 30, ow = (i / 5) % 6 * 2;
 // CHECK: acc[p][0] = 0.0f;
 // CHECK: const kiln_vec<float, 1> w = reinterpret_cast<const kiln_vec<float, 1>*>(in0)[(kh * 5 + kw) * 5 + cv];
 // CHECK: if (inside[p * 1 + kw * 1]) {
@@ -43,10 +45,10 @@ func.func @mobilenet_block(%x: tensor<2x16x15x24xf16>, %b: tensor<24xf16>) -> te
 // CHECK: reinterpret_cast<kiln_vec<float, 1>*>(out0)[first] = y0_0;
 // CHECK: kiln_sigmoid(acc[1][0])
 // CHECK: reinterpret_cast<kiln_vec<float, 1>*>(out0)[(first + 5)] = y0_1;
-func.func @odd_channels_f32(%x: tensor<1x6x6x5xf32>) -> tensor<1x6x6x5xf32> {
+func.func @odd_channels_f32(%x: tensor<4x12x12x5xf32>) -> tensor<4x12x12x5xf32> {
   %w = kiln.constant dense<[[[[-0.75], [-0.5], [-0.25], [0.0], [0.25]], [[0.5], [0.75], [-0.75], [-0.5], [-0.25]], [[0.0], [0.25], [0.5], [0.75], [-0.75]], [[-0.5], [-0.25], [0.0], [0.25], [0.5]], [[0.75], [-0.75], [-0.5], [-0.25], [0.0]]], [[[0.25], [0.5], [0.75], [-0.75], [-0.5]], [[-0.25], [0.0], [0.25], [0.5], [0.75]], [[-0.75], [-0.5], [-0.25], [0.0], [0.25]], [[0.5], [0.75], [-0.75], [-0.5], [-0.25]], [[0.0], [0.25], [0.5], [0.75], [-0.75]]], [[[-0.5], [-0.25], [0.0], [0.25], [0.5]], [[0.75], [-0.75], [-0.5], [-0.25], [0.0]], [[0.25], [0.5], [0.75], [-0.75], [-0.5]], [[-0.25], [0.0], [0.25], [0.5], [0.75]], [[-0.75], [-0.5], [-0.25], [0.0], [0.25]]], [[[0.5], [0.75], [-0.75], [-0.5], [-0.25]], [[0.0], [0.25], [0.5], [0.75], [-0.75]], [[-0.5], [-0.25], [0.0], [0.25], [0.5]], [[0.75], [-0.75], [-0.5], [-0.25], [0.0]], [[0.25], [0.5], [0.75], [-0.75], [-0.5]]], [[[-0.25], [0.0], [0.25], [0.5], [0.75]], [[-0.75], [-0.5], [-0.25], [0.0], [0.25]], [[0.5], [0.75], [-0.75], [-0.5], [-0.25]], [[0.0], [0.25], [0.5], [0.75], [-0.75]], [[-0.5], [-0.25], [0.0], [0.25], [0.5]]]]> : tensor<5x5x5x1xf32>
-  %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 5 : i64, layout = "NHWC", pads = array<i64: 2, 2, 2, 2>, strides = array<i64: 1, 1>} : tensor<1x6x6x5xf32>, tensor<5x5x5x1xf32> -> tensor<1x6x6x5xf32>
-  %s = kiln.sigmoid %c : tensor<1x6x6x5xf32> -> tensor<1x6x6x5xf32>
-  %y = kiln.mul %c, %s : tensor<1x6x6x5xf32>, tensor<1x6x6x5xf32> -> tensor<1x6x6x5xf32>
-  return %y : tensor<1x6x6x5xf32>
+  %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 5 : i64, layout = "NHWC", pads = array<i64: 2, 2, 2, 2>, strides = array<i64: 1, 1>} : tensor<4x12x12x5xf32>, tensor<5x5x5x1xf32> -> tensor<4x12x12x5xf32>
+  %s = kiln.sigmoid %c : tensor<4x12x12x5xf32> -> tensor<4x12x12x5xf32>
+  %y = kiln.mul %c, %s : tensor<4x12x12x5xf32>, tensor<4x12x12x5xf32> -> tensor<4x12x12x5xf32>
+  return %y : tensor<4x12x12x5xf32>
 }

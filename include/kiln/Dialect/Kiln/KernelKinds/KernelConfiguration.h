@@ -138,10 +138,11 @@ int64_t channelsLastWindowVectorWidth(KernelOp kernel,
 /// template takes (its `elements_per_thread`).
 constexpr int64_t kMaxDepthwisePixels = 4;
 
-/// The output pixels per thread kiln-tile-kernels gives the depthwise conv
-/// |conv|: with stride 1 along W, the largest of 4 and 2 that divides the
-/// output width (the thread loads the input columns they share once),
-/// else 1.
+/// The most output pixels per thread the depthwise conv |conv| allows: with
+/// stride 1 along W, the largest of 4 and 2 that divides the output width
+/// (the thread loads the input columns they share once), else 1.
+/// kiln-tile-kernels halves it while the grid would leave multiprocessors
+/// short of threads.
 int64_t depthwisePixelsPerThread(ConvOp conv);
 
 /// A column reduction's block (ChannelsLastWindowKind::ColumnReduction):
