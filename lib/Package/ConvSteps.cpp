@@ -32,19 +32,30 @@ LogicalResult describeConv(KernelOp kernel, BodyBufferFn bufferOf,
     return kernel.emitError("packager: library kernel '")
            << kernel.getSymName() << "' calls no kiln.conv";
   LibraryEpilogueAttr epilogue = getLibraryEpilogue(kernel);
+  // With a run-time batch (issue 18) the dims are those at the ranges'
+  // maximum and n_expr gives N per shape.
+  FailureOr<std::optional<LibraryExtent>> extent = getLibraryExtent(kernel);
+  if (failed(extent))
+    return failure();
   auto input = dyn_cast<RankedTensorType>(op.getInput().getType());
   auto weight = dyn_cast<RankedTensorType>(op.getWeight().getType());
   auto output = dyn_cast<RankedTensorType>(op.getType());
   ArrayRef<int64_t> pads = op.getPads(), strides = op.getStrides(),
                     dilations = op.getDilations();
+  auto batchOnly = [&](RankedTensorType type) {
+    for (int64_t d = 1; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        return false;
+    return type.hasStaticShape() || *extent;
+  };
   if (!input || !weight || !output || input.getRank() != 4 ||
-      weight.getRank() != 4 || output.getRank() != 4 ||
-      !input.hasStaticShape() || !weight.hasStaticShape() ||
-      !output.hasStaticShape() || pads.size() != 4 || strides.size() != 2 ||
-      dilations.size() != 2)
+      weight.getRank() != 4 || output.getRank() != 4 || !batchOnly(input) ||
+      !weight.hasStaticShape() || !batchOnly(output) || pads.size() != 4 ||
+      strides.size() != 2 || dilations.size() != 2)
     return kernel.emitError("packager: kernel '")
            << kernel.getSymName()
-           << "': the library call runs static 2-D convolutions only";
+           << "': the library call runs 2-D convolutions whose only "
+              "run-time extent is the batch";
   if (pads[0] != pads[2] || pads[1] != pads[3])
     return kernel.emitError("packager: kernel '")
            << kernel.getSymName() << "': asymmetric pads [" << pads[0] << ", "
@@ -75,10 +86,17 @@ LogicalResult describeConv(KernelOp kernel, BodyBufferFn bufferOf,
   bool channelsLast = op.isChannelsLast();
   int64_t channelDim = channelsLast ? 3 : 1, spatialDim = channelsLast ? 1 : 2;
   conv.layout = channelsLast ? ConvLayout_NHWC : ConvLayout_NCHW;
-  conv.n = input.getDimSize(0);
-  conv.c = input.getDimSize(channelDim);
-  conv.h = input.getDimSize(spatialDim);
-  conv.width = input.getDimSize(spatialDim + 1);
+  SmallVector<int64_t> inputShape(input.getShape()),
+      outputShape(output.getShape());
+  if (*extent) {
+    inputShape = (*extent)->shapeOf(input);
+    outputShape = (*extent)->shapeOf(output);
+    conv.n_expr = (*extent)->extent.str();
+  }
+  conv.n = inputShape[0];
+  conv.c = inputShape[channelDim];
+  conv.h = inputShape[spatialDim];
+  conv.width = inputShape[spatialDim + 1];
   conv.k = weight.getDimSize(0);
   conv.r = weight.getDimSize(spatialDim);
   conv.s = weight.getDimSize(spatialDim + 1);
@@ -89,8 +107,8 @@ LogicalResult describeConv(KernelOp kernel, BodyBufferFn bufferOf,
   conv.dilation_h = dilations[0];
   conv.dilation_w = dilations[1];
   conv.groups = op.getGroup();
-  conv.out_h = output.getDimSize(spatialDim);
-  conv.out_w = output.getDimSize(spatialDim + 1);
+  conv.out_h = outputShape[spatialDim];
+  conv.out_w = outputShape[spatialDim + 1];
   auto module = kernel->getParentOfType<ModuleOp>();
   auto precision =
       module ? module->getAttrOfType<StringAttr>(kPrecisionAttr) : nullptr;

@@ -19,6 +19,7 @@
 #include "kiln/Dialect/Kiln/IR/DimRanges.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/IR/Locations.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 #include "kiln/artifact_format.h"
 
@@ -411,10 +412,12 @@ LogicalResult EntryPointBuilder::buildKernelSteps(const LaunchGraph &graph) {
         auto extents = std::make_unique<LaunchExtentsT>();
         extents->element_count = parsed->str();
         extents->dim_args = parsed->getSymbols();
-        extents->units_per_block =
-            getIntAttr(kernel, "block_size", 1) *
-            getIntAttr(kernel, "vector_width", 1) *
-            getIntAttr(kernel, "elements_per_thread", 1);
+        extents->units_per_block = launchUnitsPerBlock(kernel);
+        if (extents->units_per_block == 0)
+          return kernel.emitError("packager: kernel '")
+                 << kernel.getSymName() << "' of kind "
+                 << stringifyKernelKind(kernel.getKind())
+                 << " has run-time extents, which its kind does not launch";
         step->run_time_extents = std::move(extents);
       }
       ++counts.launches;

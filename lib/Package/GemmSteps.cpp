@@ -42,11 +42,22 @@ std::optional<int64_t> batchStride(ArrayRef<int64_t> dims,
   return matrixElements;
 }
 
+/// The shape of |value|'s type, at the ranges' maximum with |extent|.
+SmallVector<int64_t> shapeAt(Value value,
+                             const std::optional<LibraryExtent> &extent) {
+  if (extent)
+    return extent->shapeOf(value.getType());
+  return SmallVector<int64_t>(cast<ShapedType>(value.getType()).getShape());
+}
+
 LogicalResult describeMatMul(KernelOp kernel, MatMulOp matmul,
+                             const std::optional<LibraryExtent> &extent,
                              BodyBufferFn bufferOf, GemmT &gemm) {
   auto lhsType = cast<RankedTensorType>(matmul.getLhs().getType());
   auto rhsType = cast<RankedTensorType>(matmul.getRhs().getType());
-  ArrayRef<int64_t> lhs = lhsType.getShape(), rhs = rhsType.getShape();
+  SmallVector<int64_t> lhsShape = shapeAt(matmul.getLhs(), extent),
+                       rhsShape = shapeAt(matmul.getRhs(), extent);
+  ArrayRef<int64_t> lhs = lhsShape, rhs = rhsShape;
   if (lhs.empty() || rhs.empty())
     return kernel.emitError("packager: kernel '")
            << kernel.getSymName() << "': MatMul of a scalar";
@@ -93,11 +104,14 @@ LogicalResult describeMatMul(KernelOp kernel, MatMulOp matmul,
   return success();
 }
 
-LogicalResult describeGemmOp(KernelOp kernel, GemmOp op, BodyBufferFn bufferOf,
-                             GemmT &gemm) {
+LogicalResult describeGemmOp(KernelOp kernel, GemmOp op,
+                             const std::optional<LibraryExtent> &extent,
+                             BodyBufferFn bufferOf, GemmT &gemm) {
   auto aType = cast<RankedTensorType>(op.getA().getType());
   auto bType = cast<RankedTensorType>(op.getB().getType());
   auto outType = cast<RankedTensorType>(op.getOutput().getType());
+  SmallVector<int64_t> aShape = shapeAt(op.getA(), extent),
+                       outShape = shapeAt(op.getOutput(), extent);
   if (aType.getRank() != 2 || bType.getRank() != 2 || outType.getRank() != 2)
     return kernel.emitError("packager: kernel '")
            << kernel.getSymName() << "': Gemm needs 2-D operands";
@@ -109,9 +123,9 @@ LogicalResult describeGemmOp(KernelOp kernel, GemmOp op, BodyBufferFn bufferOf,
   gemm.b = *b;
   gemm.trans_a = op.getTransA();
   gemm.trans_b = op.getTransB();
-  gemm.m = outType.getDimSize(0);
-  gemm.n = outType.getDimSize(1);
-  gemm.k = gemm.trans_a ? aType.getDimSize(0) : aType.getDimSize(1);
+  gemm.m = outShape[0];
+  gemm.n = outShape[1];
+  gemm.k = gemm.trans_a ? aShape[0] : aShape[1];
   gemm.alpha = op.getAlpha().convertToFloat();
   gemm.beta = 0.0f;
   gemm.stride_a = gemm.m * gemm.k;
@@ -125,7 +139,7 @@ LogicalResult describeGemmOp(KernelOp kernel, GemmOp op, BodyBufferFn bufferOf,
   if (failed(cBuffer))
     return failure();
   float beta = op.getBeta().convertToFloat();
-  if (cType.getShape() == outType.getShape()) {
+  if (cType.getShape() == outType.getShape()) { // Dynamic dims alike.
     gemm.c = *cBuffer;
     gemm.beta = beta;
     gemm.stride_c = gemm.m * gemm.n;
@@ -195,16 +209,38 @@ LogicalResult describeGemm(KernelOp kernel, BodyBufferFn bufferOf,
   if (failed(ops))
     return kernel.emitError("packager: library kernel '")
            << kernel.getSymName() << "': " << why;
+  // With a run-time extent (issue 18) the dims are those at the ranges'
+  // maximum; the extent is the outermost dim of the rows of A and of the
+  // result (the library contract), so M is it times the other rows.
+  FailureOr<std::optional<LibraryExtent>> extent = getLibraryExtent(kernel);
+  if (failed(extent))
+    return failure();
   LogicalResult described = failure();
   if (auto matmul = dyn_cast<MatMulOp>(ops->anchor))
-    described = describeMatMul(kernel, matmul, bufferOf, gemm);
+    described = describeMatMul(kernel, matmul, *extent, bufferOf, gemm);
   else if (auto op = dyn_cast<GemmOp>(ops->anchor))
-    described = describeGemmOp(kernel, op, bufferOf, gemm);
+    described = describeGemmOp(kernel, op, *extent, bufferOf, gemm);
   else
     return kernel.emitError("packager: library kernel '")
            << kernel.getSymName() << "' calls no kiln.matmul or kiln.gemm";
   if (failed(described))
     return failure();
+  if (*extent) {
+    const LibraryExtent &rows = **extent;
+    std::optional<DimExpr> m =
+        gemm.m % rows.largest == 0
+            ? rows.extent * DimExpr::constant(gemm.m / rows.largest)
+            : std::nullopt;
+    if (gemm.batch != 1 || !m)
+      return kernel.emitError("packager: library kernel '")
+             << kernel.getSymName() << "' has the run-time extent "
+             << rows.extent.str()
+             << " outside the rows of one product (m = " << gemm.m
+             << ", batch = " << gemm.batch
+             << " at the largest shape); the library call takes a run-time "
+                "extent only in M";
+    gemm.m_expr = m->str();
+  }
   return describeEpilogue(kernel, *ops, bufferOf, gemm);
 }
 

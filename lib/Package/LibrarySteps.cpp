@@ -3,7 +3,10 @@
 // FLOP counts of launch steps, for the entry point builder.
 #include "PackageInternal.h"
 
+#include "kiln/Dialect/Kiln/IR/DimRanges.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <algorithm>
 
@@ -45,6 +48,33 @@ uint64_t countFlops(KernelOp kernel) {
     }
   });
   return flops;
+}
+
+SmallVector<int64_t> LibraryExtent::shapeOf(Type type) const {
+  SmallVector<int64_t> shape(cast<ShapedType>(type).getShape());
+  for (int64_t &dim : shape)
+    if (ShapedType::isDynamic(dim))
+      dim = largest;
+  return shape;
+}
+
+FailureOr<std::optional<LibraryExtent>> getLibraryExtent(KernelOp kernel) {
+  auto result = cast<RankedTensorType>(kernel.getResult(0).getType());
+  if (result.hasStaticShape())
+    return std::optional<LibraryExtent>();
+  std::vector<std::optional<DimExpr>> extents = getRecordedDimExprs(kernel);
+  int64_t dim = 0;
+  while (dim < result.getRank() && !result.isDynamicDim(dim))
+    ++dim;
+  std::optional<int64_t> largest;
+  if (int64_t(extents.size()) == result.getRank() && extents[dim])
+    largest = maximumExtent(*extents[dim],
+                            getDimRanges(kernel->getParentOfType<func::FuncOp>()));
+  if (!largest)
+    return kernel.emitError("packager: library kernel '")
+           << kernel.getSymName() << "' has a run-time extent but no "
+           << kDimExprsAttrName << " that gives it over the ranged dims";
+  return std::optional<LibraryExtent>(LibraryExtent{*extents[dim], *largest});
 }
 
 LogicalResult describeLibraryStep(KernelOp kernel, BodyBufferFn bufferOf,

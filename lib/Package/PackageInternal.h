@@ -3,6 +3,7 @@
 #ifndef KILN_LIB_PACKAGE_PACKAGEINTERNAL_H
 #define KILN_LIB_PACKAGE_PACKAGEINTERNAL_H
 
+#include "kiln/Dialect/Kiln/IR/DimExpr.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Target/CUDA/CUDAEmitter.h"
 #include "kiln/Transforms/Planning/LaunchGraph.h"
@@ -57,6 +58,22 @@ mlir::LogicalResult getConstantBytes(ConstantOp constant,
 /// The buffer id of a value used inside a library kernel's body (its block
 /// arguments stand for the kernel's operands; constants are weights).
 using BodyBufferFn = llvm::function_ref<mlir::FailureOr<uint32_t>(mlir::Value)>;
+
+/// A library kernel's run-time extent (issue 18): the outermost dynamic dim
+/// of its result (a convolution's N, the rows of a GEMM) as an expression
+/// of the ranged dims, and its value at the ranges' maximum, at which the
+/// step's dims are described.
+struct LibraryExtent {
+  DimExpr extent;
+  int64_t largest = 0;
+  /// |type|'s shape with its dynamic dims at |largest| (the library
+  /// contract allows one, the outermost, equal to the result's).
+  llvm::SmallVector<int64_t> shapeOf(mlir::Type type) const;
+};
+/// |kernel|'s run-time extent; std::nullopt for a static kernel; failure
+/// (a located error) when its kiln.dim_exprs do not give one.
+mlir::FailureOr<std::optional<LibraryExtent>>
+getLibraryExtent(KernelOp kernel);
 
 /// Describes the cuBLASLt call of a `library` kernel (one kiln.matmul or
 /// kiln.gemm) with the epilogue the kernel records.

@@ -2,6 +2,7 @@
 #include "kiln/Transforms/RecordDimExprs.h"
 
 #include "kiln/Dialect/Kiln/IR/DimRanges.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Transforms/SymbolicShapes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,27 +27,33 @@ struct RecordDimExprsPass
     func::FuncOp function = getOperation();
     if (failed(verifySymbolicDimAttributes(function)))
       return signalPassFailure();
-    // Only a function with ranged dims (kiln.dim_ranges) has extents to
-    // record: a static compile, or an unranged dynamic dim, is left alone.
-    if (!function->hasAttr(kDimRangesAttrName))
-      return;
-    SymbolicShapes shapes(function);
-    Builder builder(function.getContext());
-    function.walk([&](Operation *op) {
-      if (op->getNumResults() != 1)
-        return;
-      auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-      if (!type || type.hasStaticShape())
-        return;
-      SmallVector<Attribute> entries;
-      for (const std::optional<DimExpr> &extent :
-           shapes.getDims(op->getResult(0)))
-        entries.push_back(builder.getStringAttr(extent ? extent->str() : "?"));
-      op->setAttr(kDimExprsAttrName, builder.getArrayAttr(entries));
-    });
+    recordDimExprs(function);
   }
 };
 } // namespace
+
+void recordDimExprs(func::FuncOp function) {
+  // Only a function with ranged dims (kiln.dim_ranges) has extents to
+  // record: a static compile, or an unranged dynamic dim, is left alone.
+  if (!function->hasAttr(kDimRangesAttrName))
+    return;
+  SymbolicShapes shapes(function);
+  Builder builder(function.getContext());
+  function.walk([&](Operation *op) {
+    // Ops in a kernel read its block arguments, which the analysis does
+    // not follow: they keep what fusion moved in with them.
+    if (op->getNumResults() != 1 || op->getParentOfType<KernelOp>())
+      return;
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || type.hasStaticShape())
+      return;
+    SmallVector<Attribute> entries;
+    for (const std::optional<DimExpr> &extent :
+         shapes.getDims(op->getResult(0)))
+      entries.push_back(builder.getStringAttr(extent ? extent->str() : "?"));
+    op->setAttr(kDimExprsAttrName, builder.getArrayAttr(entries));
+  });
+}
 
 std::unique_ptr<Pass> createKilnRecordDimExprs() {
   return std::make_unique<RecordDimExprsPass>();

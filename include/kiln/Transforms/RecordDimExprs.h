@@ -3,6 +3,7 @@
 #ifndef KILN_TRANSFORMS_RECORDDIMEXPRS_H
 #define KILN_TRANSFORMS_RECORDDIMEXPRS_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
 #include <memory>
@@ -16,6 +17,11 @@ namespace kiln {
 /// (Declared here, not in Passes.td, for now: a Passes.td change rebuilds
 /// every pass's source.)
 std::unique_ptr<mlir::Pass> createKilnRecordDimExprs();
+
+/// What the pass does to |function| (after verifying its attributes); a
+/// pass that adds ops with dynamic results (fusion's preparation) calls it
+/// again so that every op has its extents.
+void recordDimExprs(mlir::func::FuncOp function);
 
 /// Registers the pass for kiln-opt (`--kiln-record-dim-exprs`).
 void registerKilnRecordDimExprs();

@@ -63,11 +63,26 @@ mlir::LogicalResult emitColumnReductionKernel(ElementalEmitter &emitter,
 mlir::LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
                                         LaunchGeometry &launch);
 /// The rows of a row_reduce kernel and how they are spread over threads.
+/// With |runTimeRows| (a run-time extent among the row dims), |rows| is the
+/// rows per unit of that extent and the kernel computes the row count
+/// `kiln_rows` from its dim parameters first (declareRunTimeRows).
 struct RowGeometry {
   int64_t rows = 1, length = 1;
   bool warp = true; // One warp per row; else one block per row.
   int64_t block = 0, rowsPerBlock = 1;
+  bool runTimeRows = false;
+  /// The row count as CUDA text: a number, or `kiln_rows`.
+  std::string rowCount() const {
+    return runTimeRows ? "kiln_rows" : std::to_string(rows);
+  }
+  /// Whether |shape| holds |perRow| elements per row of these rows.
+  bool holdsRows(llvm::ArrayRef<int64_t> shape, int64_t perRow) const;
 };
+/// Emits `kiln_rows` from the kernel's run-time element count (|perRow|
+/// output elements per row) when |geometry| has run-time rows.
+mlir::LogicalResult declareRunTimeRows(ElementalEmitter &emitter,
+                                       const RowGeometry &geometry,
+                                       int64_t perRow);
 /// row_reduce with a layer_norm anchor: each row read once (16-byte vectors
 /// of `vector_width`) into registers, mean and variance in the computation
 /// type by two passes over them, then the affine map and the epilogue.

@@ -41,6 +41,7 @@ struct Anchor {
   AnchorKind kind;
   Value data;
   int64_t rows = 1, length = 1;
+  bool runTimeRows = false;
 };
 
 /// The kernel's anchor (the verifier has checked that there is exactly one
@@ -73,6 +74,7 @@ FailureOr<Anchor> findAnchor(ElementalEmitter &emitter) {
               "last axis)";
   anchor.rows = extents->rows;
   anchor.length = extents->length;
+  anchor.runTimeRows = extents->runTimeRows;
   return anchor;
 }
 
@@ -143,6 +145,38 @@ std::string initialValue(Type type, AnchorKind kind) {
 
 } // namespace
 
+bool RowGeometry::holdsRows(ArrayRef<int64_t> shape, int64_t perRow) const {
+  int64_t elements = 1;
+  bool runTime = false;
+  for (int64_t dim : shape) {
+    if (ShapedType::isDynamic(dim))
+      runTime = true;
+    else
+      elements *= dim;
+  }
+  return runTime == runTimeRows && elements == rows * perRow;
+}
+
+LogicalResult declareRunTimeRows(ElementalEmitter &emitter,
+                                 const RowGeometry &geometry, int64_t perRow) {
+  if (!geometry.runTimeRows)
+    return success();
+  FailureOr<std::optional<RunTimeCount>> runTime =
+      getRunTimeCount(emitter.getKernel());
+  if (failed(runTime))
+    return failure();
+  if (!*runTime)
+    return emitter.error(nullptr) << "has run-time rows but no run-time count";
+  std::string parameters;
+  for (auto [i, dim] : llvm::enumerate((*runTime)->dims))
+    parameters += (i ? ", " : "") + runTimeDimParameter(i) + " = " + dim;
+  emitter.line("// " + (*runTime)->count.str() + " output elements (" +
+               parameters + "), " + std::to_string(perRow) + " per row.");
+  emitter.line("const kiln_index_t kiln_rows = (kiln_index_t)(" +
+               (*runTime)->code() + ") / " + std::to_string(perRow) + ";");
+  return success();
+}
+
 LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
                                   LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
@@ -161,7 +195,8 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
   int64_t rowsPerBlock =
       int64_t(kernel.getRowsPerBlock().value_or(warp ? block / 32 : 1));
 
-  RowGeometry geometry{anchor.rows, anchor.length, warp, block, rowsPerBlock};
+  RowGeometry geometry{anchor.rows, anchor.length, warp,
+                       block,       rowsPerBlock,  anchor.runTimeRows};
   if (anchor.kind == AnchorKind::LayerNorm)
     return emitLayerNormRows(emitter, cast<LayerNormOp>(anchor.op), geometry,
                              launch);
@@ -169,15 +204,17 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
     return emitSoftmaxRows(emitter, anchor.op, geometry, launch);
 
   for (Value output : kernel.getOutputs())
-    if (elementCount(shapeOf(output)) != anchor.rows)
+    if (!geometry.holdsRows(shapeOf(output), 1))
       return emitter.error(nullptr)
              << "has an output of " << elementCount(shapeOf(output))
-             << " elements; the anchor gives " << anchor.rows;
+             << " elements; the anchor gives " << geometry.rowCount();
+  if (failed(declareRunTimeRows(emitter, geometry, 1)))
+    return failure();
 
   Type type = elementTypeOf(anchor.data);
   std::string accType = ElementalEmitter::computeType(type);
   bool isInt = type.isIntOrIndex();
-  std::string rows = std::to_string(anchor.rows);
+  std::string rows = geometry.rowCount();
   std::string length = std::to_string(anchor.length);
   std::string lanes = warp ? "32" : "blockDim.x";
   std::string laneId = warp ? "lane" : "threadIdx.x";

@@ -43,16 +43,18 @@ FailureOr<int64_t> VectorRowKernel::checkVectorWidth(
            << "vector_width " << width << " does not divide the rows of "
            << geometry.length << " elements";
   for (Value output : kernel.getOutputs())
-    if (elementCount(shapeOf(output)) != geometry.rows * geometry.length)
+    if (!geometry.holdsRows(shapeOf(output), geometry.length))
       return emitter.error(nullptr)
              << "has an output of " << elementCount(shapeOf(output))
-             << " elements; " << anchor << " gives "
-             << geometry.rows * geometry.length;
+             << " elements; " << anchor << " gives " << geometry.rowCount()
+             << " rows of " << geometry.length;
+  if (failed(declareRunTimeRows(emitter, geometry, geometry.length)))
+    return failure();
   return width;
 }
 
 void VectorRowKernel::openRowLoop() {
-  std::string rows = std::to_string(geometry.rows);
+  std::string rows = geometry.rowCount();
   std::string unit = width == 1 ? "element" : "vector";
   emitter.line(
       "// " + rows + " rows of " + std::to_string(geometry.length) +
@@ -198,7 +200,7 @@ VectorRowKernel::findVectorRead(Value input, const ElementIndex &index,
     return lane - names.begin();
   };
   // Read at the lane's own index, in a tensor of the rows' size.
-  if (count == geometry.rows * geometry.length)
+  if (geometry.holdsRows(inputShape, geometry.length))
     if (std::optional<int64_t> lane =
             laneOf(lanes.linear, emitter.linearOf(index, inputShape)))
       return VectorRead{*lane, "row * " + std::to_string(vectors) + " + " +

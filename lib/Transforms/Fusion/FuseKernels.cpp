@@ -34,6 +34,7 @@
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 #include "kiln/Dialect/Kiln/KernelKinds/LibraryEpilogue.h"
 #include "kiln/Transforms/FusionRules.h"
+#include "kiln/Transforms/RecordDimExprs.h"
 #include "kiln/Transforms/Passes.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -311,6 +312,9 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
   void runOnOperation() override {
     func::FuncOp function = getOperation();
     prepareForFusion(function);
+    // The preparation's new ops (a Gemm's C split into an add, widened
+    // biases) get their run-time extents as expressions too.
+    recordDimExprs(function);
     size_t rangedDims = getDimRanges(function).size();
     SmallVector<Operation *> ops;
     for (Operation &op : function.getBody().front().without_terminator())

@@ -191,14 +191,16 @@ void fitLoadRegisters(KernelOp kernel, int64_t &width, int64_t &perThread) {
 
 /// The widest vector (in elements) for rows of |rowLength| elements: 16
 /// bytes of the widest element type among the tensors read or written a row
-/// at a time (|rowElements| in all) or a column at a time (one row's size);
+/// at a time (|rowInput|'s element count) or a column at a time (one row's
+/// size);
 /// others (a gather's indices, say) are read per element.
 int64_t rowVectorWidth(KernelOp kernel, int64_t rowLength,
-                       int64_t rowElements) {
+                       RankedTensorType rowInput) {
   int64_t width = kVectorBytes;
   for (Type type : kernel.getBody().getArgumentTypes()) {
-    int64_t count = cast<ShapedType>(type).getNumElements();
-    if (count != rowElements && count != rowLength)
+    auto tensor = cast<RankedTensorType>(type);
+    if (!sameElementCount(tensor, rowInput) &&
+        !(tensor.hasStaticShape() && tensor.getNumElements() == rowLength))
       continue;
     int64_t bytes = elementBytes(type);
     if (bytes == 0)
@@ -350,6 +352,9 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
                 std::clamp<int64_t>(blocks, 1, 64 * multiprocessors));
   }
 
+  /// With run-time rows (issue 18) the grid is chosen for the ranges'
+  /// largest row count, and at launch it is ceil(rows / rows_per_block),
+  /// capped there (launchUnitsPerBlock); the row length is static.
   void tileRowReduce(KernelOp kernel) {
     // The verifier has checked that the kernel has one row reduction.
     Operation *anchor = getKernelAnchor(kernel);
@@ -357,13 +362,21 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     // Row length: the product of the reduced trailing dims (softmax: 1 dim,
     // layer_norm: the dims from its axis on).
     int64_t rowLength = rowReduceLength(kernel);
+    std::optional<RowReduceExtents> extents = rowReduceExtents(kernel);
+    int64_t rows = extents ? extents->rows : 0;
+    if (extents && extents->runTimeRows) {
+      std::optional<int64_t> largest = largestElementCount(kernel);
+      if (!largest)
+        return signalPassFailure();
+      bool perElement = isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp>(anchor);
+      rows = *largest / std::max<int64_t>(perElement ? rowLength : 1, 1);
+    }
     bool softmax = isa<SoftmaxOp, LogSoftmaxOp>(anchor);
     if (isa<LayerNormOp>(anchor)) {
       // The row is read (and written) in 16-byte vectors where it allows.
       setIfAbsent(kernel, &KernelOp::getVectorWidth, &KernelOp::setVectorWidth,
-                  rowVectorWidth(kernel, rowLength, input.getNumElements()));
+                  rowVectorWidth(kernel, rowLength, input));
     }
-    int64_t rows = rowLength ? input.getNumElements() / rowLength : 0;
     bool warp = chooseVariant(kernel) == KernelVariant::WarpRows;
     if (warp) {
       setIfAbsent(kernel, &KernelOp::getRowsPerBlock,
@@ -380,7 +393,7 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     if (softmax) {
       // Vectors as for layer_norm, but narrower where whole ones would leave
       // lanes of a row's warp idle (rows of 128 f16: 32 vectors of 4).
-      int64_t width = rowVectorWidth(kernel, rowLength, input.getNumElements());
+      int64_t width = rowVectorWidth(kernel, rowLength, input);
       while (warp && width > 1 && rowLength / width < kWarpSize)
         width /= 2;
       setIfAbsent(kernel, &KernelOp::getVectorWidth, &KernelOp::setVectorWidth,

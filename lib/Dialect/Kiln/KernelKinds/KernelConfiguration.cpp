@@ -322,9 +322,38 @@ std::optional<RowReduceExtents> rowReduceExtents(KernelOp kernel) {
   ArrayRef<int64_t> shape =
       cast<RankedTensorType>(anchor->getOperand(0).getType()).getShape();
   RowReduceExtents extents;
-  for (int64_t d = 0; d < int64_t(shape.size()); ++d)
+  for (int64_t d = 0; d < int64_t(shape.size()); ++d) {
+    if (ShapedType::isDynamic(shape[d])) {
+      if (d >= *first)
+        return std::nullopt; // A run-time row length: not a row reduction.
+      extents.runTimeRows = true;
+      continue;
+    }
     (d < *first ? extents.rows : extents.length) *= shape[d];
+  }
   return extents;
+}
+
+int64_t launchUnitsPerBlock(KernelOp kernel) {
+  auto attribute = [&](std::optional<uint64_t> value) {
+    return int64_t(value.value_or(1));
+  };
+  switch (kernel.getKind()) {
+  case KernelKind::Pointwise:
+  case KernelKind::DataMovement:
+    return attribute(kernel.getBlockSize()) *
+           attribute(kernel.getVectorWidth()) *
+           attribute(kernel.getElementsPerThread());
+  case KernelKind::RowReduce: {
+    Operation *anchor = getKernelAnchor(kernel);
+    bool perElement = isa_and_nonnull<SoftmaxOp, LogSoftmaxOp, LayerNormOp>(
+        anchor);
+    return attribute(kernel.getRowsPerBlock()) *
+           (perElement ? std::max<int64_t>(rowReduceLength(kernel), 1) : 1);
+  }
+  default:
+    return 0;
+  }
 }
 
 int64_t rowReduceLength(KernelOp kernel) {

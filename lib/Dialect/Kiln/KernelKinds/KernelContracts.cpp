@@ -20,10 +20,33 @@ bool haveSameShape(Type a, Type b) {
   return x && y && x.getShape() == y.getShape();
 }
 
-int64_t elementCount(Value value) {
-  auto type = dyn_cast<ShapedType>(value.getType());
-  return type && type.hasStaticShape() ? type.getNumElements()
-                                       : ShapedType::kDynamic;
+/// A value's element count: its static count, or with a run-time extent
+/// (the outermost, RunTimeExtents.cpp) the product of its static dims times
+/// that extent, printed `?*N`.
+struct ElementCount {
+  bool runTime = false;
+  int64_t elements = 0;
+  bool operator!=(const ElementCount &other) const {
+    return runTime != other.runTime || elements != other.elements;
+  }
+  std::string str() const {
+    return (runTime ? "?*" : "") + std::to_string(elements);
+  }
+};
+
+ElementCount elementCount(Value value) {
+  ElementCount count;
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    return {true, 0};
+  count.elements = 1;
+  for (int64_t dim : type.getShape()) {
+    if (ShapedType::isDynamic(dim))
+      count.runTime = true;
+    else
+      count.elements *= dim;
+  }
+  return count;
 }
 
 /// Whether the template computes |op| at its consumer's own linear index:
@@ -116,7 +139,7 @@ InFlightDiagnostic contractError(KernelOp kernel) {
 /// the anchor's value, at that value's own linear index (once per row of a
 /// row reduction; per element of the tile of a transpose).
 LogicalResult verifyEpilogue(KernelOp kernel, Operation *anchor) {
-  int64_t anchorValues = elementCount(anchor->getResult(0));
+  ElementCount anchorValues = elementCount(anchor->getResult(0));
   for (Operation *user : transitiveUsers(anchor->getResult(0))) {
     if (!isElementAligned(user))
       return contractError(kernel)
@@ -128,14 +151,14 @@ LogicalResult verifyEpilogue(KernelOp kernel, Operation *anchor) {
         elementCount(user->getResult(0)) != anchorValues)
       return contractError(kernel)
              << "the epilogue op '" << user->getName() << "' has "
-             << elementCount(user->getResult(0))
-             << " elements where the anchor gives " << anchorValues;
+             << elementCount(user->getResult(0)).str()
+             << " elements where the anchor gives " << anchorValues.str();
   }
   for (Value value : kernel.getYield().getValues())
     if (elementCount(value) != anchorValues)
       return contractError(kernel)
-             << "yields " << elementCount(value)
-             << " elements where the anchor gives " << anchorValues;
+             << "yields " << elementCount(value).str()
+             << " elements where the anchor gives " << anchorValues.str();
   return success();
 }
 

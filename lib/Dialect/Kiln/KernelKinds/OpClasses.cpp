@@ -114,6 +114,22 @@ template <typename ReduceOp> bool reducesTrailingAxes(ReduceOp op) {
 }
 } // namespace
 
+std::optional<SmallVector<int64_t>> getReducedAxes(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<SmallVector<int64_t>>>(op)
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
+            ReduceLogSumExpOp>([](auto reduce) { return reducedAxes(reduce); })
+      .Case<SoftmaxOp, LogSoftmaxOp>(
+          [](auto softmax) -> std::optional<SmallVector<int64_t>> {
+            auto type = cast<RankedTensorType>(softmax.getType());
+            std::optional<int64_t> axis =
+                normalizeAxis(softmax.getAxis(), type.getRank());
+            if (!axis)
+              return std::nullopt;
+            return SmallVector<int64_t>{*axis};
+          })
+      .Default([](auto) { return std::nullopt; });
+}
+
 bool isRowReduction(Operation *op) {
   return llvm::TypeSwitch<Operation *, bool>(op)
       .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(
@@ -197,15 +213,22 @@ bool isTiledTranspose(Operation *op) {
 }
 
 namespace {
-/// cuDNN's legacy descriptors take int dims and strides.
-constexpr int64_t kMaxLibraryElements = int64_t(1) << 31;
-
-/// A static 4-D tensor of f32, f16 or bf16 that cuDNN can describe.
+/// A 4-D tensor of f32, f16 or bf16 that cuDNN can describe: static, or
+/// with a run-time extent in dim 0 only (the batch, which cuDNN's
+/// descriptors take per shape at run time; the run-time extents' contract
+/// bounds its elements at the ranges' maximum, RunTimeExtents.cpp).
 bool isLibraryTensor(Type type, int64_t rank) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || tensor.getRank() != rank || !tensor.hasStaticShape() ||
-      tensor.getNumElements() >= kMaxLibraryElements)
+  if (!tensor || tensor.getRank() != rank)
     return false;
+  int64_t staticElements = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (tensor.isDynamicDim(d) && d != 0)
+      return false;
+    staticElements *= tensor.isDynamicDim(d) ? 1 : tensor.getDimSize(d);
+    if (staticElements >= kMaxLibraryElements)
+      return false;
+  }
   Type element = tensor.getElementType();
   return element.isF32() || element.isF16() || element.isBF16();
 }

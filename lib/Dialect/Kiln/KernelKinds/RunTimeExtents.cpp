@@ -2,10 +2,12 @@
 // may be run-time values, and which ops can compute with them.
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 
+#include "kiln/Dialect/Kiln/IR/DimRanges.h"
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Dialect/Kiln/KernelKinds/OpClasses.h"
 
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
@@ -54,6 +56,33 @@ std::optional<int64_t> runTimeDim(Value value, std::string &why) {
 /// Whether |value| is a kiln.constant (its elements are known to the
 /// emitter, not computed from run-time extents).
 bool isConstant(Value value) { return value.getDefiningOp<ConstantOp>(); }
+
+/// Why |conv|'s tensors could exceed what cuDNN describes
+/// (kMaxLibraryElements) at the ranges' maximum, or std::nullopt.
+std::optional<std::string> unmetLibraryBound(ConvOp conv) {
+  Operation *function = conv->getParentOp();
+  while (function && !function->hasAttr(kDimRangesAttrName))
+    function = function->getParentOp();
+  std::vector<std::optional<DimExpr>> extents = getRecordedDimExprs(conv);
+  std::optional<int64_t> batch;
+  if (function && !extents.empty() && extents.front())
+    batch = maximumExtent(*extents.front(), getDimRanges(function));
+  if (!batch)
+    return std::string("has a batch (N) whose largest value the ranges do "
+                       "not give (no kiln.dim_exprs)");
+  for (Value value : {conv.getInput(), conv.getResult()}) {
+    auto type = cast<RankedTensorType>(value.getType());
+    int64_t elements = *batch;
+    for (int64_t d = 1; d < type.getRank(); ++d)
+      if (llvm::MulOverflow(elements, type.getDimSize(d), elements))
+        elements = kMaxLibraryElements;
+    if (elements >= kMaxLibraryElements)
+      return "has a tensor of " + std::to_string(elements) +
+             " elements at the largest batch (" + std::to_string(*batch) +
+             "), more than cuDNN's descriptors take (2^31)";
+  }
+  return std::nullopt;
+}
 
 /// The op-specific part of the rule: the op's own axes never index the
 /// run-time dim.
@@ -112,20 +141,81 @@ std::optional<std::string> unmetOpRule(Operation *op) {
                              "index bound would be a run-time value");
         return std::nullopt;
       })
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
+            ReduceLogSumExpOp, SoftmaxOp, LogSoftmaxOp>(
+          [&](Operation *reduction) -> std::optional<std::string> {
+            // Reduced per output element (pointwise) or along rows
+            // (row_reduce): either way over static dims only.
+            int64_t dynamicDim = dynamicDimOf(reduction->getOperand(0));
+            if (dynamicDim == ShapedType::kDynamic)
+              return std::nullopt;
+            std::optional<SmallVector<int64_t>> axes =
+                getReducedAxes(reduction);
+            if (!axes)
+              return std::string("reduces over axes that are not constants");
+            if (llvm::is_contained(*axes, dynamicDim))
+              return std::string("reduces over its run-time extent; the "
+                                 "length it reduces would be a run-time "
+                                 "value");
+            return std::nullopt;
+          })
+      .Case<ConvOp>([&](ConvOp conv) -> std::optional<std::string> {
+        // cuDNN takes N per shape at run time; the filter and bias are
+        // weights.
+        if (isDynamicTensor(conv.getWeight().getType()) ||
+            (conv.getBias() && isDynamicTensor(conv.getBias().getType())))
+          return std::string("has a filter or bias with run-time extents; "
+                             "only the batch (N) may be one");
+        if (dynamicDimOf(conv.getInput()) != ShapedType::kDynamic &&
+            dynamicDimOf(conv.getInput()) != 0)
+          return std::string("has a run-time extent that is not its batch "
+                             "(N)");
+        return unmetLibraryBound(conv);
+      })
+      .Case<GemmOp>([&](GemmOp gemm) -> std::optional<std::string> {
+        if (gemm.getTransA() && isDynamicTensor(gemm.getA().getType()))
+          return std::string("has a transposed A with a run-time extent; "
+                             "only M (A's rows) may be one");
+        if (isDynamicTensor(gemm.getB().getType()))
+          return std::string("has a B with run-time extents; only M (the "
+                             "rows of A and of the result) may be one");
+        return std::nullopt;
+      })
+      .Case<MatMulOp>([&](MatMulOp matmul) -> std::optional<std::string> {
+        if (isDynamicTensor(matmul.getRhs().getType()))
+          return std::string("has a right-hand side with run-time extents; "
+                             "only the rows of the left-hand side (M, with "
+                             "its batch dims) may have one");
+        if (cast<ShapedType>(matmul.getRhs().getType()).getRank() > 2)
+          return std::string("has a batched right-hand side; with a run-time "
+                             "extent the library call is one product of M "
+                             "rows, with a shared right-hand side");
+        return std::nullopt;
+      })
+      .Case<MaxPoolOp, AveragePoolOp>([](auto) -> std::optional<std::string> {
+        // Windows slide over the spatial dims; the run-time extent is the
+        // outermost (the batch), which no window reads across.
+        return std::nullopt;
+      })
       .Case<TransposeOp, ExpandOp, FlattenOp, SqueezeOp, UnsqueezeOp,
             ConstantOp>([](auto) { return std::nullopt; })
       .Default([](Operation *other) -> std::optional<std::string> {
         if (classifyForFusion(other) == FusionClass::Pointwise)
           return std::nullopt;
         return std::string("has no rule for run-time extents yet (pointwise "
-                           "ops, views, transpose, concat, slice, gather and "
-                           "expand have one)");
+                           "ops, views, transpose, concat, slice, gather, "
+                           "expand, reductions, pools and the library's "
+                           "matmul, gemm and conv have one)");
       });
 }
 } // namespace
 
 bool takesRunTimeExtents(KernelKind kind) {
-  return kind == KernelKind::Pointwise || kind == KernelKind::DataMovement;
+  // The transpose kind's tiles would need a run-time plane count: a tiled
+  // transpose with run-time extents roots a data_movement kernel instead
+  // (KernelContracts.cpp); attention: not yet.
+  return kind == KernelKind::Pointwise || kind == KernelKind::DataMovement ||
+         kind == KernelKind::RowReduce || kind == KernelKind::Library;
 }
 
 bool hasRunTimeExtents(Operation *op) {
@@ -139,17 +229,18 @@ std::optional<std::string> unmetRunTimeExtentRule(KernelKind kind,
     return std::nullopt;
   if (!takesRunTimeExtents(kind))
     return "a " + stringifyKernelKind(kind).str() +
-           " kernel takes no run-time extents yet (only pointwise and "
-           "data_movement kernels do)";
+           " kernel takes no run-time extents yet (only pointwise, "
+           "data_movement, row_reduce and library kernels do)";
   std::string why;
   SmallVector<Value> values(op->getOperands());
   llvm::append_range(values, op->getResults());
   for (Value value : values)
     if (!runTimeDim(value, why))
       return "has " + why +
-             "; the loop template takes a run-time extent only in the "
-             "outermost dim (all dims before it of size 1), where index "
-             "arithmetic never needs its value";
+             "; a kernel takes a run-time extent only in the outermost dim "
+             "(all dims before it of size 1): the loop and row templates' "
+             "index arithmetic never needs its value there, and it is the "
+             "batch (N) or the rows (M) of a library call";
   return unmetOpRule(op);
 }
 

@@ -52,12 +52,25 @@ constexpr int64_t kWarpRowElements = 1024;
 /// from its axis on, a reduction's reduced trailing dims). The one place
 /// that computes them: tiling, the variant preconditions and the emitter
 /// all ask here. std::nullopt when the anchor is not a row reduction.
+/// With a run-time extent among the row dims (the outermost, issue 18),
+/// |runTimeRows| is set and |rows| is the product of the static row dims:
+/// the rows per unit of that extent. The length is always static.
 struct RowReduceExtents {
   int64_t rows = 1, length = 1;
+  bool runTimeRows = false;
 };
 std::optional<RowReduceExtents> rowReduceExtents(KernelOp kernel);
 /// rowReduceExtents(kernel)'s length; 0 when it has none.
 int64_t rowReduceLength(KernelOp kernel);
+
+/// The output elements one block of |kernel| covers per step of its grid,
+/// for a kernel with run-time extents, whose grid is computed at launch as
+/// ceil(count / units) (capped at the grid tiling chose): pointwise and
+/// data_movement block_size x vector_width x elements_per_thread;
+/// row_reduce rows_per_block rows of output (one element per row of a
+/// reduction, a row's length of softmax and layer_norm); 0 for kinds
+/// without run-time extents.
+int64_t launchUnitsPerBlock(KernelOp kernel);
 
 /// The output dim of a transpose with |perm| that holds the input's
 /// innermost dim (the tiles' second dim; short rows need it second-innermost).

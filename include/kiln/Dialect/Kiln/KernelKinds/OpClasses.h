@@ -39,6 +39,11 @@ FusionClass classifyForFusion(mlir::Operation *op);
 /// (it normalises trailing dims): the anchor of a row_reduce kernel.
 bool isRowReduction(mlir::Operation *op);
 
+/// The sorted, normalised axes a reduce op (ReduceSum, Mean, Max, Min, Prod,
+/// LogSumExp) reduces, or a softmax's or log_softmax's axis; std::nullopt
+/// for other ops and for axes that are not constants.
+std::optional<llvm::SmallVector<int64_t>> getReducedAxes(mlir::Operation *op);
+
 /// For a row reduction (isRowReduction): the first of the trailing input
 /// axes it reduces or normalises (a reduce's first reduced axis, a
 /// softmax's last axis, a layer_norm's axis); the axes before it are the
@@ -64,6 +69,11 @@ columnReductionExtents(mlir::Operation *op);
 /// elemental kernel it would read (or write) with a stride, so only the tiled
 /// transpose template runs it, as the anchor of a `transpose` kernel.
 bool isTiledTranspose(mlir::Operation *op);
+
+/// cuDNN's legacy descriptors take int dims and strides: a library
+/// convolution's tensors stay below this many elements (at the ranges'
+/// maximum, with run-time extents).
+inline constexpr int64_t kMaxLibraryElements = int64_t(1) << 31;
 
 /// True for a kiln.conv that cuDNN runs as a `library` kernel: 2-D (4-D
 /// tensors), static shapes, f32/f16/bf16, constant weights, symmetric pads,
