@@ -1,6 +1,8 @@
-// Session creation: every Conv step's cuDNN algorithm or graph plan and
-// every Gemm step's cuBLASLt algorithm is chosen among candidates that
-// compute the step correctly: for each distinct configuration, the scratch
+// Session creation (and, for steps with a run-time extent, the first run at
+// each value of it): every Conv step's cuDNN algorithm or graph plan and
+// every Gemm step's cuBLASLt algorithm not chosen yet is chosen among
+// candidates that compute the step correctly: for each distinct
+// configuration, the scratch
 // operands (one allocation sized for the largest of each operand, freed
 // after) get seeded random values, a host reference of sampled outputs is
 // computed, and the candidates are checked against it before they are timed
@@ -169,15 +171,18 @@ kiln_status_t chooseConvAlgorithms(kiln_session_s *session,
                                    AlgorithmCache *cache) {
   std::vector<size_t> largest =
       largestOperands(*session, 5, [](const PreparedStep &step) {
-        return step.conv ? step.conv->operandBytes : nullptr;
+        return step.conv && !step.algorithmChosen ? step.conv->operandBytes
+                                                  : nullptr;
       }); // x, w, bias, out, residual.
   if (largest[0] == 0)
     return nullptr;
   // KILN_CONV_PATH=legacy|graph restricts the candidates (conv.h).
   ConvPath path = ConvPath::Any;
   KILN_RETURN_IF_ERROR(parseConvPath(std::getenv("KILN_CONV_PATH"), &path));
-  // One handle per stream that has Conv steps (session.h).
-  session->cudnnHandles.assign(session->streams.size(), nullptr);
+  // One handle per stream that has Conv steps (session.h), created at the
+  // first choice.
+  if (session->cudnnHandles.empty())
+    session->cudnnHandles.assign(session->streams.size(), nullptr);
   for (const PreparedStep &step : session->steps)
     if (step.conv && !session->cudnnHandles[step.stream])
       KILN_RETURN_IF_ERROR(cudnnStatus(
@@ -192,8 +197,9 @@ kiln_status_t chooseConvAlgorithms(kiln_session_s *session,
   std::map<std::string, const ConvPlan *> chosen;
   for (size_t i = 0; i < session->steps.size(); ++i) {
     PreparedStep &step = session->steps[i];
-    if (!step.conv)
+    if (!step.conv || step.algorithmChosen)
       continue;
+    step.algorithmChosen = true;
     cudnnHandle_t handle = session->cudnnHandles[step.stream];
     auto [it, inserted] = chosen.try_emplace(step.conv->key(), step.conv.get());
     if (!inserted) {
@@ -225,7 +231,8 @@ kiln_status_t chooseGemmAlgorithms(kiln_session_s *session,
                                    AlgorithmCache *cache) {
   std::vector<size_t> largest =
       largestOperands(*session, 5, [](const PreparedStep &step) {
-        return step.gemm ? step.gemm->operandBytes : nullptr;
+        return step.gemm && !step.algorithmChosen ? step.gemm->operandBytes
+                                                  : nullptr;
       }); // a, b, c, bias, out.
   if (largest[0] == 0)
     return nullptr;
@@ -237,8 +244,9 @@ kiln_status_t chooseGemmAlgorithms(kiln_session_s *session,
   std::map<std::string, const GemmPlan *> chosen;
   for (size_t i = 0; i < session->steps.size(); ++i) {
     PreparedStep &step = session->steps[i];
-    if (!step.gemm)
+    if (!step.gemm || step.algorithmChosen)
       continue;
+    step.algorithmChosen = true;
     auto [it, inserted] = chosen.try_emplace(step.gemm->key(), step.gemm.get());
     if (!inserted) {
       step.gemm->useAlgorithmOf(*it->second);

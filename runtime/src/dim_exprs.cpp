@@ -243,4 +243,32 @@ kiln_status_t validateLaunchExtents(const Step &step, const Model &model) {
   return nullptr;
 }
 
+kiln_status_t validateLibraryExtent(const Step &step, const Model &model) {
+  bool gemm = step.kind() == StepKind_Gemm;
+  const flatbuffers::String *text =
+      gemm ? (step.gemm() ? step.gemm()->m_expr() : nullptr)
+           : (step.conv() ? step.conv()->n_expr() : nullptr);
+  if (!text)
+    return nullptr;
+  const char *what = gemm ? "m_expr" : "n_expr";
+  std::string why;
+  std::optional<DimExpression> expression =
+      DimExpression::parse(text->str(), dimRangeNames(model), &why);
+  if (!expression)
+    return Error(KILN_STATUS_DATA_LOSS)
+           << what << " '" << text->str()
+           << "' is not an extent of the ranged dims: " << why;
+  int64_t size = gemm ? step.gemm()->m() : step.conv()->n();
+  std::optional<int64_t> largest = expression->evaluate(largestDims(model));
+  if (!largest || *largest != size)
+    return Error(KILN_STATUS_DATA_LOSS)
+           << what << " '" << text->str() << "' is not " << size
+           << " at the ranges' maximum";
+  if (gemm && step.gemm()->batch() != 1)
+    return Error(KILN_STATUS_DATA_LOSS)
+           << "a gemm with m_expr '" << text->str() << "' has batch "
+           << step.gemm()->batch() << " (a run-time M needs one product)";
+  return nullptr;
+}
+
 } // namespace kiln::runtime

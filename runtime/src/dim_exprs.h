@@ -64,6 +64,12 @@ kiln_status_t validateDimExprs(
 kiln_status_t validateLaunchExtents(const kiln::artifact::Step &step,
                                     const kiln::artifact::Model &model);
 
+/// DATA_LOSS unless a Gemm's m_expr or a Conv's n_expr (when the step has
+/// one) is an extent of the ranged dims whose value at the ranges' maximum
+/// is the step's m or n, and a Gemm with one is a single product (batch 1).
+kiln_status_t validateLibraryExtent(const kiln::artifact::Step &step,
+                                    const kiln::artifact::Model &model);
+
 } // namespace kiln::runtime
 
 #endif // KILN_RUNTIME_DIM_EXPRS_H

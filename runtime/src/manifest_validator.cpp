@@ -285,9 +285,11 @@ private:
                << parameterCounts[step.kernel()] << " elsewhere";
       return nullptr;
     case StepKind_Gemm:
-      return validateGemmStep(checks, step.gemm());
+      KILN_RETURN_IF_ERROR(validateGemmStep(checks, step.gemm()));
+      return validateLibraryExtent(step, model);
     case StepKind_Conv:
-      return validateConvStep(checks, step.conv());
+      KILN_RETURN_IF_ERROR(validateConvStep(checks, step.conv()));
+      return validateLibraryExtent(step, model);
     case StepKind_Copy:
       if (count(step.args()) != 2)
         return Error(KILN_STATUS_DATA_LOSS) << "a copy needs 2 arguments";

@@ -136,10 +136,18 @@ static kiln_status_t prepareLaunch(kiln_session_s *session, const Step &step,
   return nullptr;
 }
 
-static kiln_status_t prepareGemm(kiln_session_s *session, const Step &step,
-                                 PreparedStep &prepared) {
+/// The bytes of buffer |id| at the session's current shapes.
+static uint64_t currentBytes(const kiln_session_s &session, int64_t id) {
+  if (id < 0)
+    return 0;
+  return session.shapes.ranged()
+             ? session.shapes.bufferBytes(static_cast<uint32_t>(id))
+             : session.entry->buffers()->Get(static_cast<uint32_t>(id))->bytes();
+}
+
+kiln_status_t prepareGemm(kiln_session_s *session, const Gemm &gemm,
+                          PreparedStep &prepared) {
   const EntryPoint &entry = *session->entry;
-  const Gemm &gemm = *step.gemm();
   prepared.gemmBuffers[0] = gemm.a();
   prepared.gemmBuffers[1] = gemm.b();
   prepared.gemmBuffers[4] = gemm.out();
@@ -163,13 +171,10 @@ static kiln_status_t prepareGemm(kiln_session_s *session, const Step &step,
           ? entry.buffers()->Get(static_cast<uint32_t>(gemm.bias()))->dtype()
           : dtype;
   prepared.gemm = std::make_unique<GemmPlan>();
-  // Scratch sizes for the timing at session creation (autotune.cpp).
+  // Scratch sizes for the timing (autotune.cpp), at the current shapes.
   int64_t operands[5] = {gemm.a(), gemm.b(), gemm.c(), gemm.bias(), gemm.out()};
   for (int i = 0; i < 5; ++i)
-    prepared.gemm->operandBytes[i] =
-        operands[i] >= 0
-            ? entry.buffers()->Get(static_cast<uint32_t>(operands[i]))->bytes()
-            : 0;
+    prepared.gemm->operandBytes[i] = currentBytes(*session, operands[i]);
   return prepared.gemm->create(session->cublas, gemm, inputDType, dtype,
                                biasDType, alignments, session->workspaceBytes);
 }
@@ -207,17 +212,32 @@ static void countTraffic(const EntryPoint &entry, const Step &step,
       prepared.bytes += entry.buffers()->Get(id)->bytes();
 }
 
-static kiln_status_t prepareConv(kiln_session_s *session, const Step &step,
-                                 PreparedStep &prepared) {
-  const Conv &conv = *step.conv();
+kiln_status_t prepareConv(kiln_session_s *session, const Conv &conv,
+                          PreparedStep &prepared) {
   prepared.convBuffers[0] = conv.x();
   prepared.convBuffers[1] = conv.w();
   prepared.convBuffers[2] = conv.out();
   prepared.convBias = conv.bias();
   prepared.convResidual = conv.residual();
   prepared.conv = std::make_unique<ConvPlan>();
-  return prepared.conv->create(
-      conv, session->entry->buffers()->Get(conv.out())->dtype());
+  KILN_RETURN_IF_ERROR(prepared.conv->create(
+      conv, session->entry->buffers()->Get(conv.out())->dtype()));
+  // The plan's own sizes (from the table's dims) must be the buffers' at
+  // the current shapes: a table whose dims disagree with its buffers'
+  // extents would read or write past them.
+  int64_t buffers[5] = {conv.x(), conv.w(), conv.bias(), conv.out(),
+                        conv.residual()};
+  for (int i = 0; i < 5; ++i)
+    if (buffers[i] >= 0 &&
+        prepared.conv->operandBytes[i] > currentBytes(*session, buffers[i]))
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "operand " << i << " of the convolution needs "
+             << prepared.conv->operandBytes[i] << " bytes, but buffer "
+             << buffers[i] << " holds " << currentBytes(*session, buffers[i])
+             << (session->shapes.ranged()
+                     ? " at " + session->shapes.describeValues()
+                     : std::string());
+  return nullptr;
 }
 
 kiln_status_t prepareSteps(kiln_session_s *session) {
@@ -242,10 +262,8 @@ kiln_status_t prepareSteps(kiln_session_s *session) {
     kiln_status_t status = nullptr;
     if (step.kind() == StepKind_Launch)
       status = prepareLaunch(session, step, prepared);
-    else if (step.kind() == StepKind_Gemm)
-      status = prepareGemm(session, step, prepared);
-    else if (step.kind() == StepKind_Conv)
-      status = prepareConv(session, step, prepared);
+    else if (step.kind() == StepKind_Gemm || step.kind() == StepKind_Conv)
+      status = prepareLibraryStep(session, step, prepared);
     else if (step.kind() == StepKind_Copy)
       prepared.copyBytes = entry.buffers()->Get(prepared.args[1])->bytes();
     KILN_RETURN_IF_ERROR(annotate(status, prepared.describe(i)));

@@ -12,11 +12,22 @@
 #include "kiln/artifact_format.h"
 
 #include <list>
+#include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace kiln::runtime {
+
+/// A Gemm or Conv step's table at one value of its run-time extent, and the
+/// plan built from it (library_shapes.cpp).
+struct ShapedLibraryPlan {
+  flatbuffers::DetachedBuffer table;
+  std::unique_ptr<GemmPlan> gemm;
+  std::unique_ptr<ConvPlan> conv;
+  std::string algorithm;
+};
 
 /// One plan step with everything resolved at session creation.
 struct PreparedStep {
@@ -36,6 +47,16 @@ struct PreparedStep {
   std::unique_ptr<ConvPlan> conv;      // Conv.
   uint32_t convBuffers[3] = {0, 0, 0}; // x, w, out.
   int64_t convBias = -1, convResidual = -1;
+  /// Gemm/Conv with a run-time extent (Gemm.m_expr, Conv.n_expr; issue
+  /// 18): the extent, the value |gemm| or |conv| is built for (from
+  /// |libraryTable|, the step's table at that value), and the plans of the
+  /// other values seen, which the CUDA graphs captured at them use.
+  std::optional<DimExpression> libraryExtent;
+  int64_t libraryExtentValue = 0;
+  flatbuffers::DetachedBuffer libraryTable;
+  std::map<int64_t, ShapedLibraryPlan> otherLibraryPlans;
+  /// Gemm/Conv: whether |gemm| or |conv| has its algorithm (autotune.cpp).
+  bool algorithmChosen = false;
   size_t copyBytes = 0; // Copy.
   uint64_t bytes = 0, flops = 0; // Traffic and work, for profiles.
   uint32_t event = 0;   // RecordEvent / WaitEvent.
@@ -71,6 +92,26 @@ void resolveAddresses(const kiln_session_s &session,
 /// Builds PreparedSteps (launch checks, cuBLASLt and cuDNN algorithms) for
 /// the session's entry point.
 kiln_status_t prepareSteps(kiln_session_s *session);
+/// Prepares Gemm or Conv step |step| (its plan, at the current shapes when
+/// it has a run-time extent; library_shapes.cpp).
+kiln_status_t prepareLibraryStep(kiln_session_s *session,
+                                 const kiln::artifact::Step &step,
+                                 PreparedStep &prepared);
+/// Builds the cuBLASLt or cuDNN plan of |prepared| from |gemm| or |conv|
+/// (plan.cpp), with operand sizes at the current shapes.
+kiln_status_t prepareGemm(kiln_session_s *session,
+                          const kiln::artifact::Gemm &gemm,
+                          PreparedStep &prepared);
+kiln_status_t prepareConv(kiln_session_s *session,
+                          const kiln::artifact::Conv &conv,
+                          PreparedStep &prepared);
+/// Before a run at the current shapes: each Gemm and Conv step with a
+/// run-time extent takes its plan for the extent's value, built (and its
+/// algorithm chosen) at the first run with that value, kept after. The
+/// choice waits for the session's previous run and synchronises the
+/// session's own stream, so FAILED_PRECONDITION when |captured| (the
+/// caller is capturing the run) and a value is new.
+kiln_status_t useLibraryPlansAtShape(kiln_session_s *session, bool captured);
 /// Chooses the Conv and Gemm steps' library algorithms: candidates checked
 /// against a reference on random operands, then timed on the GPU, or taken
 /// from the algorithm cache (autotune.cpp); creates the cuDNN handle when

@@ -368,6 +368,8 @@ kiln_status_t checkAndEnqueueRun(kiln_session_s *session, cudaStream_t stream) {
       session->inputs, session->outputs, signature.inputs, signature.outputs));
   bool captured = false;
   KILN_RETURN_IF_ERROR(captureStatus(*session, stream, &captured));
+  // Library steps with a run-time extent: their plans at these shapes.
+  KILN_RETURN_IF_ERROR(useLibraryPlansAtShape(session, captured));
   std::vector<void *> addresses;
   resolveAddresses(*session, &addresses);
   // Runs of one session share its arena: order this one after the last. In

@@ -50,8 +50,8 @@ TEST(DimExpressionTest, RejectsMalformedTextAndUnknownNames) {
 }
 
 /// The sample with a ranged batch (1..4; the sample's 4 rows are its
-/// maximum): x, h and y take their dim 0 from it and the launch computes
-/// its count from it.
+/// maximum): x, h and y take their dim 0 from it, the Gemm its M and the
+/// launch its count.
 void makeRanged(ModelT &model) {
   model.format_version = kDynamicShapesFormatVersion;
   auto range = std::make_unique<DimRangeT>();
@@ -68,6 +68,9 @@ void makeRanged(ModelT &model) {
   for (auto *list : {&entry.inputs, &entry.outputs})
     for (auto &tensor : *list)
       tensor->dim_exprs = entry.buffers[tensor->buffer]->dim_exprs;
+  for (auto &step : entry.steps)
+    if (step->gemm)
+      step->gemm->m_expr = "batch";
   auto extents = std::make_unique<LaunchExtentsT>();
   extents->element_count = "batch*16";
   extents->dim_args = {"batch"};
@@ -163,6 +166,34 @@ TEST(DimExprsManifestTest, ChecksLaunchCounts) {
                       }),
                       KILN_STATUS_DATA_LOSS,
                       "run-time extents without an element_count"));
+}
+
+GemmT &gemm(ModelT &model) {
+  for (auto &step : entry(model).steps)
+    if (step->gemm)
+      return *step->gemm;
+  ADD_FAILURE() << "the sample has no Gemm step";
+  return *entry(model).steps.front()->gemm;
+}
+
+TEST(DimExprsManifestTest, ChecksLibraryExtents) {
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) { gemm(m).m_expr = "batch +"; }),
+                      KILN_STATUS_DATA_LOSS,
+                      "m_expr 'batch +' is not an extent of the ranged dims"));
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) { gemm(m).m_expr = "seq"; }),
+                      KILN_STATUS_DATA_LOSS,
+                      "'seq' is not a ranged dim"));
+  // At the range's maximum (4) batch*2 is 8 rows, not the step's m of 4.
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) { gemm(m).m_expr = "batch*2"; }),
+                      KILN_STATUS_DATA_LOSS,
+                      "m_expr 'batch*2' is not 4 at the ranges' maximum"));
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) {
+                        gemm(m).batch = 2;
+                        gemm(m).m = 2;
+                        gemm(m).m_expr = "batch - 2";
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "a gemm with m_expr 'batch - 2' has batch 2"));
 }
 
 } // namespace

@@ -1,8 +1,9 @@
 // Kernels with run-time extents (issue 18): the kernel kinds' contract lets
-// pointwise and data_movement kernels take a run-time extent in the
-// outermost dim of each value; any other kind, or an op whose index
-// arithmetic would need the extent's value, is a located error naming the
-// ONNX node, the extents as expressions and the kind.
+// pointwise, data_movement, row_reduce and library kernels take a run-time
+// extent in the outermost dim of each value (a library call's M or N);
+// attention, or an op whose index arithmetic would need the extent's value,
+// is a located error naming the ONNX node, the extents as expressions and
+// the kind.
 // RUN: kiln-opt %s --split-input-file --kiln-fuse-kernels --verify-diagnostics | FileCheck %s
 
 // A pointwise chain with a bias row and a transpose that moves the
@@ -35,22 +36,51 @@ func.func @concat_gather(%x: tensor<?x8xf32> {kiln.name = "x", kiln.dim_names = 
 
 // -----
 
-// A library call takes no run-time extents yet.
-func.func @matmul(%x: tensor<?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", ""]}, %w: tensor<8x4xf32>) -> tensor<?x4xf32>
+// A GEMM with a run-time M (the rows of its lhs and result): a library
+// kernel with its bias and relu epilogue, keeping its root's extents.
+// CHECK-LABEL: func.func @matmul_bias_relu
+// CHECK:         kiln.kernel "matmul_add_relu_0" library {{.*}}attributes {epilogue = #kiln.epilogue<addend = bias, activation = relu>, kiln.dim_exprs = ["batch", "4"]}
+func.func @matmul_bias_relu(%x: tensor<?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", ""]}, %b: tensor<4xf32>) -> tensor<?x4xf32>
     attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
-  // expected-error @+1 {{'kiln.matmul' with result extents [batch, 4] (batch in 1..64) has run-time extents and roots a library kernel: a library kernel takes no run-time extents yet (only pointwise and data_movement kernels do); pass --input-shape batch=N for an artifact of one size}}
+  %w = kiln.constant dense<0.5> : tensor<8x4xf32>
   %0 = kiln.matmul %x, %w {kiln.dim_exprs = ["batch", "4"]} : tensor<?x8xf32>, tensor<8x4xf32> -> tensor<?x4xf32>
-  return %0 : tensor<?x4xf32>
+  %1 = kiln.add %0, %b {kiln.dim_exprs = ["batch", "4"]} : tensor<?x4xf32>, tensor<4xf32> -> tensor<?x4xf32>
+  %2 = kiln.relu %1 {kiln.dim_exprs = ["batch", "4"]} : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %2 : tensor<?x4xf32>
 }
 
 // -----
 
-// A row reduction neither.
+// A row reduction with a run-time row count: a row_reduce kernel.
+// CHECK-LABEL: func.func @softmax
+// CHECK:         kiln.kernel "softmax_0" row_reduce {{.*}}attributes {kiln.dim_exprs = ["batch", "8"]}
 func.func @softmax(%x: tensor<?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", ""]}) -> tensor<?x8xf32>
     attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
-  // expected-error @+1 {{'kiln.softmax' with result extents [batch, 8] (batch in 1..64) has run-time extents and roots a row_reduce kernel: a row_reduce kernel takes no run-time extents yet}}
   %0 = kiln.softmax %x {axis = -1 : i64, kiln.dim_exprs = ["batch", "8"]} : tensor<?x8xf32> -> tensor<?x8xf32>
   return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+// A matmul whose right-hand side has the run-time extent (here its K):
+// cuBLASLt takes one only in M.
+func.func @matmul_rhs(%x: tensor<1x?xf32> {kiln.name = "x", kiln.dim_names = ["", "batch"]}, %w: tensor<?x4xf32> {kiln.name = "w", kiln.dim_names = ["batch", ""]}) -> tensor<1x4xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  // expected-error @+1 {{'kiln.matmul' has run-time extents and roots a library kernel: has a right-hand side with run-time extents; only the rows of the left-hand side (M, with its batch dims) may have one}}
+  %0 = kiln.matmul %x, %w : tensor<1x?xf32>, tensor<?x4xf32> -> tensor<1x4xf32>
+  return %0 : tensor<1x4xf32>
+}
+
+// -----
+
+// A reduction over the run-time extent: its length would be a run-time
+// value.
+func.func @reduce_batch(%x: tensor<?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", ""]}) -> tensor<1x8xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  %axes = kiln.constant dense<0> : tensor<1xi64>
+  // expected-error @+1 {{'kiln.reduce_sum' has run-time extents and roots a pointwise kernel: reduces over its run-time extent; the length it reduces would be a run-time value}}
+  %0 = kiln.reduce_sum %x, %axes {keepdims = true} : tensor<?x8xf32>, tensor<1xi64> -> tensor<1x8xf32>
+  return %0 : tensor<1x8xf32>
 }
 
 // -----
@@ -59,7 +89,7 @@ func.func @softmax(%x: tensor<?x8xf32> {kiln.name = "x", kiln.dim_names = ["batc
 // would take it modulo.
 func.func @inward(%x: tensor<?x4x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", "", ""]}) -> tensor<4x?x8xf32>
     attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
-  // expected-error @+1 {{'kiln.transpose' with result extents [4, batch, 8] (batch in 1..64) has run-time extents and roots a data_movement kernel: has a run-time extent in dim 1 after a dim of size 4, which is not the outermost; the loop template takes a run-time extent only in the outermost dim}}
+  // expected-error @+1 {{'kiln.transpose' with result extents [4, batch, 8] (batch in 1..64) has run-time extents and roots a data_movement kernel: has a run-time extent in dim 1 after a dim of size 4, which is not the outermost; a kernel takes a run-time extent only in the outermost dim}}
   %0 = kiln.transpose %x {kiln.dim_exprs = ["4", "batch", "8"], perm = array<i64: 1, 0, 2>} : tensor<?x4x8xf32> -> tensor<4x?x8xf32>
   return %0 : tensor<4x?x8xf32>
 }

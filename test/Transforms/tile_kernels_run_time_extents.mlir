@@ -58,3 +58,37 @@ func.func @transpose(%x: tensor<?x4x8xf32> {kiln.name = "x", kiln.dim_names = ["
   %0 = kiln.transpose %x {kiln.dim_exprs = ["batch", "8", "4"], perm = array<i64: 0, 2, 1>} : tensor<?x4x8xf32> -> tensor<?x8x4xf32>
   return %0 : tensor<?x8x4xf32>
 }
+
+// -----
+
+// A ResNet head with a run-time batch: the global average pool of NCHW
+// [batch, 64, 7, 7] is a row reduction with a run-time row count (rows of
+// 49, a warp each, 4 per block): its count is the output's, batch*64, and
+// its grid the one at batch 64 (4096 rows / 4); the row length stays static.
+// CHECK-LABEL: func.func @global_average_pool
+// CHECK:         kiln.kernel "reduce_mean_0" row_reduce
+// CHECK-SAME:      block_size = 128 : i64, grid_size = 1024 : i64, kiln.dim_exprs = ["batch", "64", "1", "1"], kiln.element_count = "batch*64", rows_per_block = 4 : i64, variant = #kiln.variant<warp_rows>
+func.func @global_average_pool(%x: tensor<?x64x7x7xf32> {kiln.name = "x", kiln.dim_names = ["batch", "", "", ""]}) -> tensor<?x64x1x1xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  %axes = kiln.constant dense<[2, 3]> : tensor<2xi64>
+  %0 = kiln.reduce_mean %x, %axes {kiln.dim_exprs = ["batch", "64", "1", "1"]} : tensor<?x64x7x7xf32>, tensor<2xi64> -> tensor<?x64x1x1xf32>
+  return %0 : tensor<?x64x1x1xf32>
+}
+
+// -----
+
+// Its channels-last form, a reduction over H and W computed per output
+// element, and a channels-last max pool: pointwise kernels whose counts
+// are the outputs' (the window and the reduced axes are static dims).
+// CHECK-LABEL: func.func @channels_last
+// CHECK:         kiln.kernel "max_pool_0" pointwise
+// CHECK-SAME:      grid_size = 32 : i64, kiln.dim_exprs = ["batch", "4", "4", "64"], kiln.element_count = "batch*1024", variant = #kiln.variant<channels_last_pool>, vector_width = 8 : i64
+// CHECK:         kiln.kernel "reduce_mean_1" pointwise
+// CHECK-SAME:      kiln.element_count = "batch*64", variant = #kiln.variant<loop>
+func.func @channels_last(%x: tensor<?x8x8x64xf16> {kiln.name = "x", kiln.dim_names = ["batch", "", "", ""]}) -> tensor<?x1x1x64xf16>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  %p = kiln.max_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, kiln.dim_exprs = ["batch", "4", "4", "64"], layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<?x8x8x64xf16> -> tensor<?x4x4x64xf16>
+  %axes = kiln.constant dense<[1, 2]> : tensor<2xi64>
+  %0 = kiln.reduce_mean %p, %axes {kiln.dim_exprs = ["batch", "1", "1", "64"]} : tensor<?x4x4x64xf16>, tensor<2xi64> -> tensor<?x1x1x64xf16>
+  return %0 : tensor<?x1x1x64xf16>
+}

@@ -125,6 +125,8 @@ void printStep(uint32_t index, const Step &step, const EntryPoint &entry) {
                   gemm->stride_out(), gemm->trans_a(), gemm->trans_b(),
                   gemm->alpha(), gemm->beta(),
                   EnumNameGemmEpilogue(gemm->epilogue()));
+    if (const Gemm *gemm = step.gemm(); gemm && gemm->m_expr())
+      std::printf(" m at run time %s", shownName(gemm->m_expr()).c_str());
     if (const Gemm *gemm = step.gemm(); gemm && gemm->allow_tf32())
       std::printf(" tf32");
     // A cast fused into the call: f16/bf16 a and b, an f32 out.
@@ -151,6 +153,8 @@ void printStep(uint32_t index, const Step &step, const EntryPoint &entry) {
           conv->dilation_h(), conv->dilation_w(), conv->groups(), conv->out_h(),
           conv->out_w(), conv->allow_tf32() ? " tf32" : "",
           conv->layout() == ConvLayout_NHWC ? " nhwc" : "");
+    if (const Conv *conv = step.conv(); conv && conv->n_expr())
+      std::printf(" n at run time %s", shownName(conv->n_expr()).c_str());
     if (const Conv *conv = step.conv(); conv && conv->residual() >= 0)
       std::printf(" residual %d", conv->residual());
     if (const Conv *conv = step.conv();

@@ -65,15 +65,30 @@ LogicalResult emitChannelsLastPoolKernel(ElementalEmitter &emitter,
   std::string vector = vectorTypeName(type, width);
   int64_t units = elementCount(outShape) / width;
   int64_t block = int64_t(kernel.getBlockSize().value_or(256));
+  // A run-time batch (issue 18): the units are counted from the dim
+  // parameters; the batch is the pixel's outermost dim, which no index
+  // needs the size of.
+  FailureOr<std::optional<RunTimeCount>> runTime = getRunTimeCount(kernel);
+  if (failed(runTime))
+    return failure();
+  std::string unitCount = str(units);
+  if (*runTime) {
+    unitCount = "kiln_units";
+    emitter.line("const kiln_index_t kiln_units = (kiln_index_t)(" +
+                 (*runTime)->code() + ") / " + str(width) + ";");
+  }
 
   emitter.line("// Channels-last " + std::string(average ? "average" : "max") +
-               " pool: " + str(units) + " units of one output pixel x " +
+               " pool: " +
+               (*runTime ? (*runTime)->count.str() + " / " + str(width)
+                         : str(units)) +
+               " units of one output pixel x " +
                str(width) + " channels (one " +
                str(width * (int64_t)((type.getIntOrFloatBitWidth() + 7) / 8)) +
                "-byte vector), one per thread and grid-stride step.");
   emitter.open("for (kiln_index_t i = (kiln_index_t)blockIdx.x * blockDim.x + "
                "threadIdx.x; i < " +
-               str(units) + "; i += (kiln_index_t)gridDim.x * blockDim.x)");
+               unitCount + "; i += (kiln_index_t)gridDim.x * blockDim.x)");
   emitter.line("const kiln_index_t cv = i % " + str(vectors) +
                ", pixel = i / " + str(vectors) + ";");
   // The pixel's dims [n, spatial...] of the output.
@@ -158,7 +173,11 @@ LogicalResult emitChannelsLastPoolKernel(ElementalEmitter &emitter,
   emitter.close();
 
   launch.block = block;
-  launch.grid = unitGrid(kernel, units, block);
+  // With a run-time batch: the grid at the ranges' largest count; the
+  // runtime lowers it.
+  launch.grid = *runTime
+                    ? std::max<int64_t>(kernel.getGridSize().value_or(1), 1)
+                    : unitGrid(kernel, units, block);
   return success();
 }
 

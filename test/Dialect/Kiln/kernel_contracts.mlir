@@ -420,16 +420,31 @@ func.func @pointwise_run_time_extent(%a: tensor<?x8xf32>, %b: tensor<8xf32>) -> 
 
 // -----
 
-// A row_reduce kernel takes none yet.
-func.func @row_reduce_run_time_extent(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  %e = kiln.empty : tensor<?x8xf32>
-  // expected-error @+1 {{'r' breaks the row_reduce kernel contract: 'kiln.softmax' has run-time extents: a row_reduce kernel takes no run-time extents yet (only pointwise and data_movement kernels do)}}
-  %r = kiln.kernel "r" row_reduce ins(%a : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
-  ^bb0(%x: tensor<?x8xf32>, %o: tensor<?x8xf32>):
-    %0 = kiln.softmax %x {axis = -1 : i64} : tensor<?x8xf32> -> tensor<?x8xf32>
-    kiln.yield %0 : tensor<?x8xf32>
-  } -> tensor<?x8xf32>
-  return %r : tensor<?x8xf32>
+// A row_reduce kernel takes a run-time row count, not a run-time row
+// length.
+func.func @row_reduce_run_time_length(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %e = kiln.empty : tensor<?xf32>
+  // expected-error @+1 {{'r' breaks the row_reduce kernel contract: 'kiln.softmax' has run-time extents: reduces over its run-time extent; the length it reduces would be a run-time value}}
+  %r = kiln.kernel "r" row_reduce ins(%a : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%x: tensor<?xf32>, %o: tensor<?xf32>):
+    %0 = kiln.softmax %x {axis = -1 : i64} : tensor<?xf32> -> tensor<?xf32>
+    kiln.yield %0 : tensor<?xf32>
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// An attention kernel takes none yet.
+func.func @attention_run_time_extent(%q: tensor<?x4x8xf32>) -> tensor<?x4x8xf32> {
+  %e = kiln.empty : tensor<?x4x8xf32>
+  // expected-error @+1 {{'a' breaks the attention kernel contract: 'kiln.attention' has run-time extents: an attention kernel takes no run-time extents yet (only pointwise, data_movement, row_reduce and library kernels do)}}
+  %r = kiln.kernel "a" attention ins(%q : tensor<?x4x8xf32>) outs(%e : tensor<?x4x8xf32>) {
+  ^bb0(%a: tensor<?x4x8xf32>, %o: tensor<?x4x8xf32>):
+    %y = kiln.attention %a, %a, %a {scale = 1.0 : f32} : tensor<?x4x8xf32>, tensor<?x4x8xf32>, tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+    kiln.yield %y : tensor<?x4x8xf32>
+  } -> tensor<?x4x8xf32>
+  return %r : tensor<?x4x8xf32>
 }
 
 // -----

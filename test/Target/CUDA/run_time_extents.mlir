@@ -69,3 +69,48 @@ func.func @two_dims(%x: tensor<?x16xf32> {kiln.name = "x", kiln.dim_names = ["",
   } -> tensor<?x16xf32>
   return %r : tensor<?x16xf32>
 }
+
+// -----
+
+// A row reduction with a run-time row count (ResNet's global average pool,
+// NCHW): the rows are computed from the dim parameter, the row length (49)
+// stays static, a warp per row.
+// CHECK-LABEL: kiln.kernel "gap"
+// CHECK:         (const float* __restrict__ in0, float* __restrict__ out0, long long kiln_dim0)
+// CHECK:         // batch*64 output elements (kiln_dim0 = batch), 1 per row.
+// CHECK-NEXT:    const kiln_index_t kiln_rows = (kiln_index_t)((kiln_dim0 * 64LL)) / 1;
+// CHECK:         // kiln_rows rows of 49 elements; one warp per row, 4 rows per block.
+// CHECK:         row < kiln_rows;
+// CHECK:         = row * 49 + col;
+func.func @gap(%x: tensor<?x64x7x7xf32> {kiln.name = "x", kiln.dim_names = ["batch", "", "", ""]}) -> tensor<?x64x1x1xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  %e = kiln.empty {kiln.dim_exprs = ["batch", "64", "1", "1"]} : tensor<?x64x1x1xf32>
+  %r = kiln.kernel "gap" row_reduce ins(%x : tensor<?x64x7x7xf32>) outs(%e : tensor<?x64x1x1xf32>) attributes {kiln.dim_exprs = ["batch", "64", "1", "1"]} {
+  ^bb0(%a: tensor<?x64x7x7xf32>, %o: tensor<?x64x1x1xf32>):
+    %axes = kiln.constant dense<[2, 3]> : tensor<2xi64>
+    %0 = kiln.reduce_mean %a, %axes : tensor<?x64x7x7xf32>, tensor<2xi64> -> tensor<?x64x1x1xf32>
+    kiln.yield %0 : tensor<?x64x1x1xf32>
+  } -> tensor<?x64x1x1xf32>
+  return %r : tensor<?x64x1x1xf32>
+}
+
+// -----
+
+// The channels-last max pool with a run-time batch: its units (a pixel by a
+// vector of 8 channels) are counted from the dim parameter; the pixel's
+// batch index is its outermost dim, which no index needs the size of.
+// CHECK-LABEL: kiln.kernel "pool"
+// CHECK:         (const __half* __restrict__ in0, __half* __restrict__ out0, long long kiln_dim0)
+// CHECK:         const kiln_index_t kiln_units = (kiln_index_t)((kiln_dim0 * 1024LL)) / 8;
+// CHECK:         // Channels-last max pool: batch*1024 / 8 units of one output pixel x 8 channels
+// CHECK:         i < kiln_units;
+func.func @pool(%x: tensor<?x8x8x64xf16> {kiln.name = "x", kiln.dim_names = ["batch", "", "", ""]}) -> tensor<?x4x4x64xf16>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  %e = kiln.empty {kiln.dim_exprs = ["batch", "4", "4", "64"]} : tensor<?x4x4x64xf16>
+  %r = kiln.kernel "pool" pointwise ins(%x : tensor<?x8x8x64xf16>) outs(%e : tensor<?x4x4x64xf16>) attributes {kiln.dim_exprs = ["batch", "4", "4", "64"]} {
+  ^bb0(%a: tensor<?x8x8x64xf16>, %o: tensor<?x4x4x64xf16>):
+    %0 = kiln.max_pool %a {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<?x8x8x64xf16> -> tensor<?x4x4x64xf16>
+    kiln.yield %0 : tensor<?x4x4x64xf16>
+  } -> tensor<?x4x4x64xf16>
+  return %r : tensor<?x4x4x64xf16>
+}

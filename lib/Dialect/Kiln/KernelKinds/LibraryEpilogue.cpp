@@ -14,9 +14,12 @@ bool isBiasRow(Value value, Value result, Value product) {
   auto row = dyn_cast<RankedTensorType>(value.getType());
   auto out = dyn_cast<RankedTensorType>(result.getType());
   auto full = dyn_cast<RankedTensorType>(product.getType());
-  if (!row || !out || !full || row.getRank() == 0 ||
-      row.getRank() > out.getRank() || !row.hasStaticShape() ||
-      !out.hasStaticShape() || !full.hasStaticShape() ||
+  // The result may have a run-time extent (its rows, issue 18); the row
+  // and the columns are static.
+  if (!row || !out || !full || row.getRank() == 0 || out.getRank() == 0 ||
+      full.getRank() == 0 || row.getRank() > out.getRank() ||
+      !row.hasStaticShape() || out.isDynamicDim(out.getRank() - 1) ||
+      full.isDynamicDim(full.getRank() - 1) ||
       row.getElementType() != out.getElementType() ||
       row.getShape().back() != out.getShape().back() ||
       full.getShape().back() != out.getShape().back())

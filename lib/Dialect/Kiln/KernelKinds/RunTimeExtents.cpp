@@ -228,7 +228,8 @@ std::optional<std::string> unmetRunTimeExtentRule(KernelKind kind,
   if (!hasRunTimeExtents(op))
     return std::nullopt;
   if (!takesRunTimeExtents(kind))
-    return "a " + stringifyKernelKind(kind).str() +
+    return (kind == KernelKind::Attention ? "an " : "a ") +
+           stringifyKernelKind(kind).str() +
            " kernel takes no run-time extents yet (only pointwise, "
            "data_movement, row_reduce and library kernels do)";
   std::string why;
