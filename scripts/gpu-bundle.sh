@@ -122,6 +122,16 @@ mkdir -p "$out/replays" "$work/resnet50"
   --precision fp16 --external-weights --gpu-arch "$arch" \
   -o "$out/replays/resnet50-bs32-fp16.kiln" 2>&1 | tail -1 | sed 's/^/   /'
 cp "$root/test/models/resnet50-torchscript.onnx" "$root/scripts/fill-weights.py" "$out/replays/"
+# 5b. ResNet-50 over batch 1..64 (issue 18): one artifact per precision,
+# compiled with a range, its weights external like 5's (gpu-test.sh runs it
+# at batch 1, 7, 32 and 64 against onnxruntime).
+mkdir -p "$out/ranged_resnet50"
+for precision in fp32 fp16; do
+  echo "== compile ranged_resnet50/$precision.kiln (--input-shape batch=1..64)"
+  "$build/bin/kiln-compile" "$work/resnet50/resnet50-torchscript.onnx" --input-shape batch=1..64 \
+    --precision "$precision" --external-weights --gpu-arch "$arch" \
+    -o "$out/ranged_resnet50/$precision.kiln" 2>&1 | tail -1 | sed 's/^/   /'
+done
 # 6. Binaries: kiln-run and the runtime's tests (they need only the CUDA
 # runtime, cuBLASLt and NVRTC of the GPU machine's /usr/local/cuda).
 cp "$build/bin/kiln-run" "$out/bin/"

@@ -240,6 +240,58 @@ elif [[ -f "$replays/resnet50-bs32-fp16.kiln" ]]; then
   note "resnet50_bs32_replays" skip "no Python with onnx and onnxruntime ($python)"
 fi
 
+# 7b. ResNet-50 over batch 1..64 (issue 18): one artifact per precision,
+# compiled with --input-shape batch=1..64 and external weights (filled here
+# as for 7), run at batch 1, 7, 32 and 64 (kiln-run sets the shape from the
+# input files) against onnxruntime: fp32 (tf32 off) within rel-L2 1e-4,
+# fp16 within 1e-2.
+ranged="$out/ranged_resnet50"
+if [[ -f "$ranged/fp32.kiln" ]] && "$python" -c 'import onnx, onnxruntime' 2>/dev/null; then
+  log="$(mktemp)"
+  work="$ranged/filled"
+  mkdir -p "$work"
+  if "$python" "$replays/fill-weights.py" "$replays/resnet50-torchscript.onnx" \
+      "$work/resnet50-torchscript.onnx" --external >"$log" 2>&1 &&
+    cp "$ranged"/*.kiln "$work/" &&
+    "$python" - "$work" >>"$log" 2>&1 <<'PY'
+import os, sys
+import numpy as np, onnxruntime
+folder = sys.argv[1]
+session = onnxruntime.InferenceSession(f"{folder}/resnet50-torchscript.onnx",
+                                       providers=["CPUExecutionProvider"])
+name = session.get_inputs()[0].name
+for batch in (1, 7, 32, 64):
+    os.makedirs(f"{folder}/in{batch}", exist_ok=True)
+    os.makedirs(f"{folder}/want{batch}", exist_ok=True)
+    x = np.random.RandomState(batch).uniform(-1, 1, (batch, 3, 224, 224)).astype(np.float32)
+    np.save(f"{folder}/in{batch}/{name}.npy", x)
+    for node, value in zip(session.get_outputs(), session.run(None, {name: x})):
+        np.save(f"{folder}/want{batch}/{node.name}.npy", value)
+PY
+  then
+    for precision in fp32 fp16; do
+      limit=1e-4
+      [[ $precision == fp16 ]] && limit=1e-2
+      for batch in 1 7 32 64; do
+        "$kiln_run" "$work/$precision.kiln" --inputs "$work/in$batch" \
+          --expect "$work/want$batch" --rel-l2 "$limit" --bench 50 >"$log" 2>&1
+        status=$?
+        detail="$(grep -hE 'rel-L2|^bench:' "$log" | cut -c1-110 | tr '\n' ' ')"
+        case $status in
+          0) note "ranged_resnet50/$precision/batch$batch" pass "$detail" ;;
+          3) note "ranged_resnet50/$precision/batch$batch" skip "no CUDA device" ;;
+          *) note "ranged_resnet50/$precision/batch$batch" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-400)" ;;
+        esac
+      done
+    done
+  else
+    note "ranged_resnet50" FAIL "weights or reference: $(tail -3 "$log" | tr '\n' ' ')"
+  fi
+  rm -f "$log"
+elif [[ -f "$ranged/fp32.kiln" ]]; then
+  note "ranged_resnet50" skip "no Python with onnx and onnxruntime ($python)"
+fi
+
 {
   echo "{"
   echo "  \"machine\": \"$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)\","

@@ -135,14 +135,18 @@ bool isSingleElement(Value value) {
 }
 
 // op(transpose(a, p), transpose(b, p)) -> transpose(op(a, b), p)
-/// |value| viewed with the static |type| (same element count): a kiln.reshape
-/// by a constant shape.
+/// |value| viewed with |type| (same element count; at most one dynamic dim,
+/// given as -1): a kiln.reshape by a constant shape.
 Value reshapeTo(OpBuilder &builder, Location loc, Value value,
                 RankedTensorType type) {
   auto shapeType =
       RankedTensorType::get({type.getRank()}, builder.getI64Type());
+  SmallVector<int64_t> dims(type.getShape());
+  for (int64_t &dim : dims)
+    if (ShapedType::isDynamic(dim))
+      dim = -1;
   Value shape = builder.create<ConstantOp>(
-      loc, DenseElementsAttr::get(shapeType, type.getShape()));
+      loc, DenseElementsAttr::get(shapeType, ArrayRef<int64_t>(dims)));
   return builder.create<ReshapeOp>(loc, type, value, shape,
                                    builder.getBoolAttr(false));
 }
@@ -215,8 +219,10 @@ struct SinkTransposeThroughPointwise : RewritePattern {
         op->getNumResults() != 1 || op->getNumRegions() != 0)
       return rewriter.notifyMatchFailure(op, "not a pointwise op");
     auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!resultType || !resultType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "result is not static");
+    // A run-time extent (a ranged batch, issue 18) moves with its dim like
+    // any other; shapes compare with it as `?`.
+    if (!resultType)
+      return rewriter.notifyMatchFailure(op, "result is not ranked");
     ArrayRef<int64_t> perm;
     RankedTensorType sourceType;
     SmallVector<Value> broadcast;
@@ -226,7 +232,7 @@ struct SinkTransposeThroughPointwise : RewritePattern {
           transposed
               ? dyn_cast<RankedTensorType>(transposed.getData().getType())
               : RankedTensorType();
-      if (!transposed || !type || !type.hasStaticShape() ||
+      if (!transposed || !type ||
           operand.getType() != RankedTensorType::get(resultType.getShape(),
                                                      type.getElementType())) {
         if (isSingleElement(operand))
@@ -492,8 +498,10 @@ struct DecomposeChannelsLastBatchNorm : OpRewritePattern<BatchNormOp> {
 
 /// Step 3: whether |op| only moves size-1 dims (the others keep their order).
 bool movesOnlyUnitDims(TransposeOp op) {
+  // A run-time extent (issue 18) is a dim larger than 1; one at most, which
+  // the reshape gives as -1.
   auto type = dyn_cast<RankedTensorType>(op.getData().getType());
-  if (!type || !type.hasStaticShape())
+  if (!type || type.getNumDynamicDims() > 1)
     return false;
   int64_t previous = -1;
   for (int64_t p : op.getPerm()) {

@@ -2,7 +2,8 @@
 // ranged artifact (batch 1..64) run at batch 1, 7, 32 and 64 through
 // kiln_session_set_input_shape, each output checked against the CPU and
 // the rows past the batch left untouched; the range check, the binding
-// check and a CUDA graph kept per shape.
+// check and a CUDA graph kept per shape; a cuBLASLt Gemm with a run-time M
+// (a plan per batch, kept).
 #include "artifact_builder.h"
 #include "gpu_kernels.h"
 #include "session.h"
@@ -81,6 +82,49 @@ std::vector<uint8_t> rangedArtifact() {
   launch->run_time_extents->units_per_block = 64;
   entry->steps.push_back(std::move(launch));
   model.entry_points.push_back(std::move(entry));
+  return builder.finish(kDynamicShapesFormatVersion);
+}
+
+/// y[batch, 16] = relu(x[batch, 8] w + bias) * 2 + 1: the sample's
+/// cuBLASLt Gemm (BiasRelu) with a run-time M (m_expr "batch") into h,
+/// then ranged_affine, batch in 1..64.
+std::vector<uint8_t> rangedGemmArtifact() {
+  ArtifactBuilder builder;
+  SampleOptions options;
+  options.arch = compiledKernels().arch;
+  options.cubin = compiledKernels().cubin;
+  options.kernelSymbol = "ranged_affine";
+  buildSample(builder, options);
+  ModelT &model = builder.model;
+  model.format_version = kDynamicShapesFormatVersion;
+  auto range = std::make_unique<DimRangeT>();
+  range->name = "batch";
+  range->lo = 1;
+  range->hi = kMaxBatch;
+  range->opt = 8;
+  model.dim_ranges.push_back(std::move(range));
+  EntryPointT &entry = *model.entry_points[0];
+  for (uint32_t id : {0u, 3u, 4u}) { // x, h, y: rows of the batch.
+    BufferT &buffer = *entry.buffers[id];
+    buffer.shape[0] = kMaxBatch;
+    buffer.bytes = kMaxBatch * buffer.shape[1] * 4;
+    buffer.dim_exprs = {"batch", std::to_string(buffer.shape[1])};
+  }
+  for (auto *list : {&entry.inputs, &entry.outputs})
+    for (auto &tensor : *list) {
+      tensor->shape[0] = kMaxBatch;
+      tensor->dim_exprs = entry.buffers[tensor->buffer]->dim_exprs;
+    }
+  entry.activation_arena_bytes = kMaxBatch * kSampleN * 4;
+  GemmT &gemm = *entry.steps.front()->gemm;
+  gemm.m = kMaxBatch;
+  gemm.m_expr = "batch";
+  StepT &launch = *entry.steps.back();
+  launch.grid = {16, 1, 1};
+  launch.run_time_extents = std::make_unique<LaunchExtentsT>();
+  launch.run_time_extents->element_count = "batch*16";
+  launch.run_time_extents->dim_args = {"batch"};
+  launch.run_time_extents->units_per_block = 64;
   return builder.finish(kDynamicShapesFormatVersion);
 }
 
@@ -192,6 +236,66 @@ TEST_F(RunTimeExtentsGPUTest, RangeAndBindingErrorsNameTheInput) {
                       KILN_STATUS_INVALID_ARGUMENT,
                       "input 'x' is bound with 4096 bytes but this run "
                       "(batch = 7) needs 448"));
+}
+
+// The Gemm step takes its M per shape: a cuBLASLt plan per batch, chosen
+// at the first run with it and kept, so going back to batch 7 replays the
+// graph captured with batch 7's plan.
+TEST(RunTimeExtentsGemmGPUTest, RunsTheGemmAtEveryBatch) {
+  if (!hasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  ASSERT_TRUE(compiledKernels().error.empty()) << compiledKernels().error;
+  std::vector<uint8_t> bytes = rangedGemmArtifact();
+  kiln_model_t *model = nullptr;
+  kiln_session_t *session = nullptr;
+  ASSERT_TRUE(isOk(kiln_model_load_from_memory(bytes.data(), bytes.size(),
+                                               nullptr, &model)));
+  ASSERT_TRUE(isOk(kiln_session_create(model, nullptr, &session)));
+  cudaStream_t stream = nullptr;
+  float *x = nullptr, *y = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&x, kMaxBatch * kSampleK * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&y, kMaxBatch * kSampleN * 4), cudaSuccess);
+  for (int64_t batch : {1, 7, 32, 64, 7}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    int64_t shape[] = {batch, kSampleK};
+    ASSERT_TRUE(isOk(kiln_session_set_input_shape(session, "x", shape, 2)));
+    std::vector<float> input(batch * kSampleK), result(kMaxBatch * kSampleN);
+    for (size_t i = 0; i < input.size(); ++i)
+      input[i] = std::cos(0.21f * float(i) + float(batch)) * 1.25f;
+    ASSERT_EQ(cudaMemcpy(x, input.data(), input.size() * 4,
+                         cudaMemcpyHostToDevice),
+              cudaSuccess);
+    ASSERT_EQ(cudaMemset(y, 0xff, result.size() * 4), cudaSuccess); // NaN.
+    kiln_tensor_t in = kiln_device_tensor(x, input.size() * 4);
+    kiln_tensor_t out = kiln_device_tensor(y, batch * kSampleN * 4);
+    ASSERT_TRUE(isOk(kiln_session_bind_input(session, "x", &in)));
+    ASSERT_TRUE(isOk(kiln_session_bind_output(session, "y", &out)));
+    ASSERT_TRUE(isOk(kiln_session_run(session, stream)));
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(result.data(), y, result.size() * 4,
+                         cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    for (int64_t m = 0; m < batch; ++m)
+      for (int n = 0; n < kSampleN; ++n) {
+        double sum = sampleBias(n);
+        for (int k = 0; k < kSampleK; ++k)
+          sum += double(input[m * kSampleK + k]) * sampleWeight(k, n);
+        double want = std::max(sum, 0.0) * 2.0 + 1.0;
+        ASSERT_NEAR(result[m * kSampleN + n], want, 1e-4 * (1 + std::abs(want)))
+            << "row " << m << " column " << n;
+      }
+    for (int64_t i = batch * kSampleN; i < kMaxBatch * kSampleN; ++i)
+      ASSERT_TRUE(std::isnan(result[i])) << "element " << i << " past the batch";
+  }
+  // Batch 7 again: its plan was kept (4 shapes seen, 4 captures).
+  EXPECT_EQ(session->graphStatistics.captures, 4);
+  EXPECT_EQ(session->steps.front().otherLibraryPlans.size(), 3u);
+  cudaFree(x);
+  cudaFree(y);
+  cudaStreamDestroy(stream);
+  kiln_session_release(session);
+  kiln_model_release(model);
 }
 
 } // namespace

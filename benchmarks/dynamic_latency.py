@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""One ranged artifact against static ones, side by side (issue 18).
+
+Build machine (kiln built, .venv):
+
+    .venv/bin/python benchmarks/dynamic_latency.py make OUTDIR
+        [--model resnet50-torchscript] [--range batch=1..64]
+        [--batches 1,7,32,64] [--precisions fp16,fp32]
+
+compiles, per precision, ResNet-50 (the graph-only export in test/models,
+weights filled by scripts/fill-weights.py and kept external: the GPU
+machine fills the same bytes) once with
+--input-shape batch=1..64 (the ranged artifact) and once per batch with
+--input-shape batch=N (the static artifacts), and writes OUTDIR/meta.json
+with the commands and each artifact's size (the ranged one's against the
+largest static one's: the issue's "artifact size <= 3x"). OUTDIR also gets
+bin/kiln-run, the graph-only model, fill-weights.py and this script.
+
+GPU machine (onnx, onnxruntime, numpy):
+
+    python3 OUTDIR/dynamic_latency.py run OUTDIR [--runs 200] [--out FILE]
+
+fills the weights, writes seeded inputs per batch and onnxruntime's outputs
+(CPU, fp32), then, correct before fast: every artifact (the ranged one at
+each batch, each static one at its own) must match onnxruntime (rel-L2
+1e-4 fp32, 1e-2 fp16); a mismatch is reported as MISMATCH with no time and
+the script exits 1. Then, per batch, the ranged and the static artifact are
+timed alternately (kiln-run --bench: CUDA events around each replay of the
+session's CUDA graph; the median of --runs after warm-up), three rounds
+each, the best median of each kept; the JSON gives both medians and
+ranged_over_static (the issue's target: <= 1.15), with the command, the
+machine (nvidia-smi), the versions and meta.json's sizes.
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+TOLERANCE = {"fp32": 1e-4, "fp16": 1e-2}
+
+
+def run_checked(command, **kwargs):
+    result = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        raise RuntimeError(" ".join(command) + " failed:\n" +
+                           (result.stdout + result.stderr)[-2000:])
+    return result.stdout + result.stderr
+
+
+def make(args):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    build = os.environ.get("KILN_BUILD_DIR", os.path.join(root, "build"))
+    out = os.path.abspath(args.outdir)
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(os.path.join(out, "bin"))
+    shutil.copy(os.path.join(build, "bin", "kiln-run"), os.path.join(out, "bin"))
+    graph_only = os.path.join(root, "test", "models", args.model + ".onnx")
+    os.makedirs(os.path.join(out, "graph-only"))
+    shutil.copy(graph_only, os.path.join(out, "graph-only"))
+    for path in (os.path.join(root, "scripts", "fill-weights.py"),
+                 os.path.abspath(__file__)):
+        shutil.copy(path, out)
+    work = os.path.join(out, "work")
+    os.makedirs(work)
+    filled = os.path.join(work, args.model + ".onnx")
+    run_checked([sys.executable, os.path.join(root, "scripts", "fill-weights.py"),
+                 graph_only, filled, "--external"])
+    name, _, _ = args.range.partition("=")
+    batches = [int(b) for b in args.batches.split(",")]
+    meta = dict(command=" ".join(sys.argv), date=time.strftime("%Y-%m-%d %H:%M:%S"),
+                compiler=run_checked([os.path.join(build, "bin", "kiln-compile"),
+                                      "--version"]).strip(),
+                model=args.model, range=args.range, dim=name, batches=batches,
+                precisions=args.precisions.split(","), artifacts={})
+    for precision in meta["precisions"]:
+        shapes = [("ranged", args.range)] + [
+            (f"static-{b}", f"{name}={b}") for b in batches]
+        for label, shape in shapes:
+            artifact = os.path.join(out, f"{label}-{precision}.kiln")
+            command = [os.path.join(build, "bin", "kiln-compile"), filled,
+                       "--input-shape", shape, "--precision", precision,
+                       "--external-weights", "-o", artifact]
+            log = run_checked(command)
+            meta["artifacts"][f"{label}-{precision}"] = dict(
+                shape=shape, bytes=os.path.getsize(artifact),
+                command=" ".join(command[1:]),
+                summary=log.strip().splitlines()[-1])
+        sizes = [meta["artifacts"][f"static-{b}-{precision}"]["bytes"]
+                 for b in batches]
+        ranged = meta["artifacts"][f"ranged-{precision}"]["bytes"]
+        meta[f"size_ratio_{precision}"] = dict(
+            ranged_bytes=ranged, largest_static_bytes=max(sizes),
+            ranged_over_largest_static=ranged / max(sizes),
+            ranged_over_smallest_static=ranged / min(sizes))
+        print(f"{precision}: ranged {ranged} bytes, static {sizes} bytes, "
+              f"ranged / largest static {ranged / max(sizes):.2f}x", flush=True)
+    shutil.rmtree(work)
+    with open(os.path.join(out, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+    print(f"bundle: {out}")
+    print(f"on the GPU machine: python3 {out}/dynamic_latency.py run {out}")
+
+
+def prepare(bundle, meta):
+    """Fills the weights beside the artifacts; writes each batch's input and
+    onnxruntime's outputs. Returns {batch: (inputs dir, expected dir)}."""
+    import onnxruntime
+    # Beside the artifacts, under the name the compile saw: they read the
+    # external weights from <model>.onnx.data there (checked by hash).
+    filled = os.path.join(bundle, meta["model"] + ".onnx")
+    if not os.path.exists(filled + ".data"):
+        run_checked([sys.executable, os.path.join(bundle, "fill-weights.py"),
+                     os.path.join(bundle, "graph-only", meta["model"] + ".onnx"),
+                     filled, "--external"])
+    session = onnxruntime.InferenceSession(filled,
+                                           providers=["CPUExecutionProvider"])
+    data = {}
+    for batch in meta["batches"]:
+        inputs = os.path.join(bundle, "data", f"batch{batch}", "inputs")
+        expected = os.path.join(bundle, "data", f"batch{batch}", "expected")
+        os.makedirs(inputs, exist_ok=True)
+        os.makedirs(expected, exist_ok=True)
+        rng = np.random.RandomState(batch)
+        feeds = {}
+        for node in session.get_inputs():
+            shape = [batch if not isinstance(d, int) else d for d in node.shape]
+            feeds[node.name] = rng.uniform(-1, 1, shape).astype(np.float32)
+            np.save(os.path.join(inputs, node.name + ".npy"), feeds[node.name])
+        names = [o.name for o in session.get_outputs()]
+        for n, value in zip(names, session.run(names, feeds)):
+            np.save(os.path.join(expected, n + ".npy"), value)
+        data[batch] = (inputs, expected)
+    return data
+
+
+def kiln_run(bundle, artifact, inputs, *flags):
+    return subprocess.run(
+        [os.path.join(bundle, "bin", "kiln-run"), os.path.join(bundle, artifact),
+         "--inputs", inputs, *flags], capture_output=True, text=True,
+        cwd=bundle)
+
+
+def check(bundle, artifact, inputs, expected, limit):
+    """kiln-run's comparison with onnxruntime: (ok, the rel-L2 line)."""
+    run = kiln_run(bundle, artifact, inputs, "--expect", expected,
+                   "--rel-l2", str(limit), "--algo-cache",
+                   os.path.join(bundle, artifact + ".algorithms"))
+    text = run.stdout + run.stderr
+    lines = [line for line in text.splitlines() if "rel" in line.lower()]
+    return run.returncode == 0, "; ".join(lines)[:400] or text[-400:]
+
+
+def median_ms(bundle, artifact, inputs, runs):
+    run = kiln_run(bundle, artifact, inputs, "--bench", str(runs),
+                   "--algo-cache", os.path.join(bundle, artifact + ".algorithms"))
+    text = run.stdout + run.stderr
+    match = re.search(r"median ([0-9.]+) ms", text)
+    if run.returncode != 0 or not match:
+        raise RuntimeError(f"kiln-run --bench {artifact} failed: {text[-800:]}")
+    return float(match.group(1))
+
+
+def run(args):
+    bundle = os.path.abspath(args.bundle)
+    with open(os.path.join(bundle, "meta.json")) as f:
+        meta = json.load(f)
+    import onnxruntime
+    out = args.out or os.path.join(
+        bundle, time.strftime("%Y-%m-%d") + "-h200-dynamic-latency.json")
+    result = dict(
+        command=" ".join(sys.argv), date=time.strftime("%Y-%m-%d %H:%M:%S"),
+        machine=subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
+                                "--format=csv,noheader"], capture_output=True,
+                               text=True).stdout.strip(),
+        host=platform.node(), onnxruntime=onnxruntime.__version__,
+        numpy=np.__version__, python=platform.python_version(),
+        kiln_run=run_checked([os.path.join(bundle, "bin", "kiln-run"),
+                              "--version"]).strip(),
+        runs=args.runs, rounds=args.rounds, build=meta, results=[])
+    data = prepare(bundle, meta)
+    mismatches = []
+    for precision in meta["precisions"]:
+        limit = TOLERANCE[precision]
+        for batch in meta["batches"]:
+            inputs, expected = data[batch]
+            row = dict(precision=precision, batch=batch, rel_l2_limit=limit)
+            result["results"].append(row)
+            ranged = f"ranged-{precision}.kiln"
+            static = f"static-{batch}-{precision}.kiln"
+            for label, artifact in (("ranged", ranged), ("static", static)):
+                ok, detail = check(bundle, artifact, inputs, expected, limit)
+                row[f"{label}_check"] = detail
+                row[f"{label}_accuracy"] = "ok" if ok else "MISMATCH"
+                if not ok:
+                    mismatches.append(f"{label} {precision} batch {batch}")
+            if "MISMATCH" in (row["ranged_accuracy"], row["static_accuracy"]):
+                print(f"{precision} batch {batch}: MISMATCH, no time "
+                      f"({row['ranged_check']} | {row['static_check']})",
+                      flush=True)
+                continue
+            times = {"ranged": [], "static": []}
+            for _ in range(args.rounds):  # Alternating, in one process each.
+                times["ranged"].append(median_ms(bundle, ranged, inputs, args.runs))
+                times["static"].append(median_ms(bundle, static, inputs, args.runs))
+            row["ranged_ms_rounds"] = times["ranged"]
+            row["static_ms_rounds"] = times["static"]
+            row["ranged_ms"] = min(times["ranged"])
+            row["static_ms"] = min(times["static"])
+            row["ranged_over_static"] = row["ranged_ms"] / row["static_ms"]
+            print(f"{precision} batch {batch:3d}: ranged {row['ranged_ms']:.3f} ms, "
+                  f"static {row['static_ms']:.3f} ms, ranged / static "
+                  f"{row['ranged_over_static']:.3f}", flush=True)
+            with open(out, "w") as f:  # after every measurement
+                json.dump(result, f, indent=1)
+    with open(out, "w") as f:
+        json.dump(result, f, indent=1)
+    print(f"wrote {out}")
+    if mismatches:
+        print("MISMATCH (no times reported): " + ", ".join(mismatches))
+        sys.exit(1)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    build = commands.add_parser("make", help="build machine: the bundle")
+    build.add_argument("outdir")
+    build.add_argument("--model", default="resnet50-torchscript")
+    build.add_argument("--range", default="batch=1..64")
+    build.add_argument("--batches", default="1,7,32,64")
+    build.add_argument("--precisions", default="fp16,fp32")
+    gpu = commands.add_parser("run", help="GPU machine: check, then time")
+    gpu.add_argument("bundle")
+    gpu.add_argument("--runs", type=int, default=200)
+    gpu.add_argument("--rounds", type=int, default=3)
+    gpu.add_argument("--out")
+    args = parser.parse_args()
+    (make if args.command == "make" else run)(args)
+
+
+if __name__ == "__main__":
+    main()
