@@ -146,14 +146,16 @@ def test_argument_errors(model_path, arguments, match):
         kiln.compile(model_path("mlp"), **arguments)
 
 
-def test_dimension_range_reaches_the_boundary(model_path):
-    # A range keeps batch symbolic through the graph passes; compiling on
-    # stops at the first kernel whose kind takes no run-time extents yet
-    # (issue 18: only pointwise and data-movement kernels do), named by its
-    # ONNX node.
-    with pytest.raises(kiln.CompileError,
-                       match=r"node '\w+' .*batch in 1..8.*takes no run-time extents"):
-        kiln.compile(model_path("mlp"), input_shapes={"batch": "1..8"})
+def test_dimension_range_compiles_one_artifact(model_path):
+    # A range keeps batch symbolic through the graph passes, and the MLP's
+    # kernels all take it at run time (issue 18): its GEMMs (cuBLASLt, M at
+    # run time), softmax (row_reduce) and pointwise kernels. One artifact of
+    # format 3, whose signature gives the shapes at the range's maximum.
+    info = kiln.inspect(kiln.compile(model_path("mlp"),
+                                     input_shapes={"batch": "1..8"}))
+    assert info.format_version == 3
+    assert info.inputs[0].shape == (8, 64)
+    assert any(step["kind"] == "gemm" for step in info.entry_point().steps)
 
 
 def test_missing_file(tmp_path):

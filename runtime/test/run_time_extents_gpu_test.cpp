@@ -128,6 +128,34 @@ std::vector<uint8_t> rangedGemmArtifact() {
   return builder.finish(kDynamicShapesFormatVersion);
 }
 
+/// Runs |session| at |batch| rows: sets x's shape (rows of |inRow|), copies
+/// |input| to |x|, fills |y| (rows of |outRow|, kMaxBatch of them) with NaN,
+/// binds both at the batch's bytes, runs and reads all of |y| back.
+::testing::AssertionResult runBatch(kiln_session_t *session,
+                                    cudaStream_t stream, float *x, float *y,
+                                    int64_t batch, int64_t inRow,
+                                    int64_t outRow,
+                                    const std::vector<float> &input,
+                                    std::vector<float> *result) {
+  int64_t shape[] = {batch, inRow};
+  result->assign(kMaxBatch * outRow, 0.0f);
+  kiln_tensor_t in = kiln_device_tensor(x, batch * inRow * sizeof(float));
+  kiln_tensor_t out = kiln_device_tensor(y, batch * outRow * sizeof(float));
+  if (!isOk(kiln_session_set_input_shape(session, "x", shape, 2)) ||
+      cudaMemcpy(x, input.data(), batch * inRow * sizeof(float),
+                 cudaMemcpyHostToDevice) != cudaSuccess ||
+      cudaMemset(y, 0xff, result->size() * sizeof(float)) != cudaSuccess ||
+      !isOk(kiln_session_bind_input(session, "x", &in)) ||
+      !isOk(kiln_session_bind_output(session, "y", &out)) ||
+      !isOk(kiln_session_run(session, stream)) ||
+      cudaStreamSynchronize(stream) != cudaSuccess ||
+      cudaMemcpy(result->data(), y, result->size() * sizeof(float),
+                 cudaMemcpyDeviceToHost) != cudaSuccess)
+    return ::testing::AssertionFailure() << "the run at batch " << batch
+                                         << " failed";
+  return ::testing::AssertionSuccess();
+}
+
 class RunTimeExtentsGPUTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -177,19 +205,11 @@ TEST_F(RunTimeExtentsGPUTest, RunsOneArtifactAtEveryBatch) {
     EXPECT_EQ(rank, 2u);
     EXPECT_EQ(out[0], batch);
     EXPECT_EQ(out[1], kRow);
-    std::vector<float> input(kMaxBatch * kRow), result(kMaxBatch * kRow);
+    std::vector<float> input(kMaxBatch * kRow), result;
     for (size_t i = 0; i < input.size(); ++i)
       input[i] = std::sin(0.37f * float(i) + float(batch)) * 1.5f;
-    ASSERT_EQ(cudaMemcpy(x, input.data(), input.size() * 4,
-                         cudaMemcpyHostToDevice),
-              cudaSuccess);
-    ASSERT_EQ(cudaMemset(y, 0xff, result.size() * 4), cudaSuccess); // NaN.
-    ASSERT_TRUE(isOk(bind(batch)));
-    ASSERT_TRUE(isOk(kiln_session_run(session, stream)));
-    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(result.data(), y, result.size() * 4,
-                         cudaMemcpyDeviceToHost),
-              cudaSuccess);
+    ASSERT_TRUE(
+        runBatch(session, stream, x, y, batch, kRow, kRow, input, &result));
     for (int64_t i = 0; i < batch * kRow; ++i)
       ASSERT_EQ(result[i], input[i] * 2.0f + 1.0f) << "element " << i;
     for (int64_t i = batch * kRow; i < kMaxBatch * kRow; ++i)
@@ -258,24 +278,11 @@ TEST(RunTimeExtentsGemmGPUTest, RunsTheGemmAtEveryBatch) {
   ASSERT_EQ(cudaMalloc(&y, kMaxBatch * kSampleN * 4), cudaSuccess);
   for (int64_t batch : {1, 7, 32, 64, 7}) {
     SCOPED_TRACE("batch " + std::to_string(batch));
-    int64_t shape[] = {batch, kSampleK};
-    ASSERT_TRUE(isOk(kiln_session_set_input_shape(session, "x", shape, 2)));
-    std::vector<float> input(batch * kSampleK), result(kMaxBatch * kSampleN);
+    std::vector<float> input(batch * kSampleK), result;
     for (size_t i = 0; i < input.size(); ++i)
       input[i] = std::cos(0.21f * float(i) + float(batch)) * 1.25f;
-    ASSERT_EQ(cudaMemcpy(x, input.data(), input.size() * 4,
-                         cudaMemcpyHostToDevice),
-              cudaSuccess);
-    ASSERT_EQ(cudaMemset(y, 0xff, result.size() * 4), cudaSuccess); // NaN.
-    kiln_tensor_t in = kiln_device_tensor(x, input.size() * 4);
-    kiln_tensor_t out = kiln_device_tensor(y, batch * kSampleN * 4);
-    ASSERT_TRUE(isOk(kiln_session_bind_input(session, "x", &in)));
-    ASSERT_TRUE(isOk(kiln_session_bind_output(session, "y", &out)));
-    ASSERT_TRUE(isOk(kiln_session_run(session, stream)));
-    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(result.data(), y, result.size() * 4,
-                         cudaMemcpyDeviceToHost),
-              cudaSuccess);
+    ASSERT_TRUE(runBatch(session, stream, x, y, batch, kSampleK, kSampleN,
+                         input, &result));
     for (int64_t m = 0; m < batch; ++m)
       for (int n = 0; n < kSampleN; ++n) {
         double sum = sampleBias(n);

@@ -53,15 +53,35 @@ func.func @residual(%x: tensor<1x4x3x3xf32>) -> tensor<1x8x3x3xf32> {
 
 // -----
 
-// Computed weights and dynamic convolutions stay NCHW.
+// Computed weights and convolutions with a dynamic dim other than the
+// batch stay NCHW (a run-time batch is the library call's N, issue 18).
 // CHECK-LABEL: func.func @stays_nchw
 // CHECK-NOT: kiln.transpose
 // CHECK-NOT: layout
-func.func @stays_nchw(%x: tensor<1x8x3x3xf32>, %w: tensor<8x8x1x1xf32>, %y: tensor<?x8x3x3xf32>) -> (tensor<1x8x3x3xf32>, tensor<?x8x3x3xf32>) {
+func.func @stays_nchw(%x: tensor<1x8x3x3xf32>, %w: tensor<8x8x1x1xf32>, %y: tensor<1x8x?x3xf32>) -> (tensor<1x8x3x3xf32>, tensor<1x8x?x3xf32>) {
   %c1 = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x3x3xf32>, tensor<8x8x1x1xf32> -> tensor<1x8x3x3xf32>
   %e = kiln.constant dense<1.0> : tensor<8x8x1x1xf32>
-  %c3 = kiln.conv %y, %e {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<?x8x3x3xf32>, tensor<8x8x1x1xf32> -> tensor<?x8x3x3xf32>
-  return %c1, %c3 : tensor<1x8x3x3xf32>, tensor<?x8x3x3xf32>
+  %c3 = kiln.conv %y, %e {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x?x3xf32>, tensor<8x8x1x1xf32> -> tensor<1x8x?x3xf32>
+  return %c1, %c3 : tensor<1x8x3x3xf32>, tensor<1x8x?x3xf32>
+}
+
+// -----
+
+// A run-time batch (a ranged dim, issue 18): the convolution, the relu and
+// the max pool run channels-last, the transposes at entry and exit only.
+// CHECK-LABEL: func.func @run_time_batch
+// CHECK: kiln.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>} : tensor<?x8x6x6xf16> -> tensor<?x6x6x8xf16>
+// CHECK: kiln.conv {{.*}}layout = "NHWC"{{.*}} -> tensor<?x6x6x8xf16>
+// CHECK: kiln.relu {{.*}} : tensor<?x6x6x8xf16> -> tensor<?x6x6x8xf16>
+// CHECK: kiln.max_pool {{.*}}layout = "NHWC"{{.*}} : tensor<?x6x6x8xf16> -> tensor<?x3x3x8xf16>
+// CHECK: kiln.transpose {{.*}} {perm = array<i64: 0, 3, 1, 2>} : tensor<?x3x3x8xf16> -> tensor<?x8x3x3xf16>
+// CHECK-NOT: kiln.transpose
+func.func @run_time_batch(%x: tensor<?x8x6x6xf16>) -> tensor<?x8x3x3xf16> {
+  %w = kiln.constant dense<0.5> : tensor<8x8x3x3xf16>
+  %c = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<?x8x6x6xf16>, tensor<8x8x3x3xf16> -> tensor<?x8x6x6xf16>
+  %r = kiln.relu %c : tensor<?x8x6x6xf16> -> tensor<?x8x6x6xf16>
+  %p = kiln.max_pool %r {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<?x8x6x6xf16> -> tensor<?x8x3x3xf16>
+  return %p : tensor<?x8x3x3xf16>
 }
 
 // -----

@@ -114,3 +114,25 @@ func.func @pool(%x: tensor<?x8x8x64xf16> {kiln.name = "x", kiln.dim_names = ["ba
   } -> tensor<?x4x4x64xf16>
   return %r : tensor<?x4x4x64xf16>
 }
+
+// -----
+
+// A softmax with a run-time row count (the MLP's head at batch 1..64): the
+// vector row template computes kiln_rows from the output's count, a row's
+// length (10) per row.
+// CHECK-LABEL: kiln.kernel "head"
+// CHECK:         (const float* __restrict__ in0, float* __restrict__ out0, long long kiln_dim0)
+// CHECK:         // batch*10 output elements (kiln_dim0 = batch), 10 per row.
+// CHECK-NEXT:    const kiln_index_t kiln_rows = (kiln_index_t)((kiln_dim0 * 10LL)) / 10;
+// CHECK:         // kiln_rows rows of 10 elements; one warp per row
+// CHECK:         row < kiln_rows;
+func.func @head(%x: tensor<?x10xf32> {kiln.name = "x", kiln.dim_names = ["batch", ""]}) -> tensor<?x10xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
+  %e = kiln.empty {kiln.dim_exprs = ["batch", "10"]} : tensor<?x10xf32>
+  %r = kiln.kernel "head" row_reduce ins(%x : tensor<?x10xf32>) outs(%e : tensor<?x10xf32>) attributes {kiln.dim_exprs = ["batch", "10"]} {
+  ^bb0(%a: tensor<?x10xf32>, %o: tensor<?x10xf32>):
+    %0 = kiln.softmax %a {axis = -1 : i64} : tensor<?x10xf32> -> tensor<?x10xf32>
+    kiln.yield %0 : tensor<?x10xf32>
+  } -> tensor<?x10xf32>
+  return %r : tensor<?x10xf32>
+}
