@@ -68,8 +68,8 @@ FailureOr<std::optional<LibraryExtent>> getLibraryExtent(KernelOp kernel) {
     ++dim;
   std::optional<int64_t> largest;
   if (int64_t(extents.size()) == result.getRank() && extents[dim])
-    largest = maximumExtent(*extents[dim],
-                            getDimRanges(kernel->getParentOfType<func::FuncOp>()));
+    largest = maximumExtent(
+        *extents[dim], getDimRanges(kernel->getParentOfType<func::FuncOp>()));
   if (!largest)
     return kernel.emitError("packager: library kernel '")
            << kernel.getSymName() << "' has a run-time extent but no "

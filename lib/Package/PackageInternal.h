@@ -72,8 +72,7 @@ struct LibraryExtent {
 };
 /// |kernel|'s run-time extent; std::nullopt for a static kernel; failure
 /// (a located error) when its kiln.dim_exprs do not give one.
-mlir::FailureOr<std::optional<LibraryExtent>>
-getLibraryExtent(KernelOp kernel);
+mlir::FailureOr<std::optional<LibraryExtent>> getLibraryExtent(KernelOp kernel);
 
 /// Describes the cuBLASLt call of a `library` kernel (one kiln.matmul or
 /// kiln.gemm) with the epilogue the kernel records.

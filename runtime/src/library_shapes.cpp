@@ -53,9 +53,9 @@ kiln_status_t buildPlanAtValue(kiln_session_s *session, const Step &step,
     return prepareGemm(
         session, *flatbuffers::GetRoot<Gemm>(prepared.libraryTable.data()),
         prepared);
-  return prepareConv(
-      session, *flatbuffers::GetRoot<Conv>(prepared.libraryTable.data()),
-      prepared);
+  return prepareConv(session,
+                     *flatbuffers::GetRoot<Conv>(prepared.libraryTable.data()),
+                     prepared);
 }
 
 /// The extent's value at the session's current shapes, within the table's
@@ -126,9 +126,9 @@ kiln_status_t useLibraryPlansAtShape(kiln_session_s *session, bool captured) {
       continue;
     const Step &step = *entry.steps()->Get(static_cast<uint32_t>(i));
     int64_t value = 0;
-    KILN_RETURN_IF_ERROR(annotate(
-        currentValue(*session, prepared, largestValue(step), &value),
-        prepared.describe(i)));
+    KILN_RETURN_IF_ERROR(
+        annotate(currentValue(*session, prepared, largestValue(step), &value),
+                 prepared.describe(i)));
     if (value == prepared.libraryExtentValue)
       continue;
     auto kept = prepared.otherLibraryPlans.find(value);
@@ -155,9 +155,9 @@ kiln_status_t useLibraryPlansAtShape(kiln_session_s *session, bool captured) {
       prepared.otherLibraryPlans.erase(kept);
       continue;
     }
-    KILN_RETURN_IF_ERROR(annotate(
-        buildPlanAtValue(session, step, prepared, value),
-        prepared.describe(i)));
+    KILN_RETURN_IF_ERROR(
+        annotate(buildPlanAtValue(session, step, prepared, value),
+                 prepared.describe(i)));
     built = true;
   }
   if (!built)

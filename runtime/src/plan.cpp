@@ -142,7 +142,9 @@ static uint64_t currentBytes(const kiln_session_s &session, int64_t id) {
     return 0;
   return session.shapes.ranged()
              ? session.shapes.bufferBytes(static_cast<uint32_t>(id))
-             : session.entry->buffers()->Get(static_cast<uint32_t>(id))->bytes();
+             : session.entry->buffers()
+                   ->Get(static_cast<uint32_t>(id))
+                   ->bytes();
 }
 
 kiln_status_t prepareGemm(kiln_session_s *session, const Gemm &gemm,

@@ -181,8 +181,7 @@ TEST(DimExprsManifestTest, ChecksLibraryExtents) {
                       KILN_STATUS_DATA_LOSS,
                       "m_expr 'batch +' is not an extent of the ranged dims"));
   EXPECT_TRUE(isError(readRanged([](ModelT &m) { gemm(m).m_expr = "seq"; }),
-                      KILN_STATUS_DATA_LOSS,
-                      "'seq' is not a ranged dim"));
+                      KILN_STATUS_DATA_LOSS, "'seq' is not a ranged dim"));
   // At the range's maximum (4) batch*2 is 8 rows, not the step's m of 4.
   EXPECT_TRUE(isError(readRanged([](ModelT &m) { gemm(m).m_expr = "batch*2"; }),
                       KILN_STATUS_DATA_LOSS,

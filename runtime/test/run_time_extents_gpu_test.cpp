@@ -131,12 +131,10 @@ std::vector<uint8_t> rangedGemmArtifact() {
 /// Runs |session| at |batch| rows: sets x's shape (rows of |inRow|), copies
 /// |input| to |x|, fills |y| (rows of |outRow|, kMaxBatch of them) with NaN,
 /// binds both at the batch's bytes, runs and reads all of |y| back.
-::testing::AssertionResult runBatch(kiln_session_t *session,
-                                    cudaStream_t stream, float *x, float *y,
-                                    int64_t batch, int64_t inRow,
-                                    int64_t outRow,
-                                    const std::vector<float> &input,
-                                    std::vector<float> *result) {
+::testing::AssertionResult
+runBatch(kiln_session_t *session, cudaStream_t stream, float *x, float *y,
+         int64_t batch, int64_t inRow, int64_t outRow,
+         const std::vector<float> &input, std::vector<float> *result) {
   int64_t shape[] = {batch, inRow};
   result->assign(kMaxBatch * outRow, 0.0f);
   kiln_tensor_t in = kiln_device_tensor(x, batch * inRow * sizeof(float));
@@ -151,8 +149,8 @@ std::vector<uint8_t> rangedGemmArtifact() {
       cudaStreamSynchronize(stream) != cudaSuccess ||
       cudaMemcpy(result->data(), y, result->size() * sizeof(float),
                  cudaMemcpyDeviceToHost) != cudaSuccess)
-    return ::testing::AssertionFailure() << "the run at batch " << batch
-                                         << " failed";
+    return ::testing::AssertionFailure()
+           << "the run at batch " << batch << " failed";
   return ::testing::AssertionSuccess();
 }
 
@@ -293,7 +291,8 @@ TEST(RunTimeExtentsGemmGPUTest, RunsTheGemmAtEveryBatch) {
             << "row " << m << " column " << n;
       }
     for (int64_t i = batch * kSampleN; i < kMaxBatch * kSampleN; ++i)
-      ASSERT_TRUE(std::isnan(result[i])) << "element " << i << " past the batch";
+      ASSERT_TRUE(std::isnan(result[i]))
+          << "element " << i << " past the batch";
   }
   // Batch 7 again: its plan was kept (4 shapes seen, 4 captures).
   EXPECT_EQ(session->graphStatistics.captures, 4);

@@ -78,14 +78,13 @@ LogicalResult emitChannelsLastPoolKernel(ElementalEmitter &emitter,
                  (*runTime)->code() + ") / " + str(width) + ";");
   }
 
-  emitter.line("// Channels-last " + std::string(average ? "average" : "max") +
-               " pool: " +
-               (*runTime ? (*runTime)->count.str() + " / " + str(width)
-                         : str(units)) +
-               " units of one output pixel x " +
-               str(width) + " channels (one " +
-               str(width * (int64_t)((type.getIntOrFloatBitWidth() + 7) / 8)) +
-               "-byte vector), one per thread and grid-stride step.");
+  emitter.line(
+      "// Channels-last " + std::string(average ? "average" : "max") +
+      " pool: " +
+      (*runTime ? (*runTime)->count.str() + " / " + str(width) : str(units)) +
+      " units of one output pixel x " + str(width) + " channels (one " +
+      str(width * (int64_t)((type.getIntOrFloatBitWidth() + 7) / 8)) +
+      "-byte vector), one per thread and grid-stride step.");
   emitter.open("for (kiln_index_t i = (kiln_index_t)blockIdx.x * blockDim.x + "
                "threadIdx.x; i < " +
                unitCount + "; i += (kiln_index_t)gridDim.x * blockDim.x)");

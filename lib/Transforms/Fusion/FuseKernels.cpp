@@ -34,8 +34,8 @@
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 #include "kiln/Dialect/Kiln/KernelKinds/LibraryEpilogue.h"
 #include "kiln/Transforms/FusionRules.h"
-#include "kiln/Transforms/RecordDimExprs.h"
 #include "kiln/Transforms/Passes.h"
+#include "kiln/Transforms/RecordDimExprs.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/artifact_format.h"

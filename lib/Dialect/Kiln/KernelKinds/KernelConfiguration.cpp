@@ -346,8 +346,8 @@ int64_t launchUnitsPerBlock(KernelOp kernel) {
            attribute(kernel.getElementsPerThread());
   case KernelKind::RowReduce: {
     Operation *anchor = getKernelAnchor(kernel);
-    bool perElement = isa_and_nonnull<SoftmaxOp, LogSoftmaxOp, LayerNormOp>(
-        anchor);
+    bool perElement =
+        isa_and_nonnull<SoftmaxOp, LogSoftmaxOp, LayerNormOp>(anchor);
     return attribute(kernel.getRowsPerBlock()) *
            (perElement ? std::max<int64_t>(rowReduceLength(kernel), 1) : 1);
   }
