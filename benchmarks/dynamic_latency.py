@@ -54,6 +54,16 @@ def run_checked(command, **kwargs):
     return result.stdout + result.stderr
 
 
+def gpu_description():
+    """nvidia-smi's GPU name and driver, or why there is none."""
+    try:
+        return subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
+                               "--format=csv,noheader"], capture_output=True,
+                              text=True).stdout.strip()
+    except OSError as error:
+        return f"no nvidia-smi ({error})"
+
+
 def make(args):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     build = os.environ.get("KILN_BUILD_DIR", os.path.join(root, "build"))
@@ -153,6 +163,9 @@ def check(bundle, artifact, inputs, expected, limit):
                    "--rel-l2", str(limit), "--algo-cache",
                    os.path.join(bundle, artifact + ".algorithms"))
     text = run.stdout + run.stderr
+    if run.returncode == 3:  # kiln-run's exit code without a CUDA device.
+        print(f"no CUDA device: {text.strip()[:300]}", file=sys.stderr)
+        sys.exit(3)
     lines = [line for line in text.splitlines() if "rel" in line.lower()]
     return run.returncode == 0, "; ".join(lines)[:400] or text[-400:]
 
@@ -176,9 +189,7 @@ def run(args):
         bundle, time.strftime("%Y-%m-%d") + "-h200-dynamic-latency.json")
     result = dict(
         command=" ".join(sys.argv), date=time.strftime("%Y-%m-%d %H:%M:%S"),
-        machine=subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
-                                "--format=csv,noheader"], capture_output=True,
-                               text=True).stdout.strip(),
+        machine=gpu_description(),
         host=platform.node(), onnxruntime=onnxruntime.__version__,
         numpy=np.__version__, python=platform.python_version(),
         kiln_run=run_checked([os.path.join(bundle, "bin", "kiln-run"),

@@ -29,6 +29,17 @@ note() {
   entries+=("{\"name\": \"$1\", \"status\": \"$2\", \"detail\": \"${detail//\"/\\\"}\"}")
 }
 
+# note_exit NAME EXIT DETAIL LOG: a kiln-run's exit status as a test: 0
+# passes with DETAIL, 3 (no CUDA device) skips, anything else fails with the
+# start of LOG.
+note_exit() {
+  case $2 in
+    0) note "$1" pass "$3" ;;
+    3) note "$1" skip "no CUDA device" ;;
+    *) note "$1" FAIL "status $2: $(tr '\n' ';' <"$4" | cut -c1-400)" ;;
+  esac
+}
+
 command -v nvidia-smi >/dev/null &&
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 kiln_run="$out/bin/kiln-run"
@@ -79,11 +90,7 @@ for dir in "$out"/models/*/; do
       "${tolerance[@]}" >"$log" 2>&1
     status=$?
     detail="$(grep -iE 'rel|error' "$log" | tr '\n' ';' | cut -c1-300)"
-    case $status in
-      0) note "model/$name$suffix" pass "$detail" ;;
-      3) note "model/$name$suffix" skip "no CUDA device" ;;
-      *) note "model/$name$suffix" FAIL "$(tr '\n' ';' <"$log" | cut -c1-400)" ;;
-    esac
+    note_exit "model/$name$suffix" $status "$detail" "$log"
     rm -f "$log"
   done
 done
@@ -277,11 +284,7 @@ PY
           --expect "$work/want$batch" --rel-l2 "$limit" --bench 50 >"$log" 2>&1
         status=$?
         detail="$(grep -hE 'rel-L2|^bench:' "$log" | cut -c1-110 | tr '\n' ' ')"
-        case $status in
-          0) note "ranged_resnet50/$precision/batch$batch" pass "$detail" ;;
-          3) note "ranged_resnet50/$precision/batch$batch" skip "no CUDA device" ;;
-          *) note "ranged_resnet50/$precision/batch$batch" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-400)" ;;
-        esac
+        note_exit "ranged_resnet50/$precision/batch$batch" $status "$detail" "$log"
       done
     done
   else
