@@ -332,16 +332,17 @@ kiln_status_t kiln_session_bind_output(kiln_session_t *session,
 // dim's range, and dims that are expressions of ranged dims (batch*seq)
 // must agree with the others; INVALID_ARGUMENT naming the input, the dim,
 // its name and the range otherwise, and nothing changes. A ranged dim never
-// set is its range's hi (the shapes kiln_model_input_info gives). Binding an input with |dims| sets its shape too.
-// The next run needs every input and output bound with the bytes of its
-// shape then (INVALID_ARGUMENT otherwise). The session keeps a CUDA graph
-// for each of the 16 shapes it ran most recently; a run at another shape
-// captures the plan again. The first run at a shape that gives a cuBLASLt
-// or cuDNN call a size it has not run at (a GEMM's M, a convolution's
-// batch) builds that call and chooses its algorithm, as session creation
-// does (it waits for the session's previous run; FAILED_PRECONDITION when
-// the caller is capturing that run into a graph of its own). For an artifact without ranged dims the shape must be the
-// artifact's. Not thread-safe with other calls on |session|.
+// set is its range's hi (the shapes kiln_model_input_info gives). Binding an
+// input with |dims| sets its shape too. The next run needs every input and
+// output bound with the bytes of its shape then (INVALID_ARGUMENT otherwise).
+// The session keeps a CUDA graph for each of the 16 shapes it ran most
+// recently; a run at another shape captures the plan again. The first run at a
+// shape that gives a cuBLASLt or cuDNN call a size it has not run at (a GEMM's
+// M, a convolution's batch) builds that call and chooses its algorithm, as
+// session creation does (it waits for the session's previous run;
+// FAILED_PRECONDITION when the caller is capturing that run into a graph of its
+// own). For an artifact without ranged dims the shape must be the artifact's.
+// Not thread-safe with other calls on |session|.
 kiln_status_t kiln_session_set_input_shape(kiln_session_t *session,
                                            const char *name,
                                            const int64_t *dims, size_t rank);
