@@ -26,6 +26,16 @@ constexpr int64_t kMaxBatch = 64, kRow = 16;
 
 /// y[batch, 16] = x[batch, 16] * 2 + 1 by ranged_affine, batch in 1..64:8;
 /// blocks of 64 threads, so the grid is 1 block at batch 1 and 16 at 64.
+/// The artifacts' one ranged dim: batch in 1..kMaxBatch (opt 8).
+void addBatchRange(ModelT &model) {
+  auto range = std::make_unique<DimRangeT>();
+  range->name = "batch";
+  range->lo = 1;
+  range->hi = kMaxBatch;
+  range->opt = 8;
+  model.dim_ranges.push_back(std::move(range));
+}
+
 std::vector<uint8_t> rangedArtifact() {
   ArtifactBuilder builder;
   ModelT &model = builder.model;
@@ -42,12 +52,7 @@ std::vector<uint8_t> rangedArtifact() {
   image->section = cubin;
   kernel->images.push_back(std::move(image));
   model.kernels.push_back(std::move(kernel));
-  auto range = std::make_unique<DimRangeT>();
-  range->name = "batch";
-  range->lo = 1;
-  range->hi = kMaxBatch;
-  range->opt = 8;
-  model.dim_ranges.push_back(std::move(range));
+  addBatchRange(model);
 
   auto entry = std::make_unique<EntryPointT>();
   entry->name = "main";
@@ -97,12 +102,7 @@ std::vector<uint8_t> rangedGemmArtifact() {
   buildSample(builder, options);
   ModelT &model = builder.model;
   model.format_version = kDynamicShapesFormatVersion;
-  auto range = std::make_unique<DimRangeT>();
-  range->name = "batch";
-  range->lo = 1;
-  range->hi = kMaxBatch;
-  range->opt = 8;
-  model.dim_ranges.push_back(std::move(range));
+  addBatchRange(model);
   EntryPointT &entry = *model.entry_points[0];
   for (uint32_t id : {0u, 3u, 4u}) { // x, h, y: rows of the batch.
     BufferT &buffer = *entry.buffers[id];
