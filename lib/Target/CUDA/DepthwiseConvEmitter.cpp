@@ -21,11 +21,6 @@
 using namespace mlir;
 
 namespace kiln::cuda {
-namespace {
-
-std::string str(int64_t value) { return std::to_string(value); }
-
-} // namespace
 
 LogicalResult emitDepthwiseConvKernel(ElementalEmitter &emitter,
                                       LaunchGeometry &launch) {

@@ -9,6 +9,9 @@
 
 namespace kiln::cuda {
 
+/// |value| as the decimal text the templates splice into CUDA source.
+inline std::string str(int64_t value) { return std::to_string(value); }
+
 struct LaunchGeometry {
   int64_t grid = 0, block = 0, dynamicSharedBytes = 0;
 };

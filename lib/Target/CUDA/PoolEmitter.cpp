@@ -28,8 +28,6 @@ namespace {
 
 constexpr int64_t kVectorBytes = 16;
 
-std::string str(int64_t value) { return std::to_string(value); }
-
 struct PoolWindow {
   ArrayRef<int64_t> kernel, strides, pads, dilations;
 };
