@@ -31,6 +31,12 @@
 // RUN: %{exit_status} kiln-interpret %s --input-shape x=4 --inputs %t/x.pb,%t/y.pb | FileCheck %s --check-prefix=SHAPE
 // SHAPE: kiln-interpret: error: input 'x' (argument 0) of @main expects tensor<4xi32>, got int32[3]
 // SHAPE: exit status: 2
+// The comma-separated form, as kiln-compile takes it: both shapes apply
+// (3 and 4 do not broadcast), and x=3,y=3 runs.
+// RUN: %{exit_status} kiln-interpret %s --input-shape x=3,y=4 --inputs %t/x.pb,%t/y.pb 2>&1 | FileCheck %s --check-prefix=COMMA
+// COMMA: operand shapes do not broadcast: tensor<3xi32>, tensor<4xi32>
+// COMMA: exit status: 2
+// RUN: kiln-interpret %s --input-shape x=3,y=3 --inputs %t/x.pb,%t/y.pb --print-values | FileCheck %s --check-prefix=NAMED
 
 func.func @main(%x: tensor<?xi32> {kiln.name = "x"}, %y: tensor<?xi32> {kiln.name = "y"})
     -> tensor<?xi32> attributes {kiln.output_names = ["difference"]} {

@@ -51,8 +51,8 @@ cl::opt<double>
 cl::list<std::string>
     inputShapes("input-shape", cl::value_desc("name=2x128"),
                 cl::desc("Specialise an input's (or a named dim's) shape; "
-                         "repeatable"),
-                cl::cat(kiln::tools::kilnCategory()));
+                         "repeatable, comma-separated as kiln-compile's"),
+                cl::CommaSeparated, cl::cat(kiln::tools::kilnCategory()));
 cl::opt<std::string> outputDir("output-dir", cl::value_desc("DIR"),
                                cl::desc("Write output_N.npy files here"),
                                cl::cat(kiln::tools::kilnCategory()));
