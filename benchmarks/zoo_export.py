@@ -362,6 +362,8 @@ def calibrate_batch_norms(module, side):
     if not norms:
         return 0
     threads, mkldnn = torch.get_num_threads(), torch.backends.mkldnn.enabled
+    # Restored after: the exported BatchNormalization nodes carry it.
+    momenta = [norm.momentum for norm in norms]
     torch.set_num_threads(1)
     torch.backends.mkldnn.enabled = False
     try:
@@ -375,9 +377,9 @@ def calibrate_batch_norms(module, side):
                 image = rng.uniform(-1, 1, (2, 3, side, side)).astype(np.float32)
                 module(torch.from_numpy(image))
         module.eval()
-        for norm in norms:
-            norm.momentum = 0.1
     finally:
+        for norm, momentum in zip(norms, momenta):
+            norm.momentum = momentum
         torch.set_num_threads(threads)
         torch.backends.mkldnn.enabled = mkldnn
     return len(norms)
