@@ -25,7 +25,8 @@ For one model (all in one process, same weights, same input):
   1. exports the module again at its standard size with its weights beside
      the artifact (benchmarks/zoo_export.py: parameters redrawn
      reproducibly, a CNN's BatchNorm statistics from the bundle's
-     batch_norm_stats.npz); the sha256s must be the build machine's
+     batch_norm_stats.npz, its BatchNorms not folded: kiln folds them);
+     the sha256s must be the build machine's
      (WEIGHTS_DIFFER otherwise, with differing_tensors), and the runtime
      checks them again at load;
   2. onnxruntime (CPU, fp32) computes the reference on the seeded input

@@ -17,7 +17,7 @@ and CPU, this machine, the expected seconds of the GPU run). The weights stay he
 the GPU machine exports them again. A CNN's BatchNorm statistics, calibrated
 here by the export, go with the artifact (OUTDIR/NAME/batch_norm_stats.npz,
 named by meta.json's batch_norm_stats): the GPU machine's export uses them,
-so that its folded convolutions are these bytes. OUTDIR also gets
+so that its BatchNorms' statistics are these bytes. OUTDIR also gets
 bin/kiln-run and the scripts the GPU machine runs (zoo.py and what it imports, test/zoo/zoo.json),
 so it runs from any checkout. Prints the command to run there. Each
 --variant also compiles OUTDIR/NAME/fp16-NAME.kiln from the same export with

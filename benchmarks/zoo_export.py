@@ -24,12 +24,20 @@ must write the same bytes on two CPUs, by construction:
      (calibrate_batch_norms), whose last bits differ between CPUs: the build
      machine calibrates once and writes OUTDIR/batch_norm_stats.npz, the
      bundle ships it, and the GPU machine's export loads it
-     (--batch-norm-stats) instead of calibrating. The exporter's folding of
-     a BatchNorm into its Conv is elementwise mul, add, sqrt and div, which
-     IEEE rounds correctly on any CPU.
+     (--batch-norm-stats) instead of calibrating;
+  3. the TorchScript exporter folds each BatchNorm into the Conv before it
+     with ATen's arithmetic on the CPU at hand, and the H200 host's torch
+     rounded it differently (DenseNet-121's folded convs): the export keeps
+     the BatchNorms (export_with_weights' fold_batch_norms=False), so every
+     float initializer is the bytes of a parameter or buffer of the module
+     (the bench suite checks it), onnxruntime computes the module's own
+     graph, and kiln folds them itself (kiln-fold-batch-norm, in fp32 before
+     the fp16 cast; DenseNet-121's run-time steps are those of the folded
+     graph, the fold of the large weights moves to the load-time init).
 What is left to torch are constants (zeros, ones, ConvNeXt's layer scale,
-buffers such as rotary frequencies) and the exporter's constant folding:
-ATEN_CPU_CAPABILITY=avx2 on both machines keeps those on one code path.
+buffers such as rotary frequencies) and the exporter's other constant
+folding: ATEN_CPU_CAPABILITY=avx2 on both machines keeps those on one code
+path.
 Prints a JSON line with the two files' sha256s and sizes and a short sha256
 per initializer (zoo.py names the tensors that differ).
 
@@ -422,7 +430,8 @@ def export(name, outdir, batch_norm_stats=None):
     writes OUTDIR/model.onnx and model.onnx.data; returns (module, {file:
     sha256, ...}). A CNN's BatchNorms take their statistics from the file
     |batch_norm_stats| (the build machine's, shipped in the bundle) when
-    given, else are calibrated here and written to OUTDIR/batch_norm_stats.npz."""
+    given, else are calibrated here and written to OUTDIR/batch_norm_stats.npz;
+    they are exported as BatchNormalization nodes, not folded."""
     import onnx
     import onnx.numpy_helper
     if os.environ.get("ATEN_CPU_CAPABILITY") != "avx2":
@@ -443,10 +452,10 @@ def export(name, outdir, batch_norm_stats=None):
         else:
             calibrate_batch_norms(module, STANDARD_SIZES[name]["image"] or 224)
             save_batch_norm_stats(module, os.path.join(outdir, BATCH_NORM_STATS))
-    export_zoo.export_with_weights(name, EXPORTER, module, path, entry)
+    export_zoo.export_with_weights(name, EXPORTER, module, path, entry, fold_batch_norms=False)
     proto = onnx.load(path)
     # Per initializer, so that a WEIGHTS_DIFFER names the tensors that differ
-    # (those a BatchNorm folded into, a constant the exporter computed...).
+    # (a BatchNorm's statistics, a constant the exporter computed...).
     tensors = {tensor.name: hashlib.sha256(
         onnx.numpy_helper.to_array(tensor).tobytes()).hexdigest()[:16]
         for tensor in proto.graph.initializer}

@@ -27,6 +27,7 @@ import json
 import os
 import time
 import traceback
+import warnings
 
 import onnx
 import torch
@@ -458,11 +459,16 @@ def export(name, exporter, outdir):
     return record
 
 
-def export_with_weights(name, exporter, model, path, entry=None):
+def export_with_weights(name, exporter, model, path, entry=None, fold_batch_norms=True):
     """Exports |model| (build_module(name, entry)) to |path| as the zoo's files
     are exported: traced at |entry|'s (default ZOO[name]'s) sample sizes with
     its symbolic dims dynamic, weights kept (the dynamo exporter may put them
-    in |path|.data)."""
+    in |path|.data). The TorchScript exporter folds each BatchNorm into the
+    convolution before it (its eval-mode peephole pass, computing the new
+    weights with ATen on this CPU); with |fold_batch_norms| False it exports
+    in TrainingMode.PRESERVE instead, which of a module in eval mode changes
+    only that: the BatchNorms stay BatchNormalization nodes in inference
+    mode (the dynamo exporter never folds them)."""
     entry = entry or ZOO[name]
     names = [spec["name"] for spec in entry["inputs"]]
     args = sample_inputs(entry)
@@ -470,6 +476,7 @@ def export_with_weights(name, exporter, model, path, entry=None):
     # neither exporter knows; the regular path is MatMul/Softmax/MatMul.
     fastpath = torch.backends.mha.get_fastpath_enabled()
     torch.backends.mha.set_fastpath_enabled(False)
+    training = model.training
     try:
         with torch.no_grad():
             model(*args)  # the eager model must run before it is exported
@@ -477,9 +484,18 @@ def export_with_weights(name, exporter, model, path, entry=None):
                 axes = {spec["name"]: {i: d for i, d in enumerate(spec["dims"])
                                        if isinstance(d, str)}
                         for spec in entry["inputs"]}
-                torch.onnx.export(model, args, path, opset_version=17, dynamo=False,
-                                  input_names=names, output_names=entry["outputs"],
-                                  dynamic_axes=axes)
+                # PRESERVE exports the mode the module is in: eval, as EVAL sets
+                # it (build_module's wrapper itself is left in training mode).
+                mode = torch.onnx.TrainingMode.EVAL if fold_batch_norms \
+                    else torch.onnx.TrainingMode.PRESERVE
+                model.eval()
+                with warnings.catch_warnings():
+                    # Its advice is for a module in training mode.
+                    warnings.filterwarnings("ignore", "It is recommended that constant "
+                                            "folding be turned off")
+                    torch.onnx.export(model, args, path, opset_version=17, dynamo=False,
+                                      input_names=names, output_names=entry["outputs"],
+                                      dynamic_axes=axes, training=mode)
             else:
                 dims = {}
                 shapes = []
@@ -496,6 +512,7 @@ def export_with_weights(name, exporter, model, path, entry=None):
                 program.save(path)
     finally:
         torch.backends.mha.set_fastpath_enabled(fastpath)
+        model.train(training)
 
 
 def make_record(name, exporter, path, proto):

@@ -393,8 +393,8 @@ def export_digests(run):
 def test_bundle_ships_batch_norm_stats_and_the_gpu_export_uses_them(tmp_path):
     """The bundle carries MobileNet-V3's calibrated statistics; an export
     with them (two threads, as the GPU machine's) is the build machine's
-    bytes; zoo.py exports with the bundle's file: statistics changed in it
-    change exactly the convolutions their BatchNorms fold into."""
+    bytes; zoo.py exports with the bundle's file: a statistic changed in it
+    changes exactly that initializer (the BatchNorms are not folded)."""
     build, bundle = tmp_path / "build", tmp_path / "bundle"
     stand_in_build(build)
     avx2 = dict(os.environ, ATEN_CPU_CAPABILITY="avx2", OMP_NUM_THREADS="2")
@@ -419,7 +419,7 @@ def test_bundle_ships_batch_norm_stats_and_the_gpu_export_uses_them(tmp_path):
     assert again == meta["export"]
     assert not (tmp_path / "again" / zoo_export.BATCH_NORM_STATS).exists()
     # Another machine's statistics in the bundle: zoo.py's export must take
-    # them, so the weights differ, in the folded convolutions only.
+    # them, so the weights differ, in that statistic only.
     stats["model.features.0.1.running_var"] = stats["model.features.0.1.running_var"] * 4
     np.savez(stats_path, **stats)
     out = tmp_path / "results"
@@ -429,9 +429,7 @@ def test_bundle_ships_batch_norm_stats_and_the_gpu_export_uses_them(tmp_path):
                              capture_output=True, text=True, env=avx2)
     result = json.loads((out / "mobilenet_v3_small.json").read_text())
     assert result["status"] == "WEIGHTS_DIFFER", zoo_run.stdout[-2000:]
-    # The first conv (its BatchNorm's variance) and its bias.
-    assert len(result["differing_tensors"]) == 2
-    assert all(n.startswith("onnx::Conv_") for n in result["differing_tensors"])
+    assert result["differing_tensors"] == ["model.features.0.1.running_var"]
     # A bundle without the file meta.json names stops before exporting.
     stats_path.unlink()
     zoo_run = subprocess.run([TORCH_PYTHON, str(bundle / "zoo.py"), "--bundle", str(bundle),
@@ -445,3 +443,53 @@ def test_bundle_ships_batch_norm_stats_and_the_gpu_export_uses_them(tmp_path):
                             str(tmp_path / "wrong"), "--batch-norm-stats", str(stats_path)],
                            capture_output=True, text=True, env=avx2)
     assert wrong.returncode != 0 and "does not fit the module" in wrong.stderr
+
+
+# Exports NAME with zoo_export.export as zoo.py does (ATen's capability read
+# from ATEN_CPU_CAPABILITY before zoo_export's check that it says avx2) and
+# prints the export's digests, the initializers that are not the bytes of a
+# parameter or buffer of the module (computed by the exporter), and the
+# BatchNormalization nodes and BatchNorm modules.
+EXPORT_PROBE = r"""
+import json, os, sys
+import torch
+capability = torch.backends.cpu.get_cpu_capability()  # ATen reads the variable once
+os.environ["ATEN_CPU_CAPABILITY"] = "avx2"
+sys.path.insert(0, sys.argv[1])
+import onnx, onnx.numpy_helper, zoo_export
+name, out, stats = sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None
+module, digests = zoo_export.export(name, out, batch_norm_stats=stats)
+state = {t.detach().numpy().tobytes() for t in module.state_dict().values()}
+proto = onnx.load(os.path.join(out, "model.onnx"))
+computed = [t.name for t in proto.graph.initializer
+            if onnx.numpy_helper.to_array(t).dtype.kind == "f"
+            and onnx.numpy_helper.to_array(t).tobytes() not in state]
+print(json.dumps(dict(capability=capability, threads=torch.get_num_threads(),
+                      digests=digests, computed=computed,
+                      batch_norm_nodes=sum(n.op_type == "BatchNormalization"
+                                           for n in proto.graph.node),
+                      batch_norms=len(zoo_export.batch_norms(module)))))
+"""
+
+
+@pytest.mark.skipif(not torch_python_works(), reason=f"no torch at {TORCH_PYTHON}")
+def test_export_computes_no_weight(tmp_path):
+    """Every float initializer of MobileNet-V3's export is the bytes of one of
+    the module's parameters or buffers: the TorchScript exporter folds no
+    BatchNorm into its convolution (it would, in eval mode, with ATen's
+    arithmetic on the CPU at hand: DenseNet-121's folded convs differed on
+    the H200 host), so the export is the same bytes under ATen's default
+    kernels on one thread and AVX2 on two, and kiln folds the BatchNorms."""
+    runs = []
+    stats = tmp_path / "avx2" / zoo_export.BATCH_NORM_STATS
+    for capability, threads in (("avx2", "2"), ("default", "1")):
+        command = [TORCH_PYTHON, "-c", EXPORT_PROBE, BENCHMARKS, "mobilenet_v3_small",
+                   str(tmp_path / capability)] + ([str(stats)] if runs else [])
+        runs.append(export_digests(subprocess.run(
+            command, capture_output=True, text=True,
+            env=dict(os.environ, ATEN_CPU_CAPABILITY=capability, OMP_NUM_THREADS=threads))))
+    assert [(r["capability"], r["threads"]) for r in runs] == [("AVX2", 2), ("DEFAULT", 1)]
+    for run in runs:
+        assert run["computed"] == []
+        assert run["batch_norm_nodes"] == run["batch_norms"] == 34
+    assert runs[0]["digests"] == runs[1]["digests"]
