@@ -285,7 +285,12 @@ def KilnConvertPrecision : Pass<"kiln-convert-precision", "mlir::ModuleOp"> {
     keep accumulating in fp32: GEMMs run with fp32 compute, and softmax,
     normalisation statistics and reductions accumulate in float. Constants
     outside the target's range saturate to its largest finite value (so a
-    mask value of -3.4e38 becomes -65504 in fp16, not -inf). `tf32` changes no
+    mask value of -3.4e38 becomes -65504 in fp16, not -inf). Index arithmetic
+    stays f32: float ops computed only from integers and dense constants whose
+    results end in integers (a cast to an integer type, a comparison), such
+    as T5's relative-position bucket, keep their f32 types and constants; a
+    truncation to an integer would turn fp16's rounding into a whole step.
+    `tf32` changes no
     types: it marks the module so that fp32 GEMMs may use TF32 tensor cores.
     The precision is recorded as `kiln.precision` on the module.
 

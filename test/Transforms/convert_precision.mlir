@@ -1,0 +1,85 @@
+// RUN: kiln-opt %s --split-input-file --kiln-convert-precision=precision=fp16 | FileCheck %s
+
+// Index arithmetic stays f32: T5's relative-position bucket, float math on an
+// integer distance that ends in a cast back to an integer. With log(16) in
+// f16 (2.7734) the distances 16, 32 and 64 fell one bucket low.
+// CHECK-LABEL: func.func @main
+// CHECK-DAG:     %[[EIGHT:.+]] = kiln.constant dense<8.000000e+00> : tensor<f32>
+// CHECK-DAG:     %[[LOG16:.+]] = kiln.constant dense<2.77258873> : tensor<f32>
+// CHECK:         %[[N:.+]] = kiln.cast %arg0 {to = f32} : tensor<4xi64> -> tensor<4xf32>
+// CHECK:         %[[RATIO:.+]] = kiln.div %[[N]], %[[EIGHT]] : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+// CHECK:         %[[LOG:.+]] = kiln.log %[[RATIO]] : tensor<4xf32> -> tensor<4xf32>
+// CHECK:         %[[SCALED:.+]] = kiln.div %[[LOG]], %[[LOG16]] : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+// CHECK:         %[[BUCKET:.+]] = kiln.mul %[[SCALED]], %[[EIGHT]] : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+// CHECK:         kiln.cast %[[BUCKET]] {to = i64} : tensor<4xf32> -> tensor<4xi64>
+func.func @main(%n: tensor<4xi64>) -> tensor<4xi64> {
+  %eight = kiln.constant dense<8.0> : tensor<f32>
+  %log16 = kiln.constant dense<2.77258873> : tensor<f32>
+  %0 = kiln.cast %n {to = f32} : tensor<4xi64> -> tensor<4xf32>
+  %1 = kiln.div %0, %eight : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  %2 = kiln.log %1 : tensor<4xf32> -> tensor<4xf32>
+  %3 = kiln.div %2, %log16 : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  %4 = kiln.mul %3, %eight : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  %5 = kiln.cast %4 {to = i64} : tensor<4xf32> -> tensor<4xi64>
+  return %5 : tensor<4xi64>
+}
+
+// -----
+
+// A comparison ends index arithmetic too.
+// CHECK-LABEL: func.func @main
+// CHECK:         kiln.cast %arg0 {to = f32} : tensor<4xi64> -> tensor<4xf32>
+// CHECK:         kiln.sqrt {{.*}} : tensor<4xf32> -> tensor<4xf32>
+// CHECK:         kiln.less {{.*}} : tensor<4xf32>, tensor<f32> -> tensor<4xi1>
+func.func @main(%n: tensor<4xi64>) -> tensor<4xi1> {
+  %limit = kiln.constant dense<3.0> : tensor<f32>
+  %0 = kiln.cast %n {to = f32} : tensor<4xi64> -> tensor<4xf32>
+  %1 = kiln.sqrt %0 : tensor<4xf32> -> tensor<4xf32>
+  %2 = kiln.less %1, %limit : tensor<4xf32>, tensor<f32> -> tensor<4xi1>
+  return %2 : tensor<4xi1>
+}
+
+// -----
+
+// A value computed from integers that meets an activation is not index
+// arithmetic: the attention mask becomes f16, its -3.4e38 saturated. A
+// constant both kinds read is split: f32 for the index, f16 for the rest.
+// CHECK-LABEL: func.func @main
+// CHECK-DAG:     %[[HALF_ONE:.+]] = kiln.constant dense<1.000000e+00> : tensor<f16>
+// CHECK-DAG:     %[[ONE:.+]] = kiln.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-DAG:     kiln.constant dense<-6.550400e+04> : tensor<f16>
+// CHECK-DAG:     %[[MASK:.+]] = kiln.cast %arg0 {to = f16} : tensor<4xi64> -> tensor<4xf16>
+// CHECK-DAG:     kiln.sub %[[HALF_ONE]], %[[MASK]] : tensor<f16>, tensor<4xf16> -> tensor<4xf16>
+// CHECK-DAG:     %[[INDEX:.+]] = kiln.cast %arg0 {to = f32} : tensor<4xi64> -> tensor<4xf32>
+// CHECK-DAG:     kiln.add %[[INDEX]], %[[ONE]] : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+// CHECK:         return {{.*}} : tensor<4xf32>, tensor<4xi64>
+func.func @main(%mask: tensor<4xi64>, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi64>) {
+  %one = kiln.constant dense<1.0> : tensor<f32>
+  %lowest = kiln.constant dense<-3.40282347e+38> : tensor<f32>
+  %0 = kiln.cast %mask {to = f32} : tensor<4xi64> -> tensor<4xf32>
+  %1 = kiln.sub %one, %0 : tensor<f32>, tensor<4xf32> -> tensor<4xf32>
+  %2 = kiln.mul %1, %lowest : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  %3 = kiln.add %x, %2 : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %4 = kiln.cast %mask {to = f32} : tensor<4xi64> -> tensor<4xf32>
+  %5 = kiln.add %4, %one : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  %6 = kiln.cast %5 {to = i64} : tensor<4xf32> -> tensor<4xi64>
+  return %3, %6 : tensor<4xf32>, tensor<4xi64>
+}
+
+// -----
+
+// A value that ends in an integer and also meets an activation is computed
+// once, in f16, for both (the rule never inserts casts).
+// CHECK-LABEL: func.func @main
+// CHECK:         %[[N:.+]] = kiln.cast %arg0 {to = f16} : tensor<4xi64> -> tensor<4xf16>
+// CHECK:         %[[SCALED:.+]] = kiln.mul %[[N]], %{{.+}} : tensor<4xf16>, tensor<f16> -> tensor<4xf16>
+// CHECK-DAG:     kiln.cast %[[SCALED]] {to = i64} : tensor<4xf16> -> tensor<4xi64>
+// CHECK-DAG:     kiln.add %{{.+}}, %[[SCALED]] : tensor<4xf16>, tensor<4xf16> -> tensor<4xf16>
+func.func @main(%n: tensor<4xi64>, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi64>) {
+  %scale = kiln.constant dense<0.5> : tensor<f32>
+  %0 = kiln.cast %n {to = f32} : tensor<4xi64> -> tensor<4xf32>
+  %1 = kiln.mul %0, %scale : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  %2 = kiln.cast %1 {to = i64} : tensor<4xf32> -> tensor<4xi64>
+  %3 = kiln.add %x, %1 : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %3, %2 : tensor<4xf32>, tensor<4xi64>
+}
