@@ -6,6 +6,7 @@
 // CHECK: wrote case data_movement.gather_rows (1 kernels, 1 launches)
 // CHECK: wrote case data_movement.expand_add (1 kernels, 1 launches)
 // CHECK: wrote case data_movement.casts (1 kernels, 1 launches)
+// CHECK: wrote case data_movement.position_bucket_tiled (1 kernels, 1 launches)
 
 func.func @concat_three(%a: tensor<7x100xf32>, %b: tensor<7x1xf32>, %c: tensor<7x3000xf32>) -> tensor<7x3101xf32> {
   %e = kiln.empty : tensor<7x3101xf32>
@@ -71,4 +72,29 @@ func.func @casts(%a: tensor<4097xf32> {kiln.test_range = [-300.0, 300.0]}) -> te
     kiln.yield %s : tensor<4097xf32>
   } -> tensor<4097xf32>
   return %r : tensor<4097xf32>
+}
+
+// f32 index arithmetic before an f16 gather, as kiln-convert-precision
+// leaves T5's relative-position bucket (bidirectional half: 16 buckets,
+// max_exact 8, max_distance 128): the bucket of each distance in 1..127
+// selects a row of an f16 table. log(n / 8) / log(16) * 8 is an integer at
+// n = 16, 32 and 64; with log(16) as an f16 constant those distances fell
+// one bucket low (the encoder's output then missed onnxruntime by 0.18).
+func.func @position_bucket_tiled(%n: tensor<4096xi64> {kiln.test_range = [1, 127]}, %table: tensor<16x6xf16>) -> tensor<4096x6xf16> {
+  %exact = kiln.constant dense<8> : tensor<i64>
+  %last = kiln.constant dense<15> : tensor<i64>
+  %eight = kiln.constant dense<8.0> : tensor<f32>
+  %log16 = kiln.constant dense<2.77258873> : tensor<f32>
+  %small = kiln.less %n, %exact : tensor<4096xi64>, tensor<i64> -> tensor<4096xi1>
+  %f = kiln.cast %n {to = f32} : tensor<4096xi64> -> tensor<4096xf32>
+  %ratio = kiln.div %f, %eight : tensor<4096xf32>, tensor<f32> -> tensor<4096xf32>
+  %log = kiln.log %ratio : tensor<4096xf32> -> tensor<4096xf32>
+  %fraction = kiln.div %log, %log16 : tensor<4096xf32>, tensor<f32> -> tensor<4096xf32>
+  %scaled = kiln.mul %fraction, %eight : tensor<4096xf32>, tensor<f32> -> tensor<4096xf32>
+  %offset = kiln.cast %scaled {to = i64} : tensor<4096xf32> -> tensor<4096xi64>
+  %large = kiln.add %offset, %exact : tensor<4096xi64>, tensor<i64> -> tensor<4096xi64>
+  %clamped = kiln.min %large, %last : tensor<4096xi64>, tensor<i64> -> tensor<4096xi64>
+  %bucket = kiln.where %small, %n, %clamped : tensor<4096xi1>, tensor<4096xi64>, tensor<4096xi64> -> tensor<4096xi64>
+  %rows = kiln.gather %table, %bucket : tensor<16x6xf16>, tensor<4096xi64> -> tensor<4096x6xf16>
+  return %rows : tensor<4096x6xf16>
 }
