@@ -13,8 +13,11 @@
 //     element per thread with scalar loads and stores.
 // An input is loaded by unit only where it has the output's element count
 // and is read at the lane's own linear index (the text of the index says
-// so: elementwise ops on one shape and views pass it through); every other
-// read (a broadcast, a scalar, a gather) stays a scalar load. Which kernels
+// so: elementwise ops on one shape and views pass it through), or is a
+// broadcast that keeps the innermost dim (a bias row, a squeeze-excite
+// scale [N, 1, 1, C] over [N, H, W, C]) read at the lane's index broadcast
+// to it: a unit's lanes are then one vector of it. Every other read (other
+// broadcasts, a scalar, a gather) stays a scalar load. Which kernels
 // get vectors is kiln-tile-kernels' choice (`vector_width`).
 //
 // Alignment: vector accesses reinterpret the kernel's pointers as 16-byte
@@ -28,6 +31,8 @@
 #include "KernelTemplates.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
+
+#include <map>
 
 using namespace mlir;
 
@@ -64,11 +69,43 @@ public:
     return shapeOf(input) == outputShape;
   }
 
-  /// An input of |elements| that can be a row broadcast read by vectors:
-  /// the output's last dim, a whole number of vectors, not the output.
-  bool isVectorRow(int64_t elements) const {
-    return elements == rowLength && rowLength > 1 && rowLength != count &&
+  /// Whether |input| is a broadcast read by vectors: one that keeps the
+  /// output's innermost dim (a bias row, a squeeze-excite scale [N, 1, 1,
+  /// C] over [N, H, W, C]), which is a whole number of vectors, and not of
+  /// the output's element count.
+  bool isVectorBroadcast(Value input) const {
+    return width > 1 && !hasOutputCount(input) &&
+           keepsInnermostDim(shapeOf(input), outputShape) &&
            rowLength % width == 0;
+  }
+
+  /// |shape| with its innermost dim counted in vectors.
+  SmallVector<int64_t> inVectors(ArrayRef<int64_t> shape) const {
+    SmallVector<int64_t> vectors(shape);
+    vectors.back() /= width;
+    return vectors;
+  }
+
+  /// The vector of broadcast |input| that unit |unit| reads: its index in
+  /// vectors broadcast to |input| in vectors (both innermost dims counted
+  /// in vectors, which divide them).
+  std::string broadcastVector(Value input, const std::string &unit) const {
+    SmallVector<int64_t> inputVectors = inVectors(shapeOf(input));
+    return emitter.linearOf(
+        emitter.broadcastIndex(ElementIndex::fromLinear(unit),
+                               inVectors(outputShape), inputVectors),
+        inputVectors);
+  }
+
+  /// The index at which the elemental models read broadcast |input| for
+  /// the output element at linear index |lane| (ElementwiseModels'
+  /// broadcast index, spelled by the same helpers), as the load override
+  /// sees it.
+  std::string broadcastLinear(Value input, const std::string &lane) const {
+    return emitter.linearOf(
+        emitter.broadcastIndex(ElementIndex::fromLinear(lane), outputShape,
+                               shapeOf(input)),
+        shapeOf(input));
   }
 
   LogicalResult emitUnits(ArrayRef<std::string> units) {
@@ -87,17 +124,16 @@ public:
     // Every load by unit first (a load the body turns out not to use is dead
     // code to the CUDA compiler): scalar loads as values of the computation
     // type, vectors as they are in memory.
-    std::vector<unsigned> loaded, rowLoaded;
+    std::vector<unsigned> loaded, broadcastLoaded;
     Block &body = kernel.getBody().front();
     for (auto [number, input] : llvm::enumerate(kernel.getInputs())) {
-      int64_t elements = elementCount(shapeOf(input));
-      // A row (a bias of the output's last dim): unit u's vector is the
-      // row's vector u % (row / width), since the row is whole vectors.
-      bool isRow = width > 1 && elements != ShapedType::kDynamic &&
-                   isVectorRow(elements);
-      if (!hasOutputCount(input) && !isRow)
+      // A broadcast keeping the innermost dim: unit u's vector is the
+      // broadcast's vector at u's index in vectors broadcast to it, since
+      // the innermost dim is whole vectors (a row [C]: u % (C / width)).
+      bool isBroadcast = isVectorBroadcast(input);
+      if (!hasOutputCount(input) && !isBroadcast)
         continue;
-      (isRow ? rowLoaded : loaded).push_back(number);
+      (isBroadcast ? broadcastLoaded : loaded).push_back(number);
       std::string pointer = emitter.pointerName(number);
       for (auto [u, unit] : llvm::enumerate(units)) {
         if (width == 1) {
@@ -106,9 +142,7 @@ public:
             return failure();
           continue;
         }
-        std::string at =
-            isRow ? "(" + unit + " % " + std::to_string(elements / width) + ")"
-                  : unit;
+        std::string at = isBroadcast ? broadcastVector(input, unit) : unit;
         std::string type = vectorTypeName(elementTypeOf(input), width);
         emitter.line("const " + type + " " + vectorName(number, u) +
                      " = reinterpret_cast<const " + type + "*>(" + pointer +
@@ -117,33 +151,32 @@ public:
     }
     if (width == 1)
       return emitAllStores(units, lanes);
-    // Lanes of a loaded input read their vector's element.
-    // A row's lanes are read at the lane's index modulo the row, as the
-    // elemental models' broadcast index spells it (ElementalEmitter::dimOf).
-    std::vector<std::vector<std::string>> rowLanes;
-    for (const std::vector<std::string> &unitLanes : lanes) {
-      rowLanes.emplace_back();
-      for (const std::string &lane : unitLanes)
-        rowLanes.back().push_back(emitter.dimOf(
-            ElementIndex::fromLinear(lane),
-            {count == ShapedType::kDynamic ? count : count / rowLength,
-             rowLength},
-            1));
-    }
+    // Lanes of a loaded input read their vector's element. A broadcast's
+    // lanes are read at the lane's index broadcast to it, as the elemental
+    // models spell it; a read spelled otherwise (through a view, say) stays
+    // a scalar load.
+    std::map<unsigned, std::vector<std::vector<std::string>>> broadcastLanes;
+    for (unsigned argument : broadcastLoaded)
+      for (const std::vector<std::string> &unitLanes : lanes) {
+        broadcastLanes[argument].emplace_back();
+        for (const std::string &lane : unitLanes)
+          broadcastLanes[argument].back().push_back(
+              broadcastLinear(kernel.getInputs()[argument], lane));
+      }
     emitter.setLoadOverride(
         [&](unsigned argument,
             const ElementIndex &index) -> std::optional<std::string> {
-          bool isRow = llvm::is_contained(rowLoaded, argument);
-          if (!isRow && !llvm::is_contained(loaded, argument))
+          auto broadcast = broadcastLanes.find(argument);
+          bool isBroadcast = broadcast != broadcastLanes.end();
+          if (!isBroadcast && !llvm::is_contained(loaded, argument))
             return std::nullopt;
-          std::string at =
-              !index.linear.empty()
-                  ? index.linear
-                  : isRow ? emitter.linearOf(index, shapeOf(kernel.getInputs()[argument]))
-                          : std::string();
+          std::string at = index.linear;
+          if (at.empty() && isBroadcast)
+            at = emitter.linearOf(index, shapeOf(kernel.getInputs()[argument]));
           if (at.empty())
             return std::nullopt;
-          for (auto [u, unitLanes] : llvm::enumerate(isRow ? rowLanes : lanes)) {
+          for (auto [u, unitLanes] :
+               llvm::enumerate(isBroadcast ? broadcast->second : lanes)) {
             auto lane = llvm::find(unitLanes, at);
             if (lane != unitLanes.end())
               return vectorName(argument, u) + ".v[" +
@@ -303,11 +336,10 @@ LogicalResult emitLoopKernel(ElementalEmitter &emitter,
   if (width > 1) {
     SmallVector<Value> accessed(kernel.getOutputs());
     ArrayRef<int64_t> outputShape = shapeOf(kernel.getOutputs()[0]);
-    int64_t rowLength = outputShape.empty() ? 1 : outputShape.back();
     for (Value input : kernel.getInputs())
       if (shapeOf(input) == outputShape ||
           elementCount(shapeOf(input)) == count ||
-          elementCount(shapeOf(input)) == rowLength)
+          keepsInnermostDim(shapeOf(input), outputShape))
         accessed.push_back(input);
     for (Value value : accessed)
       if (width * storageBytes(elementTypeOf(value)) > kVectorBytes)

@@ -5,7 +5,8 @@
 // one), recorded as `variant` for kinds that have several:
 //  - pointwise / data_movement: 256 threads; 16-byte vectors when every input
 //    is read at the output's own linear index (elementwise ops on one shape
-//    and views that keep the element order) or is a single element,
+//    and views that keep the element order), is a single element or is a
+//    broadcast that keeps the innermost dim (a bias, an SE scale [N,1,1,C]),
 //    the elements after the last whole vector handled one per thread; 4
 //    elements (or vectors) per thread once the output has a million
 //    elements; fewer elements per thread, then narrower vectors, where the
@@ -70,16 +71,6 @@ int64_t elementBytes(Type type) {
   return dtype ? int64_t(eval::byteWidth(*dtype)) : 0;
 }
 
-/// The widest vector (in elements) that every access of |kernel| allows.
-/// |operand| is a row broadcast to |result|: of rank at most the result's,
-/// its last dim the result's last (> 1), every other dim 1.
-bool isRowBroadcast(ArrayRef<int64_t> operand, ArrayRef<int64_t> result) {
-  if (operand.empty() || result.empty() || operand.size() > result.size() ||
-      operand.back() != result.back() || result.back() <= 1)
-    return false;
-  return llvm::all_of(operand.drop_back(), [](int64_t d) { return d == 1; });
-}
-
 /// Whether |a| and |b| have one element count: equal static counts, or (with
 /// a run-time extent) equal shapes, whose run-time extent is the kernel's.
 bool sameElementCount(RankedTensorType a, RankedTensorType b) {
@@ -102,41 +93,48 @@ int64_t staticTrailingElements(RankedTensorType type) {
   return product;
 }
 
+/// The widest vector (in elements) that every access of |kernel| allows.
 int64_t vectorWidth(KernelOp kernel) {
   if (kernel.getKind() != KernelKind::Pointwise)
     return 1;
   auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
   if (output.getRank() == 0)
     return 1;
-  // Every value must be read at the output's own linear index: each op
-  // computes as many elements as the output and is elementwise with
-  // operands of its result's shape or of one element, or a view (which keeps
-  // the row-major order; its other operands are shapes and axes). Data
-  // movement, reductions and other broadcasts read elsewhere. The one
-  // broadcast allowed is a row (a bias: all dims 1 but the last, which is
-  // the result's): when the vector width divides the row, a vector of the
-  // output reads a vector of the row (the loop template loads it whole).
-  int64_t row = 0;
+  // A vector of the output (W consecutive elements, the first at a multiple
+  // of W) must read a vector of every value, or one element of it. Each op
+  // is elementwise or a view (which keeps the row-major order; its other
+  // operands are shapes and axes), and either computes as many elements as
+  // the output, read at the output's own linear index, or is elementwise on
+  // a broadcast of the output that keeps the innermost dim (a
+  // squeeze-excite's sigmoid on [N, 1, 1, C] under [N, H, W, C]), computed
+  // at the output's index broadcast to it. Its operands are of its result's
+  // shape, of one element, or broadcasts of it that keep the innermost dim
+  // (a bias row, the [N, 1, 1, C] scale): when W divides that dim, a vector
+  // of the output reads a vector of the broadcast (the loop template loads
+  // it whole). Data movement, reductions and other broadcasts read
+  // elsewhere.
+  ArrayRef<int64_t> outputShape = output.getShape();
+  int64_t innermost = 0;
   for (Operation &op : kernel.getBody().front().without_terminator()) {
     if (isa<ConstantOp>(op))
       continue;
     if (op.getNumResults() != 1)
       return 1;
     auto result = cast<RankedTensorType>(op.getResult(0).getType());
-    if (!sameElementCount(result, output))
-      return 1;
     FusionClass fusionClass = classifyForFusion(&op);
-    if (fusionClass == FusionClass::View)
+    bool whole = sameElementCount(result, output);
+    if (whole && fusionClass == FusionClass::View)
       continue;
-    if (fusionClass != FusionClass::Pointwise)
+    if (fusionClass != FusionClass::Pointwise ||
+        (!whole && !keepsInnermostDim(result.getShape(), outputShape)))
       return 1;
     for (Value operand : op.getOperands()) {
       auto type = cast<RankedTensorType>(operand.getType());
       if (isSingleElement(type) || type.getShape() == result.getShape())
         continue;
-      if (!isRowBroadcast(type.getShape(), result.getShape()))
+      if (!keepsInnermostDim(type.getShape(), result.getShape()))
         return 1;
-      row = std::gcd(row, result.getShape().back());
+      innermost = std::gcd(innermost, result.getShape().back());
     }
   }
   int64_t width = kVectorBytes;
@@ -155,7 +153,7 @@ int64_t vectorWidth(KernelOp kernel) {
   bool runTime = !output.hasStaticShape();
   while (width > 1 &&
          ((!runTime && output.getNumElements() < width) ||
-          (runTime && trailing % width) || (row && row % width)))
+          (runTime && trailing % width) || (innermost && innermost % width)))
     width /= 2;
   return std::max<int64_t>(width, 1);
 }

@@ -1,8 +1,9 @@
 // The vectorised loop template as kiln-tile-kernels chooses it: 16-byte
 // vectors when every input is read at the output's own index or is a single
 // element, a tail for counts that are not a multiple of the vector, and the
-// scalar loop for other broadcasts of non-scalars; row broadcasts (a bias)
-// read the row by vectors too. Compiled by NVRTC.
+// scalar loop for other broadcasts of non-scalars; broadcasts that keep the
+// innermost dim (a bias row, a squeeze-excite scale [N, 1, 1, C]) are read
+// by vectors too. Compiled by NVRTC.
 // RUN: kiln-opt %s --kiln-tile-kernels | kiln-translate --emit-cuda | FileCheck %s
 
 // The benchmark chain Sigmoid(x * 1.5 + 0.25) * x over 2^20 f16 elements:
@@ -137,11 +138,59 @@ func.func @view_f16(%x: tensor<64x8xf16>, %y: tensor<512xf16>) -> tensor<512xf16
   return %r : tensor<512xf16>
 }
 
+// A squeeze-excite scale: sigmoid(s) * x with s [N, 1, 1, C] over NHWC x
+// [N, H, W, C]. s keeps the innermost dim, so a vector of 8 channels of x
+// reads a vector of s at (n, vector of channels): the output in vectors is
+// [2, 7, 7, 4], s [2, 1, 1, 4]. The sigmoid on s is computed lane by lane.
+// CHECK-LABEL: kiln.kernel "se_scale_f16"
+// CHECK:         // 3136 elements in 392 vectors of 8; 1 vector per thread and grid-stride step.
+// CHECK:           const kiln_vec<__half, 8> vin0_0 = reinterpret_cast<const kiln_vec<__half, 8>*>(in0)[((i / 196) * 4 + (i % 4))];
+// CHECK-NEXT:      const kiln_vec<__half, 8> vin1_0 = reinterpret_cast<const kiln_vec<__half, 8>*>(in1)[i];
+// CHECK-NEXT:      const float x0 = __half2float(vin0_0.v[0]);
+// CHECK-NEXT:      const float v1 = kiln_sigmoid(x0);
+// CHECK-NEXT:      const float x2 = __half2float(vin1_0.v[0]);
+// CHECK-NEXT:      const float v3 = (v1 * x2);
+// CHECK:           const float x28 = __half2float(vin0_0.v[7]);
+// CHECK-NOT:       in0[
+// CHECK:           reinterpret_cast<kiln_vec<__half, 8>*>(out0)[i] = vout0_0;
+func.func @se_scale_f16(%s: tensor<2x1x1x32xf16>, %x: tensor<2x7x7x32xf16>) -> tensor<2x7x7x32xf16> {
+  %e = kiln.empty : tensor<2x7x7x32xf16>
+  %r = kiln.kernel "se_scale_f16" pointwise ins(%s, %x : tensor<2x1x1x32xf16>, tensor<2x7x7x32xf16>) outs(%e : tensor<2x7x7x32xf16>) {
+  ^bb0(%a: tensor<2x1x1x32xf16>, %b: tensor<2x7x7x32xf16>, %o: tensor<2x7x7x32xf16>):
+    %g = kiln.sigmoid %a : tensor<2x1x1x32xf16> -> tensor<2x1x1x32xf16>
+    %y = kiln.mul %g, %b : tensor<2x1x1x32xf16>, tensor<2x7x7x32xf16> -> tensor<2x7x7x32xf16>
+    kiln.yield %y : tensor<2x7x7x32xf16>
+  } -> tensor<2x7x7x32xf16>
+  return %r : tensor<2x7x7x32xf16>
+}
+
+// 20 channels (MobileNet-V3's SE widths are not all multiples of 8): vectors
+// of 4, 5 per pixel; a scale broadcast over W only ([2, 3, 1, 20]) keeps the
+// innermost dim too: its vector is at (n, h, vector of channels).
+// CHECK-LABEL: kiln.kernel "se_scale_c20_f16"
+// CHECK:         // 360 elements in 90 vectors of 4; 1 vector per thread and grid-stride step.
+// CHECK:           const kiln_vec<__half, 4> vin0_0 = reinterpret_cast<const kiln_vec<__half, 4>*>(in0)[((i / 45) * 5 + (i % 5))];
+// CHECK-NEXT:      const kiln_vec<__half, 4> vin1_0 = reinterpret_cast<const kiln_vec<__half, 4>*>(in1)[(((i / 45) * 3 + ((i / 15) % 3)) * 5 + (i % 5))];
+// CHECK-NEXT:      const kiln_vec<__half, 4> vin2_0 = reinterpret_cast<const kiln_vec<__half, 4>*>(in2)[i];
+// CHECK-NOT:       in{{[0-9]}}[
+// CHECK:           reinterpret_cast<kiln_vec<__half, 4>*>(out0)[i] = vout0_0;
+func.func @se_scale_c20_f16(%s: tensor<2x1x1x20xf16>, %t: tensor<2x3x1x20xf16>, %x: tensor<2x3x3x20xf16>) -> tensor<2x3x3x20xf16> {
+  %e = kiln.empty : tensor<2x3x3x20xf16>
+  %r = kiln.kernel "se_scale_c20_f16" pointwise ins(%s, %t, %x : tensor<2x1x1x20xf16>, tensor<2x3x1x20xf16>, tensor<2x3x3x20xf16>) outs(%e : tensor<2x3x3x20xf16>) {
+  ^bb0(%a: tensor<2x1x1x20xf16>, %c: tensor<2x3x1x20xf16>, %b: tensor<2x3x3x20xf16>, %o: tensor<2x3x3x20xf16>):
+    %g = kiln.hard_sigmoid %a {alpha = 0.1666666 : f32, beta = 0.5 : f32} : tensor<2x1x1x20xf16> -> tensor<2x1x1x20xf16>
+    %m = kiln.mul %g, %c : tensor<2x1x1x20xf16>, tensor<2x3x1x20xf16> -> tensor<2x3x1x20xf16>
+    %y = kiln.mul %b, %m : tensor<2x3x3x20xf16>, tensor<2x3x1x20xf16> -> tensor<2x3x3x20xf16>
+    kiln.yield %y : tensor<2x3x3x20xf16>
+  } -> tensor<2x3x3x20xf16>
+  return %r : tensor<2x3x3x20xf16>
+}
+
 // f32 to f16: vectors of 4, 16 bytes read and 8 written per vector.
 // CHECK-LABEL: kiln.kernel "cast_f32_f16"
 // CHECK:           const kiln_vec<float, 4> vin0_0 = reinterpret_cast<const kiln_vec<float, 4>*>(in0)[i];
 // CHECK:           reinterpret_cast<kiln_vec<__half, 4>*>(out0)[i] = vout0_0;
-// CHECK:       // nvrtc: 7 kernels for sm_90 in
+// CHECK:       // nvrtc: 9 kernels for sm_90 in
 func.func @cast_f32_f16(%x: tensor<256xf32>) -> tensor<256xf16> {
   %e = kiln.empty : tensor<256xf16>
   %r = kiln.kernel "cast_f32_f16" pointwise ins(%x : tensor<256xf32>) outs(%e : tensor<256xf16>) {

@@ -334,6 +334,17 @@ std::optional<RowReduceExtents> rowReduceExtents(KernelOp kernel) {
   return extents;
 }
 
+bool keepsInnermostDim(ArrayRef<int64_t> operand, ArrayRef<int64_t> result) {
+  if (operand.empty() || result.empty() || operand.size() > result.size() ||
+      operand.back() != result.back() || result.back() <= 1)
+    return false;
+  ArrayRef<int64_t> aligned = result.take_back(operand.size());
+  return llvm::all_of(llvm::zip_equal(operand, aligned), [](auto dims) {
+    auto [from, to] = dims;
+    return from == to || from == 1;
+  });
+}
+
 int64_t launchUnitsPerBlock(KernelOp kernel) {
   auto attribute = [&](std::optional<uint64_t> value) {
     return int64_t(value.value_or(1));

@@ -72,6 +72,17 @@ int64_t rowReduceLength(KernelOp kernel);
 /// without run-time extents.
 int64_t launchUnitsPerBlock(KernelOp kernel);
 
+/// Whether |operand| broadcasts to |result| keeping the innermost dim: of
+/// rank at most the result's, its dims (aligned at the end) each the
+/// result's or 1, its last dim the result's (> 1). A bias row [C] and a
+/// squeeze-excite scale [N, 1, 1, C] over [N, H, W, C] are such broadcasts:
+/// W consecutive elements of the result, the first at a multiple of W where
+/// W divides C, read W consecutive elements of |operand|, the first at a
+/// multiple of W. The loop template reads them by vectors; kiln-tile-kernels
+/// chooses its vector width by it.
+bool keepsInnermostDim(llvm::ArrayRef<int64_t> operand,
+                       llvm::ArrayRef<int64_t> result);
+
 /// The output dim of a transpose with |perm| that holds the input's
 /// innermost dim (the tiles' second dim; short rows need it second-innermost).
 int64_t outputDimOfInputInner(llvm::ArrayRef<int64_t> perm);
