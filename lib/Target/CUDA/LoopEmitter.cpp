@@ -16,8 +16,10 @@
 // so: elementwise ops on one shape and views pass it through), or is a
 // broadcast that keeps the innermost dim (a bias row, a squeeze-excite
 // scale [N, 1, 1, C] over [N, H, W, C]) read at the lane's index broadcast
-// to it: a unit's lanes are then one vector of it. Every other read (other
-// broadcasts, a scalar, a gather) stays a scalar load. Which kernels
+// to it: a unit's lanes are then one vector of it. A concat of inputs along
+// the innermost dim (a channel concat) whose pieces are whole vectors is
+// loaded a vector per unit from the piece that holds it. Every other read
+// (other broadcasts, a scalar, a gather) stays a scalar load. Which kernels
 // get vectors is kiln-tile-kernels' choice (`vector_width`).
 //
 // Alignment: vector accesses reinterpret the kernel's pointers as 16-byte
@@ -77,6 +79,60 @@ public:
     return width > 1 && !hasOutputCount(input) &&
            keepsInnermostDim(shapeOf(input), outputShape) &&
            rowLength % width == 0;
+  }
+
+  /// The concats loaded by vectors (innermostConcatOfInputs): along the
+  /// innermost dim, of the output's element count, every piece an input
+  /// whose innermost dim is whole vectors.
+  SmallVector<ConcatOp> vectorConcats() {
+    SmallVector<ConcatOp> concats;
+    if (width == 1)
+      return concats;
+    kernel.getBody().walk([&](ConcatOp concat) {
+      int64_t pieces = innermostConcatOfInputs(kernel, concat);
+      if (pieces && pieces % width == 0 && hasOutputCount(concat.getOutput()))
+        concats.push_back(concat);
+    });
+    return concats;
+  }
+
+  /// Loads unit |unit|'s vector of |concat| into |name|: the vector at
+  /// (pixel, vector of channels) of the result lies in the piece whose
+  /// channels hold it, at (pixel, vector - the piece's first vector).
+  void emitConcatVector(ConcatOp concat, const std::string &unit,
+                        const std::string &name) {
+    int64_t vectors = shapeOf(concat.getOutput()).back() / width;
+    std::string type = vectorTypeName(elementTypeOf(concat.getOutput()), width);
+    std::string pixel = emitter.fresh("px"), channel = emitter.fresh("cv");
+    emitter.line(
+        "const kiln_index_t " + pixel + " = " +
+        (vectors == 1 ? unit : "(" + unit + " / " + str(vectors) + ")") + ";");
+    emitter.line(
+        "const kiln_index_t " + channel + " = " +
+        (vectors == 1 ? "0" : "(" + unit + " % " + str(vectors) + ")") + ";");
+    emitter.line(type + " " + name + ";");
+    int64_t first = 0;
+    size_t pieces = concat.getInputs().size();
+    for (auto [k, input] : llvm::enumerate(concat.getInputs())) {
+      int64_t pieceVectors = shapeOf(input).back() / width;
+      std::string header =
+          k + 1 == pieces
+              ? ""
+              : "if (" + channel + " < " + str(first + pieceVectors) + ")";
+      if (k > 0)
+        header = header.empty() ? "else" : "else " + header;
+      emitter.open(header);
+      unsigned number = *kernelInputNumber(kernel, input);
+      std::string at =
+          "(" +
+          (pieceVectors == 1 ? pixel : pixel + " * " + str(pieceVectors)) +
+          " + " + (first ? "(" + channel + " - " + str(first) + ")" : channel) +
+          ")";
+      emitter.line(name + " = reinterpret_cast<const " + type + "*>(" +
+                   emitter.pointerName(number) + ")[" + at + "];");
+      emitter.close();
+      first += pieceVectors;
+    }
   }
 
   /// |shape| with its innermost dim counted in vectors.
@@ -151,6 +207,10 @@ public:
     }
     if (width == 1)
       return emitAllStores(units, lanes);
+    SmallVector<ConcatOp> concats = vectorConcats();
+    for (auto [c, concat] : llvm::enumerate(concats))
+      for (auto [u, unit] : llvm::enumerate(units))
+        emitConcatVector(concat, unit, concatName(c, u));
     // Lanes of a loaded input read their vector's element. A broadcast's
     // lanes are read at the lane's index broadcast to it, as the elemental
     // models spell it; a read spelled otherwise (through a view, say) stays
@@ -184,14 +244,38 @@ public:
           }
           return std::nullopt;
         });
+    // A vector concat's lanes, read at the lane's own index, are its
+    // vector's elements; read elsewhere, the concat's elemental model
+    // chooses the piece per element.
+    emitter.setValueOverride(
+        [&](Value value,
+            const ElementIndex &index) -> std::optional<std::string> {
+          auto concat = llvm::find_if(
+              concats, [&](ConcatOp op) { return op.getOutput() == value; });
+          if (concat == concats.end() || index.linear.empty())
+            return std::nullopt;
+          for (auto [u, unitLanes] : llvm::enumerate(lanes)) {
+            auto lane = llvm::find(unitLanes, index.linear);
+            if (lane != unitLanes.end())
+              return ElementalEmitter::loadConversion(
+                  elementTypeOf(value),
+                  concatName(concat - concats.begin(), u) + ".v[" +
+                      std::to_string(lane - unitLanes.begin()) + "]");
+          }
+          return std::nullopt;
+        });
     LogicalResult result = emitAllStores(units, lanes);
     emitter.setLoadOverride(nullptr);
+    emitter.setValueOverride(nullptr);
     return result;
   }
 
 private:
   static std::string vectorName(unsigned argument, size_t unit) {
     return "vin" + std::to_string(argument) + "_" + std::to_string(unit);
+  }
+  static std::string concatName(size_t concat, size_t unit) {
+    return "vcat" + std::to_string(concat) + "_" + std::to_string(unit);
   }
 
   LogicalResult emitAllStores(ArrayRef<std::string> units,
@@ -341,6 +425,10 @@ LogicalResult emitLoopKernel(ElementalEmitter &emitter,
           elementCount(shapeOf(input)) == count ||
           keepsInnermostDim(shapeOf(input), outputShape))
         accessed.push_back(input);
+    kernel.getBody().walk([&](ConcatOp concat) {
+      if (innermostConcatOfInputs(kernel, concat))
+        accessed.push_back(concat.getOutput());
+    });
     for (Value value : accessed)
       if (width * storageBytes(elementTypeOf(value)) > kVectorBytes)
         return emitter.error(nullptr)

@@ -6,19 +6,20 @@
 //  - pointwise / data_movement: 256 threads; 16-byte vectors when every input
 //    is read at the output's own linear index (elementwise ops on one shape
 //    and views that keep the element order), is a single element or is a
-//    broadcast that keeps the innermost dim (a bias, an SE scale [N,1,1,C]),
-//    the elements after the last whole vector handled one per thread; 4
-//    elements (or vectors) per thread once the output has a million
-//    elements; fewer elements per thread, then narrower vectors, where the
-//    loads of one step would hold more than 128 registers; a grid that covers
-//    the output's vectors, capped at 64 blocks per multiprocessor (the loop is
-//    grid-stride). The channels_last_pool variant (the channels-last window
-//    template): a vector of channels (16 bytes, halved until it divides C)
-//    per thread and step for a pool or a depthwise conv (which takes 4 or 2
-//    adjacent pixels of a row with stride 1 along W while 1024 threads per
-//    SM remain); for a column
-//    reduction a block per (outer index, row of vectors of channels), the
-//    block's rows of threads along the reduced length.
+//    broadcast that keeps the innermost dim (a bias, an SE scale [N,1,1,C])
+//    or a piece of a concat of inputs along the innermost dim (whole vectors
+//    of each piece), the elements after the last whole vector handled one
+//    per thread; 4 elements (or vectors) per thread once the output has a
+//    million elements; fewer elements per thread, then narrower vectors,
+//    where the loads of one step would hold more than 128 registers; a grid
+//    that covers the output's vectors, capped at 64 blocks per multiprocessor
+//    (the loop is grid-stride). The channels_last_pool variant (the
+//    channels-last window template): a vector of channels (16 bytes, halved
+//    until it divides C) per thread and step for a pool or a depthwise conv
+//    (which takes 4 or 2 adjacent pixels of a row with stride 1 along W while
+//    1024 threads per SM remain); for a column reduction a block per (outer
+//    index, row of vectors of channels), the block's rows of threads along the
+//    reduced length.
 //  - row_reduce: rows of <= 1024 elements get one warp each, 4 rows per
 //    128-thread block; longer rows get a block each (512 threads, 1024 for
 //    rows of 8192 and more; softmax: about 16 values per thread, 128 to 1024
@@ -95,7 +96,8 @@ int64_t staticTrailingElements(RankedTensorType type) {
 
 /// The widest vector (in elements) that every access of |kernel| allows.
 int64_t vectorWidth(KernelOp kernel) {
-  if (kernel.getKind() != KernelKind::Pointwise)
+  if (kernel.getKind() != KernelKind::Pointwise &&
+      kernel.getKind() != KernelKind::DataMovement)
     return 1;
   auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
   if (output.getRank() == 0)
@@ -111,8 +113,11 @@ int64_t vectorWidth(KernelOp kernel) {
   // shape, of one element, or broadcasts of it that keep the innermost dim
   // (a bias row, the [N, 1, 1, C] scale): when W divides that dim, a vector
   // of the output reads a vector of the broadcast (the loop template loads
-  // it whole). Data movement, reductions and other broadcasts read
-  // elsewhere.
+  // it whole). The one data-movement op allowed is a concat of kernel inputs
+  // along the innermost dim (DenseNet's channel concat) whose pieces'
+  // innermost dims W divides: a vector of it lies in one piece, which the
+  // template loads whole. Other data movement, reductions and other
+  // broadcasts read elsewhere.
   ArrayRef<int64_t> outputShape = output.getShape();
   int64_t innermost = 0;
   for (Operation &op : kernel.getBody().front().without_terminator()) {
@@ -125,6 +130,13 @@ int64_t vectorWidth(KernelOp kernel) {
     bool whole = sameElementCount(result, output);
     if (whole && fusionClass == FusionClass::View)
       continue;
+    if (auto concat = dyn_cast<ConcatOp>(op); concat && whole) {
+      int64_t pieces = innermostConcatOfInputs(kernel, concat);
+      if (pieces == 0)
+        return 1;
+      innermost = std::gcd(innermost, pieces);
+      continue;
+    }
     if (fusionClass != FusionClass::Pointwise ||
         (!whole && !keepsInnermostDim(result.getShape(), outputShape)))
       return 1;

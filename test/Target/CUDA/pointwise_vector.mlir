@@ -2,8 +2,9 @@
 // vectors when every input is read at the output's own index or is a single
 // element, a tail for counts that are not a multiple of the vector, and the
 // scalar loop for other broadcasts of non-scalars; broadcasts that keep the
-// innermost dim (a bias row, a squeeze-excite scale [N, 1, 1, C]) are read
-// by vectors too. Compiled by NVRTC.
+// innermost dim (a bias row, a squeeze-excite scale [N, 1, 1, C]) and the
+// pieces of a concat along the innermost dim (a channel concat) are read by
+// vectors too. Compiled by NVRTC.
 // RUN: kiln-opt %s --kiln-tile-kernels | kiln-translate --emit-cuda | FileCheck %s
 
 // The benchmark chain Sigmoid(x * 1.5 + 0.25) * x over 2^20 f16 elements:
@@ -186,11 +187,84 @@ func.func @se_scale_c20_f16(%s: tensor<2x1x1x20xf16>, %t: tensor<2x3x1x20xf16>, 
   return %r : tensor<2x3x3x20xf16>
 }
 
+// A channel concat of NHWC pieces (DenseNet's, with its BatchNorm-ReLU
+// epilogue): 16 and 8 channels are whole vectors of 8, so each vector of the
+// result lies in one piece; the piece is chosen per vector (3 per pixel) and
+// loaded whole. The per-channel scale is a row read by vectors.
+// CHECK-LABEL: kiln.kernel "channel_concat_f16"
+// CHECK:         // 768 elements in 96 vectors of 8; 1 vector per thread and grid-stride step.
+// CHECK:           const kiln_vec<__half, 8> vin2_0 = reinterpret_cast<const kiln_vec<__half, 8>*>(in2)[(i % 3)];
+// CHECK-NEXT:      const kiln_index_t [[PX:px[0-9]+]] = (i / 3);
+// CHECK-NEXT:      const kiln_index_t [[CV:cv[0-9]+]] = (i % 3);
+// CHECK-NEXT:      kiln_vec<__half, 8> vcat0_0;
+// CHECK-NEXT:      if ([[CV]] < 2) {
+// CHECK-NEXT:        vcat0_0 = reinterpret_cast<const kiln_vec<__half, 8>*>(in0)[([[PX]] * 2 + [[CV]])];
+// CHECK-NEXT:      }
+// CHECK-NEXT:      else {
+// CHECK-NEXT:        vcat0_0 = reinterpret_cast<const kiln_vec<__half, 8>*>(in1)[([[PX]] + ([[CV]] - 2))];
+// CHECK-NEXT:      }
+// CHECK-NEXT:      const float x{{[0-9]+}} = __half2float(vin2_0.v[0]);
+// CHECK-NEXT:      const float v{{[0-9]+}} = (__half2float(vcat0_0.v[0]) * x{{[0-9]+}});
+// CHECK-NOT:       in0[
+// CHECK:           reinterpret_cast<kiln_vec<__half, 8>*>(out0)[i] = vout0_0;
+func.func @channel_concat_f16(%a: tensor<2x4x4x16xf16>, %b: tensor<2x4x4x8xf16>, %s: tensor<24xf16>) -> tensor<2x4x4x24xf16> {
+  %e = kiln.empty : tensor<2x4x4x24xf16>
+  %r = kiln.kernel "channel_concat_f16" pointwise ins(%a, %b, %s : tensor<2x4x4x16xf16>, tensor<2x4x4x8xf16>, tensor<24xf16>) outs(%e : tensor<2x4x4x24xf16>) {
+  ^bb0(%x: tensor<2x4x4x16xf16>, %y: tensor<2x4x4x8xf16>, %c: tensor<24xf16>, %o: tensor<2x4x4x24xf16>):
+    %t = kiln.concat %x, %y {axis = 3 : i64} : tensor<2x4x4x16xf16>, tensor<2x4x4x8xf16> -> tensor<2x4x4x24xf16>
+    %m = kiln.mul %t, %c : tensor<2x4x4x24xf16>, tensor<24xf16> -> tensor<2x4x4x24xf16>
+    %z = kiln.relu %m : tensor<2x4x4x24xf16> -> tensor<2x4x4x24xf16>
+    kiln.yield %z : tensor<2x4x4x24xf16>
+  } -> tensor<2x4x4x24xf16>
+  return %r : tensor<2x4x4x24xf16>
+}
+
+// A data_movement concat of three f32 pieces of 8, 4 and 12 channels
+// (axis -1): vectors of 4, the gcd of the pieces; the last piece needs no
+// test.
+// CHECK-LABEL: kiln.kernel "channel_concat_f32"
+// CHECK:         // 288 elements in 72 vectors of 4; 1 vector per thread and grid-stride step.
+// CHECK:           if ([[CV:cv[0-9]+]] < 2) {
+// CHECK-NEXT:        vcat0_0 = reinterpret_cast<const kiln_vec<float, 4>*>(in0)[([[PX:px[0-9]+]] * 2 + [[CV]])];
+// CHECK-NEXT:      }
+// CHECK-NEXT:      else if ([[CV]] < 3) {
+// CHECK-NEXT:        vcat0_0 = reinterpret_cast<const kiln_vec<float, 4>*>(in1)[([[PX]] + ([[CV]] - 2))];
+// CHECK-NEXT:      }
+// CHECK-NEXT:      else {
+// CHECK-NEXT:        vcat0_0 = reinterpret_cast<const kiln_vec<float, 4>*>(in2)[([[PX]] * 3 + ([[CV]] - 3))];
+// CHECK-NEXT:      }
+// CHECK-NEXT:      kiln_vec<float, 4> vout0_0;
+// CHECK-NEXT:      vout0_0.v[0] = vcat0_0.v[0];
+func.func @channel_concat_f32(%a: tensor<3x4x8xf32>, %b: tensor<3x4x4xf32>, %c: tensor<3x4x12xf32>) -> tensor<3x4x24xf32> {
+  %e = kiln.empty : tensor<3x4x24xf32>
+  %r = kiln.kernel "channel_concat_f32" data_movement ins(%a, %b, %c : tensor<3x4x8xf32>, tensor<3x4x4xf32>, tensor<3x4x12xf32>) outs(%e : tensor<3x4x24xf32>) {
+  ^bb0(%x: tensor<3x4x8xf32>, %y: tensor<3x4x4xf32>, %z: tensor<3x4x12xf32>, %o: tensor<3x4x24xf32>):
+    %t = kiln.concat %x, %y, %z {axis = -1 : i64} : tensor<3x4x8xf32>, tensor<3x4x4xf32>, tensor<3x4x12xf32> -> tensor<3x4x24xf32>
+    kiln.yield %t : tensor<3x4x24xf32>
+  } -> tensor<3x4x24xf32>
+  return %r : tensor<3x4x24xf32>
+}
+
+// A concat whose pieces are 12 and 6 f16 channels: no vector of two or more
+// lies in one piece at every position but vectors of 2 (gcd 6 -> 2).
+// CHECK-LABEL: kiln.kernel "channel_concat_odd_f16"
+// CHECK:         // 144 elements in 72 vectors of 2; 1 vector per thread and grid-stride step.
+// CHECK:           vcat0_0 = reinterpret_cast<const kiln_vec<__half, 2>*>(in0)[([[PX:px[0-9]+]] * 6 + [[CV:cv[0-9]+]])];
+func.func @channel_concat_odd_f16(%a: tensor<8x12xf16>, %b: tensor<8x6xf16>) -> tensor<8x18xf16> {
+  %e = kiln.empty : tensor<8x18xf16>
+  %r = kiln.kernel "channel_concat_odd_f16" data_movement ins(%a, %b : tensor<8x12xf16>, tensor<8x6xf16>) outs(%e : tensor<8x18xf16>) {
+  ^bb0(%x: tensor<8x12xf16>, %y: tensor<8x6xf16>, %o: tensor<8x18xf16>):
+    %t = kiln.concat %x, %y {axis = 1 : i64} : tensor<8x12xf16>, tensor<8x6xf16> -> tensor<8x18xf16>
+    kiln.yield %t : tensor<8x18xf16>
+  } -> tensor<8x18xf16>
+  return %r : tensor<8x18xf16>
+}
+
 // f32 to f16: vectors of 4, 16 bytes read and 8 written per vector.
 // CHECK-LABEL: kiln.kernel "cast_f32_f16"
 // CHECK:           const kiln_vec<float, 4> vin0_0 = reinterpret_cast<const kiln_vec<float, 4>*>(in0)[i];
 // CHECK:           reinterpret_cast<kiln_vec<__half, 4>*>(out0)[i] = vout0_0;
-// CHECK:       // nvrtc: 9 kernels for sm_90 in
+// CHECK:       // nvrtc: 12 kernels for sm_90 in
 func.func @cast_f32_f16(%x: tensor<256xf32>) -> tensor<256xf16> {
   %e = kiln.empty : tensor<256xf16>
   %r = kiln.kernel "cast_f32_f16" pointwise ins(%x : tensor<256xf32>) outs(%e : tensor<256xf16>) {

@@ -10,6 +10,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <numeric>
+
 using namespace mlir;
 
 namespace kiln {
@@ -343,6 +345,21 @@ bool keepsInnermostDim(ArrayRef<int64_t> operand, ArrayRef<int64_t> result) {
     auto [from, to] = dims;
     return from == to || from == 1;
   });
+}
+
+int64_t innermostConcatOfInputs(KernelOp kernel, ConcatOp concat) {
+  auto result = cast<RankedTensorType>(concat.getOutput().getType());
+  int64_t rank = result.getRank();
+  if (rank == 0 || (concat.getAxis() != rank - 1 && concat.getAxis() != -1))
+    return 0;
+  int64_t pieces = 0;
+  for (Value input : concat.getInputs()) {
+    int64_t innermost = shapeOf(input).back();
+    if (!kernelInputNumber(kernel, input) || ShapedType::isDynamic(innermost))
+      return 0;
+    pieces = std::gcd(pieces, innermost);
+  }
+  return pieces;
 }
 
 int64_t launchUnitsPerBlock(KernelOp kernel) {

@@ -83,6 +83,14 @@ int64_t launchUnitsPerBlock(KernelOp kernel);
 bool keepsInnermostDim(llvm::ArrayRef<int64_t> operand,
                        llvm::ArrayRef<int64_t> result);
 
+/// The loop template loads a concat along the innermost dim by vectors (a
+/// channel concat of channels-last pieces, DenseNet's): when every piece is
+/// a kernel input whose innermost dim is a whole number of vectors, each
+/// vector of the result lies in one piece, which the template chooses per
+/// vector. The gcd of the pieces' innermost dims (which the vector width
+/// must divide) when |concat| in |kernel| is such a concat, else 0.
+int64_t innermostConcatOfInputs(KernelOp kernel, ConcatOp concat);
+
 /// The output dim of a transpose with |perm| that holds the input's
 /// innermost dim (the tiles' second dim; short rows need it second-innermost).
 int64_t outputDimOfInputInner(llvm::ArrayRef<int64_t> perm);
