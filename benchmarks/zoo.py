@@ -104,6 +104,17 @@ def versions():
                 onnxruntime=onnxruntime.__version__, python=platform.python_version())
 
 
+def version_differences(built):
+    """'; versions differ: transformers 5.17.0 here, 5.24.0 on the build
+    machine' for each exporting package whose version differs (a different
+    transformers exports a different graph, its initializers numbered
+    differently), or ''."""
+    here = zoo_export.torch_versions()
+    differ = [f"{name} {here.get(name)} here, {version} on the build machine"
+              for name, version in sorted(built.items()) if here.get(name) != version]
+    return "; versions differ: " + ", ".join(differ) if differ else ""
+
+
 def reference(folder, inputs):
     """onnxruntime's outputs (CPU, fp32) on the exported model, by name."""
     import onnxruntime
@@ -346,7 +357,8 @@ def bench_model(args):
             built = {k: v for k, v in meta["export"].items() if k != "tensors"}
             result["error"] = (f"the export here {summary} differs from the build machine's "
                                f"{built}; {len(differing)} of {len(here)} initializers differ"
-                               + (f": {', '.join(differing[:12])}" if differing else ""))
+                               + (f": {', '.join(differing[:12])}" if differing else "")
+                               + version_differences(meta["build_machine"].get("versions", {})))
             return 1
         inputs = zoo_common.make_inputs(record, sizes)
         for kind in ("inputs", "expected"):

@@ -215,6 +215,17 @@ def test_kiln_step_gives_no_time_to_a_mismatch(tmp_path, rel_l2, passed, torch_r
         assert result["status"] == "MISMATCH" and "kiln_ms" not in result
 
 
+def test_weights_differ_names_the_versions_that_differ(monkeypatch):
+    """The H200's transformers 5.17 exported Llama's graph with other
+    initializer names than the build machine's 5.24: the error says so."""
+    monkeypatch.setattr(zoo_export, "torch_versions", lambda: dict(
+        torch="2.11.0", torchvision="0.26.0", transformers="5.17.0", onnx="1.23.1"))
+    built = dict(torch="2.11.0", torchvision="0.26.0", transformers="5.24.0", onnx="1.23.1")
+    assert zoo.version_differences(built) == (
+        "; versions differ: transformers 5.17.0 here, 5.24.0 on the build machine")
+    assert zoo.version_differences(dict(built, transformers="5.17.0")) == ""
+
+
 @pytest.mark.skipif(not torch_python_works(), reason=f"no torch at {TORCH_PYTHON}")
 @pytest.mark.skipif(not os.access(os.path.join(BUILD, "bin", "kiln-compile"), os.X_OK),
                     reason="no kiln-compile (build first)")
