@@ -83,3 +83,50 @@ func.func @main(%n: tensor<4xi64>, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<
   %3 = kiln.add %x, %1 : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   return %3, %2 : tensor<4xf32>, tensor<4xi64>
 }
+
+// -----
+
+// Weight arithmetic stays f32: a folded BatchNorm's w * scale / sqrt(var +
+// eps) (kiln-fold-batch-norm's expressions of constants) is rounded to f16
+// once, where the conv reads it; in f16 steps a variance plus epsilon below
+// 6.1e-5 (f16's smallest normal) kept a few bits. The weight's reshape-free
+// cast (the activation's operand) and the conv still run in f16.
+// CHECK-LABEL: func.func @main
+// CHECK-DAG:     %[[W:.+]] = kiln.constant dense_resource<w> : tensor<4x2x3x3xf32>
+// CHECK-DAG:     %[[VAR:.+]] = kiln.constant dense<9.99999974E-6> : tensor<4xf32>
+// CHECK:         %[[SUM:.+]] = kiln.add %[[VAR]], %{{.+}} : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+// CHECK:         %[[ROOT:.+]] = kiln.sqrt %[[SUM]] : tensor<4xf32> -> tensor<4xf32>
+// CHECK:         %[[FACTOR:.+]] = kiln.div %{{.+}}, %[[ROOT]] : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+// CHECK:         %[[COLUMN:.+]] = kiln.reshape %[[FACTOR]], {{.*}} -> tensor<4x1x1x1xf32>
+// CHECK:         %[[FOLDED:.+]] = kiln.mul %[[W]], %[[COLUMN]] : tensor<4x2x3x3xf32>, tensor<4x1x1x1xf32> -> tensor<4x2x3x3xf32>
+// CHECK:         %[[HALF:.+]] = kiln.cast %[[FOLDED]] {to = f16} : tensor<4x2x3x3xf32> -> tensor<4x2x3x3xf16>
+// CHECK:         kiln.conv %{{.+}}, %[[HALF]] {{.*}} : tensor<1x2x8x8xf16>, tensor<4x2x3x3xf16> -> tensor<1x4x8x8xf16>
+func.func @main(%x: tensor<1x2x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %w = kiln.constant dense_resource<w> : tensor<4x2x3x3xf32>
+  %scale = kiln.constant dense<2.0> : tensor<4xf32>
+  %var = kiln.constant dense<1.0e-5> : tensor<4xf32>
+  %eps = kiln.constant dense<1.0e-5> : tensor<f32>
+  %shape = kiln.constant dense<[4, 1, 1, 1]> : tensor<4xi64>
+  %0 = kiln.add %var, %eps : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  %1 = kiln.sqrt %0 : tensor<4xf32> -> tensor<4xf32>
+  %2 = kiln.div %scale, %1 : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %3 = kiln.reshape %2, %shape : tensor<4xf32>, tensor<4xi64> -> tensor<4x1x1x1xf32>
+  %4 = kiln.mul %w, %3 : tensor<4x2x3x3xf32>, tensor<4x1x1x1xf32> -> tensor<4x2x3x3xf32>
+  %y = kiln.conv %x, %4 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32> -> tensor<1x4x8x8xf32>
+  return %y : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// A weight's transpose alone is exact in f16: the weight is cast first (the
+// cast then folds under kiln-fold-constants' cap as before).
+// CHECK-LABEL: func.func @main
+// CHECK:         %[[W:.+]] = kiln.constant dense_resource<w> : tensor<3x4xf32>
+// CHECK:         %[[HALF:.+]] = kiln.cast %[[W]] {to = f16} : tensor<3x4xf32> -> tensor<3x4xf16>
+// CHECK:         kiln.transpose %[[HALF]] {{.*}} : tensor<3x4xf16> -> tensor<4x3xf16>
+func.func @main(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
+  %w = kiln.constant dense_resource<w> : tensor<3x4xf32>
+  %t = kiln.transpose %w {perm = array<i64: 1, 0>} : tensor<3x4xf32> -> tensor<4x3xf32>
+  %y = kiln.matmul %x, %t : tensor<2x4xf32>, tensor<4x3xf32> -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}

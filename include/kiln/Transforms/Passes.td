@@ -290,6 +290,10 @@ def KilnConvertPrecision : Pass<"kiln-convert-precision", "mlir::ModuleOp"> {
     results end in integers (a cast to an integer type, a comparison), such
     as T5's relative-position bucket, keep their f32 types and constants; a
     truncation to an integer would turn fp16's rounding into a whole step.
+    Weight arithmetic stays f32 too: ops computed only from constants (a
+    folded BatchNorm's w * scale / sqrt(var + eps)) keep f32 and are cast
+    once where an op outside them reads them (at load, in the init program);
+    ops that only move a weight (a transpose) read it cast first.
     `tf32` changes no
     types: it marks the module so that fp32 GEMMs may use TF32 tensor cores.
     The precision is recorded as `kiln.precision` on the module.
