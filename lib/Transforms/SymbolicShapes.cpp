@@ -403,6 +403,37 @@ std::optional<DimExprs> SymbolicShapes::inferDims(Operation *op) const {
         result.append(data.begin() + axis + 1, data.end());
         return result;
       })
+      .Case<GatherElementsOp>([&](GatherElementsOp gather) {
+        return std::optional<DimExprs>(getDims(gather.getIndices()));
+      })
+      .Case<GatherNDOp>([&](GatherNDOp gather) -> std::optional<DimExprs> {
+        // indices.shape[:-1] + data.shape[batch_dims + m:], m the static
+        // last extent of the indices.
+        DimExprs data = getDims(gather.getData());
+        DimExprs indices = getDims(gather.getIndices());
+        if (indices.empty() || !indices.back())
+          return std::nullopt;
+        std::optional<int64_t> depth = indices.back()->getConstant();
+        int64_t first = int64_t(gather.getBatchDims()) + depth.value_or(-1);
+        if (!depth || first > int64_t(data.size()))
+          return std::nullopt;
+        DimExprs result(indices.begin(), indices.end() - 1);
+        result.append(data.begin() + first, data.end());
+        return result;
+      })
+      .Case<RangeOp>([&](RangeOp range) -> std::optional<DimExprs> {
+        // From 0 by 1 to a shape value: that many elements (exporters build
+        // positions and mask indices as range(0, seq)).
+        std::optional<DimExprs> start = getElements(range.getStart());
+        std::optional<DimExprs> limit = getElements(range.getLimit());
+        std::optional<SmallVector<int64_t>> delta =
+            getConstantIntegers(range.getDelta());
+        if (!start || !limit || !delta || start->size() != 1 ||
+            limit->size() != 1 || delta->size() != 1 || (*delta)[0] != 1 ||
+            !(*start)[0] || !(*limit)[0] || (*start)[0]->getConstant() != 0)
+          return std::nullopt;
+        return DimExprs{(*limit)[0]};
+      })
       .Case<ExpandOp>([&](ExpandOp expand) -> std::optional<DimExprs> {
         std::optional<DimExprs> shape = getElements(expand.getShape());
         if (!shape)
