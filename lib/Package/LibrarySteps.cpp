@@ -52,9 +52,14 @@ uint64_t countFlops(KernelOp kernel) {
 
 SmallVector<int64_t> LibraryExtent::shapeOf(Type type) const {
   SmallVector<int64_t> shape(cast<ShapedType>(type).getShape());
-  for (int64_t &dim : shape)
-    if (ShapedType::isDynamic(dim))
-      dim = largest;
+  // Leading run-time dims collapse into the last of them (the kernel kinds'
+  // contract: each before it is run-time or 1), which is |largest|.
+  auto last = llvm::find_if(llvm::reverse(shape), ShapedType::isDynamic);
+  if (last == shape.rend())
+    return shape;
+  for (auto dim = std::next(last); dim != shape.rend(); ++dim)
+    *dim = 1;
+  *last = largest;
   return shape;
 }
 
@@ -62,19 +67,26 @@ FailureOr<std::optional<LibraryExtent>> getLibraryExtent(KernelOp kernel) {
   auto result = cast<RankedTensorType>(kernel.getResult(0).getType());
   if (result.hasStaticShape())
     return std::optional<LibraryExtent>();
+  // The product of the result's leading dims up to its last run-time one.
   std::vector<std::optional<DimExpr>> extents = getRecordedDimExprs(kernel);
-  int64_t dim = 0;
-  while (dim < result.getRank() && !result.isDynamicDim(dim))
-    ++dim;
+  int64_t last = result.getRank() - 1;
+  while (!result.isDynamicDim(last))
+    --last;
+  std::optional<DimExpr> extent = DimExpr::constant(1);
+  if (int64_t(extents.size()) != result.getRank())
+    extent = std::nullopt;
+  for (int64_t d = 0; extent && d <= last; ++d)
+    extent = extents[d] ? std::optional<DimExpr>(*extent * *extents[d])
+                        : std::nullopt;
   std::optional<int64_t> largest;
-  if (int64_t(extents.size()) == result.getRank() && extents[dim])
+  if (extent)
     largest = maximumExtent(
-        *extents[dim], getDimRanges(kernel->getParentOfType<func::FuncOp>()));
+        *extent, getDimRanges(kernel->getParentOfType<func::FuncOp>()));
   if (!largest)
     return kernel.emitError("packager: library kernel '")
            << kernel.getSymName() << "' has a run-time extent but no "
            << kDimExprsAttrName << " that gives it over the ranged dims";
-  return std::optional<LibraryExtent>(LibraryExtent{*extents[dim], *largest});
+  return std::optional<LibraryExtent>(LibraryExtent{*extent, *largest});
 }
 
 LogicalResult describeLibraryStep(KernelOp kernel, BodyBufferFn bufferOf,

@@ -59,15 +59,17 @@ mlir::LogicalResult getConstantBytes(ConstantOp constant,
 /// arguments stand for the kernel's operands; constants are weights).
 using BodyBufferFn = llvm::function_ref<mlir::FailureOr<uint32_t>(mlir::Value)>;
 
-/// A library kernel's run-time extent (issue 18): the outermost dynamic dim
-/// of its result (a convolution's N, the rows of a GEMM) as an expression
-/// of the ranged dims, and its value at the ranges' maximum, at which the
-/// step's dims are described.
+/// A library kernel's run-time extent (issue 18): the product of its
+/// result's leading dims up to the last dynamic one (a convolution's N, the
+/// rows of a GEMM: batch*seq for [batch, seq, 768]) as an expression of the
+/// ranged dims, and its value at the ranges' maximum, at which the step's
+/// dims are described.
 struct LibraryExtent {
   DimExpr extent;
   int64_t largest = 0;
-  /// |type|'s shape with its dynamic dims at |largest| (the library
-  /// contract allows one, the outermost, equal to the result's).
+  /// |type|'s shape with its leading run-time dims collapsed into the last
+  /// of them, at |largest|, and the dims before it 1 (the library contract:
+  /// the same prefix as the result's).
   llvm::SmallVector<int64_t> shapeOf(mlir::Type type) const;
 };
 /// |kernel|'s run-time extent; std::nullopt for a static kernel; failure

@@ -1,5 +1,5 @@
 # Writes the small BERT-like, CNN-like and movement-only ONNX models with symbolic dims that the lit tests compile with ranged --input-shape values.
-"""Usage: symbolic_dims_models.py bert|cnn|movement MODEL.onnx
+"""Usage: symbolic_dims_models.py bert|cnn|movement|encoder MODEL.onnx
 
 bert: ids [batch, seq] (int64) and mask [batch, seq] (float). Token
 embedding Gather plus a position table sliced to seq by Shape -> Gather ->
@@ -20,6 +20,14 @@ Where(x > 0.25, y, -y), Cast to f16 and back, Transpose [0, 2, 1], Reshape
 [-1, 32]; Gather of a table [50, 8] by ids, Reshape [0, 48]; Concat on axis
 1, Slice [4:76] of axis 1, Sigmoid. Outputs: `y` [batch, 72] and `t`
 (the transposed [batch, 8, 4]).
+
+encoder: ids [batch, seq] (int64), the part of a BERT layer whose tensors
+are [batch, seq, ...] with static trailing dims: token embedding Gather,
+LayerNormalization, MatMul 16 -> 32 + bias, Relu, MatMul 32 -> 16 + bias,
+residual Add, LayerNormalization (`hidden`, [batch, seq, 16]); the hidden
+state's two heads of 8 Reshaped to [0, 0, 2, 8], Transposed [0, 1, 3, 2]
+and Reshaped back, scaled by its ReduceSum over the last axis (keepdims) and
+Sliced to its first 8 features (`mixed`, [batch, seq, 8]).
 """
 import sys
 
@@ -168,8 +176,50 @@ def movement():
     return helper.make_graph(nodes, "movement", inputs, outputs, inits)
 
 
+def encoder():
+    rng = np.random.RandomState(0)
+    n = helper.make_node
+    inits = [weight(rng, "tokens", 100, 16), weight(rng, "ln_scale", 16),
+             weight(rng, "ln_bias", 16), weight(rng, "w_in", 16, 32),
+             weight(rng, "b_in", 32), weight(rng, "w_out", 32, 16),
+             weight(rng, "b_out", 16), ints("heads", [0, 0, 2, 8]),
+             ints("merge", [0, 0, 16]), ints("last", [-1]), ints("zero", [0]),
+             ints("eight", [8]), ints("axis2", [2])]
+    nodes = [
+        n("Gather", ["tokens", "ids"], ["embedded"], name="embed"),
+        n("LayerNormalization", ["embedded", "ln_scale", "ln_bias"], ["h"],
+          name="ln_in", axis=-1),
+        n("MatMul", ["h", "w_in"], ["up_mm"], name="up_mm"),
+        n("Add", ["up_mm", "b_in"], ["up"], name="up_bias"),
+        n("Relu", ["up"], ["act"], name="act"),
+        n("MatMul", ["act", "w_out"], ["down_mm"], name="down_mm"),
+        n("Add", ["down_mm", "b_out"], ["down"], name="down_bias"),
+        n("Add", ["down", "h"], ["residual"], name="residual"),
+        n("LayerNormalization", ["residual", "ln_scale", "ln_bias"],
+          ["hidden"], name="ln_out", axis=-1),
+        n("Reshape", ["hidden", "heads"], ["split"], name="split_heads"),
+        n("Transpose", ["split"], ["swapped"], perm=[0, 1, 3, 2],
+          name="swap_in_head"),
+        n("Reshape", ["swapped", "merge"], ["merged"], name="merge_heads"),
+        n("ReduceSum", ["hidden", "last"], ["total"], keepdims=1,
+          name="row_total"),
+        n("Mul", ["merged", "total"], ["scaled"], name="scale_rows"),
+        n("Slice", ["scaled", "zero", "eight", "axis2"], ["mixed"],
+          name="first_eight"),
+    ]
+    inputs = [
+        helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", "seq"]),
+    ]
+    outputs = [
+        helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["batch", "seq", 16]),
+        helper.make_tensor_value_info("mixed", TensorProto.FLOAT, ["batch", "seq", 8]),
+    ]
+    return helper.make_graph(nodes, "encoder", inputs, outputs, inits)
+
+
 def main():
-    builders = {"bert": bert, "cnn": cnn, "movement": movement}
+    builders = {"bert": bert, "cnn": cnn, "movement": movement,
+                "encoder": encoder}
     if len(sys.argv) != 3 or sys.argv[1] not in builders:
         sys.exit(__doc__)
     graph = builders[sys.argv[1]]()

@@ -1,6 +1,7 @@
 // Kernels with run-time extents (issue 18): the kernel kinds' contract lets
-// pointwise, data_movement, row_reduce and library kernels take a run-time
-// extent in the outermost dim of each value (a library call's M or N);
+// pointwise, data_movement, row_reduce and library kernels take run-time
+// extents in the leading dims of each value (a library call's M or N),
+// indexed as one extent when there are several;
 // attention, or an op whose index arithmetic would need the extent's value,
 // is a located error naming the ONNX node, the extents as expressions and
 // the kind.
@@ -89,7 +90,7 @@ func.func @reduce_batch(%x: tensor<?x8xf32> {kiln.name = "x", kiln.dim_names = [
 // would take it modulo.
 func.func @inward(%x: tensor<?x4x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", "", ""]}) -> tensor<4x?x8xf32>
     attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
-  // expected-error @+1 {{'kiln.transpose' with result extents [4, batch, 8] (batch in 1..64) has run-time extents and roots a data_movement kernel: has a run-time extent in dim 1 after a dim of size 4, which is not the outermost; a kernel takes a run-time extent only in the outermost dim}}
+  // expected-error @+1 {{'kiln.transpose' with result extents [4, batch, 8] (batch in 1..64) has run-time extents and roots a data_movement kernel: has a run-time extent in dim 1 after a static dim of size 4 (dim 0), so its run-time extents are not leading dims; a kernel takes run-time extents only in leading dims}}
   %0 = kiln.transpose %x {kiln.dim_exprs = ["4", "batch", "8"], perm = array<i64: 1, 0, 2>} : tensor<?x4x8xf32> -> tensor<4x?x8xf32>
   return %0 : tensor<4x?x8xf32>
 }
@@ -117,4 +118,52 @@ func.func @slice_batch(%x: tensor<?x8xf32> {kiln.name = "x", kiln.dim_names = ["
   %0 = kiln.slice %x, %s, %e, %a, %s {kiln.dim_exprs = ["batch - 1", "8"]} : tensor<?x8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<?x8xf32>
   %1 = kiln.relu %0 {kiln.dim_exprs = ["batch - 1", "8"]} : tensor<?x8xf32> -> tensor<?x8xf32>
   return %1 : tensor<?x8xf32>
+}
+
+// -----
+
+// Several run-time extents in leading dims: a bias row, a transpose within
+// the static dims and a row scale of the same prefix join one kernel.
+// CHECK-LABEL: func.func @prefix_chain
+// CHECK:         kiln.kernel "add_transpose_mul_0" pointwise
+// CHECK-SAME:      attributes {kiln.dim_exprs = ["batch", "seq", "8", "2"]}
+// CHECK-NOT:     kiln.kernel
+func.func @prefix_chain(%x: tensor<?x?x2x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", "seq", "", ""]}, %b: tensor<8xf32>, %s: tensor<?x?x1x1xf32> {kiln.name = "s", kiln.dim_names = ["batch", "seq", "", ""]}) -> tensor<?x?x8x2xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 8, 8>, seq = array<i64: 16, 64, 64>}} {
+  %0 = kiln.add %x, %b {kiln.dim_exprs = ["batch", "seq", "2", "8"]} : tensor<?x?x2x8xf32>, tensor<8xf32> -> tensor<?x?x2x8xf32>
+  %1 = kiln.transpose %0 {kiln.dim_exprs = ["batch", "seq", "8", "2"], perm = array<i64: 0, 1, 3, 2>} : tensor<?x?x2x8xf32> -> tensor<?x?x8x2xf32>
+  %2 = kiln.mul %1, %s {kiln.dim_exprs = ["batch", "seq", "8", "2"]} : tensor<?x?x8x2xf32>, tensor<?x?x1x1xf32> -> tensor<?x?x8x2xf32>
+  return %2 : tensor<?x?x8x2xf32>
+}
+
+// -----
+
+// An operand with another run-time prefix: [1, seq, 8] added to
+// [batch, seq, 8] would need seq to index it alone.
+func.func @prefix_broadcast(%x: tensor<?x?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", "seq", ""]}, %p: tensor<1x?x8xf32> {kiln.name = "p", kiln.dim_names = ["", "seq", ""]}) -> tensor<?x?x8xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 8, 8>, seq = array<i64: 16, 64, 64>}} {
+  // expected-error @+1 {{'kiln.add' with result extents [batch, seq, 8] (batch in 1..8, seq in 16..64) has run-time extents and roots a pointwise kernel: has an operand whose run-time prefix is not its result's (a kernel with several run-time extents indexes its leading run-time dims as one, so no index may address one of them alone)}}
+  %0 = kiln.add %x, %p {kiln.dim_exprs = ["batch", "seq", "8"]} : tensor<?x?x8xf32>, tensor<1x?x8xf32> -> tensor<?x?x8xf32>
+  return %0 : tensor<?x?x8xf32>
+}
+
+// -----
+
+// A transpose that swaps two run-time dims.
+func.func @prefix_transpose(%x: tensor<?x?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", "seq", ""]}) -> tensor<?x?x8xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 8, 8>, seq = array<i64: 16, 64, 64>}} {
+  // expected-error @+1 {{roots a data_movement kernel: moves a dim of its run-time prefix}}
+  %0 = kiln.transpose %x {kiln.dim_exprs = ["seq", "batch", "8"], perm = array<i64: 1, 0, 2>} : tensor<?x?x8xf32> -> tensor<?x?x8xf32>
+  return %0 : tensor<?x?x8xf32>
+}
+
+// -----
+
+// A gather along one of the run-time dims (x[:, 0], BERT's pooler).
+func.func @prefix_gather(%x: tensor<?x?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", "seq", ""]}) -> tensor<?x8xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 8, 8>, seq = array<i64: 16, 64, 64>}} {
+  %i = kiln.constant dense<0> : tensor<i64>
+  // expected-error @+1 {{roots a data_movement kernel: gathers along its data's run-time extent}}
+  %0 = kiln.gather %x, %i {axis = 1 : i64, kiln.dim_exprs = ["batch", "8"]} : tensor<?x?x8xf32>, tensor<i64> -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
 }

@@ -38,7 +38,24 @@ std::string ElementIndex::key() const {
 }
 
 ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<RankedTensorType>(value.getType()).getShape();
+  auto type = cast<RankedTensorType>(value.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  if (llvm::count_if(shape, ShapedType::isDynamic) < 2)
+    return shape;
+  // Several run-time extents in leading dims (the kernel kinds' contract):
+  // indexed as one, the product of them, in the last one's place, with the
+  // dims before it of size 1, so no index needs the value of any. The
+  // context owns the collapsed type's shape.
+  int64_t last = shape.size() - 1;
+  while (!ShapedType::isDynamic(shape[last]))
+    --last;
+  SmallVector<int64_t> collapsed(shape);
+  for (int64_t d = 0; d < last; ++d) {
+    if (!ShapedType::isDynamic(shape[d]) && shape[d] != 1)
+      return shape; // Not leading: the contract refuses such a kernel.
+    collapsed[d] = 1;
+  }
+  return RankedTensorType::get(collapsed, type.getElementType()).getShape();
 }
 
 Type elementTypeOf(Value value) {

@@ -449,10 +449,10 @@ func.func @attention_run_time_extent(%q: tensor<?x4x8xf32>) -> tensor<?x4x8xf32>
 
 // -----
 
-// A run-time extent that is not the outermost dim.
+// A run-time extent after a static dim: not a leading dim.
 func.func @inner_run_time_extent(%a: tensor<4x?xf32>) -> tensor<4x?xf32> {
   %e = kiln.empty : tensor<4x?xf32>
-  // expected-error @+1 {{'p' breaks the pointwise kernel contract: 'kiln.relu' has run-time extents: has a run-time extent in dim 1 after a dim of size 4, which is not the outermost}}
+  // expected-error @+1 {{'p' breaks the pointwise kernel contract: 'kiln.relu' has run-time extents: has a run-time extent in dim 1 after a static dim of size 4 (dim 0), so its run-time extents are not leading dims}}
   %r = kiln.kernel "p" pointwise ins(%a : tensor<4x?xf32>) outs(%e : tensor<4x?xf32>) {
   ^bb0(%x: tensor<4x?xf32>, %o: tensor<4x?xf32>):
     %0 = kiln.relu %x : tensor<4x?xf32> -> tensor<4x?xf32>

@@ -168,10 +168,13 @@ private:
   LoadOverride loadOverride;
 };
 
-/// A tensor type's shape: static, except in a pointwise or data_movement
-/// kernel with run-time extents, where a dynamic dim (ShapedType::kDynamic)
-/// is the outermost non-unit dim and index arithmetic never needs its value
-/// (KernelKinds.h, unmetRunTimeExtentRule).
+/// A tensor type's shape: static, except in a kernel with run-time extents,
+/// where a dynamic dim (ShapedType::kDynamic) is the outermost non-unit dim
+/// and index arithmetic never needs its value (KernelKinds.h,
+/// unmetRunTimeExtentRule). Several run-time extents in leading dims come
+/// back collapsed into one, the last of them, with the dims before it 1
+/// ([?, ?, 768] is [1, ?, 768]): the contract has every value of such a
+/// kernel agree on its prefix, so the collapsed indices are the same.
 llvm::ArrayRef<int64_t> shapeOf(mlir::Value value);
 mlir::Type elementTypeOf(mlir::Value value);
 /// The product of |shape|'s dims; ShapedType::kDynamic when one is dynamic.

@@ -149,13 +149,20 @@ bool isRowReduction(Operation *op) {
                type.getRank() - 1;
       })
       // LayerNorm always normalises the trailing dims from `axis` on; the row
-      // template needs them static and non-empty (else: the elemental form).
+      // template needs them static and non-empty (else: the elemental form);
+      // the rows before them may be run-time extents (issue 18).
       .Case<LayerNormOp>([](LayerNormOp layerNorm) {
         auto type = dyn_cast<RankedTensorType>(layerNorm.getInput().getType());
-        if (!type || type.getRank() == 0 || !type.hasStaticShape() ||
-            type.getNumElements() == 0)
+        if (!type || type.getRank() == 0)
           return false;
-        return normalizeAxis(layerNorm.getAxis(), type.getRank()).has_value();
+        std::optional<int64_t> axis =
+            normalizeAxis(layerNorm.getAxis(), type.getRank());
+        if (!axis)
+          return false;
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          if (type.getDimSize(d) == 0 || (d >= *axis && type.isDynamicDim(d)))
+            return false;
+        return true;
       })
       .Default([](auto) { return false; });
 }

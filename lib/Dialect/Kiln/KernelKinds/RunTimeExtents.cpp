@@ -19,9 +19,12 @@ bool isDynamicTensor(Type type) {
   return shaped && !shaped.hasStaticShape();
 }
 
-/// The dim of |value| that holds its run-time extent (kDynamic when it has
-/// none); no value when it breaks the outermost rule, with the reason in
-/// |why|.
+/// The last dim of |value|'s run-time prefix, the leading dims that hold its
+/// run-time extents (kDynamic when it has none): every dim up to it is a
+/// run-time extent or of size 1, every dim after it static. No value when
+/// it has none such, with the reason in |why|. The templates index the
+/// prefix as one extent, the product of its dims (shapeOf in the CUDA
+/// target collapses it), so no index needs the value of any of them.
 std::optional<int64_t> runTimeDim(Value value, std::string &why) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type) {
@@ -31,26 +34,88 @@ std::optional<int64_t> runTimeDim(Value value, std::string &why) {
     }
     return ShapedType::kDynamic;
   }
-  int64_t found = ShapedType::kDynamic;
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    if (!type.isDynamicDim(d))
-      continue;
-    if (found != ShapedType::kDynamic) {
-      why = "two run-time extents (dims " + std::to_string(found) + " and " +
-            std::to_string(d) + ")";
+  int64_t last = ShapedType::kDynamic;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      last = d;
+  for (int64_t before = 0; before < last; ++before)
+    if (!type.isDynamicDim(before) && type.getDimSize(before) != 1) {
+      why = "a run-time extent in dim " + std::to_string(last) +
+            " after a static dim of size " +
+            std::to_string(type.getDimSize(before)) + " (dim " +
+            std::to_string(before) +
+            "), so its run-time extents are not "
+            "leading dims";
       return std::nullopt;
     }
-    for (int64_t before = 0; before < d; ++before)
-      if (type.getDimSize(before) != 1) {
-        why = "a run-time extent in dim " + std::to_string(d) +
-              " after a dim of size " +
-              std::to_string(type.getDimSize(before)) +
-              ", which is not the outermost";
-        return std::nullopt;
-      }
-    found = d;
+  return last;
+}
+
+/// Whether |value| has more than one run-time extent: its prefix is indexed
+/// as one extent, so every value it meets must agree on that prefix.
+bool hasSeveralRunTimeExtents(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && llvm::count_if(type.getShape(), ShapedType::isDynamic) > 1;
+}
+
+/// Why |op| cannot take its run-time prefixes as one collapsed extent each,
+/// or std::nullopt: with several run-time extents in one value, every
+/// operand with run-time extents has the result's prefix (the same dims
+/// dynamic or 1, aligned from the right for a broadcasting op and from the
+/// left otherwise), and operands without any broadcast only within the
+/// static dims; a transpose keeps the prefix in place. A single run-time
+/// extent in the outermost dim needs none of this (collapsing it changes
+/// nothing).
+std::optional<std::string> unmetPrefixRule(Operation *op) {
+  if (op->getNumResults() != 1 ||
+      (!hasSeveralRunTimeExtents(op->getResult(0)) &&
+       llvm::none_of(op->getOperands(), hasSeveralRunTimeExtents)))
+    return std::nullopt;
+  auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!resultType)
+    return std::nullopt;
+  std::string unused;
+  int64_t last =
+      runTimeDim(op->getResult(0), unused).value_or(ShapedType::kDynamic);
+  ArrayRef<int64_t> result = resultType.getShape();
+  if (auto transpose = dyn_cast<TransposeOp>(op)) {
+    for (int64_t d = 0; d <= last; ++d)
+      if (transpose.getPerm()[d] != d)
+        return std::string("moves a dim of its run-time prefix (a kernel "
+                           "with several run-time extents indexes its "
+                           "leading run-time dims as one)");
+    return std::nullopt;
   }
-  return found;
+  // Views keep the element order: the collapsed prefixes index the same
+  // elements whatever dims they split into.
+  if (classifyForFusion(op) == FusionClass::View)
+    return std::nullopt;
+  bool broadcasting =
+      classifyForFusion(op) == FusionClass::Pointwise || isa<ExpandOp>(op);
+  for (Value operand : op->getOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type || (!broadcasting && type.hasStaticShape()))
+      continue; // Shapes, axes, weights and other static parameters.
+    ArrayRef<int64_t> shape = type.getShape();
+    int64_t offset = broadcasting ? int64_t(result.size() - shape.size()) : 0;
+    bool hasRunTime = !type.hasStaticShape();
+    for (int64_t d = 0; d <= last; ++d) {
+      int64_t position = d - offset;
+      if (position < 0 || position >= int64_t(shape.size()))
+        continue;
+      bool same = shape[position] == result[d];
+      bool unit = shape[position] == 1;
+      if (hasRunTime ? !same : !unit)
+        return std::string("has an operand ") +
+               (hasRunTime ? "whose run-time prefix is not its result's"
+                           : "that broadcasts along its result's run-time "
+                             "prefix") +
+               " (a kernel with several run-time extents indexes its "
+               "leading run-time dims as one, so no index may address one "
+               "of them alone)";
+    }
+  }
+  return std::nullopt;
 }
 
 /// Whether |value| is a kiln.constant (its elements are known to the
@@ -87,9 +152,13 @@ std::optional<std::string> unmetLibraryBound(ConvOp conv) {
 /// The op-specific part of the rule: the op's own axes never index the
 /// run-time dim.
 std::optional<std::string> unmetOpRule(Operation *op) {
+  // The last dim of the run-time prefix (kDynamic when there is none).
   auto dynamicDimOf = [](Value value) {
     std::string unused;
     return runTimeDim(value, unused).value_or(ShapedType::kDynamic);
+  };
+  auto isRunTimeAxis = [&](std::optional<int64_t> axis, Value value) {
+    return axis && cast<ShapedType>(value.getType()).isDynamicDim(*axis);
   };
   return llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
       .Case<BatchNormOp, QuantizeLinearOp, DequantizeLinearOp>(
@@ -113,7 +182,7 @@ std::optional<std::string> unmetOpRule(Operation *op) {
       .Case<ConcatOp>([&](ConcatOp concat) -> std::optional<std::string> {
         int64_t rank = cast<ShapedType>(concat.getType()).getRank();
         std::optional<int64_t> axis = normalizeAxis(concat.getAxis(), rank);
-        if (axis && *axis == dynamicDimOf(concat.getResult()))
+        if (isRunTimeAxis(axis, concat.getResult()))
           return std::string("concatenates along its run-time extent; the "
                              "offsets of its inputs would be run-time values");
         return std::nullopt;
@@ -126,17 +195,16 @@ std::optional<std::string> unmetOpRule(Operation *op) {
           return std::string("has starts, ends, axes or steps that are not "
                              "constants");
         int64_t rank = cast<ShapedType>(slice.getData().getType()).getRank();
-        int64_t dynamicDim = dynamicDimOf(slice.getData());
         for (int64_t axis : *axes)
-          if (normalizeAxis(axis, rank) == dynamicDim)
+          if (isRunTimeAxis(normalizeAxis(axis, rank), slice.getData()))
             return std::string("slices its run-time extent; its bounds would "
                                "be run-time values");
         return std::nullopt;
       })
       .Case<GatherOp>([&](GatherOp gather) -> std::optional<std::string> {
         int64_t rank = cast<ShapedType>(gather.getData().getType()).getRank();
-        if (normalizeAxis(gather.getAxis(), rank) ==
-            dynamicDimOf(gather.getData()))
+        if (isRunTimeAxis(normalizeAxis(gather.getAxis(), rank),
+                          gather.getData()))
           return std::string("gathers along its data's run-time extent; the "
                              "index bound would be a run-time value");
         return std::nullopt;
@@ -146,19 +214,34 @@ std::optional<std::string> unmetOpRule(Operation *op) {
           [&](Operation *reduction) -> std::optional<std::string> {
             // Reduced per output element (pointwise) or along rows
             // (row_reduce): either way over static dims only.
-            int64_t dynamicDim = dynamicDimOf(reduction->getOperand(0));
-            if (dynamicDim == ShapedType::kDynamic)
+            Value input = reduction->getOperand(0);
+            if (dynamicDimOf(input) == ShapedType::kDynamic)
               return std::nullopt;
             std::optional<SmallVector<int64_t>> axes =
                 getReducedAxes(reduction);
             if (!axes)
               return std::string("reduces over axes that are not constants");
-            if (llvm::is_contained(*axes, dynamicDim))
+            if (llvm::any_of(*axes, [&](int64_t axis) {
+                  return isRunTimeAxis(axis, input);
+                }))
               return std::string("reduces over its run-time extent; the "
                                  "length it reduces would be a run-time "
                                  "value");
             return std::nullopt;
           })
+      .Case<LayerNormOp>([&](LayerNormOp norm) -> std::optional<std::string> {
+        // Normalises the dims from its axis on, which must be static.
+        auto type = cast<ShapedType>(norm.getInput().getType());
+        std::optional<int64_t> axis =
+            normalizeAxis(norm.getAxis(), type.getRank());
+        if (!axis)
+          return std::string("normalises from an axis outside its rank");
+        for (int64_t d = *axis; d < type.getRank(); ++d)
+          if (type.isDynamicDim(d))
+            return std::string("normalises over a run-time extent; the "
+                               "length it reduces would be a run-time value");
+        return std::nullopt;
+      })
       .Case<ConvOp>([&](ConvOp conv) -> std::optional<std::string> {
         // cuDNN takes N per shape at run time; the filter and bias are
         // weights.
@@ -204,8 +287,8 @@ std::optional<std::string> unmetOpRule(Operation *op) {
           return std::nullopt;
         return std::string("has no rule for run-time extents yet (pointwise "
                            "ops, views, transpose, concat, slice, gather, "
-                           "expand, reductions, pools and the library's "
-                           "matmul, gemm and conv have one)");
+                           "expand, reductions, layer_norm, pools and the "
+                           "library's matmul, gemm and conv have one)");
       });
 }
 } // namespace
@@ -238,10 +321,13 @@ std::optional<std::string> unmetRunTimeExtentRule(KernelKind kind,
   for (Value value : values)
     if (!runTimeDim(value, why))
       return "has " + why +
-             "; a kernel takes a run-time extent only in the outermost dim "
-             "(all dims before it of size 1): the loop and row templates' "
-             "index arithmetic never needs its value there, and it is the "
-             "batch (N) or the rows (M) of a library call";
+             "; a kernel takes run-time extents only in leading dims (each "
+             "dim before the last of them run-time or of size 1): the loop "
+             "and row templates index them as one extent, whose value no "
+             "index needs, and they are the batch (N) or the rows (M) of a "
+             "library call";
+  if (std::optional<std::string> prefix = unmetPrefixRule(op))
+    return prefix;
   return unmetOpRule(op);
 }
 
