@@ -132,6 +132,13 @@ for precision in fp32 fp16; do
     --precision "$precision" --external-weights --gpu-arch "$arch" \
     -o "$out/ranged_resnet50/$precision.kiln" 2>&1 | tail -1 | sed 's/^/   /'
 done
+# 5c. The encoder of part 2's ranged_encoder (issue 18: [batch, seq, ...]
+# with batch=1..32,seq=16..512) in fp16; gpu-test.sh runs it at part 2's
+# (batch, seq) pairs against the fp32 onnxruntime reference of part 2.
+echo "== compile models/ranged_encoder/fp16.kiln (--input-shape batch=1..32,seq=16..512 --precision fp16)"
+"$build/bin/kiln-compile" "$work/ranged_encoder/model.onnx" \
+  --input-shape batch=1..32,seq=16..512 --precision fp16 --gpu-arch "$arch" \
+  -o "$out/models/ranged_encoder/fp16.kiln" 2>&1 | tail -1 | sed 's/^/   /'
 # 6. Binaries: kiln-run and the runtime's tests (they need only the CUDA
 # runtime, cuBLASLt and NVRTC of the GPU machine's /usr/local/cuda).
 cp "$build/bin/kiln-run" "$out/bin/"

@@ -295,6 +295,23 @@ elif [[ -f "$ranged/fp32.kiln" ]]; then
   note "ranged_resnet50" skip "no Python with onnx and onnxruntime ($python)"
 fi
 
+# 7c. The ranged encoder (issue 18: [batch, seq, ...] tensors, one
+# artifact for batch=1..32,seq=16..512) in fp16, at part 3's (batch, seq)
+# pairs against the fp32 onnxruntime reference, within rel-L2 1e-2.
+encoder="$out/models/ranged_encoder"
+if [[ -f "$encoder/fp16.kiln" ]]; then
+  for data in "$encoder"/data_*/; do
+    suffix="$(basename "$data")"; suffix="${suffix#data}"
+    log="$(mktemp)"
+    "$kiln_run" "$encoder/fp16.kiln" --inputs "$data" --expect "$data" \
+      --rel-l2 1e-2 >"$log" 2>&1
+    status=$?
+    detail="$(grep -iE 'rel|error' "$log" | tr '\n' ';' | cut -c1-300)"
+    note_exit "ranged_encoder_fp16$suffix" $status "$detail" "$log"
+    rm -f "$log"
+  done
+fi
+
 {
   echo "{"
   echo "  \"machine\": \"$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)\","

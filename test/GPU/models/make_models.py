@@ -282,6 +282,29 @@ def ranged_movement(outdir):
         f.write("batch=1..64\n")
 
 
+def ranged_encoder(outdir):
+    """Issue 18: the encoder model of test/Inputs/symbolic_dims_models.py
+    (the [batch, seq, ...] part of a BERT layer: embedding Gather,
+    LayerNorms, the FFN's GEMMs, a transpose within the heads, a row sum and
+    a slice) compiled once with batch=1..32,seq=16..512 and run at the
+    issue's (batch, seq) pairs (1, 16), (1, 128), (8, 128), (8, 77) and
+    (32, 512)."""
+    graph = symbolic_dims_models.encoder()
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 8
+    folder = os.path.join(outdir, "ranged_encoder")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "model.onnx")
+    save_model(model, path)
+    rng = np.random.RandomState(18)
+    for batch, seq in ((1, 16), (1, 128), (8, 128), (8, 77), (32, 512)):
+        feeds = [rng.randint(0, 100, size=(batch, seq)).astype(np.int64)]
+        write_reference_data(path, feeds,
+                             os.path.join(folder, "data_%dx%d" % (batch, seq)))
+    with open(os.path.join(folder, "shape"), "w") as f:
+        f.write("batch=1..32,seq=16..512\n")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -295,6 +318,7 @@ def main():
     gemm_cast(outdir)
     conv_stem_fp16(outdir)
     ranged_movement(outdir)
+    ranged_encoder(outdir)
 
 
 if __name__ == "__main__":
