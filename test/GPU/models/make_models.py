@@ -260,18 +260,25 @@ def conv_stem_fp16(outdir):
            outdir, "")
 
 
+def save_ranged_model(graph, outdir, name):
+    """|graph| (a model of test/Inputs/symbolic_dims_models.py, opset 18) as
+    OUTDIR/NAME/model.onnx; returns (the folder, the model's path)."""
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 8
+    folder = os.path.join(outdir, name)
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "model.onnx")
+    save_model(model, path)
+    return folder, path
+
+
 def ranged_movement(outdir):
     """Issue 18: the pointwise and data-movement model of
     test/Inputs/symbolic_dims_models.py (Add/Mul/Relu/Where/Cast/Transpose/
     Reshape/Gather/Concat/Slice/Sigmoid over [batch, ...]) compiled once with
     batch=1..64 and run at batch 1, 7, 32 and 64."""
-    graph = symbolic_dims_models.movement()
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
-    model.ir_version = 8
-    folder = os.path.join(outdir, "ranged_movement")
-    os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, "model.onnx")
-    save_model(model, path)
+    folder, path = save_ranged_model(symbolic_dims_models.movement(),
+                                     outdir, "ranged_movement")
     rng = np.random.RandomState(18)
     for batch in (1, 7, 32, 64):
         feeds = [nonzero(rng, (batch, 4, 8)),
@@ -289,13 +296,8 @@ def ranged_encoder(outdir):
     a slice) compiled once with batch=1..32,seq=16..512 and run at the
     issue's (batch, seq) pairs (1, 16), (1, 128), (8, 128), (8, 77) and
     (32, 512)."""
-    graph = symbolic_dims_models.encoder()
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
-    model.ir_version = 8
-    folder = os.path.join(outdir, "ranged_encoder")
-    os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, "model.onnx")
-    save_model(model, path)
+    folder, path = save_ranged_model(symbolic_dims_models.encoder(),
+                                     outdir, "ranged_encoder")
     rng = np.random.RandomState(18)
     for batch, seq in ((1, 16), (1, 128), (8, 128), (8, 77), (32, 512)):
         feeds = [rng.randint(0, 100, size=(batch, seq)).astype(np.int64)]
