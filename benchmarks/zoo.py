@@ -49,7 +49,8 @@ eager only, for such comparisons (zoo_summary.py counts no ratio from it).
 
 Keys: size, model_config, kiln_ms, torch_eager_ms, torch_max_autotune_ms (medians, ms),
 kiln_over_eager_ratio, kiln_over_max_autotune_ratio, kiln_compile_s (on the
-build machine), torch_max_autotune_compile_s (the first call), status (ok,
+build machine), torch_max_autotune_compile_s (the first call; a cold compile's
+only when torch_max_autotune_cache is "cold", see --inductor-cache), status (ok,
 MISMATCH, WEIGHTS_DIFFER, ERROR, TIMEOUT); from the same kiln-run's --profile:
 kiln_profile (the kernel-time and step-replay sums) and kiln_top_kernels (the
 ten slowest steps with GB/s, TFLOP/s and ceiling_fraction, the larger of
@@ -290,6 +291,8 @@ def run_torch(module, record, inputs, expected, runs, result, save_now,
         else:
             torch._dynamo.reset()
             timed = torch.compile(model, mode=mode)
+        if mode != "eager":
+            result["torch_max_autotune_cache"] = inductor_cache_state()
         start = time.time()
         outputs = torch_outputs(timed, args)  # compiles under max-autotune
         torch.cuda.synchronize()
@@ -305,6 +308,16 @@ def run_torch(module, record, inputs, expected, runs, result, save_now,
             result[f"kiln_over_{key}_ratio"] = result["kiln_ms"] / result[f"torch_{key}_ms"]
         variant_ratios(result, key)
         save_now()
+
+
+def inductor_cache_state():
+    """'carried' when TORCHINDUCTOR_CACHE_DIR already holds autotuning
+    results (the compile time is then not a cold compile's), else 'cold'."""
+    folder = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    if folder and os.path.isdir(os.path.join(folder, "cache")) and os.listdir(
+            os.path.join(folder, "cache")):
+        return "carried"
+    return "cold"
 
 
 def bench_model(args):
@@ -410,6 +423,11 @@ def run_all(args):
         d for d in os.listdir(bundle) if os.path.exists(os.path.join(bundle, d, "meta.json")))
     os.makedirs(args.out, exist_ok=True)
     environment = dict(os.environ, ATEN_CPU_CAPABILITY="avx2")
+    if args.inductor_cache:
+        # A cache carried from an earlier call holds max-autotune's measured
+        # choices, so a model stopped part-way resumes where it was.
+        environment["TORCHINDUCTOR_CACHE_DIR"] = os.path.abspath(args.inductor_cache)
+        os.makedirs(environment["TORCHINDUCTOR_CACHE_DIR"], exist_ok=True)
     start = time.time()
     not_started = []
     for name in names:
@@ -475,6 +493,9 @@ def main():
     parser.add_argument("--budget-s", type=float, default=540)
     parser.add_argument("--model-timeout-s", type=float, default=400)
     parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--inductor-cache",
+                        help="TORCHINDUCTOR_CACHE_DIR for every model (carry it between "
+                             "calls: max-autotune then reuses its measured choices)")
     parser.add_argument("--skip-max-autotune", action="store_true",
                         help="kiln against torch eager only (minutes less a model; "
                              "the summary counts no such result)")

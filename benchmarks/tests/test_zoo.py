@@ -504,3 +504,16 @@ def test_export_computes_no_weight(tmp_path):
         assert run["computed"] == []
         assert run["batch_norm_nodes"] == run["batch_norms"] == 34
     assert runs[0]["digests"] == runs[1]["digests"]
+
+
+def test_inductor_cache_state_says_whether_autotuning_was_carried(tmp_path, monkeypatch):
+    # A compile time measured with a carried cache is marked so: it is not a
+    # cold compile's.
+    monkeypatch.delenv("TORCHINDUCTOR_CACHE_DIR", raising=False)
+    assert zoo.inductor_cache_state() == "cold"
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    assert zoo.inductor_cache_state() == "cold"
+    (tmp_path / "cache").mkdir()
+    assert zoo.inductor_cache_state() == "cold"
+    (tmp_path / "cache" / "0123abcd").write_text('{"system": {}, "cache": {}}')
+    assert zoo.inductor_cache_state() == "carried"
