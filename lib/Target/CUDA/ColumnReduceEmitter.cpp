@@ -5,9 +5,11 @@
 // (outer, row of `vectorsPerRow` 16-byte vectors of channels) whose threads
 // split the length, each reading one vector of channels per step (a warp
 // reads whole 32-byte sectors of several pixels), accumulating in the
-// computation type; the partials meet in shared memory (a tree over the
-// block's rows), and the first row writes the vector of results (a mean
-// divided by the length, as the elemental model does).
+// computation type; the partials meet by warp shuffles (the lanes perRow
+// apart hold the same channels), then each warp's through shared memory,
+// which the first warp combines by shuffles too; its first row writes the
+// vector of results (a mean divided by the length, as the elemental model
+// does).
 //
 // A pointwise prologue of the input's shape is computed lane by lane, its
 // kernel inputs of that shape loaded as vectors. Sums add in another order
@@ -51,9 +53,10 @@ LogicalResult emitColumnReductionKernel(ElementalEmitter &emitter,
       " of [" + str(extents.outer) + ", " + str(extents.length) + ", " +
       str(extents.inner) + "] over its middle dim: a block per (" + "outer, " +
       str(perRow) + " vectors of " + str(width) + " channels), " + str(rows) +
-      " rows of threads along the length, partials in shared memory.");
-  emitter.line("__shared__ " + ctype + " kiln_partial[" + str(block * width) +
-               "];");
+      " rows of threads along the length, partials by warp shuffles.");
+  if (block > 32)
+    emitter.line("__shared__ " + ctype + " kiln_partial[" +
+                 str(width * ((block + 31) / 32) * perRow) + "];");
   emitter.line("const kiln_index_t tx = threadIdx.x % " + str(perRow) +
                ", ty = threadIdx.x / " + str(perRow) + ";");
   emitter.open("for (kiln_index_t kiln_block = blockIdx.x; kiln_block < " +
@@ -107,29 +110,55 @@ LogicalResult emitColumnReductionKernel(ElementalEmitter &emitter,
   emitter.setLoadOverride(nullptr);
   emitter.close();
   emitter.close();
-  // The block's rows meet in shared memory, halving the rows each step.
-  std::string mine = "kiln_partial[threadIdx.x * " + str(width) + " + l]";
-  emitter.line("#pragma unroll");
-  emitter.line("for (int l = 0; l < " + str(width) + "; ++l) " + mine +
-               " = acc[l];");
-  emitter.line("__syncthreads();");
-  emitter.open("for (kiln_index_t s = " + str(rows / 2) + "; s > 0; s >>= 1)");
-  emitter.open("if (ty < s)");
-  emitter.line("#pragma unroll");
-  emitter.line("for (int l = 0; l < " + str(width) + "; ++l) " + mine + " = " +
-               combine(mine, "kiln_partial[(threadIdx.x + s * " + str(perRow) +
-                                 ") * " + str(width) + " + l]") +
-               ";");
-  emitter.close();
-  emitter.line("__syncthreads();");
-  emitter.close();
+  // The block's rows meet: first within each warp by shuffles (the lanes
+  // perRow apart hold the same channels), then the warps' partials through
+  // shared memory, which the first warp combines the same way.
+  int64_t warpLanes = std::min<int64_t>(block, 32);
+  int64_t warps = (block + 31) / 32;
+  int64_t slots = warps * perRow;
+  auto shuffleDown = [&](int64_t lanes, const std::string &mask) {
+    for (int64_t offset = lanes / 2; offset >= perRow; offset /= 2) {
+      emitter.line("#pragma unroll");
+      emitter.line("for (int l = 0; l < " + str(width) + "; ++l) acc[l] = " +
+                   combine("acc[l]", "__shfl_down_sync(" + mask + ", acc[l], " +
+                                         str(offset) + ")") +
+                   ";");
+    }
+  };
+  shuffleDown(warpLanes,
+              warpLanes == 32 ? std::string("0xffffffffu")
+                              : str((int64_t(1) << warpLanes) - 1) + "u");
+  if (warps > 1) {
+    std::string slot = "kiln_partial[l * " + str(slots) + " + ";
+    emitter.open("if (threadIdx.x % 32 < " + str(perRow) + ")");
+    emitter.line("#pragma unroll");
+    emitter.line("for (int l = 0; l < " + str(width) + "; ++l) " + slot +
+                 "threadIdx.x / 32 * " + str(perRow) + " + threadIdx.x % " +
+                 str(perRow) + "] = acc[l];");
+    emitter.close();
+    emitter.line("__syncthreads();");
+    emitter.open("if (threadIdx.x < 32)");
+    emitter.line("#pragma unroll");
+    emitter.line("for (int l = 0; l < " + str(width) + "; ++l) acc[l] = " +
+                 initial + ";");
+    // Lane i takes the slots i, i + 32, ...: all of channel vector i % perRow.
+    emitter.open("for (kiln_index_t p = threadIdx.x; p < " + str(slots) +
+                 "; p += 32)");
+    emitter.line("#pragma unroll");
+    emitter.line("for (int l = 0; l < " + str(width) + "; ++l) acc[l] = " +
+                 combine("acc[l]", slot + "p]") + ";");
+    emitter.close();
+    // slots is a power of two: the lanes from it on hold the identity.
+    shuffleDown(std::min<int64_t>(slots, 32), "0xffffffffu");
+    emitter.close();
+  }
   emitter.open("if (ty == 0 && cv < " + str(vectors) + ")");
   Type resultType = elementTypeOf(result);
   std::string vector = vectorTypeName(resultType, width);
   std::string value =
-      mean ? mine + " / " +
+      mean ? "acc[l] / " +
                  ElementalEmitter::floatLiteral(type, double(extents.length))
-           : mine;
+           : std::string("acc[l]");
   emitter.line(vector + " y;");
   emitter.line("#pragma unroll");
   emitter.line("for (int l = 0; l < " + str(width) + "; ++l) y.v[l] = " +
@@ -139,7 +168,8 @@ LogicalResult emitColumnReductionKernel(ElementalEmitter &emitter,
                  ")[outer * " + str(vectors) + " + cv] = y;");
   emitter.close();
   // The next block of the grid-stride loop reuses the partials.
-  emitter.line("__syncthreads();");
+  if (block > 32)
+    emitter.line("__syncthreads();");
   emitter.close();
 
   launch.block = block;

@@ -63,10 +63,6 @@ constexpr int64_t kMinResidentThreads = 1024;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-Type elementTypeOf(Value value) {
-  return getElementTypeOrSelf(value.getType());
-}
-
 int64_t elementBytes(Type type) {
   auto dtype = eval::dtypeFromMlir(getElementTypeOrSelf(type));
   return dtype ? int64_t(eval::byteWidth(*dtype)) : 0;
@@ -350,11 +346,10 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     int64_t blocks =
         extents.outer * ceilDiv(ceilDiv(extents.inner, width), perRow);
     int64_t threads = blocks < multiprocessors ? 1024 : 256;
-    int64_t partialBytes =
-        width * (elementTypeOf(reduce->getResult(0)).isF64() ? 8 : 4);
     int64_t rows = 1;
     while (rows * 2 <= extents.length && rows * 2 * perRow <= threads &&
-           rows * 2 * perRow * partialBytes <= kColumnReductionSharedBytes)
+           columnReductionPartialBytes(reduce, rows * 2 * perRow, perRow,
+                                       width) <= kColumnReductionSharedBytes)
       rows *= 2;
     setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize,
                 rows * perRow);

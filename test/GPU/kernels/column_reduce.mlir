@@ -10,6 +10,8 @@
 // CHECK: wrote case column_reduce.sum_max_f32_c12
 // CHECK: wrote case column_reduce.max_f16_c1152_small_plane
 // CHECK: wrote case column_reduce.sum_f32_c3_outer_run
+// CHECK: wrote case column_reduce.mean_f32_short_length
+// CHECK: wrote case column_reduce.max_f16_c8_one_vector
 
 // EfficientNet-B0's first squeeze-excite mean ([N, 112 x 112, 32] at batch
 // 8; here 2 x 56 x 57): 32 channels, vectors of 8, a block per pixel's two
@@ -60,4 +62,20 @@ func.func @sum_f32_c3_outer_run(%x: tensor<6x50x9x3xf32>) -> tensor<9x3xf32> {
   %axes = kiln.constant dense<[0, 1]> : tensor<2xi64>
   %m = kiln.reduce_sum %x, %axes {keepdims = false} : tensor<6x50x9x3xf32>, tensor<2xi64> -> tensor<9x3xf32>
   return %m : tensor<9x3xf32>
+}
+
+// A length of 3: a block of 4 threads (2 rows of 2 vectors), part of one
+// warp, whose shuffles name only its lanes.
+func.func @mean_f32_short_length(%x: tensor<8x1x3x16xf32>) -> tensor<8x1x1x16xf32> {
+  %axes = kiln.constant dense<[1, 2]> : tensor<2xi64>
+  %m = kiln.reduce_mean %x, %axes : tensor<8x1x3x16xf32>, tensor<2xi64> -> tensor<8x1x1x16xf32>
+  return %m : tensor<8x1x1x16xf32>
+}
+
+// 8 channels f16: one vector a row, so every lane of a warp holds the same
+// channels (shuffles down to 1) and 32 warps meet in the first.
+func.func @max_f16_c8_one_vector(%x: tensor<2x40x40x8xf16>) -> tensor<2x1x1x8xf16> {
+  %axes = kiln.constant dense<[1, 2]> : tensor<2xi64>
+  %m = kiln.reduce_max %x, %axes : tensor<2x40x40x8xf16>, tensor<2xi64> -> tensor<2x1x1x8xf16>
+  return %m : tensor<2x1x1x8xf16>
 }

@@ -1,7 +1,7 @@
 // The column reduction template (ColumnReduceEmitter.cpp): a sum, mean or
 // max over the middle axes of an NHWC tensor, a block per (image, 32-byte
-// row of vectors of channels), its threads along the pixels, partials in
-// shared memory; NVRTC compiles it (kiln-translate without --no-compile).
+// row of vectors of channels), its threads along the pixels, partials by
+// warp shuffles and then each warp's through shared memory; NVRTC compiles it (kiln-translate without --no-compile).
 // RUN: kiln-translate %s --prepare --emit-cuda | FileCheck %s
 
 // A squeeze-excite mean of [4, 28 x 28, 64] f16: vectors of 8 channels, 2
@@ -9,15 +9,27 @@
 // threads, 512 rows along the 784 pixels).
 // CHECK-LABEL: extern "C" __global__ void __launch_bounds__(1024) kiln_pointwise_
 // CHECK: // Column mean of [4, 784, 64] over its middle dim: a block per (outer, 2 vectors of 8 channels), 512 rows of threads along the length
-// CHECK: __shared__ float kiln_partial[8192];
+// CHECK: __shared__ float kiln_partial[512];
 // CHECK: const kiln_index_t tx = threadIdx.x % 2, ty = threadIdx.x / 2;
 // CHECK: for (kiln_index_t kiln_block = blockIdx.x; kiln_block < 16; kiln_block += gridDim.x) {
 // CHECK: const kiln_index_t outer = kiln_block / 4, cv = (kiln_block % 4) * 2 + tx;
 // CHECK: for (kiln_index_t kiln_row = ty; kiln_row < 784; kiln_row += 512) {
 // CHECK: const kiln_vec<__half, 8> vin0 = reinterpret_cast<const kiln_vec<__half, 8>*>(in0)[kiln_at];
 // CHECK: acc[7] = acc[7] + {{.+}};
-// CHECK: for (kiln_index_t s = 256; s > 0; s >>= 1) {
-// CHECK: y.v[l] = __float2half_rn(kiln_partial[threadIdx.x * 8 + l] / 784.0f);
+// Each warp's lanes 2 apart hold the same channels: shuffles from 16 down
+// to 2, then the 32 warps' 2 vectors meet in the first warp.
+// CHECK: acc[l] = acc[l] + __shfl_down_sync(0xffffffffu, acc[l], 16);
+// CHECK: acc[l] = acc[l] + __shfl_down_sync(0xffffffffu, acc[l], 2);
+// CHECK-NOT: __shfl_down_sync(0xffffffffu, acc[l], 1)
+// CHECK: if (threadIdx.x % 32 < 2) {
+// CHECK: kiln_partial[l * 64 + threadIdx.x / 32 * 2 + threadIdx.x % 2] = acc[l];
+// CHECK: __syncthreads();
+// CHECK: for (kiln_index_t p = threadIdx.x; p < 64; p += 32) {
+// CHECK: acc[l] = acc[l] + kiln_partial[l * 64 + p];
+// CHECK: acc[l] = acc[l] + __shfl_down_sync(0xffffffffu, acc[l], 16);
+// CHECK: acc[l] = acc[l] + __shfl_down_sync(0xffffffffu, acc[l], 2);
+// CHECK: if (ty == 0 && cv < 8) {
+// CHECK: y.v[l] = __float2half_rn(acc[l] / 784.0f);
 // CHECK: reinterpret_cast<kiln_vec<__half, 8>*>(out0)[outer * 8 + cv] = y;
 func.func @se_mean(%x: tensor<4x28x28x64xf16>) -> tensor<4x1x1x64xf16> {
   %axes = kiln.constant dense<[1, 2]> : tensor<2xi64>
@@ -28,17 +40,37 @@ func.func @se_mean(%x: tensor<4x28x28x64xf16>) -> tensor<4x1x1x64xf16> {
 // A max with an add + relu prologue (ResNet's head, as a max): both inputs
 // loaded as vectors of 4 f32, the prologue lane by lane, kiln_max (NaN
 // wins) in the loop and the tree.
-// CHECK-LABEL: kiln_pointwise_
-// CHECK: // Column max of [2, 49, 12] over its middle dim
+// CHECK-LABEL: // Column max of [2, 49, 12] over its middle dim
 // CHECK: acc[l] = (-__int_as_float(0x7f800000));
 // CHECK: const kiln_vec<float, 4> vin0 = reinterpret_cast<const kiln_vec<float, 4>*>(in0)[kiln_at];
 // CHECK: const kiln_vec<float, 4> vin1 = reinterpret_cast<const kiln_vec<float, 4>*>(in1)[kiln_at];
 // CHECK: acc[0] = kiln_max(acc[0], {{.+}});
-// CHECK: kiln_partial[threadIdx.x * 4 + l] = kiln_max(kiln_partial[threadIdx.x * 4 + l], kiln_partial[(threadIdx.x + s * 2) * 4 + l]);
+// CHECK: acc[l] = kiln_max(acc[l], __shfl_down_sync(0xffffffffu, acc[l], 16));
+// Two warps: 4 slots, so the first warp's shuffles start at 2.
+// CHECK: for (kiln_index_t p = threadIdx.x; p < 4; p += 32) {
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: acc[l] = kiln_max(acc[l], kiln_partial[l * 4 + p]);
+// CHECK-NEXT: }
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: acc[l] = kiln_max(acc[l], __shfl_down_sync(0xffffffffu, acc[l], 2));
+// CHECK-NEXT: }
 func.func @head_max(%a: tensor<2x7x7x12xf32>, %b: tensor<2x7x7x12xf32>) -> tensor<2x12xf32> {
   %axes = kiln.constant dense<[1, 2]> : tensor<2xi64>
   %s = kiln.add %a, %b : tensor<2x7x7x12xf32>, tensor<2x7x7x12xf32> -> tensor<2x7x7x12xf32>
   %r = kiln.relu %s : tensor<2x7x7x12xf32> -> tensor<2x7x7x12xf32>
   %m = kiln.reduce_max %r, %axes {keepdims = false} : tensor<2x7x7x12xf32>, tensor<2xi64> -> tensor<2x12xf32>
   return %m : tensor<2x12xf32>
+}
+
+// A short length: 3 pixels, 2 rows of 2 vectors, a block of 4 threads (one
+// partial warp): shuffles over its 4 lanes only, no shared memory.
+// CHECK-LABEL: // Column mean of [8, 3, 16] over its middle dim: a block per (outer, 2 vectors of 4 channels), 2 rows of threads
+// CHECK-NOT: __shared__
+// CHECK: acc[l] = acc[l] + __shfl_down_sync(15u, acc[l], 2);
+// CHECK-NOT: __syncthreads
+// CHECK: y.v[l] = acc[l] / 3.0f;
+func.func @short_mean(%x: tensor<8x1x3x16xf32>) -> tensor<8x1x1x16xf32> {
+  %axes = kiln.constant dense<[1, 2]> : tensor<2xi64>
+  %m = kiln.reduce_mean %x, %axes : tensor<8x1x3x16xf32>, tensor<2xi64> -> tensor<8x1x1x16xf32>
+  return %m : tensor<8x1x1x16xf32>
 }

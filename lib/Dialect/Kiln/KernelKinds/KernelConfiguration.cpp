@@ -293,9 +293,8 @@ std::string channelsLastPoolPrecondition(KernelOp kernel,
     return "block_size " + std::to_string(*blockSize) +
            " is not a power of two of rows of " + std::to_string(perRow) +
            " vectors up to 1024 threads";
-  int64_t partialBytes =
-      *blockSize * width *
-      (elementTypeOf(window->op->getResult(0)).isF64() ? 8 : 4);
+  int64_t partialBytes = columnReductionPartialBytes(
+      window->op, *blockSize, perRow, width);
   if (partialBytes > kColumnReductionSharedBytes)
     return "block_size " + std::to_string(*blockSize) + " keeps " +
            std::to_string(partialBytes) + " bytes of partials, more than " +
@@ -613,6 +612,13 @@ int64_t depthwisePixelsPerThread(ConvOp conv) {
     if (outputWidth % pixels == 0)
       return pixels;
   return 1;
+}
+
+int64_t columnReductionPartialBytes(Operation *reduce, int64_t blockSize,
+                                    int64_t vectorsPerRow, int64_t width) {
+  int64_t warps = (blockSize + 31) / 32;
+  int64_t bytes = elementTypeOf(reduce->getResult(0)).isF64() ? 8 : 4;
+  return warps > 1 ? warps * vectorsPerRow * width * bytes : 0;
 }
 
 int64_t columnReductionVectorsPerRow(Operation *reduce, int64_t width) {

@@ -183,8 +183,11 @@ int64_t depthwisePixelsPerThread(ConvOp conv);
 /// vectorsPerRow threads along the reduced length (a power of two).
 int64_t columnReductionVectorsPerRow(mlir::Operation *reduce, int64_t width);
 
-/// The shared memory a column reduction's block keeps its partial results
-/// in (block_size x vector_width in the computation type).
+/// The shared memory a column reduction's block keeps its warps' partial
+/// results in (a vector per warp and vector of the row, in the computation
+/// type; none for a block of one warp), and its limit.
+int64_t columnReductionPartialBytes(mlir::Operation *reduce, int64_t blockSize,
+                                    int64_t vectorsPerRow, int64_t width);
 constexpr int64_t kColumnReductionSharedBytes = 32 * 1024;
 
 /// The number of |kernel|'s input that |value| is, when it is one (a block
