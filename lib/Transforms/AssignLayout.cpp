@@ -41,6 +41,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Transforms/BatchNormFactor.h"
+#include "kiln/Transforms/ConstantFolding.h"
 #include "kiln/Transforms/FusionRules.h"
 #include "kiln/Transforms/Passes.h"
 
@@ -59,20 +60,6 @@ constexpr int64_t kToChannelsFirst[] = {0, 3, 1, 2};
 /// The longest reduction over non-trailing axes that replaces a transpose
 /// (ResNet's global pool reduces 7 x 7 per output).
 constexpr int64_t kMaxSerialReduction = 1024;
-
-/// True when |value| is computed from kiln.constants only (no arguments, no
-/// regions): a weight that folds or moves into the init program.
-bool isWeightExpression(Value value, int depth = 0) {
-  Operation *op = value.getDefiningOp();
-  if (!op || op->getNumRegions() != 0 || depth > 32)
-    return false;
-  if (isa<ConstantOp>(op))
-    return true;
-  return op->getNumOperands() != 0 &&
-         llvm::all_of(op->getOperands(), [&](Value operand) {
-           return isWeightExpression(operand, depth + 1);
-         });
-}
 
 Value transpose(OpBuilder &builder, Location loc, Value value,
                 ArrayRef<int64_t> perm) {

@@ -111,6 +111,22 @@ bool foldConstantOps(func::FuncOp function, int64_t maxBytes) {
   return changed;
 }
 
+static bool isWeightExpressionAt(Value value, int depth) {
+  Operation *op = value.getDefiningOp();
+  if (!op || op->getNumRegions() != 0 || depth > 32)
+    return false;
+  if (isa<ConstantOp>(op))
+    return true;
+  return op->getNumOperands() != 0 &&
+         llvm::all_of(op->getOperands(), [&](Value operand) {
+           return isWeightExpressionAt(operand, depth + 1);
+         });
+}
+
+bool isWeightExpression(Value value) {
+  return isWeightExpressionAt(value, 0);
+}
+
 namespace {
 struct FoldConstantsPass : impl::KilnFoldConstantsBase<FoldConstantsPass> {
   using KilnFoldConstantsBase::KilnFoldConstantsBase;

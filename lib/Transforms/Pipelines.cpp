@@ -25,6 +25,8 @@ void buildGraphPipeline(mlir::OpPassManager &pm,
     pm.addNestedPass<mlir::func::FuncOp>(createKilnRecognizePatterns());
     pm.addNestedPass<mlir::func::FuncOp>(createKilnMergeProjections());
     pm.addNestedPass<mlir::func::FuncOp>(createKilnFoldBatchNorm());
+    // After the fold, which may give a patch convolution its bias.
+    pm.addNestedPass<mlir::func::FuncOp>(createKilnPatchConvolutions());
   }
   if (options.precision != "fp32") {
     KilnConvertPrecisionOptions precision;

@@ -14,6 +14,11 @@ namespace kiln {
 /// callers refine the rest of the function afterwards.
 bool foldConstantOps(mlir::func::FuncOp function, int64_t maxBytes);
 
+/// True when |value| is computed from kiln.constants only (no arguments, no
+/// regions): a weight expression, which folds when small and otherwise
+/// moves into the init program (kiln-outline-init).
+bool isWeightExpression(mlir::Value value);
+
 /// Shape-arithmetic rewrites that need no constant input: gather/slice of
 /// kiln.shape where the selected dims are static.
 void populateShapeArithmeticPatterns(mlir::RewritePatternSet &patterns);

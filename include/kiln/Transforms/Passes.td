@@ -160,6 +160,35 @@ def KilnFoldBatchNorm : Pass<"kiln-fold-batch-norm", "mlir::func::FuncOp"> {
   }];
 }
 
+def KilnPatchConvolutions : Pass<"kiln-patch-convolutions", "mlir::func::FuncOp"> {
+  let summary = "Runs a convolution whose windows tile its input without overlap as one GEMM over the patches.";
+  let description = [{
+    A 2-D NCHW `kiln.conv` with kernel = stride, no padding or dilation,
+    group 1, a kernel of more than one tap, H and W multiples of the kernel,
+    static shapes, input channels that are not a multiple of 8 (cuDNN's
+    tensor cores want them; 8 or more stay with cuDNN) and a weight (and
+    bias) computed from constants is a matrix product of its patches with
+    its filters (a vision transformer's patch embedding):
+
+    ```mlir
+    %y = kiln.conv %x, %w, %b {dilations = array<i64: 1, 1>, group = 1 : i64,
+        pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 16, 16>}
+        : tensor<8x3x224x224xf32>, tensor<768x3x16x16xf32>, tensor<768xf32>
+        -> tensor<8x768x14x14xf32>
+    // becomes
+    %s = kiln.reshape %x, [8, 3, 14, 16, 14, 16]
+    %p = kiln.transpose %s {perm = array<i64: 0, 2, 4, 1, 3, 5>}
+    %r = kiln.reshape %p, [8, 14, 14, 768]
+    %f = kiln.transpose (kiln.reshape %w, [768, 768]) {perm = array<i64: 1, 0>}
+    %m = kiln.add (kiln.matmul %r, %f), %b : ... -> tensor<8x14x14x768xf32>
+    %y = kiln.transpose %m {perm = array<i64: 0, 3, 1, 2>}
+    ```
+
+    The filters' reshape and transpose are a weight transform; the bias add
+    becomes the GEMM's bias epilogue.
+  }];
+}
+
 def KilnAssignLayout : Pass<"kiln-assign-layout", "mlir::func::FuncOp"> {
   let summary = "Runs the convolutions cuDNN takes in NHWC and sinks the layout transposes between them.";
   let description = [{
