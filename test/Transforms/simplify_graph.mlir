@@ -61,3 +61,64 @@ func.func @transpose_pairs(%x: tensor<2x3x4xf32>, %y: tensor<5x6xf32>) -> (tenso
   %3 = kiln.transpose %2 {perm = array<i64: 2, 1, 0>} : tensor<3x2x4xf32> -> tensor<4x2x3xf32>
   return %1, %3 : tensor<5x6xf32>, tensor<4x2x3xf32>
 }
+
+// -----
+
+// nn.MultiheadAttention picks q, k and v from the joint projection by
+// gathers of one constant index: a slice and a squeeze each (views the
+// attention kernel reads by strides). A negative index counts from the back;
+// index data and a gather of several indices stay gathers.
+// CHECK-LABEL: func.func @gather_one_index
+// CHECK-DAG: %[[ONE:.+]] = kiln.constant dense<1> : tensor<1xi64>
+// CHECK-DAG: %[[TWO:.+]] = kiln.constant dense<2> : tensor<1xi64>
+// CHECK-DAG: %[[ZERO:.+]] = kiln.constant dense<0> : tensor<1xi64>
+// CHECK: %[[SLICE:.+]] = kiln.slice %arg0, %[[TWO]], %{{.+}}, %[[ZERO]], %[[ONE]] : tensor<3x17x8xf16>, {{.*}} -> tensor<1x17x8xf16>
+// CHECK: %[[Q:.+]] = kiln.squeeze %[[SLICE]], %[[ZERO]] : tensor<1x17x8xf16>, tensor<1xi64> -> tensor<17x8xf16>
+// CHECK: kiln.gather %arg1
+// CHECK: kiln.gather %arg0
+// CHECK: return %[[Q]]
+func.func @gather_one_index(%x: tensor<3x17x8xf16>, %s: tensor<4xi64>) -> (tensor<17x8xf16>, tensor<i64>, tensor<2x17x8xf16>) {
+  %last = kiln.constant dense<-1> : tensor<i64>
+  %q = kiln.gather %x, %last {axis = 0 : i64} : tensor<3x17x8xf16>, tensor<i64> -> tensor<17x8xf16>
+  %d = kiln.gather %s, %last {axis = 0 : i64} : tensor<4xi64>, tensor<i64> -> tensor<i64>
+  %two = kiln.constant dense<[0, 2]> : tensor<2xi64>
+  %kv = kiln.gather %x, %two {axis = 0 : i64} : tensor<3x17x8xf16>, tensor<2xi64> -> tensor<2x17x8xf16>
+  return %q, %d, %kv : tensor<17x8xf16>, tensor<i64>, tensor<2x17x8xf16>
+}
+
+// -----
+
+// q and k each scaled by d^-1/4 (nn.MultiheadAttention's export): the two
+// factors join the attention's scale; a product with another use stays.
+// CHECK-LABEL: func.func @attention_operand_scale
+// CHECK: %[[A:.+]] = kiln.attention %arg0, %arg1, %arg2 {scale = 2.500000e-01 : f32}
+// CHECK: %[[KEPT:.+]] = kiln.mul %arg0
+// CHECK: kiln.attention %[[KEPT]], %arg1, %arg2 :
+// CHECK: return %[[A]], %{{.+}}, %[[KEPT]]
+func.func @attention_operand_scale(%q: tensor<2x4x16x16xf16>, %k: tensor<2x4x16x16xf16>, %v: tensor<2x4x16x16xf16>) -> (tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16>) {
+  %c = kiln.constant dense<5.000000e-01> : tensor<1xf16>
+  %qs = kiln.mul %q, %c : tensor<2x4x16x16xf16>, tensor<1xf16> -> tensor<2x4x16x16xf16>
+  %ks = kiln.mul %c, %k : tensor<1xf16>, tensor<2x4x16x16xf16> -> tensor<2x4x16x16xf16>
+  %a = kiln.attention %qs, %ks, %v : tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16> -> tensor<2x4x16x16xf16>
+  %q2 = kiln.mul %q, %c : tensor<2x4x16x16xf16>, tensor<1xf16> -> tensor<2x4x16x16xf16>
+  %b = kiln.attention %q2, %k, %v : tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16> -> tensor<2x4x16x16xf16>
+  return %a, %b, %q2 : tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16>, tensor<2x4x16x16xf16>
+}
+
+// -----
+
+// The recogniser's k^T times a scalar, transposed back: the factor moves
+// past the transposes, which cancel, and it joins the attention's scale.
+// CHECK-LABEL: func.func @transposed_key_scale
+// CHECK-NOT: kiln.transpose
+// CHECK-NOT: kiln.mul
+// CHECK: %[[A:.+]] = kiln.attention %arg0, %arg1, %arg2 {scale = 2.500000e-01 : f32}
+// CHECK-NEXT: return %[[A]]
+func.func @transposed_key_scale(%q: tensor<2x4x16x8xf16>, %k: tensor<2x4x16x8xf16>, %v: tensor<2x4x16x8xf16>) -> tensor<2x4x16x8xf16> {
+  %c = kiln.constant dense<2.500000e-01> : tensor<1xf16>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x4x16x8xf16> -> tensor<2x4x8x16xf16>
+  %ks = kiln.mul %kt, %c : tensor<2x4x8x16xf16>, tensor<1xf16> -> tensor<2x4x8x16xf16>
+  %kb = kiln.transpose %ks {perm = array<i64: 0, 1, 3, 2>} : tensor<2x4x8x16xf16> -> tensor<2x4x16x8xf16>
+  %a = kiln.attention %q, %kb, %v : tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16> -> tensor<2x4x16x8xf16>
+  return %a : tensor<2x4x16x8xf16>
+}

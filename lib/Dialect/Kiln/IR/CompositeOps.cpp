@@ -1,6 +1,9 @@
-// Type inference and verifiers of kiln.gelu and kiln.attention
-// (KilnCompositeOps.td).
+// Type inference, verifiers and canonicalisation of kiln.gelu and
+// kiln.attention (KilnCompositeOps.td).
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace kiln;
@@ -96,4 +99,52 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
   shape.push_back(v[rank - 1]);
   inferred.push_back(RankedTensorType::get(shape, element));
   return success();
+}
+
+namespace {
+/// The value of a one-element float kiln.constant, as a double.
+std::optional<double> scalarConstant(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  auto elements = dyn_cast<DenseFPElementsAttr>(constant.getValue());
+  if (!elements || elements.getNumElements() != 1)
+    return std::nullopt;
+  return (*elements.getValues<APFloat>().begin()).convertToDouble();
+}
+
+// attention(q * c, k, v) -> attention(q, k, v) {scale = scale * c}, and the
+// same for k, when c is a constant scalar, the product has q's type and no
+// other use: softmax(scale * (c q) k^T) = softmax((scale c) q k^T).
+struct FoldOperandScale : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    for (OpOperand *operand : {&op.getQueryMutable(), &op.getKeyMutable()}) {
+      auto mul = operand->get().getDefiningOp<MulOp>();
+      if (!mul || !mul->hasOneUse())
+        continue;
+      for (unsigned side : {0u, 1u}) {
+        Value scaled = mul->getOperand(side);
+        std::optional<double> factor = scalarConstant(mul->getOperand(1 - side));
+        if (!factor || scaled.getType() != mul.getType() ||
+            !std::isfinite(*factor))
+          continue;
+        rewriter.modifyOpInPlace(op, [&] {
+          operand->set(scaled);
+          op.setScale(APFloat(float(double(op.getScale().convertToFloat()) *
+                                    *factor)));
+        });
+        rewriter.eraseOp(mul);
+        return success();
+      }
+    }
+    return rewriter.notifyMatchFailure(op, "no operand scaled by a constant");
+  }
+};
+} // namespace
+
+void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<FoldOperandScale>(context);
 }

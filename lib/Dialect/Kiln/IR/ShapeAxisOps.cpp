@@ -2,6 +2,7 @@
 // unsqueeze, squeeze and expand.
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/IR/TensorLimits.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 using namespace kiln;
@@ -79,6 +80,58 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
   llvm::append_range(shape, data.getShape().drop_front(*axis + 1));
   inferred.push_back(RankedTensorType::get(shape, data.getElementType()));
   return success();
+}
+
+namespace {
+/// A 1-D i64 constant of |values|.
+Value i64Constant(PatternRewriter &rewriter, Location loc,
+                  ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({int64_t(values.size())},
+                                    rewriter.getI64Type());
+  return rewriter.create<ConstantOp>(loc, DenseElementsAttr::get(type, values));
+}
+
+// gather(x, i, axis) with x float, i a constant scalar and x's dim static ->
+// squeeze(slice(x, [i], [i + 1], [axis], [1]), [axis]). Index data stays a
+// gather: shape arithmetic matches gathers of kiln.shape.
+struct GatherOfOneIndex : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    auto data = dyn_cast<RankedTensorType>(op.getData().getType());
+    auto indices = dyn_cast<RankedTensorType>(op.getIndices().getType());
+    if (!data || !indices || indices.getRank() != 0 ||
+        !isa<FloatType>(data.getElementType()))
+      return rewriter.notifyMatchFailure(op, "not a float gather of a scalar");
+    std::optional<int64_t> axis = normalizeAxis(op.getAxis(), data.getRank());
+    std::optional<SmallVector<int64_t>> index =
+        getConstantIntegers(op.getIndices());
+    if (!axis || !index || index->size() != 1 ||
+        data.isDynamicDim(*axis))
+      return rewriter.notifyMatchFailure(op, "index or dim not constant");
+    int64_t dim = data.getDimSize(*axis), at = index->front();
+    if (at < 0)
+      at += dim;
+    if (at < 0 || at >= dim)
+      return rewriter.notifyMatchFailure(op, "index out of range");
+    Location loc = op.getLoc();
+    SmallVector<int64_t> sliced(data.getShape());
+    sliced[*axis] = 1;
+    Value slice = rewriter.create<SliceOp>(
+        loc, RankedTensorType::get(sliced, data.getElementType()),
+        op.getData(), i64Constant(rewriter, loc, {at}),
+        i64Constant(rewriter, loc, {at + 1}),
+        i64Constant(rewriter, loc, {*axis}), i64Constant(rewriter, loc, {1}));
+    rewriter.replaceOpWithNewOp<SqueezeOp>(op, op.getType(), slice,
+                                           i64Constant(rewriter, loc, {*axis}));
+    return success();
+  }
+};
+} // namespace
+
+void GatherOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<GatherOfOneIndex>(context);
 }
 
 //===----------------------------------------------------------------------===//

@@ -179,11 +179,43 @@ struct ComposeTransposes : OpRewritePattern<TransposeOp> {
     return success();
   }
 };
+
+// transpose(mul(transpose(x, p1), c), p2) -> mul(transpose(x, p1[p2[i]]), c)
+// when c is a one-element constant and the mul has no other use: a scalar
+// factor commutes with any permutation, so the transposes meet and compose
+// (the recogniser's k^T * scale, transposed back for kiln.attention).
+struct HoistScalarMul : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto mul = op.getData().getDefiningOp<MulOp>();
+    if (!mul || !mul->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "input is not a single-use mul");
+    for (unsigned side : {0u, 1u}) {
+      auto inner = mul->getOperand(side).getDefiningOp<TransposeOp>();
+      Value factor = mul->getOperand(1 - side);
+      auto factorType = dyn_cast<RankedTensorType>(factor.getType());
+      if (!inner || inner.getType() != mul.getType() || !factorType ||
+          !factorType.hasStaticShape() || factorType.getNumElements() != 1 ||
+          factorType.getRank() > op.getType().getRank() ||
+          !factor.getDefiningOp<ConstantOp>())
+        continue;
+      SmallVector<int64_t> perm;
+      for (int64_t p : op.getPerm())
+        perm.push_back(inner.getPerm()[p]);
+      Value moved = rewriter.create<TransposeOp>(
+          op.getLoc(), inner.getData(), rewriter.getDenseI64ArrayAttr(perm));
+      rewriter.replaceOpWithNewOp<MulOp>(op, op.getType(), moved, factor);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "no transposed operand and scalar");
+  }
+};
 } // namespace
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<ComposeTransposes>(context);
+  results.add<ComposeTransposes, HoistScalarMul>(context);
 }
 
 LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,

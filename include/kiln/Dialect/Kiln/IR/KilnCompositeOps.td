@@ -39,6 +39,9 @@ def Kiln_AttentionOp : Kiln_TypedOp<"attention"> {
     softmax statistics and the products accumulate in fp32 (f64 for f64). A
     row whose scores are all -inf gives NaN, as the decomposed softmax does.
     `kiln-recognize-patterns` makes it from MatMul/Mul/Add/Softmax/MatMul.
+    A query or key multiplied by a constant scalar (nn.MultiheadAttention
+    scales both by d^-1/4) canonicalises into `scale` when the product has
+    no other use.
 
     Example:
 
@@ -55,6 +58,7 @@ def Kiln_AttentionOp : Kiln_TypedOp<"attention"> {
   let assemblyFormat = "$query `,` $key `,` $value (`,` $mask^)? attr-dict `:` "
                        "type($query) `,` type($key) `,` type($value) "
                        "(`,` type($mask)^)? `->` type($output)";
+  let hasCanonicalizer = 1;
 }
 
 #endif // KILN_COMPOSITE_OPS_TD

@@ -349,7 +349,10 @@ def Kiln_GatherOp : Kiln_TypedOp<"gather"> {
   let summary = "Gather slices along an axis by index";
   let description = [{
     ONNX `Gather`: the result shape is `data.shape[:axis] + indices.shape +
-    data.shape[axis+1:]`; negative indices count from the back.
+    data.shape[axis+1:]`; negative indices count from the back. A gather of
+    float data by one constant scalar index along a static dim canonicalises
+    to `squeeze(slice(data, [i], [i + 1], [axis]), [axis])`
+    (nn.MultiheadAttention's q, k, v picked from the joint projection).
 
     Example:
 
@@ -362,6 +365,9 @@ def Kiln_GatherOp : Kiln_TypedOp<"gather"> {
   let results = (outs Kiln_AnyTensor:$output);
   let assemblyFormat = "$data `,` $indices attr-dict `:` type($data) `,` "
                        "type($indices) `->` type($output)";
+  // A float gather of one constant index is a slice and a squeeze: views a
+  // kernel reads by strides.
+  let hasCanonicalizer = 1;
 }
 
 def Kiln_UnsqueezeOp : Kiln_TypedOp<"unsqueeze"> {
