@@ -130,3 +130,102 @@ func.func @main(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
   %y = kiln.matmul %x, %t : tensor<2x4xf32>, tensor<4x3xf32> -> tensor<2x3xf32>
   return %y : tensor<2x3xf32>
 }
+
+// -----
+
+// Reduction statistics compute in f32: T5's RMSNorm, x * 1 / sqrt(mean(x^2) +
+// eps). The prologue x^2 and the mean read x widened (exactly), so a row of
+// RMS above 256 no longer overflows fp16 (x^2 > 65504: the rows came out
+// zero); eps, sqrt and 1 / x stay f32; x * rstd computes in f32 and is
+// rounded to f16 once; the weight's multiply is f16 again.
+// CHECK-LABEL: func.func @main
+// CHECK:         %[[X:.+]] = kiln.cast %arg0 {to = f16} : tensor<2x4xf32> -> tensor<2x4xf16>
+// CHECK-DAG:     %[[TWO:.+]] = kiln.constant dense<2.000000e+00> : tensor<f32>
+// CHECK-DAG:     %[[EPS:.+]] = kiln.constant dense<9.99999997E-7> : tensor<f32>
+// CHECK:         %[[WIDE:.+]] = kiln.cast %[[X]] {to = f32} : tensor<2x4xf16> -> tensor<2x4xf32>
+// CHECK:         %[[SQUARE:.+]] = kiln.pow %[[WIDE]], %[[TWO]] : tensor<2x4xf32>, tensor<f32> -> tensor<2x4xf32>
+// CHECK:         %[[MEAN:.+]] = kiln.reduce_mean %[[SQUARE]], %{{.+}} : tensor<2x4xf32>, tensor<1xi64> -> tensor<2x1xf32>
+// CHECK:         %[[SHIFTED:.+]] = kiln.add %[[MEAN]], %[[EPS]] : tensor<2x1xf32>, tensor<f32> -> tensor<2x1xf32>
+// CHECK:         %[[RMS:.+]] = kiln.sqrt %[[SHIFTED]] : tensor<2x1xf32> -> tensor<2x1xf32>
+// CHECK:         %[[INVERSE:.+]] = kiln.div %{{.+}}, %[[RMS]] : tensor<f32>, tensor<2x1xf32> -> tensor<2x1xf32>
+// CHECK:         %[[WIDE2:.+]] = kiln.cast %[[X]] {to = f32} : tensor<2x4xf16> -> tensor<2x4xf32>
+// CHECK:         %[[NORMALIZED:.+]] = kiln.mul %[[WIDE2]], %[[INVERSE]] : tensor<2x4xf32>, tensor<2x1xf32> -> tensor<2x4xf32>
+// CHECK:         %[[ROUNDED:.+]] = kiln.cast %[[NORMALIZED]] {to = f16} : tensor<2x4xf32> -> tensor<2x4xf16>
+// CHECK:         kiln.mul %{{.+}}, %[[ROUNDED]] : tensor<4xf16>, tensor<2x4xf16> -> tensor<2x4xf16>
+func.func @main(%x: tensor<2x4xf32>, %w: tensor<4xf32>) -> tensor<2x4xf32> {
+  %two = kiln.constant dense<2.0> : tensor<f32>
+  %eps = kiln.constant dense<1.0e-6> : tensor<f32>
+  %one = kiln.constant dense<1.0> : tensor<f32>
+  %axes = kiln.constant dense<[-1]> : tensor<1xi64>
+  %0 = kiln.pow %x, %two : tensor<2x4xf32>, tensor<f32> -> tensor<2x4xf32>
+  %1 = kiln.reduce_mean %0, %axes : tensor<2x4xf32>, tensor<1xi64> -> tensor<2x1xf32>
+  %2 = kiln.add %1, %eps : tensor<2x1xf32>, tensor<f32> -> tensor<2x1xf32>
+  %3 = kiln.sqrt %2 : tensor<2x1xf32> -> tensor<2x1xf32>
+  %4 = kiln.div %one, %3 : tensor<f32>, tensor<2x1xf32> -> tensor<2x1xf32>
+  %5 = kiln.mul %x, %4 : tensor<2x4xf32>, tensor<2x1xf32> -> tensor<2x4xf32>
+  %6 = kiln.mul %w, %5 : tensor<4xf32>, tensor<2x4xf32> -> tensor<2x4xf32>
+  return %6 : tensor<2x4xf32>
+}
+
+// -----
+
+// A decomposed softmax: e^x feeds the sum and the division, so it is no
+// prologue and stays f16; the sum reads it widened and stays f32, and the
+// division computes in f32 and is rounded once.
+// CHECK-LABEL: func.func @main
+// CHECK:         %[[E:.+]] = kiln.exp %{{.+}} : tensor<2x4xf16> -> tensor<2x4xf16>
+// CHECK:         %[[WIDE:.+]] = kiln.cast %[[E]] {to = f32} : tensor<2x4xf16> -> tensor<2x4xf32>
+// CHECK:         %[[SUM:.+]] = kiln.reduce_sum %[[WIDE]], %{{.+}} : tensor<2x4xf32>, tensor<1xi64> -> tensor<2x1xf32>
+// CHECK:         %[[WIDE2:.+]] = kiln.cast %[[E]] {to = f32} : tensor<2x4xf16> -> tensor<2x4xf32>
+// CHECK:         %[[P:.+]] = kiln.div %[[WIDE2]], %[[SUM]] : tensor<2x4xf32>, tensor<2x1xf32> -> tensor<2x4xf32>
+// CHECK:         kiln.cast %[[P]] {to = f16} : tensor<2x4xf32> -> tensor<2x4xf16>
+func.func @main(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %axes = kiln.constant dense<[-1]> : tensor<1xi64>
+  %0 = kiln.exp %x : tensor<2x4xf32> -> tensor<2x4xf32>
+  %1 = kiln.reduce_sum %0, %axes : tensor<2x4xf32>, tensor<1xi64> -> tensor<2x1xf32>
+  %2 = kiln.div %0, %1 : tensor<2x4xf32>, tensor<2x1xf32> -> tensor<2x4xf32>
+  %3 = kiln.relu %2 : tensor<2x4xf32> -> tensor<2x4xf32>
+  return %3 : tensor<2x4xf32>
+}
+
+// -----
+
+// A mean read as it is (a global average pool's, by a flatten and the
+// classifier) is rounded once either way: it stays f16, with its prologue.
+// CHECK-LABEL: func.func @main
+// CHECK:         kiln.relu %{{.+}} : tensor<1x8x4x4xf16> -> tensor<1x8x4x4xf16>
+// CHECK:         kiln.reduce_mean %{{.+}} : tensor<1x8x4x4xf16>, tensor<2xi64> -> tensor<1x8x1x1xf16>
+// CHECK:         kiln.flatten %{{.+}} : tensor<1x8x1x1xf16> -> tensor<1x8xf16>
+// CHECK:         kiln.matmul %{{.+}} : tensor<1x8xf16>, tensor<8x3xf16> -> tensor<1x3xf16>
+func.func @main(%x: tensor<1x8x4x4xf32>) -> tensor<1x3xf32> {
+  %axes = kiln.constant dense<[2, 3]> : tensor<2xi64>
+  %w = kiln.constant dense_resource<w> : tensor<8x3xf32>
+  %0 = kiln.relu %x : tensor<1x8x4x4xf32> -> tensor<1x8x4x4xf32>
+  %1 = kiln.reduce_mean %0, %axes : tensor<1x8x4x4xf32>, tensor<2xi64> -> tensor<1x8x1x1xf32>
+  %2 = kiln.flatten %1 {axis = 1 : i64} : tensor<1x8x1x1xf32> -> tensor<1x8xf32>
+  %3 = kiln.matmul %2, %w : tensor<1x8xf32>, tensor<8x3xf32> -> tensor<1x3xf32>
+  return %3 : tensor<1x3xf32>
+}
+
+// -----
+
+// A softmax reads its logits in f32: exp(x - max) turns an absolute error of
+// a logit into a relative error of its probability, and f16 logits of size
+// |x| carry |x| * 2^-11. The ops computed only for it (T5's q kT plus its
+// position bias and mask) compute in f32 from widened operands; the
+// probabilities are rounded to f16 once.
+// CHECK-LABEL: func.func @main
+// CHECK:         %[[S:.+]] = kiln.matmul %{{.+}}, %{{.+}} : tensor<2x8x4xf16>, tensor<2x4x8xf16> -> tensor<2x8x8xf16>
+// CHECK:         %[[WIDE:.+]] = kiln.cast %[[S]] {to = f32} : tensor<2x8x8xf16> -> tensor<2x8x8xf32>
+// CHECK:         %[[BIAS:.+]] = kiln.cast %{{.+}} {to = f32} : tensor<8x8xf16> -> tensor<8x8xf32>
+// CHECK:         %[[LOGITS:.+]] = kiln.add %[[WIDE]], %[[BIAS]] : tensor<2x8x8xf32>, tensor<8x8xf32> -> tensor<2x8x8xf32>
+// CHECK:         %[[P:.+]] = kiln.softmax %[[LOGITS]] : tensor<2x8x8xf32> -> tensor<2x8x8xf32>
+// CHECK:         %[[HALF:.+]] = kiln.cast %[[P]] {to = f16} : tensor<2x8x8xf32> -> tensor<2x8x8xf16>
+// CHECK:         kiln.matmul %[[HALF]], %{{.+}} : tensor<2x8x8xf16>, tensor<2x8x4xf16> -> tensor<2x8x4xf16>
+func.func @main(%q: tensor<2x8x4xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x8x4xf32>, %bias: tensor<8x8xf32>) -> tensor<2x8x4xf32> {
+  %0 = kiln.matmul %q, %k : tensor<2x8x4xf32>, tensor<2x4x8xf32> -> tensor<2x8x8xf32>
+  %1 = kiln.add %0, %bias : tensor<2x8x8xf32>, tensor<8x8xf32> -> tensor<2x8x8xf32>
+  %2 = kiln.softmax %1 : tensor<2x8x8xf32> -> tensor<2x8x8xf32>
+  %3 = kiln.matmul %2, %v : tensor<2x8x8xf32>, tensor<2x8x4xf32> -> tensor<2x8x4xf32>
+  return %3 : tensor<2x8x4xf32>
+}

@@ -160,3 +160,23 @@ func.func @cast_not_fused(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %h: tenso
   %y3 = kiln.cast %m3 {to = f32} : tensor<8x16xf16> -> tensor<8x16xf32>
   return %y0, %y1, %y2, %m3, %y3 : tensor<8x16xf16>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf16>, tensor<8x16xf32>
 }
+
+// -----
+
+// A product widened to f32 only for a consumer kernel (kiln-convert-precision's
+// softmax logits: T5's q kT plus its position bias) joins the GEMM, not the
+// softmax's row kernel: cuBLASLt writes the scores in f32 instead of
+// rounding them to f16 first.
+// CHECK-LABEL: func.func @widened_scores
+// CHECK: %[[SCORES:.+]] = kiln.kernel "matmul_cast_0" library ins(%arg0, %arg1 : tensor<2x8x4xf16>, tensor<2x4x8xf16>) outs(%{{.+}} : tensor<2x8x8xf32>)
+// CHECK-SAME: epilogue = #kiln.epilogue<output_cast = true>
+// CHECK: kiln.kernel "add_softmax_cast_1" row_reduce ins(%[[SCORES]], %arg2 : tensor<2x8x8xf32>, tensor<8x8xf32>)
+// CHECK-NOT: kiln.kernel
+func.func @widened_scores(%q: tensor<2x8x4xf16>, %k: tensor<2x4x8xf16>, %bias: tensor<8x8xf32>) -> tensor<2x8x8xf16> {
+  %s = kiln.matmul %q, %k : tensor<2x8x4xf16>, tensor<2x4x8xf16> -> tensor<2x8x8xf16>
+  %w = kiln.cast %s {to = f32} : tensor<2x8x8xf16> -> tensor<2x8x8xf32>
+  %b = kiln.add %w, %bias : tensor<2x8x8xf32>, tensor<8x8xf32> -> tensor<2x8x8xf32>
+  %p = kiln.softmax %b : tensor<2x8x8xf32> -> tensor<2x8x8xf32>
+  %h = kiln.cast %p {to = f16} : tensor<2x8x8xf32> -> tensor<2x8x8xf16>
+  return %h : tensor<2x8x8xf16>
+}

@@ -323,6 +323,14 @@ def KilnConvertPrecision : Pass<"kiln-convert-precision", "mlir::ModuleOp"> {
     folded BatchNorm's w * scale / sqrt(var + eps)) keep f32 and are cast
     once where an op outside them reads them (at load, in the init program);
     ops that only move a weight (a transpose) read it cast first.
+    Reduction statistics compute in f32: a sum or mean computed with
+    further (T5's RMSNorm mean(x^2) + eps), the arithmetic of statistics
+    alone (sqrt, 1 / x) and the prologue computed only for them (x^2) keep
+    f32, reading activations widened; an op reading a statistic and an
+    activation (x * rstd) computes in f32 and rounds to T once. A softmax
+    reads its logits in f32: the ops computed only for it (q kT plus a
+    position bias and mask) keep f32, a GEMM's product among them widened
+    (kiln-fuse-kernels gives that cast to the GEMM, which writes f32).
     `tf32` changes no
     types: it marks the module so that fp32 GEMMs may use TF32 tensor cores.
     The precision is recorded as `kiln.precision` on the module.

@@ -16,6 +16,9 @@
 //     on a library GEMM, or a cast of its f16/bf16 product to f32
 //     (matchGemmEpilogue). The library kernel records what it fuses as its
 //     `epilogue` attribute (LibraryEpilogue.h), which the packager reads.
+//     A cast of a GEMM's f16/bf16 product to f32 that the GEMM can take
+//     (its only user) joins the GEMM, not a consumer: cuBLASLt writes the
+//     product in f32 instead of rounding it to f16 first.
 //     A producer joins only while the kernel's parameters (the values it
 //     reads from outside, plus its output, plus a parameter per ranged dim
 //     when it has run-time extents) stay within the runtime's
@@ -398,6 +401,12 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
             continue;
           if (!producer || groupOf.count(producer) ||
               group.ops.contains(producer) || !allUsersIn(producer, group))
+            continue;
+          // A GEMM's product widened to f32 (kiln-convert-precision's
+          // softmax logits, a statistic's prologue) is left to the GEMM:
+          // cuBLASLt then writes it in f32, unrounded, where this kernel
+          // would read it rounded to f16.
+          if (isGemmOutputCast(producer) && libraryEpilogue(producer))
             continue;
           if (!admits(group, producer) ||
               !fitsParameters(group, producer, rangedDims))
