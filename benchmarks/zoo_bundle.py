@@ -45,8 +45,8 @@ import zoo_common  # noqa: E402
 
 # What zoo.py needs on the GPU machine, copied beside it.
 BUNDLED = ["benchmarks/zoo.py", "benchmarks/zoo_export.py", "benchmarks/compare_torch.py",
-           "benchmarks/profile_log.py", "scripts/zoo_common.py", "scripts/bundle_files.py",
-           "scripts/export-zoo.py", "scripts/export-real-models.py", "scripts/fill-weights.py",
+           "benchmarks/profile_log.py", "benchmarks/zoo_step_dump.sh", "scripts/zoo_common.py",
+           "scripts/bundle_files.py", "scripts/export-zoo.py", "scripts/export-real-models.py", "scripts/fill-weights.py",
            "test/zoo/zoo.json"]
 RESULTS = os.path.join(REPO_ROOT, "benchmarks", "results", "zoo")
 
