@@ -37,7 +37,8 @@ using KernelHook = std::function<llvm::Error(KernelOp kernel, size_t ordinal,
 /// Runs |function| op by op on |inputs|; weights computed by @kiln_init come
 /// from a CPU run of it. Values are released after their last reader.
 llvm::Error walkKernels(mlir::ModuleOp module, mlir::func::FuncOp function,
-                        llvm::ArrayRef<Tensor> inputs, const KernelHook &hook) {
+                        llvm::ArrayRef<Tensor> inputs, const KernelHook &hook,
+                        std::vector<Tensor> *outputs = nullptr) {
   std::vector<Tensor> initResults;
   if (auto init = module.lookupSymbol<mlir::func::FuncOp>(kInitFunctionName)) {
     llvm::Expected<std::vector<Tensor>> results =
@@ -62,8 +63,16 @@ llvm::Error walkKernels(mlir::ModuleOp module, mlir::func::FuncOp function,
 
   size_t ordinal = 0;
   for (mlir::Operation &op : body) {
-    if (op.hasTrait<mlir::OpTrait::IsTerminator>())
+    if (op.hasTrait<mlir::OpTrait::IsTerminator>()) {
+      if (outputs)
+        for (mlir::Value operand : op.getOperands()) {
+          auto it = values.find(operand);
+          if (it == values.end())
+            return llvm::createStringError("a returned value was not computed");
+          outputs->push_back(it->second);
+        }
       break;
+    }
     std::vector<Tensor> operands;
     for (mlir::Value operand : op.getOperands()) {
       auto it = values.find(operand);
@@ -355,6 +364,18 @@ llvm::Expected<int> compareSteps(mlir::ModuleOp module,
   os << first << "compare-steps: " << diverged << " of " << compared
      << " dumped kernels diverge\n";
   return 1;
+}
+
+llvm::Expected<std::vector<Tensor>>
+evaluateKernels(mlir::ModuleOp module, mlir::func::FuncOp function,
+                llvm::ArrayRef<Tensor> inputs) {
+  std::vector<Tensor> outputs;
+  auto keep = [](KernelOp, size_t, std::vector<Tensor> &) {
+    return llvm::Error::success();
+  };
+  if (llvm::Error error = walkKernels(module, function, inputs, keep, &outputs))
+    return std::move(error);
+  return outputs;
 }
 
 llvm::Error dumpSteps(mlir::ModuleOp module, mlir::func::FuncOp function,

@@ -42,6 +42,12 @@ llvm::Expected<int> compareSteps(mlir::ModuleOp module,
                                  const StepDumpIndex &index, double tolerance,
                                  llvm::raw_ostream &os);
 
+/// The compiled |function| run kernel by kernel on |inputs| (weights that
+/// @kiln_init computes from a CPU run of it): its outputs.
+llvm::Expected<std::vector<eval::Tensor>>
+evaluateKernels(mlir::ModuleOp module, mlir::func::FuncOp function,
+                llvm::ArrayRef<eval::Tensor> inputs);
+
 /// --dump-steps on the CPU: writes |inputs| and every kernel's outputs as
 /// kiln-run --dump-steps would (steps numbered by kernel), so that a dump
 /// can be fabricated without a GPU (tests) or two dumps compared.

@@ -4,6 +4,7 @@
 // file error, a model that does not import or inputs it rejects
 // (tools/common/ExitCodes.h).
 #include "ExitCodes.h"
+#include "KernelNumerics.h"
 #include "ModelLoading.h"
 #include "StepComparison.h"
 #include "ToolCommandLine.h"
@@ -82,6 +83,13 @@ cl::opt<std::string> dumpStepsFlag(
     "dump-steps", cl::value_desc("DIR"),
     cl::desc("Compile as kiln-compile does and write every kernel's CPU "
              "outputs as a step dump, as kiln-run --dump-steps would"),
+    cl::cat(kiln::tools::kilnCategory()));
+cl::opt<bool> kernelNumerics(
+    "kernel-numerics",
+    cl::desc("Compile as kiln-compile does and evaluate each kernel as the "
+             "CUDA templates compute it: in float inside the kernel, "
+             "rounding to f16/bf16 only at its stores and casts (default: "
+             "round after every op, the IR's semantics)"),
     cl::cat(kiln::tools::kilnCategory()));
 cl::opt<double> stepTolerance(
     "step-rel-l2", cl::init(-1),
@@ -270,9 +278,11 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(model.takeError()));
   mlir::func::FuncOp function = model->function;
   bool stepTools = dumpIndex || !dumpStepsFlag.empty();
-  if (stepTools)
+  if (stepTools || kernelNumerics)
     if (llvm::Error error = compileToKernels(*model->module))
       return fail(llvm::toString(std::move(error)));
+  if (kernelNumerics)
+    widenKernelIntermediates(*model->module);
   if (printIR)
     model->module->print(llvm::errs());
   if (dumpIndex) {
@@ -308,7 +318,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   llvm::Expected<std::vector<Tensor>> outputs =
-      interpretFunction(function, *inputs);
+      kernelNumerics ? evaluateKernels(*model->module, function, *inputs)
+                     : interpretFunction(function, *inputs);
   if (!outputs) // Data the evaluator rejects (an index out of range...).
     return fail(llvm::toString(outputs.takeError()));
 
