@@ -402,7 +402,7 @@ LogicalResult EntryPointBuilder::buildKernelSteps(const LaunchGraph &graph) {
       }
       step->outputs = kernel.getOutputs().size();
       // Run-time extents: the count, the dims the kernel takes (in the
-      // emitter's order: sorted names) and what one block covers.
+      // emitter's order: getKernelDimParameters) and what one block covers.
       if (auto count = kernel->getAttrOfType<StringAttr>(kElementCountAttrName)) {
         std::optional<DimExpr> parsed = DimExpr::parse(count.getValue());
         if (!parsed)
@@ -411,7 +411,7 @@ LogicalResult EntryPointBuilder::buildKernelSteps(const LaunchGraph &graph) {
                  << kElementCountAttrName << " '" << count.getValue() << "'";
         auto extents = std::make_unique<LaunchExtentsT>();
         extents->element_count = parsed->str();
-        extents->dim_args = parsed->getSymbols();
+        extents->dim_args = getKernelDimParameters(kernel);
         extents->units_per_block = launchUnitsPerBlock(kernel);
         if (extents->units_per_block == 0)
           return kernel.emitError("packager: kernel '")

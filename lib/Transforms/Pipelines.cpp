@@ -4,6 +4,7 @@
 #include "kiln/Transforms/PackDepthwiseWeights.h"
 #include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/RecordDimExprs.h"
+#include "kiln/Transforms/ResolveSymbolicReshapes.h"
 
 #include "mlir/Pass/PassRegistry.h"
 
@@ -46,8 +47,11 @@ void buildGraphPipeline(mlir::OpPassManager &pm,
   }
   // With a ranged dim (batch=1..64; kiln-specialize-shapes records it in
   // the function's kiln.dim_ranges) the graph keeps run-time extents: show
-  // them as expressions of the ranged dims. Without ranges the pass does
-  // nothing.
+  // them as expressions of the ranged dims, after giving the reshapes
+  // whose shapes exporters compute from them a constant shape (the types
+  // then know the heads' 12 and the merged 768). Without ranges both
+  // passes do nothing.
+  pm.addNestedPass<mlir::func::FuncOp>(createKilnResolveSymbolicReshapes());
   pm.addNestedPass<mlir::func::FuncOp>(createKilnRecordDimExprs());
 }
 

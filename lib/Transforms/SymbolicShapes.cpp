@@ -502,6 +502,27 @@ std::optional<DimExprs> SymbolicShapes::inferElements(Operation *op) const {
         }
         return result;
       })
+      .Case<SliceOp>([&](SliceOp slice) -> std::optional<DimExprs> {
+        // shape(x)[a:b] (a step of 1 along the only axis), as exporters
+        // write `x.shape[1:2]`.
+        std::optional<DimExprs> source = getElements(slice.getData());
+        std::optional<SmallVector<int64_t>> starts =
+            getConstantIntegers(slice.getStarts());
+        std::optional<SmallVector<int64_t>> ends =
+            getConstantIntegers(slice.getEnds());
+        std::optional<SmallVector<int64_t>> steps =
+            getConstantIntegers(slice.getSteps());
+        if (!source || !starts || !ends || !steps || starts->size() != 1 ||
+            ends->size() != 1 || steps->size() != 1 || (*steps)[0] != 1)
+          return std::nullopt;
+        int64_t size = source->size();
+        auto clamp = [&](int64_t index) {
+          return std::clamp<int64_t>(index < 0 ? index + size : index, 0, size);
+        };
+        int64_t first = clamp((*starts)[0]), last = clamp((*ends)[0]);
+        return DimExprs(source->begin() + first,
+                        source->begin() + std::max(first, last));
+      })
       .Case<UnsqueezeOp, SqueezeOp, ReshapeOp, IdentityOp, FlattenOp, CastOp>(
           [&](Operation *view) { return getElements(view->getOperand(0)); })
       .Case<AddOp>([&](auto) {
@@ -517,6 +538,50 @@ std::optional<DimExprs> SymbolicShapes::inferElements(Operation *op) const {
         return binary([](const DimExpr &a, const DimExpr &b) {
           return divideExactly(a, b);
         });
+      })
+      .Case<EqualOp>([&](auto) {
+        // 1 or 0 where it is known: equal expressions, two constants, or
+        // an extent compared with a constant below its lower bound (the
+        // TorchScript exporter's `where(shape == -1, 1, shape)`).
+        return binary(
+            [](const DimExpr &a, const DimExpr &b) -> std::optional<DimExpr> {
+              if (a == b)
+                return DimExpr::constant(1);
+              std::optional<int64_t> ca = a.getConstant(), cb = b.getConstant();
+              if (ca && cb)
+                return DimExpr::constant(0);
+              std::optional<int64_t> low =
+                  ca ? b.getLowerBound() : a.getLowerBound();
+              std::optional<int64_t> constant = ca ? ca : cb;
+              if (low && constant && *constant < *low)
+                return DimExpr::constant(0);
+              return std::nullopt;
+            });
+      })
+      .Case<WhereOp>([&](WhereOp where) -> std::optional<DimExprs> {
+        // Element-wise selection where the condition is known.
+        std::optional<DimExprs> condition = getElements(where.getCondition());
+        std::optional<DimExprs> x = getElements(where.getX());
+        std::optional<DimExprs> y = getElements(where.getY());
+        if (!condition || !x || !y || condition->empty() || x->empty() ||
+            y->empty())
+          return std::nullopt;
+        size_t size = std::max({condition->size(), x->size(), y->size()});
+        for (const DimExprs *part : {&*condition, &*x, &*y})
+          if (part->size() != size && part->size() != 1)
+            return std::nullopt;
+        auto at = [&](const DimExprs &part, size_t i) {
+          return part[part.size() == 1 ? 0 : i];
+        };
+        DimExprs result;
+        for (size_t i = 0; i < size; ++i) {
+          OptExpr selector = at(*condition, i);
+          std::optional<int64_t> chosen =
+              selector ? selector->getConstant() : std::nullopt;
+          result.push_back(!chosen ? OptExpr()
+                                   : (*chosen ? at(*x, i) : at(*y, i)));
+        }
+        return result;
       })
       .Default([](Operation *) { return std::nullopt; });
 }

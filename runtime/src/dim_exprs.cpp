@@ -226,14 +226,25 @@ kiln_status_t validateLaunchExtents(const Step &step, const Model &model) {
     return Error(KILN_STATUS_DATA_LOSS)
            << "element_count '" << text
            << "' is not an extent of the ranged dims: " << why;
-  std::vector<uint32_t> used = expression->dimsUsed();
-  bool same = count(extents->dim_args()) == used.size();
-  for (uint32_t i = 0; same && i < used.size(); ++i)
-    same = extents->dim_args()->Get(i)->str() == names[used[i]];
-  if (!same)
-    return Error(KILN_STATUS_DATA_LOSS)
-           << "dim_args are not the ranged dims element_count '" << text
-           << "' names, in manifest order";
+  // dim_args: distinct ranged dims in manifest order, every dim the count
+  // names among them (the compiler passes every ranged dim, so that a
+  // kernel can index any extent).
+  std::vector<uint32_t> args;
+  for (uint32_t i = 0; i < count(extents->dim_args()); ++i) {
+    auto found = std::find(names.begin(), names.end(),
+                           extents->dim_args()->Get(i)->str());
+    if (found == names.end() ||
+        (!args.empty() && uint32_t(found - names.begin()) <= args.back()))
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "dim_args are not distinct ranged dims in manifest order";
+    args.push_back(uint32_t(found - names.begin()));
+  }
+  for (uint32_t dim : expression->dimsUsed())
+    if (std::find(args.begin(), args.end(), dim) == args.end())
+      return Error(KILN_STATUS_DATA_LOSS)
+             << "dim_args do not hold every ranged dim element_count '" << text
+             << "' names";
+  std::vector<uint32_t> used = args;
   if (extents->units_per_block() == 0)
     return Error(KILN_STATUS_DATA_LOSS) << "units_per_block is 0";
   if (count(step.args()) + used.size() > kMaxKernelParameters)

@@ -59,8 +59,9 @@ kiln_status_t validateDimExprs(
     const kiln::artifact::Model &model, const std::string &what);
 
 /// DATA_LOSS unless a launch's run-time extents (when it has them) are well
-/// formed: an element count over the ranged dims, dim_args exactly the dims
-/// it names (in manifest order) and units_per_block >= 1.
+/// formed: an element count over the ranged dims, dim_args distinct ranged
+/// dims in manifest order that hold every dim it names, and
+/// units_per_block >= 1.
 kiln_status_t validateLaunchExtents(const kiln::artifact::Step &step,
                                     const kiln::artifact::Model &model);
 

@@ -2,6 +2,8 @@
 // and the shapes, sizes, grids and dim parameters that follow from them.
 #include "run_time_shapes.h"
 
+#include <algorithm>
+
 #include "artifact_reader.h"
 #include "status.h"
 
@@ -80,7 +82,12 @@ kiln_status_t RunTimeShapes::create(const Model &model,
                << "a validated element count does not parse: " << why;
       launch.ranged = true;
       launch.count = *countExpression;
-      launch.dims = countExpression->dimsUsed();
+      // The kernel's dim parameters, in manifest order (validated).
+      for (uint32_t a = 0; a < count(extents->dim_args()); ++a)
+        launch.dims.push_back(
+            uint32_t(std::find(names.begin(), names.end(),
+                               extents->dim_args()->Get(a)->str()) -
+                     names.begin()));
       launch.unitsPerBlock = extents->units_per_block();
       launch.maxGrid = step.grid()->Get(0);
     }

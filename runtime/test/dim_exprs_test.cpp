@@ -151,12 +151,21 @@ TEST(DimExprsManifestTest, ChecksLaunchCounts) {
                       }),
                       KILN_STATUS_DATA_LOSS,
                       "element_count 'batch*16 +' is not an extent"));
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) { launch(m).dim_args = {}; }),
+                      KILN_STATUS_DATA_LOSS,
+                      "dim_args do not hold every ranged dim element_count "
+                      "'batch*16' names"));
   EXPECT_TRUE(isError(readRanged([](ModelT &m) {
-                        launch(m).dim_args = {};
+                        launch(m).dim_args = {"batch", "batch"};
                       }),
                       KILN_STATUS_DATA_LOSS,
-                      "dim_args are not the ranged dims element_count "
-                      "'batch*16' names"));
+                      "dim_args are not distinct ranged dims in manifest "
+                      "order"));
+  EXPECT_TRUE(
+      isError(readRanged([](ModelT &m) { launch(m).dim_args = {"seq"}; }),
+              KILN_STATUS_DATA_LOSS,
+              "dim_args are not distinct ranged dims in manifest "
+              "order"));
   EXPECT_TRUE(isError(readRanged([](ModelT &m) {
                         launch(m).units_per_block = 0;
                       }),

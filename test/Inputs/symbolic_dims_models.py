@@ -1,5 +1,5 @@
 # Writes the small BERT-like, CNN-like and movement-only ONNX models with symbolic dims that the lit tests compile with ranged --input-shape values.
-"""Usage: symbolic_dims_models.py bert|cnn|movement|encoder MODEL.onnx
+"""Usage: symbolic_dims_models.py bert|cnn|movement|encoder|heads MODEL.onnx
 
 bert: ids [batch, seq] (int64) and mask [batch, seq] (float). Token
 embedding Gather plus a position table sliced to seq by Shape -> Gather ->
@@ -28,6 +28,16 @@ residual Add, LayerNormalization (`hidden`, [batch, seq, 16]); the hidden
 state's two heads of 8 Reshaped to [0, 0, 2, 8], Transposed [0, 1, 3, 2]
 and Reshaped back, scaled by its ReduceSum over the last axis (keepdims) and
 Sliced to its first 8 features (`mixed`, [batch, seq, 8]).
+
+heads: ids and mask [batch, seq] (int64), the parts of a BERT layer whose
+run-time extents are not a leading prefix (issue 18): the token embedding
+plus a position table sliced to seq (`[1, seq, 16]` added to `[batch, seq,
+16]`), heads of 4 split by a Reshape whose shape is built from Shape(ids)
+and Transposed [0, 2, 1, 3] to [batch, 4, seq, 4], an additive mask
+[batch, 1, seq, 1] from the mask input and a position term [batch, 1, seq,
+1] from Range(0, seq) Expanded to Shape(ids), heads merged back
+(`hidden`, [batch, seq, 16]) and the pooler's x[:, 0] (Gather of index 0
+on the seq axis) through Tanh (`pooled`, [batch, 16]).
 """
 import sys
 
@@ -48,7 +58,7 @@ def ints(name, values):
 def bert():
     rng = np.random.RandomState(0)
     n = helper.make_node
-    inits = [weight(rng, "tokens", 100, 16), weight(rng, "positions", 64, 16),
+    inits = [weight(rng, "tokens", 100, 16), weight(rng, "positions", 512, 16),
              weight(rng, "ln_scale", 16), weight(rng, "ln_bias", 16),
              weight(rng, "w_pool", 16, 4), numpy_helper.from_array(
                  np.array(np.sqrt(8.0), dtype=np.float32), "sqrt_head"),
@@ -217,9 +227,76 @@ def encoder():
     return helper.make_graph(nodes, "encoder", inputs, outputs, inits)
 
 
+def heads():
+    rng = np.random.RandomState(0)
+    n = helper.make_node
+    inits = [weight(rng, "tokens", 100, 16), weight(rng, "positions", 512, 16),
+             numpy_helper.from_array(np.arange(512, dtype=np.int64)[None, :],
+                                     "position_ids"),
+             ints("zero", [0]), ints("one", [1]), ints("two", [2]),
+             ints("last", [-1]), ints("four", [4]), ints("sixteen", [16]),
+             ints("mask_axes", [1, 3]), ints("row_axis", [0]),
+             numpy_helper.from_array(np.array(0, dtype=np.int64), "start"),
+             numpy_helper.from_array(np.array(1, dtype=np.int64), "step"),
+             numpy_helper.from_array(np.array(0, dtype=np.int64), "first"),
+             numpy_helper.from_array(np.array(1.0, dtype=np.float32), "unit"),
+             numpy_helper.from_array(np.array(-8.0, dtype=np.float32),
+                                     "masked"),
+             numpy_helper.from_array(np.array(0.125, dtype=np.float32),
+                                     "per_position")]
+    nodes = [
+        n("Shape", ["ids"], ["ids_shape"], name="ids_shape"),
+        n("Slice", ["ids_shape", "zero", "one"], ["batch_dim"], name="batch_dim"),
+        n("Slice", ["ids_shape", "one", "two"], ["seq_dim"], name="seq_dim"),
+        n("Slice", ["position_ids", "zero", "seq_dim", "one"], ["pos_ids"],
+          name="position_slice"),
+        n("Gather", ["tokens", "ids"], ["embedded"], name="embed"),
+        n("Gather", ["positions", "pos_ids"], ["positioned"],
+          name="position_embed"),
+        n("Add", ["embedded", "positioned"], ["x"], name="add_positions"),
+        n("Concat", ["batch_dim", "seq_dim", "last", "four"], ["split_shape"],
+          axis=0, name="split_shape"),
+        n("Reshape", ["x", "split_shape"], ["split"], name="split_heads"),
+        n("Transpose", ["split"], ["by_head"], perm=[0, 2, 1, 3],
+          name="head_split"),
+        n("Cast", ["mask"], ["mask_f"], to=TensorProto.FLOAT, name="mask_f"),
+        n("Sub", ["unit", "mask_f"], ["inverted"], name="invert_mask"),
+        n("Mul", ["inverted", "masked"], ["mask_bias"], name="mask_bias"),
+        n("Unsqueeze", ["mask_bias", "mask_axes"], ["mask4"], name="mask4"),
+        n("Squeeze", ["seq_dim", "row_axis"], ["seq_scalar"], name="seq_scalar"),
+        n("Range", ["start", "seq_scalar", "step"], ["steps"], name="steps"),
+        n("Unsqueeze", ["steps", "row_axis"], ["step_row"], name="step_row"),
+        n("Expand", ["step_row", "ids_shape"], ["step_grid"], name="step_grid"),
+        n("Cast", ["step_grid"], ["step_f"], to=TensorProto.FLOAT,
+          name="step_f"),
+        n("Mul", ["step_f", "per_position"], ["step_term"], name="step_term"),
+        n("Unsqueeze", ["step_term", "mask_axes"], ["step4"], name="step4"),
+        n("Add", ["by_head", "mask4"], ["masked_heads"], name="apply_mask"),
+        n("Add", ["masked_heads", "step4"], ["shifted"], name="apply_steps"),
+        n("Transpose", ["shifted"], ["by_position"], perm=[0, 2, 1, 3],
+          name="head_merge"),
+        n("Concat", ["batch_dim", "seq_dim", "sixteen"], ["merge_shape"],
+          axis=0, name="merge_shape"),
+        n("Reshape", ["by_position", "merge_shape"], ["hidden"],
+          name="merge_heads"),
+        n("Gather", ["hidden", "first"], ["first_token"], axis=1,
+          name="select_first"),
+        n("Tanh", ["first_token"], ["pooled"], name="pool"),
+    ]
+    inputs = [
+        helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", "seq"]),
+        helper.make_tensor_value_info("mask", TensorProto.INT64, ["batch", "seq"]),
+    ]
+    outputs = [
+        helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["batch", "seq", 16]),
+        helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["batch", 16]),
+    ]
+    return helper.make_graph(nodes, "heads", inputs, outputs, inits)
+
+
 def main():
     builders = {"bert": bert, "cnn": cnn, "movement": movement,
-                "encoder": encoder}
+                "encoder": encoder, "heads": heads}
     if len(sys.argv) != 3 or sys.argv[1] not in builders:
         sys.exit(__doc__)
     graph = builders[sys.argv[1]]()

@@ -1,10 +1,13 @@
 // Kernels with run-time extents (issue 18): the kernel kinds' contract lets
 // pointwise, data_movement, row_reduce and library kernels take run-time
 // extents in the leading dims of each value (a library call's M or N),
-// indexed as one extent when there are several;
-// attention, or an op whose index arithmetic would need the extent's value,
-// is a located error naming the ONNX node, the extents as expressions and
-// the kind.
+// indexed as one extent when there are several; pointwise and data_movement
+// kernels also take them by value, each a dim parameter in the index
+// arithmetic, for the ops whose CUDA models index that way (a transpose of
+// run-time dims, a broadcast along one, a gather along one); attention, a
+// by-value op in another kind, or an op that would need a length along a
+// run-time extent is a located error naming the ONNX node, the extents as
+// expressions and the kind.
 // RUN: kiln-opt %s --split-input-file --kiln-fuse-kernels --verify-diagnostics | FileCheck %s
 
 // A pointwise chain with a bias row and a transpose that moves the
@@ -87,10 +90,12 @@ func.func @reduce_batch(%x: tensor<?x8xf32> {kiln.name = "x", kiln.dim_names = [
 // -----
 
 // A transpose that moves the run-time extent inward: its index arithmetic
-// would take it modulo.
+// takes the extent's value (by value).
+// CHECK-LABEL: func.func @inward
+// CHECK:         kiln.kernel "transpose_0" data_movement
+// CHECK-SAME:      attributes {kiln.dim_exprs = ["4", "batch", "8"]}
 func.func @inward(%x: tensor<?x4x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", "", ""]}) -> tensor<4x?x8xf32>
     attributes {kiln.dim_ranges = {batch = array<i64: 1, 64, 64>}} {
-  // expected-error @+1 {{'kiln.transpose' with result extents [4, batch, 8] (batch in 1..64) has run-time extents and roots a data_movement kernel: has a run-time extent in dim 1 after a static dim of size 4 (dim 0), so its run-time extents are not leading dims; a kernel takes run-time extents only in leading dims}}
   %0 = kiln.transpose %x {kiln.dim_exprs = ["4", "batch", "8"], perm = array<i64: 1, 0, 2>} : tensor<?x4x8xf32> -> tensor<4x?x8xf32>
   return %0 : tensor<4x?x8xf32>
 }
@@ -139,31 +144,83 @@ func.func @prefix_chain(%x: tensor<?x?x2x8xf32> {kiln.name = "x", kiln.dim_names
 // -----
 
 // An operand with another run-time prefix: [1, seq, 8] added to
-// [batch, seq, 8] would need seq to index it alone.
-func.func @prefix_broadcast(%x: tensor<?x?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", "seq", ""]}, %p: tensor<1x?x8xf32> {kiln.name = "p", kiln.dim_names = ["", "seq", ""]}) -> tensor<?x?x8xf32>
+// [batch, seq, 8] indexes seq alone, by value; the position table's add and
+// the head split that follows ([batch, seq, 2, 4] to [batch, 2, seq, 4])
+// join one data_movement kernel.
+// CHECK-LABEL: func.func @prefix_broadcast
+// CHECK:         kiln.kernel "add_transpose_0" data_movement
+// CHECK-SAME:      attributes {kiln.dim_exprs = ["batch", "2", "seq", "4"]}
+// CHECK-NOT:     kiln.kernel
+func.func @prefix_broadcast(%x: tensor<?x?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", "seq", ""]}, %p: tensor<1x?x8xf32> {kiln.name = "p", kiln.dim_names = ["", "seq", ""]}) -> tensor<?x2x?x4xf32>
     attributes {kiln.dim_ranges = {batch = array<i64: 1, 8, 8>, seq = array<i64: 16, 64, 64>}} {
-  // expected-error @+1 {{'kiln.add' with result extents [batch, seq, 8] (batch in 1..8, seq in 16..64) has run-time extents and roots a pointwise kernel: has an operand whose run-time prefix is not its result's (a kernel with several run-time extents indexes its leading run-time dims as one, so no index may address one of them alone)}}
+  %shape = kiln.constant dense<[0, 0, 2, 4]> : tensor<4xi64>
   %0 = kiln.add %x, %p {kiln.dim_exprs = ["batch", "seq", "8"]} : tensor<?x?x8xf32>, tensor<1x?x8xf32> -> tensor<?x?x8xf32>
-  return %0 : tensor<?x?x8xf32>
+  %1 = kiln.reshape %0, %shape {kiln.dim_exprs = ["batch", "seq", "2", "4"]} : tensor<?x?x8xf32>, tensor<4xi64> -> tensor<?x?x2x4xf32>
+  %2 = kiln.transpose %1 {kiln.dim_exprs = ["batch", "2", "seq", "4"], perm = array<i64: 0, 2, 1, 3>} : tensor<?x?x2x4xf32> -> tensor<?x2x?x4xf32>
+  return %2 : tensor<?x2x?x4xf32>
 }
 
 // -----
 
-// A transpose that swaps two run-time dims.
+// A transpose that swaps two run-time dims, by value.
+// CHECK-LABEL: func.func @prefix_transpose
+// CHECK:         kiln.kernel "transpose_0" data_movement
 func.func @prefix_transpose(%x: tensor<?x?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", "seq", ""]}) -> tensor<?x?x8xf32>
     attributes {kiln.dim_ranges = {batch = array<i64: 1, 8, 8>, seq = array<i64: 16, 64, 64>}} {
-  // expected-error @+1 {{roots a data_movement kernel: moves a dim of its run-time prefix}}
   %0 = kiln.transpose %x {kiln.dim_exprs = ["seq", "batch", "8"], perm = array<i64: 1, 0, 2>} : tensor<?x?x8xf32> -> tensor<?x?x8xf32>
   return %0 : tensor<?x?x8xf32>
 }
 
 // -----
 
-// A gather along one of the run-time dims (x[:, 0], BERT's pooler).
+// A gather along one of the run-time dims (x[:, 0], BERT's pooler): its
+// index bound is seq's value.
+// CHECK-LABEL: func.func @prefix_gather
+// CHECK:         kiln.kernel "gather_tanh_0" pointwise
+// CHECK-SAME:      attributes {kiln.dim_exprs = ["batch", "8"]}
 func.func @prefix_gather(%x: tensor<?x?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", "seq", ""]}) -> tensor<?x8xf32>
     attributes {kiln.dim_ranges = {batch = array<i64: 1, 8, 8>, seq = array<i64: 16, 64, 64>}} {
   %i = kiln.constant dense<0> : tensor<i64>
-  // expected-error @+1 {{roots a data_movement kernel: gathers along its data's run-time extent}}
   %0 = kiln.gather %x, %i {axis = 1 : i64, kiln.dim_exprs = ["batch", "8"]} : tensor<?x?x8xf32>, tensor<i64> -> tensor<?x8xf32>
-  return %0 : tensor<?x8xf32>
+  %1 = kiln.tanh %0 {kiln.dim_exprs = ["batch", "8"]} : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %1 : tensor<?x8xf32>
+}
+
+// -----
+
+// kiln.shape of a ranged value: its elements are the extents, computed
+// from the dim parameters; the kernel's output is static.
+// CHECK-LABEL: func.func @shape_of_ranged
+// CHECK:         kiln.kernel "shape_0" data_movement ins(%{{.*}} : tensor<?x?xi64>) outs(%{{.*}} : tensor<2xi64>)
+func.func @shape_of_ranged(%x: tensor<?x?xi64> {kiln.name = "x", kiln.dim_names = ["batch", "seq"]}) -> tensor<2xi64>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 8, 8>, seq = array<i64: 16, 64, 64>}} {
+  %0 = kiln.shape %x : tensor<?x?xi64> -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+// A by-value op does not join a kernel whose template indexes the run-time
+// prefix as one extent (a row reduction's rows): the transpose that swaps
+// the run-time dims roots a kernel of its own.
+// CHECK-LABEL: func.func @by_value_split
+// CHECK:         kiln.kernel "transpose_0" data_movement
+// CHECK:         kiln.kernel "reduce_max_1" row_reduce
+func.func @by_value_split(%x: tensor<?x?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", "seq", ""]}) -> tensor<?x?x1xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 8, 8>, seq = array<i64: 16, 64, 64>}} {
+  %axes = kiln.constant dense<2> : tensor<1xi64>
+  %0 = kiln.transpose %x {kiln.dim_exprs = ["seq", "batch", "8"], perm = array<i64: 1, 0, 2>} : tensor<?x?x8xf32> -> tensor<?x?x8xf32>
+  %1 = kiln.reduce_max %0, %axes {keepdims = true, kiln.dim_exprs = ["seq", "batch", "1"]} : tensor<?x?x8xf32>, tensor<1xi64> -> tensor<?x?x1xf32>
+  return %1 : tensor<?x?x1xf32>
+}
+
+// -----
+
+// A row reduction whose own extents need their values (rows [batch, 4,
+// seq]: seq after a static dim): only the loop template takes them.
+func.func @by_value_row(%x: tensor<?x4x?x8xf32> {kiln.name = "x", kiln.dim_names = ["batch", "", "seq", ""]}) -> tensor<?x4x?x8xf32>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 8, 8>, seq = array<i64: 16, 64, 64>}} {
+  // expected-error @+1 {{roots a row_reduce kernel: needs the values of its run-time extents (they are not a leading prefix its operands and result agree on), which only the loop template of pointwise and data_movement kernels takes}}
+  %0 = kiln.softmax %x {axis = -1 : i64, kiln.dim_exprs = ["batch", "4", "seq", "8"]} : tensor<?x4x?x8xf32> -> tensor<?x4x?x8xf32>
+  return %0 : tensor<?x4x?x8xf32>
 }

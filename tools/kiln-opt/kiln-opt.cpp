@@ -8,6 +8,7 @@
 #include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/Pipelines.h"
 #include "kiln/Transforms/RecordDimExprs.h"
+#include "kiln/Transforms/ResolveSymbolicReshapes.h"
 
 #include "mlir/Debug/Counter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,6 +35,7 @@ int main(int argc, char **argv) {
   mlir::registerCSEPass();
   kiln::registerKilnPasses();
   kiln::registerKilnRecordDimExprs();
+  kiln::registerKilnResolveSymbolicReshapes();
   kiln::registerKilnPackDepthwiseWeights();
   kiln::registerKilnPipelines();
 

@@ -28,7 +28,9 @@ TEST(ElementalEmitterTest, LinearFromDimsSkipsUnitDims) {
   ElementIndex index = ElementIndex::fromDims({"a", "0", "b"});
   EXPECT_EQ(emitter.linearOf(index, std::vector<int64_t>{3, 1, 5}),
             "(a * 5 + b)");
-  EXPECT_EQ(emitter.linearOf(ElementIndex::fromDims({}), {}), "0");
+  EXPECT_EQ(
+      emitter.linearOf(ElementIndex::fromDims({}), std::vector<int64_t>{}),
+      "0");
 }
 
 TEST(ElementalEmitterTest, BroadcastIndexDropsBroadcastDims) {
@@ -40,6 +42,49 @@ TEST(ElementalEmitterTest, BroadcastIndexDropsBroadcastDims) {
   EXPECT_EQ(emitter.linearOf(row, std::vector<int64_t>{4097}), "(i % 4097)");
   ElementIndex column = emitter.broadcastIndex(index, {8, 4097}, {8, 1});
   EXPECT_EQ(emitter.linearOf(column, std::vector<int64_t>{8, 1}), "(i / 4097)");
+}
+
+/// Extents of |sizes|, a run-time dim (ShapedType::kDynamic) spelled |name|.
+Extents extents(std::vector<int64_t> sizes, const std::string &name) {
+  Extents result;
+  for (int64_t size : sizes) {
+    result.sizes.push_back(size);
+    result.texts.push_back(
+        mlir::ShapedType::isDynamic(size) ? name : std::to_string(size));
+  }
+  return result;
+}
+
+TEST(ElementalEmitterTest, RunTimeExtentsByValue) {
+  // [batch, 12, seq, 64] from [batch, seq, 12, 64]: seq's value divides and
+  // takes remainders; a static shape's text is unchanged.
+  ElementalEmitter emitter{KernelOp()};
+  constexpr int64_t dynamic = mlir::ShapedType::kDynamic;
+  ElementIndex index = ElementIndex::fromLinear("i");
+  Extents heads = extents({dynamic, 12, dynamic, 64}, "(kiln_dim1)");
+  heads.texts[0] = "(kiln_dim0)";
+  EXPECT_EQ(emitter.dimOf(index, heads, 0), "(i / ((kiln_dim1) * 768))");
+  EXPECT_EQ(emitter.dimOf(index, heads, 1), "((i / ((kiln_dim1) * 64)) % 12)");
+  EXPECT_EQ(emitter.dimOf(index, heads, 2), "((i / 64) % (kiln_dim1))");
+  Extents rows = extents({dynamic, dynamic, 12, 64}, "(kiln_dim1)");
+  rows.texts[0] = "(kiln_dim0)";
+  ElementIndex swapped = ElementIndex::fromDims({"b", "s", "h", "d"});
+  EXPECT_EQ(emitter.linearOf(swapped, rows),
+            "(((b * (kiln_dim1) + s) * 12 + h) * 64 + d)");
+  // Broadcasting [1, seq, 16] to [batch, seq, 16] keeps seq's index.
+  Extents result = extents({dynamic, dynamic, 16}, "(kiln_dim1)");
+  result.texts[0] = "(kiln_dim0)";
+  ElementIndex table = emitter.broadcastIndex(
+      index, result, extents({1, dynamic, 16}, "(kiln_dim1)"));
+  EXPECT_EQ(table.dims[1], "((i / 16) % (kiln_dim1))");
+  // Static shapes give the same text through either form.
+  std::vector<int64_t> shape = {4, 1, 4097};
+  EXPECT_EQ(emitter.dimOf(index, extents(shape, ""), 2),
+            emitter.dimOf(index, shape, 2));
+  // A run-time dim a shape-only caller needs the value of.
+  EXPECT_NE(emitter.dimOf(index, std::vector<int64_t>{4, dynamic, 8}, 1)
+                .find(kUnknownExtentText.str()),
+            std::string::npos);
 }
 
 TEST(ElementalEmitterTest, Literals) {

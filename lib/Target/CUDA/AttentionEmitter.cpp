@@ -33,44 +33,61 @@
 using namespace mlir;
 
 namespace kiln::cuda {
-ElementIndex BatchedOperands::indexOf(Value operand, int64_t rows, int64_t cols,
+ElementIndex BatchedOperands::indexOf(Value operand, const Extent &rows,
+                                      const Extent &cols,
                                       const std::string &row,
                                       const std::string &col) const {
-  SmallVector<int64_t> full(batchShape);
-  full.push_back(rows);
-  full.push_back(cols);
+  Extents full = batch;
+  for (const Extent *extent : {&rows, &cols}) {
+    full.sizes.push_back(extent->size);
+    full.texts.push_back(extent->text);
+  }
   SmallVector<std::string, 4> dims(batchDims);
   dims.push_back(row);
   dims.push_back(col);
   return emitter.broadcastIndex(ElementIndex::fromDims(dims), full,
-                                shapeOf(operand));
+                                emitter.extentsOf(operand));
 }
 
-FailureOr<std::string> BatchedOperands::at(Value operand, int64_t rows,
-                                           int64_t cols, const std::string &row,
+FailureOr<std::string> BatchedOperands::at(Value operand, const Extent &rows,
+                                           const Extent &cols,
+                                           const std::string &row,
                                            const std::string &col) {
   return emitter.emit(operand, indexOf(operand, rows, cols, row, col));
 }
 
 std::string BatchedOperands::matrixOffset(Value operand) const {
-  ArrayRef<int64_t> shape = shapeOf(operand);
+  Extents shape = emitter.extentsOf(operand);
   int64_t rank = shape.size();
-  return emitter.linearOf(
-      indexOf(operand, shape[rank - 2], shape[rank - 1], "0", "0"), shape);
+  return emitter.linearOf(indexOf(operand, Extent(shape, rank - 2),
+                                  Extent(shape, rank - 1), "0", "0"),
+                          shape);
 }
+
+namespace {
+/// The first |count| dims of |extents|.
+Extents leadingExtents(const Extents &extents, size_t count) {
+  Extents leading;
+  leading.sizes.assign(extents.sizes.begin(), extents.sizes.begin() + count);
+  leading.texts.assign(extents.texts.begin(), extents.texts.begin() + count);
+  return leading;
+}
+} // namespace
 
 namespace {
 /// The row kernel: one block per (batch, query row).
 LogicalResult emitRowKernel(ElementalEmitter &emitter, AttentionOp attention,
                             LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
-  ArrayRef<int64_t> outShape = shapeOf(attention.getResult());
-  ArrayRef<int64_t> kShape = shapeOf(attention.getKey());
+  // Sizes, or with run-time extents (issue 18) their expressions: the batch
+  // dims and both sequence lengths; the head sizes are static.
+  Extents outShape = emitter.extentsOf(attention.getResult());
+  Extents kShape = emitter.extentsOf(attention.getKey());
   int64_t rank = outShape.size();
-  int64_t sq = outShape[rank - 2], dv = outShape[rank - 1];
-  int64_t sk = kShape[rank - 2], d = kShape[rank - 1];
-  SmallVector<int64_t> batchShape(outShape.drop_back(2));
-  int64_t rows = elementCount(outShape.drop_back(1));
+  Extent sq(outShape, rank - 2), sk(kShape, rank - 2);
+  int64_t dv = outShape[rank - 1], d = kShape[rank - 1];
+  Extents batchShape = leadingExtents(outShape, rank - 2);
+  Extent rows = productOf(leadingExtents(outShape, rank - 1));
   int64_t block = int64_t(kernel.getBlockSize().value_or(0));
   if (block <= 0)
     return emitter.error(nullptr) << "has no block_size";
@@ -90,25 +107,26 @@ LogicalResult emitRowKernel(ElementalEmitter &emitter, AttentionOp attention,
   std::string acc = ElementalEmitter::computeType(type);
 
   BatchedOperands operands(emitter, batchShape);
-  auto operandAt = [&](Value operand, int64_t rowsOfFull, int64_t colsOfFull,
-                       const std::string &row, const std::string &col) {
+  auto operandAt = [&](Value operand, const Extent &rowsOfFull,
+                       const Extent &colsOfFull, const std::string &row,
+                       const std::string &col) {
     return operands.at(operand, rowsOfFull, colsOfFull, row, col);
   };
-  std::string s = std::to_string(sk), n = std::to_string(chunk);
+  std::string s = sk.text, n = std::to_string(chunk);
   std::string zero = ElementalEmitter::floatLiteral(type, 0.0);
   std::string negInf = ElementalEmitter::floatLiteral(type, -INFINITY);
 
-  emitter.line(
-      "// kiln.attention: " + std::to_string(rows) + " query rows of " + s +
-      " keys, head sizes " + std::to_string(d) + "/" + std::to_string(dv) +
-      "; one block per row, keys in chunks of " + n + " (online softmax).");
+  emitter.line("// kiln.attention: " + rows.text + " query rows of " + s +
+               " keys, head sizes " + std::to_string(d) + "/" +
+               std::to_string(dv) + "; one block per row, keys in chunks of " +
+               n + " (online softmax).");
   emitter.line("__shared__ " + acc + " kiln_q[" + std::to_string(d) + "];");
   emitter.line("__shared__ " + acc + " kiln_p[" + n + "];");
   emitter.line("__shared__ " + acc + " kiln_partials[32];");
-  emitter.open("for (kiln_index_t row = blockIdx.x; row < " +
-               std::to_string(rows) + "; row += gridDim.x)");
-  emitter.line("const kiln_index_t b = row / " + std::to_string(sq) +
-               ", i = row % " + std::to_string(sq) + ";");
+  emitter.open("for (kiln_index_t row = blockIdx.x; row < " + rows.text +
+               "; row += gridDim.x)");
+  emitter.line("const kiln_index_t b = row / " + sq.text + ", i = row % " +
+               sq.text + ";");
   emitter.line("__syncthreads();  // The previous row is done with kiln_q.");
   emitter.open("for (kiln_index_t t = threadIdx.x; t < " + std::to_string(d) +
                "; t += blockDim.x)");

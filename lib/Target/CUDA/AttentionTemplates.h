@@ -13,19 +13,43 @@
 
 namespace kiln::cuda {
 
+/// One extent of an attention operand: its size (ShapedType::kDynamic at
+/// run time) and its CUDA text (the size, or its expression over the dim
+/// parameters, issue 18).
+struct Extent {
+  Extent(int64_t size) : size(size), text(std::to_string(size)) {}
+  Extent(const Extents &extents, size_t dim)
+      : size(extents[dim]), text(extents.texts[dim]) {}
+  bool isStatic() const { return !mlir::ShapedType::isDynamic(size); }
+  /// |text| + |offset| ("(t - 1)"), or the sum's value when static.
+  std::string plus(int64_t offset) const;
+  /// |text| times |factor|, or the product's value when static.
+  std::string times(int64_t factor) const;
+  /// ceil(|text| / |divisor|), or its value when static.
+  std::string ceilDiv(int64_t divisor) const;
+
+  int64_t size;
+  std::string text;
+};
+
+/// The product of |extents|' texts (`(kiln_dim0) * 12`), or its value
+/// when every one is static.
+Extent productOf(const Extents &extents);
+
 /// Reads attention operands at (batch b, row, col), b the linear index into
 /// the output's batch dims: NumPy broadcasting from the full [batch..., rows,
 /// cols] index.
 struct BatchedOperands {
-  BatchedOperands(ElementalEmitter &emitter, llvm::ArrayRef<int64_t> batchShape)
-      : emitter(emitter), batchShape(batchShape),
-        batchDims(emitter.dimsOf(ElementIndex::fromLinear("b"), batchShape)) {}
+  BatchedOperands(ElementalEmitter &emitter, const Extents &batch)
+      : emitter(emitter), batch(batch),
+        batchDims(emitter.dimsOf(ElementIndex::fromLinear("b"), batch)) {}
 
-  ElementIndex indexOf(mlir::Value operand, int64_t rows, int64_t cols,
-                       const std::string &row, const std::string &col) const;
+  ElementIndex indexOf(mlir::Value operand, const Extent &rows,
+                       const Extent &cols, const std::string &row,
+                       const std::string &col) const;
   /// The operand's value at (b, row, col) in the computation type.
-  mlir::FailureOr<std::string> at(mlir::Value operand, int64_t rows,
-                                  int64_t cols, const std::string &row,
+  mlir::FailureOr<std::string> at(mlir::Value operand, const Extent &rows,
+                                  const Extent &cols, const std::string &row,
                                   const std::string &col);
   /// The linear element offset of the operand's matrix for batch b.
   std::string matrixOffset(mlir::Value operand) const;
@@ -35,7 +59,7 @@ struct BatchedOperands {
                                   const StridedLayout &layout) const;
 
   ElementalEmitter &emitter;
-  llvm::SmallVector<int64_t> batchShape;
+  Extents batch;
   llvm::SmallVector<std::string, 4> batchDims;
 };
 

@@ -1,9 +1,11 @@
 // ElementalEmitter: code buffer, scoped value cache, index arithmetic and
 // dtype conversions used by every CUDA kernel template.
 #include "kiln/Target/CUDA/ElementalEmitter.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 #include "kiln/Evaluator/ScalarSemantics.h"
 #include "kiln/Target/CUDA/CUDAEmitter.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -41,6 +43,12 @@ ArrayRef<int64_t> shapeOf(Value value) {
   auto type = cast<RankedTensorType>(value.getType());
   ArrayRef<int64_t> shape = type.getShape();
   if (llvm::count_if(shape, ShapedType::isDynamic) < 2)
+    return shape;
+  if (auto kernel = value.getParentRegion()
+                        ? dyn_cast_or_null<KernelOp>(
+                              value.getParentRegion()->getParentOp())
+                        : KernelOp();
+      kernel && kernelIndexesRunTimeExtentsByValue(kernel))
     return shape;
   // Several run-time extents in leading dims (the kernel kinds' contract):
   // indexed as one, the product of them, in the last one's place, with the
@@ -106,7 +114,110 @@ std::string parenthesize(const std::string &text) {
 
 ElementalEmitter::ElementalEmitter(KernelOp kernel) : kernel(kernel) {
   boundsChecks = hasBoundsChecks(kernel);
+  if (kernel)
+    dimParameters = getKernelDimParameters(kernel);
   scopes.emplace_back();
+}
+
+namespace {
+/// The recorded extents of |value| outside any kernel body: its op's
+/// kiln.dim_exprs, or a function argument's kiln.dim_names.
+std::vector<std::optional<DimExpr>> recordedExtents(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (auto result = dyn_cast<OpResult>(value)) {
+    if (result.getOwner()->getNumResults() == 1)
+      return getRecordedDimExprs(result.getOwner());
+    return {};
+  }
+  auto argument = cast<BlockArgument>(value);
+  auto function =
+      dyn_cast_or_null<FunctionOpInterface>(argument.getOwner()->getParentOp());
+  if (!function)
+    return {};
+  auto names = function.getArgAttrOfType<ArrayAttr>(argument.getArgNumber(),
+                                                    "kiln.dim_names");
+  std::vector<std::optional<DimExpr>> extents;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    auto name = names && d < int64_t(names.size())
+                    ? dyn_cast<StringAttr>(names[d])
+                    : StringAttr();
+    if (!type.isDynamicDim(d))
+      extents.push_back(DimExpr::constant(type.getDimSize(d)));
+    else if (name && !name.getValue().empty())
+      extents.push_back(DimExpr::symbol(name.getValue()));
+    else
+      extents.push_back(std::nullopt);
+  }
+  return extents;
+}
+} // namespace
+
+std::string ElementalEmitter::extentText(const DimExpr &extent) const {
+  return extent.formatAsCode([&](StringRef name) -> std::string {
+    auto found = llvm::find(dimParameters, name.str());
+    if (found == dimParameters.end())
+      return kUnknownExtentText.str();
+    return "kiln_dim" + std::to_string(found - dimParameters.begin());
+  });
+}
+
+Extents ElementalEmitter::extentsOf(Value value) const {
+  Extents extents;
+  ArrayRef<int64_t> shape = shapeOf(value);
+  extents.sizes.assign(shape.begin(), shape.end());
+  std::vector<std::optional<DimExpr>> recorded;
+  bool looked = false;
+  auto type = cast<RankedTensorType>(value.getType());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (!ShapedType::isDynamic(shape[d])) {
+      extents.texts.push_back(std::to_string(shape[d]));
+      continue;
+    }
+    if (!looked) {
+      looked = true;
+      Value outside = value;
+      auto &body = const_cast<KernelOp &>(kernel).getBody().front();
+      if (auto argument = dyn_cast<BlockArgument>(value);
+          argument && argument.getOwner() == &body)
+        outside = kernel->getOperand(argument.getArgNumber());
+      if (auto result = dyn_cast<OpResult>(value);
+          result && result.getOwner()->getBlock() == &body)
+        recorded = getRecordedDimExprs(result.getOwner());
+      else
+        recorded = recordedExtents(outside);
+    }
+    // A collapsed prefix (shapeOf) is the product of the type's dims up to
+    // this one.
+    std::optional<DimExpr> extent =
+        d < recorded.size() ? recorded[d] : std::nullopt;
+    if (extent && type.getShape()[d] != shape[d])
+      extent = std::nullopt;
+    if (extent && d > 0 && shape.take_front(d) != type.getShape().take_front(d))
+      for (size_t before = 0; before < d && extent; ++before)
+        extent = before < recorded.size() && recorded[before]
+                     ? *recorded[before] * *extent
+                     : std::nullopt;
+    extents.texts.push_back(extent ? extentText(*extent)
+                                   : kUnknownExtentText.str());
+  }
+  return extents;
+}
+
+std::string ElementalEmitter::wrapIndex(const std::string &value,
+                                        const Extents &extents, int64_t axis,
+                                        unsigned site) {
+  if (!ShapedType::isDynamic(extents[axis]))
+    return wrapIndex(value, extents[axis], axis, site);
+  std::string name = fresh("g");
+  const std::string &bound = extents.texts[axis];
+  if (boundsChecks)
+    line("const kiln_index_t " + name + " = (kiln_index_t)kiln_checked_index(" +
+         value + ", " + bound + ", " + std::to_string(axis) + ", " +
+         std::to_string(site) + "u, kiln_bounds, kiln_step);");
+  else
+    line("const kiln_index_t " + name + " = (kiln_index_t)kiln_gather_index(" +
+         value + ", " + bound + ");");
+  return name;
 }
 
 std::string ElementalEmitter::wrapIndex(const std::string &value, int64_t size,
@@ -257,7 +368,7 @@ FailureOr<std::string> ElementalEmitter::emit(Value value,
     if (!storage) {
       std::string linear = elementCount(shapeOf(value)) == 1
                                ? "0"
-                               : linearOf(index, shapeOf(value));
+                               : linearOf(index, extentsOf(value));
       storage = pointerName(number) + "[" + linear + "]";
     }
     expression =
@@ -305,45 +416,91 @@ InFlightDiagnostic ElementalEmitter::error(Operation *op) {
 // Index arithmetic
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// |shape| as texts: static sizes as numbers, run-time dims as
+/// kUnknownExtentText (shape-only callers have no expression for them).
+Extents staticExtents(ArrayRef<int64_t> shape) {
+  Extents extents;
+  extents.sizes.assign(shape.begin(), shape.end());
+  for (int64_t size : shape)
+    extents.texts.push_back(ShapedType::isDynamic(size)
+                                ? kUnknownExtentText.str()
+                                : std::to_string(size));
+  return extents;
+}
+} // namespace
+
 std::string ElementalEmitter::dimOf(const ElementIndex &index,
                                     ArrayRef<int64_t> shape,
                                     unsigned dim) const {
+  return dimOf(index, staticExtents(shape), dim);
+}
+
+std::string ElementalEmitter::dimOf(const ElementIndex &index,
+                                    const Extents &extents,
+                                    unsigned dim) const {
   if (index.hasDims)
     return index.dims[dim];
+  ArrayRef<int64_t> shape = extents.sizes;
   if (shape[dim] == 1)
     return "0";
+  // The stride: the static dims after |dim| multiplied out, times the
+  // run-time ones' texts.
   int64_t stride = 1;
-  for (size_t d = dim + 1; d < shape.size(); ++d)
-    stride *= shape[d];
+  std::string runTimeStride;
+  for (size_t d = dim + 1; d < shape.size(); ++d) {
+    if (!ShapedType::isDynamic(shape[d])) {
+      stride *= shape[d];
+      continue;
+    }
+    runTimeStride +=
+        (runTimeStride.empty() ? "" : " * ") + paren(extents.texts[d]);
+  }
   std::string linear = paren(index.linear);
   bool first = true;
   for (unsigned d = 0; d < dim; ++d)
     first &= shape[d] == 1;
-  std::string quotient =
-      stride == 1 ? linear
-                  : "(" + linear + " / " + std::to_string(stride) + ")";
+  std::string quotient;
+  if (!runTimeStride.empty())
+    quotient = "(" + linear + " / (" + runTimeStride +
+               (stride == 1 ? "" : " * " + std::to_string(stride)) + "))";
+  else
+    quotient = stride == 1
+                   ? linear
+                   : "(" + linear + " / " + std::to_string(stride) + ")";
   if (first)
     return quotient;
-  return "(" + quotient + " % " + std::to_string(shape[dim]) + ")";
+  return "(" + quotient + " % " + paren(extents.texts[dim]) + ")";
 }
 
 SmallVector<std::string, 4>
 ElementalEmitter::dimsOf(const ElementIndex &index,
                          ArrayRef<int64_t> shape) const {
+  return dimsOf(index, staticExtents(shape));
+}
+
+SmallVector<std::string, 4>
+ElementalEmitter::dimsOf(const ElementIndex &index,
+                         const Extents &extents) const {
   SmallVector<std::string, 4> dims;
-  for (unsigned d = 0; d < shape.size(); ++d)
-    dims.push_back(dimOf(index, shape, d));
+  for (unsigned d = 0; d < extents.size(); ++d)
+    dims.push_back(dimOf(index, extents, d));
   return dims;
 }
 
 std::string ElementalEmitter::linearOf(const ElementIndex &index,
                                        ArrayRef<int64_t> shape) const {
+  return linearOf(index, staticExtents(shape));
+}
+
+std::string ElementalEmitter::linearOf(const ElementIndex &index,
+                                       const Extents &extents) const {
   if (!index.linear.empty())
     return index.linear;
   // Horner form; size-1 dims contribute nothing (their index is 0).
   std::string result;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1)
+  for (size_t d = 0; d < extents.size(); ++d) {
+    if (extents[d] == 1)
       continue;
     const std::string &entry = index.dims[d];
     if (result.empty()) {
@@ -351,7 +508,7 @@ std::string ElementalEmitter::linearOf(const ElementIndex &index,
         result = entry;
       continue;
     }
-    result = "(" + paren(result) + " * " + std::to_string(shape[d]) +
+    result = "(" + paren(result) + " * " + paren(extents.texts[d]) +
              (entry == "0" ? "" : " + " + paren(entry)) + ")";
   }
   return result.empty() ? "0" : result;
@@ -363,12 +520,21 @@ ElementalEmitter::broadcastIndex(const ElementIndex &resultIndex,
                                  ArrayRef<int64_t> operandShape) const {
   if (resultShape == operandShape)
     return resultIndex;
+  return broadcastIndex(resultIndex, staticExtents(resultShape),
+                        staticExtents(operandShape));
+}
+
+ElementIndex ElementalEmitter::broadcastIndex(const ElementIndex &resultIndex,
+                                              const Extents &result,
+                                              const Extents &operand) const {
+  if (result == operand)
+    return resultIndex;
   SmallVector<std::string, 4> dims;
-  size_t offset = resultShape.size() - operandShape.size();
-  for (size_t d = 0; d < operandShape.size(); ++d)
-    dims.push_back(operandShape[d] == 1 && resultShape[offset + d] != 1
+  size_t offset = result.size() - operand.size();
+  for (size_t d = 0; d < operand.size(); ++d)
+    dims.push_back(operand[d] == 1 && result[offset + d] != 1
                        ? std::string("0")
-                       : dimOf(resultIndex, resultShape, offset + d));
+                       : dimOf(resultIndex, result, offset + d));
   return ElementIndex::fromDims(dims);
 }
 

@@ -38,10 +38,11 @@ FailureOr<SmallVector<std::string>> emitBroadcastOperands(Operation *op,
                                                  ElementalEmitter &emitter,
                                                  const ElementIndex &index) {
   SmallVector<std::string> values;
-  ArrayRef<int64_t> resultShape = shapeOf(op->getResult(0));
+  Extents result = emitter.extentsOf(op->getResult(0));
   for (Value operand : op->getOperands()) {
     FailureOr<std::string> value = emitter.emit(
-        operand, emitter.broadcastIndex(index, resultShape, shapeOf(operand)));
+        operand,
+        emitter.broadcastIndex(index, result, emitter.extentsOf(operand)));
     if (failed(value))
       return failure();
     values.push_back(*value);

@@ -55,16 +55,24 @@ constexpr int64_t kFlashPad = 8;
 LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                               LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
-  ArrayRef<int64_t> outShape = shapeOf(attention.getResult());
+  // Sizes, or with run-time extents (issue 18) their expressions: the batch
+  // dims and both sequence lengths; the head sizes are static.
+  Extents outShape = emitter.extentsOf(attention.getResult());
+  Extents keyShape = emitter.extentsOf(attention.getKey());
   int64_t rank = outShape.size();
-  int64_t sq = outShape[rank - 2], dv = outShape[rank - 1];
-  int64_t sk = shapeOf(attention.getKey())[rank - 2];
-  int64_t d = shapeOf(attention.getKey())[rank - 1];
-  SmallVector<int64_t> batchShape(outShape.drop_back(2));
-  int64_t batch = elementCount(batchShape);
-  int64_t queryTiles = (sq + kFlashRows - 1) / kFlashRows;
-  int64_t keyTiles = (sk + kFlashKeys - 1) / kFlashKeys;
-  int64_t tiles = batch * queryTiles;
+  Extent sq(outShape, rank - 2), sk(keyShape, rank - 2);
+  int64_t dv = outShape[rank - 1], d = keyShape[rank - 1];
+  Extents batchShape;
+  batchShape.sizes.assign(outShape.sizes.begin(), outShape.sizes.end() - 2);
+  batchShape.texts.assign(outShape.texts.begin(), outShape.texts.end() - 2);
+  Extent batch = productOf(batchShape);
+  bool runTime = !sq.isStatic() || !sk.isStatic() || !batch.isStatic();
+  std::string queryTiles = sq.ceilDiv(kFlashRows),
+              keyTiles = sk.ceilDiv(kFlashKeys);
+  std::string tiles =
+      runTime ? batch.text + " * " + queryTiles
+              : std::to_string(batch.size *
+                               ((sq.size + kFlashRows - 1) / kFlashRows));
   int64_t block = 32 * kFlashAttentionWarps;
   Type type = elementTypeOf(attention.getQuery());
   std::string storage = ElementalEmitter::storageType(type);
@@ -74,8 +82,12 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
               valueStride = text(dv + kFlashPad);
   BatchedOperands operands(emitter, batchShape);
   emitter.addGlobal(flashHelpers(type));
-  std::optional<KeyTileBounds> bounds = findKeyTileBounds(
-      kernel, attention.getMask(), rank, sq, sk, kFlashRows, kFlashKeys);
+  // Key tiles to skip come from a mask known at compile time, of static
+  // extents.
+  std::optional<KeyTileBounds> bounds =
+      runTime ? std::nullopt
+              : findKeyTileBounds(kernel, attention.getMask(), rank, sq.size,
+                                  sk.size, kFlashRows, kFlashKeys);
 
   // Copies rows [keyStart, keyStart + kFlashKeys) of |source| (cols wide)
   // into |buffer| in 16-byte pieces, when |condition| holds; then commits.
@@ -95,7 +107,7 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
     emitter.line("const int r = c / " + text(pieces) + ", col = (c % " +
                  text(pieces) + ") * 8;");
     emitter.line("const kiln_index_t key = " + keyStart + " + r;");
-    emitter.line("const bool valid = key < " + text(sk) + ";");
+    emitter.line("const bool valid = key < " + sk.text + ";");
     emitter.line("kiln_flash_copy16(&" + buffer + "[r * " +
                  text(cols + kFlashPad) + " + col], " + source +
                  " + (valid ? key : 0) * " + text(rowStride) +
@@ -106,8 +118,8 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
     emitter.line("kiln_flash_commit();");
   };
 
-  emitter.line("// kiln.attention (flash): " + text(batch) + " x " + text(sq) +
-               " query rows of " + text(sk) + " keys, head sizes " + text(d) +
+  emitter.line("// kiln.attention (flash): " + batch.text + " x " + sq.text +
+               " query rows of " + sk.text + " keys, head sizes " + text(d) +
                "/" + text(dv) + "; a block per " + text(kFlashRows) +
                " query rows (a warp per 16), tensor cores, key/value tiles "
                "of " +
@@ -125,25 +137,25 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                keyStride + " + ((lane >> 3) & 1) * 8;");
   emitter.line("const int vLane = (lane & 15) * " + valueStride +
                " + (lane >> 4) * 8;");
-  emitter.open("for (kiln_index_t tile = blockIdx.x; tile < " + text(tiles) +
+  emitter.open("for (kiln_index_t tile = blockIdx.x; tile < " + tiles +
                "; tile += gridDim.x)");
   // The key tiles this query tile visits: [keyStart, keyEnd) for the loop,
   // keyNext < keyEnd when there is a next tile to copy.
-  std::string loopStart = "0", loopCondition = "t < " + text(keyTiles),
-              nextCondition = "t + 1 < " + text(keyTiles);
+  std::string loopStart = "0", loopCondition = "t < " + keyTiles,
+              nextCondition = "t + 1 < " + keyTiles;
   if (!bounds) {
-    emitter.line("const kiln_index_t b = tile / " + text(queryTiles) + ";");
-    emitter.line("const int queryTile = (int)(tile % " + text(queryTiles) +
-                 ");");
+    emitter.line("const kiln_index_t b = tile / " + queryTiles + ";");
+    emitter.line("const int queryTile = (int)(tile % " + queryTiles + ");");
   } else {
     // Longest first across the whole grid (the last query tile of every
     // batch index, then the one before, ...): the blocks that start first
     // are the heaviest, and the light ones fill in behind them. Ordering by
     // batch index first left the heaviest tiles of the last heads to the
     // end (GPT-2: 12 heads x 16 query tiles on 132 SMs).
-    emitter.line("const kiln_index_t b = tile % " + text(batch) + ";");
-    emitter.line("const int queryTile = " + text(queryTiles - 1) +
-                 " - (int)(tile / " + text(batch) +
+    emitter.line("const kiln_index_t b = tile % " + batch.text + ";");
+    emitter.line("const int queryTile = " +
+                 text((sq.size + kFlashRows - 1) / kFlashRows - 1) +
+                 " - (int)(tile / " + batch.text +
                  ");  // The longest first, of every batch index.");
     if (bounds->causal) {
       emitter.line("// The causal mask: query tile i needs key tiles 0 ... "
@@ -172,7 +184,7 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                 text(matrix);
       }
       emitter.line("const int *tileRange = &" + table + "[(" + slice + " * " +
-                   text(queryTiles) + " + queryTile) * 2];");
+                   queryTiles + " + queryTile) * 2];");
       emitter.line("const int firstTile = tileRange[0], lastTile = "
                    "tileRange[1];");
     }
@@ -208,16 +220,17 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   emitTileCopy("kiln_v", "v", dv, valueRowStride, firstKey, "");
 
   emitter.line("// A fragments of the warp's 16 query rows (zero past " +
-               text(sq) + ").");
+               sq.text + ").");
   emitter.line("unsigned qa[" + text(d / 16) + "][4];");
   emitter.line("#pragma unroll");
   emitter.open("for (int ks = 0; ks < " + text(d / 16) + "; ++ks)");
   emitter.line("const int col = ks * 16 + pair * 2;");
   for (int i = 0; i < 4; ++i) {
     std::string row = i % 2 ? "row1" : "row0";
-    emitter.line("qa[ks][" + text(i) + "] = " + row + " < " + text(sq) +
+    emitter.line("qa[ks][" + text(i) + "] = " + row + " < " + sq.text +
                  " ? *reinterpret_cast<const unsigned *>(q + " + row + " * " +
-                 text(queryStride) + " + col" + (i >= 2 ? " + 8" : "") + ") : 0u;");
+                 text(queryStride) + " + col" + (i >= 2 ? " + 8" : "") +
+                 ") : 0u;");
   }
   emitter.close();
   emitter.line("float o[" + text(dv / 8) + "][4];");
@@ -242,9 +255,9 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
     emitter.open("for (int c = 0; c < 4; ++c)");
     emitter.line("const kiln_index_t key = key0 + j * 8 + pair * 2 + (c & 1);");
     emitter.line("const kiln_index_t row = c < 2 ? row0 : row1;");
-    emitter.line("const kiln_index_t maskRow = row < " + text(sq) +
-                 " ? row : " + text(sq - 1) + ", maskKey = key < " + text(sk) +
-                 " ? key : " + text(sk - 1) + ";");
+    emitter.line("const kiln_index_t maskRow = row < " + sq.text +
+                 " ? row : " + sq.plus(-1) + ", maskKey = key < " + sk.text +
+                 " ? key : " + sk.plus(-1) + ";");
     FailureOr<std::string> entry =
         operands.at(mask, sq, sk, "maskRow", "maskKey");
     if (failed(entry))
@@ -326,7 +339,7 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   std::string out = emitter.pointerName(emitter.getNumInputs());
   // The output: [batch..., sq, dv] in order, or the layout of the transpose
   // the kernel yields ([b, s, h, d]: rows h * d apart).
-  std::string outOffset = "b * " + text(sq * dv);
+  std::string outOffset = "b * " + sq.times(dv);
   int64_t outStride = dv;
   if (attention.getResult() != kernel.getYield().getValues()[0]) {
     StridedLayout stored = *attentionOutputLayout(kernel, attention);
@@ -337,18 +350,25 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   emitter.line("#pragma unroll");
   emitter.open("for (int e = 0; e < " + text(dv / 8) + "; ++e)");
   emitter.line("const int col = e * 8 + pair * 2;");
-  emitter.line("if (row0 < " + text(sq) +
-               ") *reinterpret_cast<unsigned *>(out + row0 * " + text(outStride) +
+  emitter.line("if (row0 < " + sq.text +
+               ") *reinterpret_cast<unsigned *>(out + row0 * " +
+               text(outStride) +
                " + col) = kiln_flash_pack(o[e][0] * l[0], o[e][1] * l[0]);");
-  emitter.line("if (row1 < " + text(sq) +
-               ") *reinterpret_cast<unsigned *>(out + row1 * " + text(outStride) +
+  emitter.line("if (row1 < " + sq.text +
+               ") *reinterpret_cast<unsigned *>(out + row1 * " +
+               text(outStride) +
                " + col) = kiln_flash_pack(o[e][2] * l[1], o[e][3] * l[1]);");
   emitter.close();
   emitter.close();
 
   launch.block = block;
+  // With run-time extents the recorded grid is the largest; the runtime
+  // launches min(ceil(count / units per block), grid) blocks.
+  int64_t staticTiles =
+      runTime ? int64_t(kernel.getGridSize().value_or(1))
+              : batch.size * ((sq.size + kFlashRows - 1) / kFlashRows);
   launch.grid = std::clamp<int64_t>(
-      int64_t(kernel.getGridSize().value_or(tiles)), 1, tiles);
+      int64_t(kernel.getGridSize().value_or(staticTiles)), 1, staticTiles);
   return success();
 }
 

@@ -32,7 +32,9 @@ LogicalResult emitFlashSoftmax(ElementalEmitter &emitter,
   auto text = [](int64_t value) { return std::to_string(value); };
   Type type = elementTypeOf(attention.getQuery());
   Type f32 = Float32Type::get(type.getContext());
-  int64_t sk = shapeOf(attention.getKey()).end()[-2];
+  // The keys: a size, or with run-time extents (issue 18) an expression.
+  Extents keyShape = emitter.extentsOf(attention.getKey());
+  Extent sk(keyShape, keyShape.size() - 2);
   std::string negInf = ElementalEmitter::floatLiteral(type, -INFINITY);
   double scale = attention.getScale().convertToDouble();
   // In base 2: the fp32 scale times log2(e), rounded to fp32 once.
@@ -59,8 +61,8 @@ LogicalResult emitFlashSoftmax(ElementalEmitter &emitter,
     score += " + bias[j][c]";
   // Keys masked without a read: past sk, above the diagonal.
   std::string masked;
-  if (sk % keysPerTile != 0)
-    masked = "key >= " + text(sk);
+  if (!sk.isStatic() || sk.size % keysPerTile != 0)
+    masked = "key >= " + sk.text;
   if (diagonal)
     masked += std::string(masked.empty() ? "" : " || ") +
               "(diagonalTile && key > (c < 2 ? row0 : row1))";

@@ -143,6 +143,13 @@ FailureOr<std::string> emitKernelSource(KernelOp kernel,
   }
   if (failed(emitted))
     return failure();
+  if (StringRef(emitter.body()).contains(kUnknownExtentText))
+    return kernel.emitError("CUDA emitter: kernel '")
+           << kernel.getSymName()
+           << "' has an index that needs the value of a run-time extent "
+              "whose expression is not recorded (kiln.dim_exprs) or whose "
+              "op's CUDA model indexes run-time extents only as one leading "
+              "extent";
 
   // The index type: 32-bit when every tensor (and a grid stride past it)
   // stays below 2^31 elements; 64-bit with run-time extents.
@@ -166,7 +173,7 @@ FailureOr<std::string> emitKernelSource(KernelOp kernel,
     parameters.push_back((number < inputs ? "const " : "") + type +
                          "* __restrict__ " + emitter.pointerName(number));
   }
-  // Run-time extents: the ranged dims the element count names, in order.
+  // Run-time extents: the ranged dims, in name order.
   if (*runTime)
     for (size_t i = 0; i < (*runTime)->dims.size(); ++i)
       parameters.push_back("long long " + cuda::runTimeDimParameter(i));

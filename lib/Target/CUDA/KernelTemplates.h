@@ -18,8 +18,8 @@ struct LaunchGeometry {
 
 /// A kernel with run-time extents (issue 18): its element count as
 /// kiln-tile-kernels recorded it (kElementCountAttrName) and the ranged dims
-/// that count names, in name order, which the kernel takes as `long long
-/// kiln_dim<i>` parameters after its buffers.
+/// it takes as `long long kiln_dim<i>` parameters after its buffers
+/// (getKernelDimParameters: every ranged dim, in name order).
 struct RunTimeCount {
   DimExpr count;
   std::vector<std::string> dims;

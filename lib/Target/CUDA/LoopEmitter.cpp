@@ -360,7 +360,7 @@ FailureOr<std::optional<RunTimeCount>> getRunTimeCount(KernelOp kernel) {
                    ? "no readable " + kElementCountAttrName.str() +
                          " (run kiln-tile-kernels first)"
                    : "its kind takes none");
-  RunTimeCount runTime{*count, count->getSymbols()};
+  RunTimeCount runTime{*count, getKernelDimParameters(kernel)};
   return std::optional<RunTimeCount>(std::move(runTime));
 }
 

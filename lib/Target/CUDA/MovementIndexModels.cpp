@@ -22,23 +22,23 @@ constexpr unsigned site(kiln::artifact::BoundsCheckSite value) {
 FailureOr<std::string> emitGatherElements(GatherElementsOp op,
                                           ElementalEmitter &e,
                                           const ElementIndex &index) {
-  ArrayRef<int64_t> data = shapeOf(op.getData());
+  Extents data = e.extentsOf(op.getData());
   int64_t axis = *normalizeAxis(op.getAxis(), data.size());
   auto position = e.emit(op.getIndices(), index);
   if (failed(position))
     return failure();
-  Dims d = e.dimsOf(index, shapeOf(op.getOutput()));
-  d[axis] = e.wrapIndex(*position, data[axis], axis,
+  Dims d = e.dimsOf(index, e.extentsOf(op.getOutput()));
+  d[axis] = e.wrapIndex(*position, data, axis,
                         site(artifact::BoundsCheckSite::GatherElements));
   return e.emit(op.getData(), ElementIndex::fromDims(d));
 }
 
 FailureOr<std::string> emitGatherND(GatherNDOp op, ElementalEmitter &e,
                                     const ElementIndex &index) {
-  ArrayRef<int64_t> data = shapeOf(op.getData()),
-                    indices = shapeOf(op.getIndices());
+  Extents data = e.extentsOf(op.getData());
+  ArrayRef<int64_t> indices = shapeOf(op.getIndices());
   int64_t batch = op.getBatchDims(), q = indices.size(), m = indices.back();
-  Dims out = e.dimsOf(index, shapeOf(op.getOutput()));
+  Dims out = e.dimsOf(index, e.extentsOf(op.getOutput()));
   Dims source(out.begin(), out.begin() + batch);
   for (int64_t j = 0; j < m; ++j) {
     Dims at(out.begin(), out.begin() + q - 1);
@@ -46,7 +46,7 @@ FailureOr<std::string> emitGatherND(GatherNDOp op, ElementalEmitter &e,
     auto value = e.emit(op.getIndices(), ElementIndex::fromDims(at));
     if (failed(value))
       return failure();
-    source.push_back(e.wrapIndex(*value, data[batch + j], batch + j,
+    source.push_back(e.wrapIndex(*value, data, batch + j,
                                  site(artifact::BoundsCheckSite::GatherND)));
   }
   source.append(out.begin() + q - 1, out.end());

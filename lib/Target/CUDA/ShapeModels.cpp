@@ -39,11 +39,11 @@ std::string addOffset(const std::string &index, int64_t offset) {
 FailureOr<std::string> emitLinearView(Operation *op, ElementalEmitter &emitter,
                                       const ElementIndex &index) {
   Value input = op->getOperand(0);
-  ArrayRef<int64_t> outShape = shapeOf(op->getResult(0));
-  if (shapeOf(input) == outShape)
+  Extents out = emitter.extentsOf(op->getResult(0));
+  if (emitter.extentsOf(input) == out)
     return emitter.emit(input, index);
-  return emitter.emit(
-      input, ElementIndex::fromLinear(emitter.linearOf(index, outShape)));
+  return emitter.emit(input,
+                      ElementIndex::fromLinear(emitter.linearOf(index, out)));
 }
 
 template <typename OpT>
@@ -103,14 +103,15 @@ FailureOr<std::string> emitUnsqueeze(UnsqueezeOp op, ElementalEmitter &emitter,
 FailureOr<std::string> emitExpand(ExpandOp op, ElementalEmitter &emitter,
                                   const ElementIndex &index) {
   return emitter.emit(op.getInput(),
-                      emitter.broadcastIndex(index, shapeOf(op.getOutput()),
-                                             shapeOf(op.getInput())));
+                      emitter.broadcastIndex(index,
+                                             emitter.extentsOf(op.getOutput()),
+                                             emitter.extentsOf(op.getInput())));
 }
 
 FailureOr<std::string> emitTranspose(TransposeOp op, ElementalEmitter &emitter,
                                      const ElementIndex &index) {
   ArrayRef<int64_t> perm = op.getPerm();
-  ArrayRef<int64_t> outShape = shapeOf(op.getOutput());
+  Extents outShape = emitter.extentsOf(op.getOutput());
   SmallVector<std::string> dims(perm.size());
   for (size_t i = 0; i < perm.size(); ++i)
     dims[perm[i]] = emitter.dimOf(index, outShape, i);
@@ -121,10 +122,14 @@ FailureOr<std::string> emitTranspose(TransposeOp op, ElementalEmitter &emitter,
 FailureOr<std::string> emitSlice(SliceOp op, ElementalEmitter &emitter,
                                  const ElementIndex &index) {
   ArrayRef<int64_t> inShape = shapeOf(op.getData());
-  ArrayRef<int64_t> outShape = shapeOf(op.getOutput());
+  Extents outShape = emitter.extentsOf(op.getOutput());
   const char *names[] = {"starts", "ends", "axes", "steps"};
   SmallVector<int64_t> lists[4];
   for (unsigned i = 0; i < 4; ++i) {
+    // The ends are not read: the result's extents give each length (a
+    // computed end, `positions[:seq]`, is allowed with steps of 1).
+    if (i == 1)
+      continue;
     FailureOr<SmallVector<int64_t>> list =
         constantIntegers(emitter, op, i + 1, names[i]);
     if (failed(list))
@@ -137,6 +142,8 @@ FailureOr<std::string> emitSlice(SliceOp op, ElementalEmitter &emitter,
     std::optional<int64_t> axis = normalizeAxis(lists[2][i], inShape.size());
     if (!axis || lists[3][i] == 0)
       return emitter.error(op) << "has an invalid axis or a zero step";
+    if (ShapedType::isDynamic(inShape[*axis]))
+      return emitter.error(op) << "slices along a run-time extent";
     int64_t dim = inShape[*axis], start = lists[0][i];
     if (start < 0)
       start += dim;
@@ -167,9 +174,9 @@ FailureOr<std::string> emitSlice(SliceOp op, ElementalEmitter &emitter,
 /// checks, recorded as the kernel's fault (ElementalEmitter::wrapIndex).
 FailureOr<std::string> emitGather(GatherOp op, ElementalEmitter &emitter,
                                   const ElementIndex &index) {
-  ArrayRef<int64_t> dataShape = shapeOf(op.getData());
+  Extents dataShape = emitter.extentsOf(op.getData());
   ArrayRef<int64_t> indicesShape = shapeOf(op.getIndices());
-  ArrayRef<int64_t> outShape = shapeOf(op.getOutput());
+  Extents outShape = emitter.extentsOf(op.getOutput());
   std::optional<int64_t> axis = normalizeAxis(op.getAxis(), dataShape.size());
   if (!axis)
     return emitter.error(op) << "has axis " << op.getAxis() << " out of range";
@@ -182,7 +189,7 @@ FailureOr<std::string> emitGather(GatherOp op, ElementalEmitter &emitter,
   if (failed(position))
     return failure();
   std::string clamped = emitter.wrapIndex(
-      *position, dataShape[*axis], *axis,
+      *position, dataShape, *axis,
       static_cast<unsigned>(artifact::BoundsCheckSite::Gather));
   SmallVector<std::string> dims(out.begin(), out.begin() + *axis);
   dims.push_back(clamped);
@@ -193,7 +200,7 @@ FailureOr<std::string> emitGather(GatherOp op, ElementalEmitter &emitter,
 /// Concat: only the input that holds the element is read (if/else chain).
 FailureOr<std::string> emitConcat(ConcatOp op, ElementalEmitter &emitter,
                                   const ElementIndex &index) {
-  ArrayRef<int64_t> outShape = shapeOf(op.getOutput());
+  Extents outShape = emitter.extentsOf(op.getOutput());
   std::optional<int64_t> axis = normalizeAxis(op.getAxis(), outShape.size());
   if (!axis)
     return emitter.error(op) << "has axis " << op.getAxis() << " out of range";
@@ -225,6 +232,33 @@ FailureOr<std::string> emitConcat(ConcatOp op, ElementalEmitter &emitter,
     emitter.close();
     offset += size;
   }
+  return result;
+}
+
+/// kiln.shape of a value with run-time extents (static ones fold before
+/// fusion): element k is the extent of dim start + k, a run-time one
+/// computed from the kernel's dim parameters.
+FailureOr<std::string> emitShape(ShapeOp op, ElementalEmitter &emitter,
+                                 const ElementIndex &index) {
+  Extents data = emitter.extentsOf(op.getData());
+  int64_t rank = data.size();
+  auto clampIndex = [&](int64_t at) {
+    return std::clamp<int64_t>(at < 0 ? at + rank : at, 0, rank);
+  };
+  int64_t first = clampIndex(op.getStart());
+  int64_t last = op.getEnd() ? clampIndex(*op.getEnd()) : rank;
+  if (last <= first)
+    return emitter.error(op) << "selects no dims";
+  std::string position = emitter.linearOf(index, shapeOf(op.getResult()));
+  auto extent = [&](int64_t d) {
+    return ShapedType::isDynamic(data[d])
+               ? "(long long)" + data.texts[d]
+               : ElementalEmitter::intLiteral(data[d]);
+  };
+  std::string result = extent(last - 1);
+  for (int64_t d = last - 2; d >= first; --d)
+    result = "(" + parenthesize(position) + " == " + std::to_string(d - first) +
+             " ? " + extent(d) + " : " + result + ")";
   return result;
 }
 
@@ -290,6 +324,7 @@ void attachShapeModels(MLIRContext &context) {
   GatherOp::attachInterface<FunctionModel<GatherOp, emitGather>>(context);
   ConcatOp::attachInterface<FunctionModel<ConcatOp, emitConcat>>(context);
   ConstantOp::attachInterface<FunctionModel<ConstantOp, emitConstant>>(context);
+  ShapeOp::attachInterface<FunctionModel<ShapeOp, emitShape>>(context);
 }
 
 } // namespace kiln::cuda

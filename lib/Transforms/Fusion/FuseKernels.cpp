@@ -325,6 +325,9 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
 
     DenseMap<Operation *, unsigned> groupOf;
     std::vector<Group> groups;
+    // A root that cannot take its run-time extents is reported, and the
+    // pass goes on to report every other one before it fails.
+    bool refused = false;
     for (Operation *op : llvm::reverse(ops)) {
       if (groupOf.count(op) || isa<KernelOp, EmptyOp>(op))
         continue; // Already fused (the pass is idempotent).
@@ -332,8 +335,10 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
       if (cls == FusionClass::Constant || cls == FusionClass::View)
         continue;
       if (cls == FusionClass::Unsupported) {
-        if (failed(checkRunTimeExtents(op, rootKernelKind(op))))
-          return signalPassFailure();
+        if (failed(checkRunTimeExtents(op, rootKernelKind(op)))) {
+          refused = true;
+          continue;
+        }
         op->emitError() << "'" << op->getName()
                         << "' cannot be compiled to a GPU kernel";
         return signalPassFailure();
@@ -346,8 +351,10 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
             return groupOf.count(member);
           })) {
         group.kind = KernelKind::Library;
-        if (failed(checkRunTimeExtents(op, group.kind)))
-          return signalPassFailure();
+        if (failed(checkRunTimeExtents(op, group.kind))) {
+          refused = true;
+          continue;
+        }
         group.epilogue = library->epilogue;
         for (Operation *member : library->members) {
           group.ops.insert(member);
@@ -366,8 +373,10 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
         group.kind = rootKernelKind(op);
       }
       if (group.kind == KernelKind::Attention) {
-        if (failed(checkRunTimeExtents(op, group.kind)))
-          return signalPassFailure();
+        if (failed(checkRunTimeExtents(op, group.kind))) {
+          refused = true;
+          continue;
+        }
         group.ops.insert(op);
         for (Operation *member : group.ops)
           if (auto attention = dyn_cast<AttentionOp>(member)) {
@@ -379,8 +388,10 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
         groups.push_back(std::move(group));
         continue;
       }
-      if (failed(checkRunTimeExtents(op, group.kind)))
-        return signalPassFailure();
+      if (failed(checkRunTimeExtents(op, group.kind))) {
+        refused = true;
+        continue;
+      }
       if (group.kind == KernelKind::RowReduce)
         group.anchor = op;
       group.ops.insert(op);
@@ -419,6 +430,8 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
         groupOf[member] = groups.size();
       groups.push_back(std::move(group));
     }
+    if (refused)
+      return signalPassFailure();
     // Outline in program order so kernel indices read top to bottom.
     for (auto [index, group] : llvm::enumerate(llvm::reverse(groups)))
       outline(group, index);

@@ -96,7 +96,9 @@ int64_t vectorWidth(KernelOp kernel) {
       kernel.getKind() != KernelKind::DataMovement)
     return 1;
   auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
-  if (output.getRank() == 0)
+  // Scalars for a rank-0 output, and where indices take run-time extents'
+  // values (the vector loads broadcast on static shapes only).
+  if (output.getRank() == 0 || kernelIndexesRunTimeExtentsByValue(kernel))
     return 1;
   // A vector of the output (W consecutive elements, the first at a multiple
   // of W) must read a vector of every value, or one element of it. Each op
@@ -262,8 +264,21 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
   /// (kElementCountAttrName) too. std::nullopt after a located error.
   std::optional<int64_t> largestElementCount(KernelOp kernel) {
     auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
-    if (output.hasStaticShape())
+    bool dynamicInputs =
+        llvm::any_of(kernel.getInputs().getTypes(), [](Type type) {
+          return !cast<ShapedType>(type).hasStaticShape();
+        });
+    if (output.hasStaticShape()) {
+      // A static output computed from run-time extents (a kiln.shape of a
+      // ranged value, x[:, 0] of [batch, 1]): its count is a constant, and
+      // the kernel still takes the dim parameters.
+      if (dynamicInputs)
+        kernel->setAttr(
+            kElementCountAttrName,
+            StringAttr::get(kernel.getContext(),
+                            DimExpr::constant(output.getNumElements()).str()));
       return output.getNumElements();
+    }
     std::vector<std::optional<DimExpr>> extents = getRecordedDimExprs(kernel);
     std::optional<DimExpr> count = DimExpr::constant(1);
     for (const std::optional<DimExpr> &extent : extents)
@@ -441,10 +456,14 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
   }
 
   void tileAttention(KernelOp kernel) {
-    // One block per (batch, query) row of the output [..., sq, dv].
+    // One block per (batch, query) row of the output [..., sq, dv]; with
+    // run-time extents, at the ranges' largest count (recorded), the grid
+    // at launch min(ceil(count / units per block), grid_size).
     auto output = cast<RankedTensorType>(kernel.getResult(0).getType());
-    int64_t rows = output.getNumElements() /
-                   std::max<int64_t>(output.getShape().back(), 1);
+    std::optional<int64_t> elements = largestElementCount(kernel);
+    if (!elements)
+      return signalPassFailure();
+    int64_t rows = *elements / std::max<int64_t>(output.getShape().back(), 1);
     setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize, 128);
     if (chooseVariant(kernel) == KernelVariant::QueryRows)
       setIfAbsent(kernel, &KernelOp::getKeyChunk, &KernelOp::setKeyChunk,

@@ -435,28 +435,33 @@ func.func @row_reduce_run_time_length(%a: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
-// An attention kernel takes none yet.
-func.func @attention_run_time_extent(%q: tensor<?x4x8xf32>) -> tensor<?x4x8xf32> {
-  %e = kiln.empty : tensor<?x4x8xf32>
-  // expected-error @+1 {{'a' breaks the attention kernel contract: 'kiln.attention' has run-time extents: an attention kernel takes no run-time extents yet (only pointwise, data_movement, row_reduce and library kernels do)}}
-  %r = kiln.kernel "a" attention ins(%q : tensor<?x4x8xf32>) outs(%e : tensor<?x4x8xf32>) {
-  ^bb0(%a: tensor<?x4x8xf32>, %o: tensor<?x4x8xf32>):
-    %y = kiln.attention %a, %a, %a {scale = 1.0 : f32} : tensor<?x4x8xf32>, tensor<?x4x8xf32>, tensor<?x4x8xf32> -> tensor<?x4x8xf32>
-    kiln.yield %y : tensor<?x4x8xf32>
-  } -> tensor<?x4x8xf32>
-  return %r : tensor<?x4x8xf32>
+// An attention kernel takes run-time batch dims and sequence lengths, not
+// a run-time head size.
+func.func @attention_run_time_head(%q: tensor<2x4x?xf32>) -> tensor<2x4x?xf32> {
+  %e = kiln.empty : tensor<2x4x?xf32>
+  // expected-error @+1 {{'a' breaks the attention kernel contract: 'kiln.attention' has run-time extents: has a run-time head size (the last dim of q, k, v or the result); only the batch dims and the sequence lengths may be run-time extents}}
+  %r = kiln.kernel "a" attention ins(%q : tensor<2x4x?xf32>) outs(%e : tensor<2x4x?xf32>) {
+  ^bb0(%a: tensor<2x4x?xf32>, %o: tensor<2x4x?xf32>):
+    %y = kiln.attention %a, %a, %a {scale = 1.0 : f32} : tensor<2x4x?xf32>, tensor<2x4x?xf32>, tensor<2x4x?xf32> -> tensor<2x4x?xf32>
+    kiln.yield %y : tensor<2x4x?xf32>
+  } -> tensor<2x4x?xf32>
+  return %r : tensor<2x4x?xf32>
 }
 
 // -----
 
-// A run-time extent after a static dim: not a leading dim.
-func.func @inner_run_time_extent(%a: tensor<4x?xf32>) -> tensor<4x?xf32> {
-  %e = kiln.empty : tensor<4x?xf32>
-  // expected-error @+1 {{'p' breaks the pointwise kernel contract: 'kiln.relu' has run-time extents: has a run-time extent in dim 1 after a static dim of size 4 (dim 0), so its run-time extents are not leading dims}}
-  %r = kiln.kernel "p" pointwise ins(%a : tensor<4x?xf32>) outs(%e : tensor<4x?xf32>) {
-  ^bb0(%x: tensor<4x?xf32>, %o: tensor<4x?xf32>):
-    %0 = kiln.relu %x : tensor<4x?xf32> -> tensor<4x?xf32>
-    kiln.yield %0 : tensor<4x?xf32>
-  } -> tensor<4x?xf32>
-  return %r : tensor<4x?xf32>
+// A run-time extent after a static dim: an elementwise op indexes it by
+// value; a reduction per output element, whose model indexes run-time
+// extents only as a leading prefix, cannot.
+func.func @inner_run_time_extent(%a: tensor<4x?x8xf32>) -> tensor<4x?x1xf32> {
+  %e = kiln.empty : tensor<4x?x1xf32>
+  // expected-error @+1 {{'p' breaks the pointwise kernel contract: 'kiln.reduce_max' has run-time extents: has run-time extents that are not a leading prefix its operands and result agree on, and its CUDA model indexes run-time extents only as such a prefix}}
+  %r = kiln.kernel "p" pointwise ins(%a : tensor<4x?x8xf32>) outs(%e : tensor<4x?x1xf32>) {
+  ^bb0(%x: tensor<4x?x8xf32>, %o: tensor<4x?x1xf32>):
+    %axes = kiln.constant dense<2> : tensor<1xi64>
+    %0 = kiln.relu %x : tensor<4x?x8xf32> -> tensor<4x?x8xf32>
+    %1 = kiln.reduce_max %0, %axes {keepdims = true} : tensor<4x?x8xf32>, tensor<1xi64> -> tensor<4x?x1xf32>
+    kiln.yield %1 : tensor<4x?x1xf32>
+  } -> tensor<4x?x1xf32>
+  return %r : tensor<4x?x1xf32>
 }

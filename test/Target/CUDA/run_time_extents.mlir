@@ -136,3 +136,23 @@ func.func @head(%x: tensor<?x10xf32> {kiln.name = "x", kiln.dim_names = ["batch"
   } -> tensor<?x10xf32>
   return %r : tensor<?x10xf32>
 }
+
+// -----
+
+// kiln.shape of a ranged value: its elements are the extents, from the dim
+// parameters (every ranged dim is a parameter of a kernel with run-time
+// extents); the output is static, its count a constant.
+// CHECK-LABEL: kiln.kernel "shape_of"
+// CHECK:         (const long long* __restrict__ in0, long long* __restrict__ out0, long long kiln_dim0, long long kiln_dim1)
+// CHECK:         const kiln_index_t kiln_count = (kiln_index_t)((3LL));
+// CHECK:         = (i == 0 ? (long long)(kiln_dim0) : (i == 1 ? 4LL : (long long)(kiln_dim1)));
+func.func @shape_of(%x: tensor<?x4x?xi64> {kiln.name = "x", kiln.dim_names = ["batch", "", "seq"]}) -> tensor<3xi64>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 8, 8>, seq = array<i64: 16, 64, 64>}} {
+  %e = kiln.empty : tensor<3xi64>
+  %r = kiln.kernel "shape_of" data_movement ins(%x : tensor<?x4x?xi64>) outs(%e : tensor<3xi64>) {
+  ^bb0(%a: tensor<?x4x?xi64>, %o: tensor<3xi64>):
+    %0 = kiln.shape %a : tensor<?x4x?xi64> -> tensor<3xi64>
+    kiln.yield %0 : tensor<3xi64>
+  } -> tensor<3xi64>
+  return %r : tensor<3xi64>
+}

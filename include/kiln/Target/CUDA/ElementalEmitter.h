@@ -5,6 +5,7 @@
 #ifndef KILN_TARGET_CUDA_ELEMENTALEMITTER_H
 #define KILN_TARGET_CUDA_ELEMENTALEMITTER_H
 
+#include "kiln/Dialect/Kiln/IR/DimExpr.h"
 #include "kiln/Dialect/Kiln/IR/ElementalInterface.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
@@ -35,6 +36,28 @@ struct ElementIndex {
   /// A key that is equal for equal index texts (linear form preferred).
   std::string key() const;
 };
+
+/// A value's extents as the templates index it: its shape (shapeOf; a
+/// run-time dim is ShapedType::kDynamic) and each dim as CUDA text, a
+/// static one its size and a run-time one its expression over the kernel's
+/// `long long kiln_dim<i>` parameters (`(kiln_dim0 * kiln_dim1)`). The index
+/// arithmetic that takes Extents needs no static size for a run-time dim.
+struct Extents {
+  llvm::SmallVector<int64_t, 4> sizes;
+  llvm::SmallVector<std::string, 4> texts;
+  operator llvm::ArrayRef<int64_t>() const { return sizes; }
+  size_t size() const { return sizes.size(); }
+  int64_t operator[](size_t dim) const { return sizes[dim]; }
+  bool operator==(const Extents &other) const {
+    return sizes == other.sizes && texts == other.texts;
+  }
+};
+
+/// The text that stands for a run-time extent whose expression an index
+/// needs but is not known; the kernel emitter reports a located error when
+/// it finds it in a kernel's source instead of handing it to NVRTC.
+inline constexpr llvm::StringLiteral kUnknownExtentText =
+    "KILN_UNKNOWN_RUN_TIME_EXTENT";
 
 /// How values of an element type are held while computing.
 enum class ComputeKind { Float, Double, Int, Bool };
@@ -91,18 +114,38 @@ public:
   std::string pointerName(unsigned number) const;
   unsigned getNumInputs() const;
 
-  //===--- Index arithmetic on static shapes -----------------------------===//
+  //===--- Index arithmetic -----------------------------------------------===//
+  /// On static shapes (a run-time dim whose size an index needs gives
+  /// kUnknownExtentText), or on Extents, whose run-time dims are texts.
   std::string dimOf(const ElementIndex &index, llvm::ArrayRef<int64_t> shape,
+                    unsigned dim) const;
+  std::string dimOf(const ElementIndex &index, const Extents &extents,
                     unsigned dim) const;
   llvm::SmallVector<std::string, 4> dimsOf(const ElementIndex &index,
                                            llvm::ArrayRef<int64_t> shape) const;
+  llvm::SmallVector<std::string, 4> dimsOf(const ElementIndex &index,
+                                           const Extents &extents) const;
   std::string linearOf(const ElementIndex &index,
                        llvm::ArrayRef<int64_t> shape) const;
+  std::string linearOf(const ElementIndex &index, const Extents &extents) const;
   /// The index into an operand of |operandShape| that NumPy broadcasting to
   /// |resultShape| reads; the same index when the shapes are equal.
   ElementIndex broadcastIndex(const ElementIndex &resultIndex,
                               llvm::ArrayRef<int64_t> resultShape,
                               llvm::ArrayRef<int64_t> operandShape) const;
+  ElementIndex broadcastIndex(const ElementIndex &resultIndex,
+                              const Extents &result,
+                              const Extents &operand) const;
+
+  //===--- Run-time extents (issue 18) -----------------------------------===//
+  /// |value|'s extents: shapeOf, with each run-time dim as its expression
+  /// (kiln.dim_exprs of the op that defines it, of the kernel input's
+  /// producer, or the function argument's kiln.dim_names) over the kernel's
+  /// dim parameters (getKernelDimParameters); kUnknownExtentText where no
+  /// expression is recorded.
+  Extents extentsOf(mlir::Value value) const;
+  /// The CUDA text of |extent| over the kernel's dim parameters.
+  std::string extentText(const DimExpr &extent) const;
 
   //===--- Types
   //-----------------------------------------------------------===//
@@ -137,6 +180,9 @@ public:
   /// them it is recorded in the kernel's fault record and reads index 0.
   std::string wrapIndex(const std::string &value, int64_t size, int64_t axis,
                         unsigned site);
+  /// As above, into a dim of |extents|, which may be a run-time extent.
+  std::string wrapIndex(const std::string &value, const Extents &extents,
+                        int64_t axis, unsigned site);
 
   /// A located error at |op| (or the kernel when null).
   mlir::InFlightDiagnostic error(mlir::Operation *op);
@@ -156,6 +202,8 @@ private:
                                         const ElementIndex &index);
 
   KernelOp kernel;
+  /// The ranged dims the kernel takes as parameters, in parameter order.
+  std::vector<std::string> dimParameters;
   std::string code;
   std::string globalDecls;
   unsigned indent = 1;
@@ -168,13 +216,14 @@ private:
   LoadOverride loadOverride;
 };
 
-/// A tensor type's shape: static, except in a kernel with run-time extents,
-/// where a dynamic dim (ShapedType::kDynamic) is the outermost non-unit dim
-/// and index arithmetic never needs its value (KernelKinds.h,
-/// unmetRunTimeExtentRule). Several run-time extents in leading dims come
-/// back collapsed into one, the last of them, with the dims before it 1
-/// ([?, ?, 768] is [1, ?, 768]): the contract has every value of such a
-/// kernel agree on its prefix, so the collapsed indices are the same.
+/// A tensor type's shape: static, except in a kernel with run-time extents.
+/// Several run-time extents in leading dims come back collapsed into one,
+/// the last of them, with the dims before it 1 ([?, ?, 768] is [1, ?, 768]):
+/// the contract has every value of such a kernel agree on its prefix, so the
+/// collapsed indices are the same and no index needs an extent's value. In
+/// a kernel that indexes run-time extents by value
+/// (kernelIndexesRunTimeExtentsByValue) the shape is the type's, and the
+/// models take the run-time dims' texts from ElementalEmitter::extentsOf.
 llvm::ArrayRef<int64_t> shapeOf(mlir::Value value);
 mlir::Type elementTypeOf(mlir::Value value);
 /// The product of |shape|'s dims; ShapedType::kDynamic when one is dynamic.

@@ -40,6 +40,13 @@ std::vector<std::string> DimExpr::getSymbols() const {
   return names;
 }
 
+std::optional<int64_t> DimExpr::getLowerBound() const {
+  for (const auto &term : terms)
+    if (term.second < 0)
+      return std::nullopt;
+  return evaluate([](llvm::StringRef) { return std::optional<int64_t>(1); });
+}
+
 std::optional<DimExpr> operator+(const DimExpr &lhs, const DimExpr &rhs) {
   DimExpr sum = lhs;
   for (const auto &[monomial, coefficient] : rhs.terms) {

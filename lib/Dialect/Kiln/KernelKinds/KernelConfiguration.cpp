@@ -84,6 +84,14 @@ int64_t queryRowsAccumulatorBytes(AttentionOp attention) {
 
 /// The keys of a chunk that the shared memory left beside the query row of
 /// |attention| and 32 partials holds.
+/// The keys of |attention|, or for a run-time key count (issue 18) the
+/// largest chunk the query-row template takes: its loop over chunks takes
+/// the count at run time.
+int64_t keysAtMost(AttentionOp attention) {
+  int64_t sk = shapeOf(attention.getKey()).drop_back().back();
+  return ShapedType::isDynamic(sk) ? kQueryRowsMaxKeyChunk : sk;
+}
+
 int64_t queryRowsChunkCapacity(AttentionOp attention) {
   int64_t accBytes = queryRowsAccumulatorBytes(attention);
   int64_t d = shapeOf(attention.getKey()).back();
@@ -98,7 +106,7 @@ std::string queryRowsPrecondition(KernelOp kernel,
   auto attention = dyn_cast_or_null<AttentionOp>(getKernelAnchor(kernel));
   if (!attention)
     return "it has no kiln.attention";
-  int64_t sk = shapeOf(attention.getKey()).drop_back().back();
+  int64_t sk = keysAtMost(attention);
   int64_t d = shapeOf(attention.getKey()).back();
   int64_t dv = shapeOf(attention.getValue()).back();
   int64_t capacity = queryRowsChunkCapacity(attention);
@@ -308,7 +316,7 @@ int64_t queryRowsKeyChunk(KernelOp kernel) {
   auto attention = dyn_cast_or_null<AttentionOp>(getKernelAnchor(kernel));
   if (!attention)
     return 0;
-  int64_t sk = shapeOf(attention.getKey()).drop_back().back();
+  int64_t sk = keysAtMost(attention);
   return std::max<int64_t>(
       std::min({sk, kQueryRowsMaxKeyChunk, queryRowsChunkCapacity(attention)}),
       1);
@@ -371,6 +379,17 @@ int64_t launchUnitsPerBlock(KernelOp kernel) {
     return attribute(kernel.getBlockSize()) *
            attribute(kernel.getVectorWidth()) *
            attribute(kernel.getElementsPerThread());
+  case KernelKind::Attention: {
+    // Output elements per block and grid-stride step: a query row of the
+    // row template, kFlashAttentionWarps x 16 rows of the flash one.
+    auto attention = dyn_cast_or_null<AttentionOp>(getKernelAnchor(kernel));
+    if (!attention)
+      return 0;
+    int64_t dv = shapeOf(attention.getResult()).back();
+    return getKernelVariant(kernel) == KernelVariant::Flash
+               ? 16 * kFlashAttentionWarps * dv
+               : dv;
+  }
   case KernelKind::RowReduce: {
     Operation *anchor = getKernelAnchor(kernel);
     bool perElement =
@@ -641,9 +660,37 @@ std::optional<unsigned> kernelInputNumber(KernelOp kernel, Value value) {
   return argument.getArgNumber();
 }
 
+namespace {
+/// The layout of |value| (with run-time extents) as stored: rows of its
+/// static last dim, contiguous. The batch strides are run-time values,
+/// recorded as 0: the attention templates compute such a value's matrix
+/// offset from its extents (ElementalEmitter::extentsOf).
+StridedLayout runTimeRowLayout(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t, 4> strides(type.getRank(), 0);
+  strides.back() = 1;
+  if (type.getRank() >= 2)
+    strides[type.getRank() - 2] = type.getShape().back();
+  return StridedLayout{value, 0, strides};
+}
+
+bool hasRunTimeRows(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && !type.hasStaticShape() && type.getRank() >= 2 &&
+         !type.isDynamicDim(type.getRank() - 1);
+}
+} // namespace
+
 std::optional<StridedOperand> attentionOperandLayout(KernelOp kernel,
                                                      Value operand) {
   Block *body = &kernel.getBody().front();
+  // With run-time extents q, k and v are kernel inputs, read as stored.
+  if (hasRunTimeRows(operand)) {
+    std::optional<unsigned> input = kernelInputNumber(kernel, operand);
+    if (!input)
+      return std::nullopt;
+    return StridedOperand{*input, runTimeRowLayout(operand)};
+  }
   std::optional<StridedLayout> layout = traceStridedRead(
       operand, [&](Operation *op) { return op->getBlock() == body; });
   if (!layout)
@@ -661,6 +708,11 @@ std::optional<StridedLayout> attentionOutputLayout(KernelOp kernel,
     return std::nullopt;
   SmallVector<Operation *, 4> chain;
   Value value = attention.getResult();
+  // With run-time extents the result is the kernel's output as stored.
+  if (hasRunTimeRows(value))
+    return value == yielded[0]
+               ? std::optional<StridedLayout>(runTimeRowLayout(value))
+               : std::nullopt;
   while (value != yielded[0]) {
     if (!value.hasOneUse())
       return std::nullopt;

@@ -243,6 +243,13 @@ bool admits(const KernelGroup &group, Operation *producer) {
     return false;
   if (unmetRunTimeExtentRule(group.kind, producer))
     return false;
+  if (hasRunTimeExtents(producer) && (group.kind == KernelKind::Pointwise ||
+                                      group.kind == KernelKind::DataMovement)) {
+    SmallVector<Operation *> ops(group.ops.begin(), group.ops.end());
+    ops.push_back(producer);
+    if (unmetByValueKernelRule(ops))
+      return false;
+  }
   switch (classifyForFusion(producer)) {
   case FusionClass::Pointwise:
   case FusionClass::View:
@@ -357,11 +364,22 @@ namespace {
 /// Every op of |kernel|'s body can compute with its run-time extents in a
 /// kernel of its kind (unmetRunTimeExtentRule).
 LogicalResult verifyRunTimeExtents(KernelOp kernel) {
-  for (Operation &op : kernel.getBody().front().without_terminator())
+  SmallVector<Operation *> ops;
+  for (Operation &op : kernel.getBody().front().without_terminator()) {
     if (std::optional<std::string> why =
             unmetRunTimeExtentRule(kernel.getKind(), &op))
       return contractError(kernel)
              << "'" << op.getName() << "' has run-time extents: " << *why;
+    ops.push_back(&op);
+  }
+  // The loop template's kinds index by value or as a prefix, one way for
+  // the whole kernel (the other kinds' templates take their extents from
+  // their anchor).
+  bool loop = kernel.getKind() == KernelKind::Pointwise ||
+              kernel.getKind() == KernelKind::DataMovement;
+  if (std::optional<std::string> why =
+          loop ? unmetByValueKernelRule(ops) : std::nullopt)
+    return contractError(kernel) << *why;
   return success();
 }
 } // namespace

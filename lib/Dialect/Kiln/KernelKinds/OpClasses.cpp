@@ -14,18 +14,17 @@ namespace kiln {
 FusionClass classifyForFusion(Operation *op) {
   return llvm::TypeSwitch<Operation *, FusionClass>(op)
       .Case<ConstantOp>([](auto) { return FusionClass::Constant; })
-      .Case<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, ReciprocalOp, ReluOp,
-            SigmoidOp, TanhOp, ErfOp, NotOp, IdentityOp, AddOp, SubOp, MulOp,
-            DivOp, PowOp, EqualOp, LessOp, GreaterOp, WhereOp, CastOp,
-            GeluOp>(
+      .Case<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, ReciprocalOp, ReluOp, SigmoidOp,
+            TanhOp, ErfOp, NotOp, IdentityOp, AddOp, SubOp, MulOp, DivOp, PowOp,
+            EqualOp, LessOp, GreaterOp, WhereOp, CastOp, GeluOp>(
           [](auto) { return FusionClass::Pointwise; })
       // Math and logic ops (KilnMathOps.td).
       .Case<AcosOp, AcoshOp, AsinOp, AsinhOp, AtanOp, AtanhOp, CosOp, CoshOp,
             SinOp, SinhOp, TanOp, CeilOp, FloorOp, RoundOp, SignOp, IsNaNOp,
-            IsInfOp, SoftplusOp, SoftsignOp, HardSwishOp, EluOp, SeluOp,
-            CeluOp, LeakyReluOp, HardSigmoidOp, ThresholdedReluOp, ShrinkOp,
-            MaxOp, MinOp, GreaterOrEqualOp, LessOrEqualOp, AndOp, OrOp, XorOp,
-            PReluOp, ModOp, BitShiftOp, ClipOp>(
+            IsInfOp, SoftplusOp, SoftsignOp, HardSwishOp, EluOp, SeluOp, CeluOp,
+            LeakyReluOp, HardSigmoidOp, ThresholdedReluOp, ShrinkOp, MaxOp,
+            MinOp, GreaterOrEqualOp, LessOrEqualOp, AndOp, OrOp, XorOp, PReluOp,
+            ModOp, BitShiftOp, ClipOp>(
           [](auto) { return FusionClass::Pointwise; })
       .Case<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(
           [](auto) { return FusionClass::View; })
@@ -38,6 +37,9 @@ FusionClass classifyForFusion(Operation *op) {
             GatherElementsOp, GatherNDOp, ScatterElementsOp, ScatterNDOp,
             TopKOp, ResizeOp, EinsumOp>(
           [](auto) { return FusionClass::DataMovement; })
+      // Shapes of ranged values (static ones fold away): the extents as
+      // data, computed from the kernel's dim parameters.
+      .Case<ShapeOp>([](auto) { return FusionClass::DataMovement; })
       .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, SoftmaxOp>(
           [](auto) { return FusionClass::Reduction; })
       // Further reductions, normalisations and losses (KilnNormOps.td):

@@ -167,10 +167,13 @@ std::optional<std::string> unmetOpRule(Operation *op) {
                                "which is not checked against run-time "
                                "extents yet");
           })
-      .Case<ShapeOp, SizeOp>([](auto) -> std::optional<std::string> {
-        return std::string("reads run-time extents as values; shape "
-                           "arithmetic folds only over static dims, and "
-                           "kernels do not read their extents as data yet");
+      .Case<ShapeOp>([](auto) -> std::optional<std::string> {
+        // Its elements are the extents, computed from the dim parameters.
+        return std::nullopt;
+      })
+      .Case<SizeOp>([](auto) -> std::optional<std::string> {
+        return std::string("reads its run-time element count as a value, "
+                           "which no kernel computes yet");
       })
       .Case<ReshapeOp>([&](ReshapeOp reshape) -> std::optional<std::string> {
         if (!isConstant(reshape.getShape()))
@@ -190,10 +193,17 @@ std::optional<std::string> unmetOpRule(Operation *op) {
       .Case<SliceOp>([&](SliceOp slice) -> std::optional<std::string> {
         std::optional<SmallVector<int64_t>> axes =
             getConstantIntegers(slice.getAxes());
-        if (!axes || !isConstant(slice.getStarts()) ||
-            !isConstant(slice.getEnds()) || !isConstant(slice.getSteps()))
-          return std::string("has starts, ends, axes or steps that are not "
-                             "constants");
+        std::optional<SmallVector<int64_t>> steps =
+            getConstantIntegers(slice.getSteps());
+        // With steps of 1 the result's extents give each length, so the
+        // ends may be computed (`positions[:seq]`, from a kiln.shape).
+        bool unitSteps =
+            steps && llvm::all_of(*steps, [](int64_t s) { return s == 1; });
+        if (!axes || !isConstant(slice.getStarts()) || !steps ||
+            (!unitSteps && !isConstant(slice.getEnds())))
+          return std::string("has starts, axes or steps that are not "
+                             "constants, or computed ends with a step other "
+                             "than 1");
         int64_t rank = cast<ShapedType>(slice.getData().getType()).getRank();
         for (int64_t axis : *axes)
           if (isRunTimeAxis(normalizeAxis(axis, rank), slice.getData()))
@@ -203,10 +213,9 @@ std::optional<std::string> unmetOpRule(Operation *op) {
       })
       .Case<GatherOp>([&](GatherOp gather) -> std::optional<std::string> {
         int64_t rank = cast<ShapedType>(gather.getData().getType()).getRank();
-        if (isRunTimeAxis(normalizeAxis(gather.getAxis(), rank),
-                          gather.getData()))
-          return std::string("gathers along its data's run-time extent; the "
-                             "index bound would be a run-time value");
+        // Along a run-time extent the index bound is that extent's value
+        // (indexesRunTimeExtentsByValue).
+        (void)rank;
         return std::nullopt;
       })
       .Case<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
@@ -281,7 +290,8 @@ std::optional<std::string> unmetOpRule(Operation *op) {
         return std::nullopt;
       })
       .Case<TransposeOp, ExpandOp, FlattenOp, SqueezeOp, UnsqueezeOp,
-            ConstantOp>([](auto) { return std::nullopt; })
+            ConstantOp, RangeOp, GatherElementsOp, GatherNDOp>(
+          [](auto) { return std::nullopt; })
       .Default([](Operation *other) -> std::optional<std::string> {
         if (classifyForFusion(other) == FusionClass::Pointwise)
           return std::nullopt;
@@ -291,15 +301,143 @@ std::optional<std::string> unmetOpRule(Operation *op) {
                            "library's matmul, gemm and conv have one)");
       });
 }
+
+/// Whether |op|'s CUDA model takes each extent of its operands and result
+/// from ElementalEmitter::extentsOf, a run-time one as its expression over
+/// the kernel's dim parameters, so that it can index run-time extents in
+/// any dims: elementwise ops (broadcasting), views, transpose, expand,
+/// slice, gather, concat, the index gathers, range, shape and constants.
+bool indexesByValue(Operation *op) {
+  // Pointwise ops read their operands at broadcast indices (the CUDA
+  // target's emitBroadcastOperands); batch_norm and the quantize ops read
+  // per-channel parameters along an axis instead.
+  if (classifyForFusion(op) == FusionClass::Pointwise)
+    return !isa<BatchNormOp, QuantizeLinearOp, DequantizeLinearOp>(op);
+  return isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, TransposeOp,
+             ExpandOp, SliceOp, GatherOp, ConcatOp, ConstantOp,
+             GatherElementsOp, GatherNDOp, RangeOp, ShapeOp>(op);
+}
+
+/// Whether |value|'s run-time extents are all in leading dims.
+bool hasLeadingRunTimeExtents(Value value) {
+  std::string unused;
+  return runTimeDim(value, unused).has_value();
+}
+
+/// Whether |axis| of |value| is a run-time extent.
+bool isRunTimeAxisOf(Value value, std::optional<int64_t> axis) {
+  return axis && cast<ShapedType>(value.getType()).isDynamicDim(*axis);
+}
 } // namespace
+
+bool indexesRunTimeExtentsByValue(Operation *op) {
+  if (!hasRunTimeExtents(op))
+    return false;
+  SmallVector<Value> values(op->getOperands());
+  llvm::append_range(values, op->getResults());
+  if (!llvm::all_of(values, hasLeadingRunTimeExtents) || unmetPrefixRule(op))
+    return true;
+  // Ops whose index arithmetic needs an extent's value: a bound or a
+  // length along a run-time extent, or the extents themselves as data.
+  if (isa<ShapeOp>(op))
+    return true;
+  if (auto gather = dyn_cast<GatherOp>(op))
+    return isRunTimeAxisOf(
+        gather.getData(),
+        normalizeAxis(gather.getAxis(),
+                      cast<ShapedType>(gather.getData().getType()).getRank()));
+  if (auto gather = dyn_cast<GatherElementsOp>(op))
+    return isRunTimeAxisOf(
+        gather.getData(),
+        normalizeAxis(gather.getAxis(),
+                      cast<ShapedType>(gather.getData().getType()).getRank()));
+  // GatherND's index bounds are extents of its data.
+  return isa<GatherNDOp>(op);
+}
+
+bool kernelIndexesRunTimeExtentsByValue(KernelOp kernel) {
+  for (Operation &op : kernel.getBody().front().without_terminator())
+    if (indexesRunTimeExtentsByValue(&op))
+      return true;
+  return false;
+}
+
+std::vector<std::string> getKernelDimParameters(KernelOp kernel) {
+  std::vector<std::string> names;
+  if (!llvm::any_of(kernel->getOperandTypes(), isDynamicTensor) &&
+      !kernel->hasAttr(kElementCountAttrName))
+    return names;
+  Operation *function = kernel->getParentOp();
+  while (function && !function->hasAttr(kDimRangesAttrName))
+    function = function->getParentOp();
+  if (function)
+    for (const auto &entry : getDimRanges(function))
+      names.push_back(entry.first.str());
+  // A kernel outside a function with ranges (a hand-written test): the dims
+  // its count names.
+  if (auto count = kernel->getAttrOfType<StringAttr>(kElementCountAttrName))
+    if (std::optional<DimExpr> parsed = DimExpr::parse(count.getValue()))
+      for (const std::string &name : parsed->getSymbols())
+        if (!llvm::is_contained(names, name))
+          names.push_back(name);
+  llvm::sort(names);
+  return names;
+}
+
+std::optional<std::string>
+unmetByValueKernelRule(llvm::ArrayRef<Operation *> ops) {
+  Operation *byValue = nullptr, *other = nullptr;
+  for (Operation *op : ops) {
+    if (!byValue && indexesRunTimeExtentsByValue(op))
+      byValue = op;
+    if (!other && hasRunTimeExtents(op) && !indexesByValue(op))
+      other = op;
+  }
+  if (!byValue || !other)
+    return std::nullopt;
+  return "'" + other->getName().getStringRef().str() +
+         "' indexes its run-time extents as one leading extent, but '" +
+         byValue->getName().getStringRef().str() +
+         "' in the same kernel needs their values (each run-time dim a "
+         "kernel parameter), which the first op's CUDA model cannot take";
+}
 
 bool takesRunTimeExtents(KernelKind kind) {
   // The transpose kind's tiles would need a run-time plane count: a tiled
   // transpose with run-time extents roots a data_movement kernel instead
-  // (KernelContracts.cpp); attention: not yet.
+  // (KernelContracts.cpp).
   return kind == KernelKind::Pointwise || kind == KernelKind::DataMovement ||
-         kind == KernelKind::RowReduce || kind == KernelKind::Library;
+         kind == KernelKind::RowReduce || kind == KernelKind::Library ||
+         kind == KernelKind::Attention;
 }
+
+namespace {
+/// Why an attention kernel cannot take |op|'s run-time extents: its
+/// templates take them in the batch dims and both sequence lengths of a
+/// kiln.attention whose q, k, v, mask and result are kernel inputs and the
+/// kernel's output as stored (views with run-time extents are not fused
+/// into it: their strides would be run-time values), with static head
+/// sizes.
+std::optional<std::string> unmetAttentionRule(Operation *op) {
+  auto attention = dyn_cast<AttentionOp>(op);
+  if (!attention)
+    return std::string("is a view of an attention operand or result; with "
+                       "run-time extents the attention templates read q, "
+                       "k, v and the mask and write the result as stored");
+  for (Value value : {attention.getQuery(), attention.getKey(),
+                      attention.getValue(), attention.getResult()}) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || type.getRank() < 2 || type.isDynamicDim(type.getRank() - 1))
+      return std::string("has a run-time head size (the last dim of q, k, v "
+                         "or the result); only the batch dims and the "
+                         "sequence lengths may be run-time extents");
+  }
+  if (Value mask = attention.getMask())
+    if (!isa<RankedTensorType>(mask.getType()))
+      return std::string("has a mask of unknown rank");
+  return std::nullopt;
+}
+} // namespace
 
 bool hasRunTimeExtents(Operation *op) {
   return llvm::any_of(op->getOperandTypes(), isDynamicTensor) ||
@@ -311,10 +449,27 @@ std::optional<std::string> unmetRunTimeExtentRule(KernelKind kind,
   if (!hasRunTimeExtents(op))
     return std::nullopt;
   if (!takesRunTimeExtents(kind))
-    return (kind == KernelKind::Attention ? "an " : "a ") +
-           stringifyKernelKind(kind).str() +
-           " kernel takes no run-time extents yet (only pointwise, "
-           "data_movement, row_reduce and library kernels do)";
+    return "a " + stringifyKernelKind(kind).str() +
+           " kernel takes no run-time extents (pointwise, data_movement, "
+           "row_reduce, library and attention kernels do)";
+  if (kind == KernelKind::Attention)
+    return unmetAttentionRule(op);
+  if (indexesRunTimeExtentsByValue(op)) {
+    // The loop template's index arithmetic takes each run-time extent's
+    // value from the kernel's dim parameters.
+    if (kind != KernelKind::Pointwise && kind != KernelKind::DataMovement)
+      return "needs the values of its run-time extents (they are not a "
+             "leading prefix its operands and result agree on), which only "
+             "the loop template of pointwise and data_movement kernels "
+             "takes";
+    if (!indexesByValue(op))
+      return "has run-time extents that are not a leading prefix its "
+             "operands and result agree on, and its CUDA model indexes "
+             "run-time extents only as such a prefix (elementwise ops, "
+             "views, transpose, expand, slice, gather, concat, the index "
+             "gathers, range and shape index them by value)";
+    return unmetOpRule(op);
+  }
   std::string why;
   SmallVector<Value> values(op->getOperands());
   llvm::append_range(values, op->getResults());

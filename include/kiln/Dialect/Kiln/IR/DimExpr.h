@@ -35,6 +35,10 @@ public:
   std::optional<int64_t> getConstant() const;
   /// The dimension names it uses, sorted, without repeats.
   std::vector<std::string> getSymbols() const;
+  /// A value it cannot go below when every dimension is at least 1: its
+  /// value at all dims 1 when no coefficient is negative (it only grows
+  /// with each dim); std::nullopt otherwise.
+  std::optional<int64_t> getLowerBound() const;
 
   friend std::optional<DimExpr> operator+(const DimExpr &lhs,
                                           const DimExpr &rhs);

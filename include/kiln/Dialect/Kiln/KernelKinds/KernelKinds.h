@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kiln {
 
@@ -81,6 +82,36 @@ bool hasRunTimeExtents(mlir::Operation *op);
 /// whose axes are static dims.
 std::optional<std::string> unmetRunTimeExtentRule(KernelKind kind,
                                                   mlir::Operation *op);
+
+/// Whether |op| has run-time extents whose values its index arithmetic
+/// needs: they are not in leading dims its operands and result agree on
+/// (BERT's head split `[batch, seq, 12, 64]` to `[batch, 12, seq, 64]`, a
+/// `[1, seq, 768]` table added to `[batch, seq, 768]`), it gathers along
+/// one (its index bound), or it reads them as data (kiln.shape). Such an op
+/// runs only in the loop template, whose kernel then takes every run-time
+/// extent of every value as its expression over the dim parameters
+/// (ElementalEmitter::extentsOf) instead of indexing a prefix as one.
+bool indexesRunTimeExtentsByValue(mlir::Operation *op);
+
+/// Whether some op of |kernel|'s body indexes run-time extents by value
+/// (indexesRunTimeExtentsByValue): then no value of the kernel has its
+/// run-time prefix collapsed into one extent (the CUDA target's shapeOf).
+bool kernelIndexesRunTimeExtentsByValue(KernelOp kernel);
+
+/// Why |ops| cannot share one kernel, or std::nullopt: one of them indexes
+/// run-time extents by value and another has run-time extents that its CUDA
+/// model indexes only as one leading extent (a reduction per output
+/// element, a pool).
+std::optional<std::string>
+unmetByValueKernelRule(llvm::ArrayRef<mlir::Operation *> ops);
+
+/// The ranged dims a kernel with run-time extents takes as `long long
+/// kiln_dim<i>` parameters after its buffers, in name order: every ranged
+/// dim of its function (so any extent of any value can be computed), or,
+/// outside a function with ranges, the dims its element count names; empty
+/// for a static kernel. The emitters and the packager (the launch's
+/// dim_args) both take them from here.
+std::vector<std::string> getKernelDimParameters(KernelOp kernel);
 
 /// The kernel attribute in which kiln-tile-kernels records the element count
 /// of a kernel with run-time extents, as the printed DimExpr (`batch*72`)
