@@ -5,34 +5,42 @@ Build machine (kiln built, .venv):
 
     .venv/bin/python benchmarks/dynamic_latency.py make OUTDIR
         [--model resnet50-torchscript] [--range batch=1..64]
-        [--batches 1,7,32,64] [--precisions fp16,fp32]
+        [--shapes 1,7,32,64] [--precisions fp16,fp32]
+    .venv/bin/python benchmarks/dynamic_latency.py make OUTDIR
+        --model bert-dynamo --range batch=1..32,seq=16..512
+        --shapes 1x16,1x128,8x128,8x77,32x512 --precisions fp16
 
-compiles, per precision, ResNet-50 (the graph-only export in test/models,
+compiles, per precision, the model (a graph-only export in test/models,
 weights filled by scripts/fill-weights.py and kept external: the GPU
-machine fills the same bytes) once with
---input-shape batch=1..64 (the ranged artifact) and once per batch with
---input-shape batch=N (the static artifacts), and writes OUTDIR/meta.json
-with the commands and each artifact's size (the ranged one's against the
-largest static one's: the issue's "artifact size <= 3x"). OUTDIR also gets
-bin/kiln-run, the graph-only model, fill-weights.py and this script.
+machine fills the same bytes) once with --input-shape RANGE (the ranged
+artifact) and once per shape with each ranged dim fixed (the static
+artifacts; a shape gives the range's dims in order, `8x77` is
+batch=8,seq=77), and writes OUTDIR/meta.json with the commands and each
+artifact's size (the ranged one's against the largest static one's: the
+issue's "artifact size <= 3x"). OUTDIR also gets bin/kiln-run, the
+graph-only model, fill-weights.py and this script. (--batches is the old
+name of --shapes.)
 
 GPU machine (onnx, onnxruntime, numpy):
 
     python3 OUTDIR/dynamic_latency.py run OUTDIR [--runs 200] [--out FILE]
-        [--batches 32,64] [--precisions fp32]
+        [--shapes 32,64] [--precisions fp32]
 
-fills the weights, writes seeded inputs per batch and onnxruntime's outputs
-(CPU, fp32), then, correct before fast: every artifact (the ranged one at
-each batch, each static one at its own) must match onnxruntime (rel-L2
-1e-4 fp32, 1e-2 fp16); a mismatch is reported as MISMATCH with no time and
-the script exits 1. Then, per batch, the ranged and the static artifact are
-timed alternately (kiln-run --bench: CUDA events around each replay of the
-session's CUDA graph; the median of --runs after warm-up), three rounds
-each, the best median of each kept; the JSON gives both medians and
-ranged_over_static (the issue's target: <= 1.15), with the command, the
-machine (nvidia-smi), the versions and meta.json's sizes. --batches and
---precisions run a subset of the bundle's (a device call's time is
-bounded: each kiln-run chooses its library algorithms afresh).
+fills the weights, writes seeded inputs per shape (float inputs uniform in
+[-1, 1); integer ones token ids below 1000, or for an input named like
+`mask` ones with a seeded number of trailing zeros per row) and
+onnxruntime's outputs (CPU, fp32), then, correct before fast: every
+artifact (the ranged one at each shape, each static one at its own) must
+match onnxruntime (rel-L2 1e-4 fp32, 1e-2 fp16); a mismatch is reported as
+MISMATCH with no time and the script exits 1. Then, per shape, the ranged
+and the static artifact are timed alternately (kiln-run --bench: CUDA
+events around each replay of the session's CUDA graph; the median of
+--runs after warm-up), three rounds each, the best median of each kept;
+the JSON gives both medians and ranged_over_static (the issue's target:
+<= 1.15), with the command, the machine (nvidia-smi), the versions and
+meta.json's sizes. --shapes and --precisions run a subset of the bundle's
+(a device call's time is bounded: each kiln-run chooses its library
+algorithms afresh).
 """
 import argparse
 import json
@@ -85,17 +93,21 @@ def make(args):
     filled = os.path.join(work, args.model + ".onnx")
     run_checked([sys.executable, os.path.join(root, "scripts", "fill-weights.py"),
                  graph_only, filled, "--external"])
-    name, _, _ = args.range.partition("=")
-    batches = [int(b) for b in args.batches.split(",")]
+    names = [entry.partition("=")[0] for entry in args.range.split(",")]
+    shapes = (args.shapes or args.batches or "1,7,32,64").split(",")
+    for shape in shapes:
+        if len(shape.split("x")) != len(names):
+            sys.exit(f"dynamic_latency: shape {shape} does not give the "
+                     f"range's dims {names}")
     meta = dict(command=" ".join(sys.argv), date=time.strftime("%Y-%m-%d %H:%M:%S"),
                 compiler=run_checked([os.path.join(build, "bin", "kiln-compile"),
                                       "--version"]).strip(),
-                model=args.model, range=args.range, dim=name, batches=batches,
+                model=args.model, range=args.range, dims=names, shapes=shapes,
                 precisions=args.precisions.split(","), artifacts={})
     for precision in meta["precisions"]:
-        shapes = [("ranged", args.range)] + [
-            (f"static-{b}", f"{name}={b}") for b in batches]
-        for label, shape in shapes:
+        compiles = [("ranged", args.range)] + [
+            (f"static-{shape}", fixed_shape(names, shape)) for shape in shapes]
+        for label, shape in compiles:
             artifact = os.path.join(out, f"{label}-{precision}.kiln")
             command = [os.path.join(build, "bin", "kiln-compile"), filled,
                        "--input-shape", shape, "--precision", precision,
@@ -105,8 +117,8 @@ def make(args):
                 shape=shape, bytes=os.path.getsize(artifact),
                 command=" ".join(command[1:]),
                 summary=log.strip().splitlines()[-1])
-        sizes = [meta["artifacts"][f"static-{b}-{precision}"]["bytes"]
-                 for b in batches]
+        sizes = [meta["artifacts"][f"static-{shape}-{precision}"]["bytes"]
+                 for shape in shapes]
         ranged = meta["artifacts"][f"ranged-{precision}"]["bytes"]
         meta[f"size_ratio_{precision}"] = dict(
             ranged_bytes=ranged, largest_static_bytes=max(sizes),
@@ -121,9 +133,32 @@ def make(args):
     print(f"on the GPU machine: python3 {out}/dynamic_latency.py run {out}")
 
 
+def fixed_shape(names, shape):
+    """`batch=8,seq=77` for the dims |names| and the shape `8x77`."""
+    return ",".join(f"{n}={v}" for n, v in zip(names, shape.split("x")))
+
+
+def seeded_inputs(session, dims, seed):
+    """The model's inputs at |dims| ({dim name: value}), seeded: floats
+    uniform in [-1, 1); integers token ids below 1000, or for an input named
+    like `mask` ones with a seeded number of trailing zeros in each row."""
+    rng = np.random.RandomState(seed)
+    feeds = {}
+    for node in session.get_inputs():
+        shape = [d if isinstance(d, int) else dims[d] for d in node.shape]
+        if "int" not in node.type:
+            feeds[node.name] = rng.uniform(-1, 1, shape).astype(np.float32)
+        elif "mask" in node.name:
+            lengths = rng.randint(1, shape[-1] + 1, size=shape[:-1] + [1])
+            feeds[node.name] = (np.arange(shape[-1]) < lengths).astype(np.int64)
+        else:
+            feeds[node.name] = rng.randint(0, 1000, shape).astype(np.int64)
+    return feeds
+
+
 def prepare(bundle, meta):
-    """Fills the weights beside the artifacts; writes each batch's input and
-    onnxruntime's outputs. Returns {batch: (inputs dir, expected dir)}."""
+    """Fills the weights beside the artifacts; writes each shape's inputs and
+    onnxruntime's outputs. Returns {shape: (inputs dir, expected dir)}."""
     import onnxruntime
     # Beside the artifacts, under the name the compile saw: they read the
     # external weights from <model>.onnx.data there (checked by hash).
@@ -135,21 +170,21 @@ def prepare(bundle, meta):
     session = onnxruntime.InferenceSession(filled,
                                            providers=["CPUExecutionProvider"])
     data = {}
-    for batch in meta["batches"]:
-        inputs = os.path.join(bundle, "data", f"batch{batch}", "inputs")
-        expected = os.path.join(bundle, "data", f"batch{batch}", "expected")
+    for shape in meta["shapes"]:
+        inputs = os.path.join(bundle, "data", f"shape{shape}", "inputs")
+        expected = os.path.join(bundle, "data", f"shape{shape}", "expected")
         os.makedirs(inputs, exist_ok=True)
         os.makedirs(expected, exist_ok=True)
-        rng = np.random.RandomState(batch)
-        feeds = {}
-        for node in session.get_inputs():
-            shape = [batch if not isinstance(d, int) else d for d in node.shape]
-            feeds[node.name] = rng.uniform(-1, 1, shape).astype(np.float32)
-            np.save(os.path.join(inputs, node.name + ".npy"), feeds[node.name])
+        values = [int(v) for v in shape.split("x")]
+        # The seed of the old batch-only bundles: the batch.
+        seed = values[0] if len(values) == 1 else sum(values)
+        feeds = seeded_inputs(session, dict(zip(meta["dims"], values)), seed)
+        for name, value in feeds.items():
+            np.save(os.path.join(inputs, name + ".npy"), value)
         names = [o.name for o in session.get_outputs()]
         for n, value in zip(names, session.run(names, feeds)):
             np.save(os.path.join(expected, n + ".npy"), value)
-        data[batch] = (inputs, expected)
+        data[shape] = (inputs, expected)
     return data
 
 
@@ -211,25 +246,26 @@ def run(args):
                               "--version"]).strip(),
         runs=args.runs, rounds=args.rounds, build=meta, results=[])
     precisions = subset(args.precisions, meta["precisions"], str, "precisions")
-    batches = subset(args.batches, meta["batches"], int, "batches")
-    data = prepare(bundle, dict(meta, batches=batches))
+    shapes = subset(args.shapes or args.batches, meta["shapes"], str, "shapes")
+    data = prepare(bundle, dict(meta, shapes=shapes))
     mismatches = []
     for precision in precisions:
         limit = TOLERANCE[precision]
-        for batch in batches:
-            inputs, expected = data[batch]
-            row = dict(precision=precision, batch=batch, rel_l2_limit=limit)
+        for shape in shapes:
+            inputs, expected = data[shape]
+            row = dict(precision=precision, shape=fixed_shape(meta["dims"], shape),
+                       rel_l2_limit=limit)
             result["results"].append(row)
             ranged = f"ranged-{precision}.kiln"
-            static = f"static-{batch}-{precision}.kiln"
+            static = f"static-{shape}-{precision}.kiln"
             for label, artifact in (("ranged", ranged), ("static", static)):
                 ok, detail = check(bundle, artifact, inputs, expected, limit)
                 row[f"{label}_check"] = detail
                 row[f"{label}_accuracy"] = "ok" if ok else "MISMATCH"
                 if not ok:
-                    mismatches.append(f"{label} {precision} batch {batch}")
+                    mismatches.append(f"{label} {precision} {row['shape']}")
             if "MISMATCH" in (row["ranged_accuracy"], row["static_accuracy"]):
-                print(f"{precision} batch {batch}: MISMATCH, no time "
+                print(f"{precision} {row['shape']}: MISMATCH, no time "
                       f"({row['ranged_check']} | {row['static_check']})",
                       flush=True)
                 continue
@@ -242,7 +278,7 @@ def run(args):
             row["ranged_ms"] = min(times["ranged"])
             row["static_ms"] = min(times["static"])
             row["ranged_over_static"] = row["ranged_ms"] / row["static_ms"]
-            print(f"{precision} batch {batch:3d}: ranged {row['ranged_ms']:.3f} ms, "
+            print(f"{precision} {row['shape']}: ranged {row['ranged_ms']:.3f} ms, "
                   f"static {row['static_ms']:.3f} ms, ranged / static "
                   f"{row['ranged_over_static']:.3f}", flush=True)
             with open(out, "w") as f:  # after every measurement
@@ -262,14 +298,17 @@ def main():
     build.add_argument("outdir")
     build.add_argument("--model", default="resnet50-torchscript")
     build.add_argument("--range", default="batch=1..64")
-    build.add_argument("--batches", default="1,7,32,64")
+    build.add_argument("--shapes", help="e.g. 1,7,32,64 or 1x16,8x77 "
+                       "(the range's dims in order; default 1,7,32,64)")
+    build.add_argument("--batches", help="the old name of --shapes")
     build.add_argument("--precisions", default="fp16,fp32")
     gpu = commands.add_parser("run", help="GPU machine: check, then time")
     gpu.add_argument("bundle")
     gpu.add_argument("--runs", type=int, default=200)
     gpu.add_argument("--rounds", type=int, default=3)
     gpu.add_argument("--out")
-    gpu.add_argument("--batches", help="a subset of the bundle's, e.g. 32,64")
+    gpu.add_argument("--shapes", help="a subset of the bundle's, e.g. 32,64")
+    gpu.add_argument("--batches", help="the old name of --shapes")
     gpu.add_argument("--precisions", help="a subset of the bundle's, e.g. fp32")
     args = parser.parse_args()
     (make if args.command == "make" else run)(args)

@@ -139,6 +139,21 @@ echo "== compile models/ranged_encoder/fp16.kiln (--input-shape batch=1..32,seq=
 "$build/bin/kiln-compile" "$work/ranged_encoder/model.onnx" \
   --input-shape batch=1..32,seq=16..512 --precision fp16 --gpu-arch "$arch" \
   -o "$out/models/ranged_encoder/fp16.kiln" 2>&1 | tail -1 | sed 's/^/   /'
+# 5d. HF BERT-base over batch=1..32,seq=16..512 (issue 18): the dynamo
+# export (test/models, weights filled and kept external as for 5; the GPU
+# machine fills the same bytes), one artifact per precision; gpu-test.sh
+# runs each at the issue's (batch, seq) pairs against onnxruntime.
+mkdir -p "$out/ranged_bert" "$work/bert"
+"$python" "$root/scripts/fill-weights.py" "$root/test/models/bert-dynamo.onnx" \
+  "$work/bert/bert-dynamo.onnx" --external >/dev/null
+for precision in fp32 fp16; do
+  echo "== compile ranged_bert/$precision.kiln (--input-shape batch=1..32,seq=16..512)"
+  "$build/bin/kiln-compile" "$work/bert/bert-dynamo.onnx" \
+    --input-shape batch=1..32,seq=16..512 --precision "$precision" \
+    --external-weights --gpu-arch "$arch" \
+    -o "$out/ranged_bert/$precision.kiln" 2>&1 | tail -1 | sed 's/^/   /'
+done
+cp "$root/test/models/bert-dynamo.onnx" "$out/ranged_bert/"
 # 6. Binaries: kiln-run and the runtime's tests (they need only the CUDA
 # runtime, cuBLASLt and NVRTC of the GPU machine's /usr/local/cuda).
 cp "$build/bin/kiln-run" "$out/bin/"

@@ -307,6 +307,28 @@ def ranged_encoder(outdir):
         f.write("batch=1..32,seq=16..512\n")
 
 
+def ranged_heads(outdir):
+    """Issue 18: the heads model of test/Inputs/symbolic_dims_models.py (the
+    parts of a BERT layer whose run-time extents are not a leading prefix:
+    a [1, seq, 16] position table added to [batch, seq, 16], the head split
+    and merge transposes [batch, seq, 4, 4] <-> [batch, 4, seq, 4], an
+    additive mask and a Range(0, seq) term Expanded to Shape(ids), the
+    pooler's x[:, 0]) compiled once with batch=1..32,seq=16..512, its
+    kernels indexing seq by value, and run at the issue's (batch, seq)
+    pairs; each mask has a different number of trailing zeros per row."""
+    folder, path = save_ranged_model(symbolic_dims_models.heads(),
+                                     outdir, "ranged_heads")
+    rng = np.random.RandomState(18)
+    for batch, seq in ((1, 16), (1, 128), (8, 128), (8, 77), (32, 512)):
+        ids = rng.randint(0, 100, size=(batch, seq)).astype(np.int64)
+        lengths = rng.randint(1, seq + 1, size=(batch, 1))
+        mask = (np.arange(seq)[None, :] < lengths).astype(np.int64)
+        write_reference_data(path, [ids, mask],
+                             os.path.join(folder, "data_%dx%d" % (batch, seq)))
+    with open(os.path.join(folder, "shape"), "w") as f:
+        f.write("batch=1..32,seq=16..512\n")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -321,6 +343,7 @@ def main():
     conv_stem_fp16(outdir)
     ranged_movement(outdir)
     ranged_encoder(outdir)
+    ranged_heads(outdir)
 
 
 if __name__ == "__main__":
