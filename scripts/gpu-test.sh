@@ -247,53 +247,66 @@ elif [[ -f "$replays/resnet50-bs32-fp16.kiln" ]]; then
   note "resnet50_bs32_replays" skip "no Python with onnx and onnxruntime ($python)"
 fi
 
-# 7b. ResNet-50 over batch 1..64 (issue 18): one artifact per precision,
-# compiled with --input-shape batch=1..64 and external weights (filled here
-# as for 7), run at batch 1, 7, 32 and 64 (kiln-run sets the shape from the
-# input files) against onnxruntime: fp32 (tf32 off) within rel-L2 1e-4,
-# fp16 within 1e-2.
-ranged="$out/ranged_resnet50"
-if [[ -f "$ranged/fp32.kiln" ]] && "$python" -c 'import onnx, onnxruntime' 2>/dev/null; then
+# Ranged graph-only models (issue 18): run_ranged NAME MODEL BENCH
+# REFERENCE SIZE... fills the weights of the graph-only MODEL into
+# $out/NAME/filled as for 7, writes each SIZE's inputs (in<SIZE>/) and
+# onnxruntime's outputs (want<SIZE>/) there with the Python REFERENCE
+# (argv: the folder, the model's file name, the sizes), and runs
+# $out/NAME/fp32.kiln and fp16.kiln at each size against them (kiln-run
+# sets the shapes from the input files; --bench BENCH): fp32 (tf32 off)
+# within rel-L2 1e-4, fp16 within 1e-2.
+run_ranged() {
+  local name="$1" model="$2" bench="$3" reference="$4"
+  shift 4
+  local dir="$out/$name" file log work
+  [[ -f "$dir/fp32.kiln" ]] || return 0
+  if ! "$python" -c 'import onnx, onnxruntime' 2>/dev/null; then
+    note "$name" skip "no Python with onnx and onnxruntime ($python)"
+    return 0
+  fi
+  file="$(basename "$model")"
   log="$(mktemp)"
-  work="$ranged/filled"
+  work="$dir/filled"
   mkdir -p "$work"
-  if "$python" "$replays/fill-weights.py" "$replays/resnet50-torchscript.onnx" \
-      "$work/resnet50-torchscript.onnx" --external >"$log" 2>&1 &&
-    cp "$ranged"/*.kiln "$work/" &&
-    "$python" - "$work" >>"$log" 2>&1 <<'PY'
-import os, sys
-import numpy as np, onnxruntime
-folder = sys.argv[1]
-session = onnxruntime.InferenceSession(f"{folder}/resnet50-torchscript.onnx",
-                                       providers=["CPUExecutionProvider"])
-name = session.get_inputs()[0].name
-for batch in (1, 7, 32, 64):
-    os.makedirs(f"{folder}/in{batch}", exist_ok=True)
-    os.makedirs(f"{folder}/want{batch}", exist_ok=True)
-    x = np.random.RandomState(batch).uniform(-1, 1, (batch, 3, 224, 224)).astype(np.float32)
-    np.save(f"{folder}/in{batch}/{name}.npy", x)
-    for node, value in zip(session.get_outputs(), session.run(None, {name: x})):
-        np.save(f"{folder}/want{batch}/{node.name}.npy", value)
-PY
-  then
+  if "$python" "$replays/fill-weights.py" "$model" "$work/$file" --external >"$log" 2>&1 &&
+    cp "$dir"/*.kiln "$work/" &&
+    "$python" -c "$reference" "$work" "$file" "$@" >>"$log" 2>&1; then
     for precision in fp32 fp16; do
       limit=1e-4
       [[ $precision == fp16 ]] && limit=1e-2
-      for batch in 1 7 32 64; do
-        "$kiln_run" "$work/$precision.kiln" --inputs "$work/in$batch" \
-          --expect "$work/want$batch" --rel-l2 "$limit" --bench 50 >"$log" 2>&1
+      for size in "$@"; do
+        "$kiln_run" "$work/$precision.kiln" --inputs "$work/in$size" \
+          --expect "$work/want$size" --rel-l2 "$limit" --bench "$bench" >"$log" 2>&1
         status=$?
         detail="$(grep -hE 'rel-L2|^bench:' "$log" | cut -c1-110 | tr '\n' ' ')"
-        note_exit "ranged_resnet50/$precision/batch$batch" $status "$detail" "$log"
+        note_exit "$name/$precision/$size" $status "$detail" "$log"
       done
     done
   else
-    note "ranged_resnet50" FAIL "weights or reference: $(tail -3 "$log" | tr '\n' ' ')"
+    note "$name" FAIL "weights or reference: $(tail -3 "$log" | tr '\n' ' ')"
   fi
   rm -f "$log"
-elif [[ -f "$ranged/fp32.kiln" ]]; then
-  note "ranged_resnet50" skip "no Python with onnx and onnxruntime ($python)"
-fi
+}
+
+# 7b. ResNet-50 over batch 1..64 (issue 18): one artifact per precision,
+# compiled with --input-shape batch=1..64 and external weights, run at
+# batch 1, 7, 32 and 64.
+run_ranged ranged_resnet50 "$replays/resnet50-torchscript.onnx" 50 '
+import os, sys
+import numpy as np, onnxruntime
+folder, model = sys.argv[1], sys.argv[2]
+session = onnxruntime.InferenceSession(f"{folder}/{model}",
+                                       providers=["CPUExecutionProvider"])
+name = session.get_inputs()[0].name
+for size in sys.argv[3:]:
+    batch = int(size.removeprefix("batch"))
+    os.makedirs(f"{folder}/in{size}", exist_ok=True)
+    os.makedirs(f"{folder}/want{size}", exist_ok=True)
+    x = np.random.RandomState(batch).uniform(-1, 1, (batch, 3, 224, 224)).astype(np.float32)
+    np.save(f"{folder}/in{size}/{name}.npy", x)
+    for node, value in zip(session.get_outputs(), session.run(None, {name: x})):
+        np.save(f"{folder}/want{size}/{node.name}.npy", value)
+' batch1 batch7 batch32 batch64
 
 # 7c. The ranged encoder (issue 18: [batch, seq, ...] tensors, one
 # artifact for batch=1..32,seq=16..512) in fp16, at part 3's (batch, seq)
@@ -313,56 +326,27 @@ if [[ -f "$encoder/fp16.kiln" ]]; then
 fi
 
 # 7d. HF BERT-base over batch=1..32,seq=16..512 (issue 18): the dynamo
-# export's ranged artifacts (weights filled here as for 7) at the issue's
-# (batch, seq) pairs, each mask with its own number of trailing zeros per
-# row, against onnxruntime: fp32 (tf32 off) within rel-L2 1e-4, fp16 within
-# 1e-2.
-bert="$out/ranged_bert"
-if [[ -f "$bert/fp32.kiln" ]] && "$python" -c 'import onnx, onnxruntime' 2>/dev/null; then
-  log="$(mktemp)"
-  work="$bert/filled"
-  mkdir -p "$work"
-  if "$python" "$replays/fill-weights.py" "$bert/bert-dynamo.onnx" \
-      "$work/bert-dynamo.onnx" --external >"$log" 2>&1 &&
-    cp "$bert"/*.kiln "$work/" &&
-    "$python" - "$work" >>"$log" 2>&1 <<'PY'
+# export's ranged artifacts at the issue's (batch, seq) pairs, each mask
+# with its own number of trailing zeros per row.
+run_ranged ranged_bert "$out/ranged_bert/bert-dynamo.onnx" 20 '
 import os, sys
 import numpy as np, onnxruntime
-folder = sys.argv[1]
-session = onnxruntime.InferenceSession(f"{folder}/bert-dynamo.onnx",
+folder, model = sys.argv[1], sys.argv[2]
+session = onnxruntime.InferenceSession(f"{folder}/{model}",
                                        providers=["CPUExecutionProvider"])
-for batch, seq in ((1, 16), (1, 128), (8, 128), (8, 77), (32, 512)):
-    name = f"{batch}x{seq}"
-    os.makedirs(f"{folder}/in{name}", exist_ok=True)
-    os.makedirs(f"{folder}/want{name}", exist_ok=True)
+for size in sys.argv[3:]:
+    batch, seq = (int(v) for v in size.split("x"))
+    os.makedirs(f"{folder}/in{size}", exist_ok=True)
+    os.makedirs(f"{folder}/want{size}", exist_ok=True)
     rng = np.random.RandomState(batch * 1000 + seq)
     lengths = rng.randint(1, seq + 1, size=(batch, 1))
     feeds = {"input_ids": rng.randint(0, 30522, size=(batch, seq)).astype(np.int64),
              "attention_mask": (np.arange(seq)[None, :] < lengths).astype(np.int64)}
     for key, value in feeds.items():
-        np.save(f"{folder}/in{name}/{key}.npy", value)
+        np.save(f"{folder}/in{size}/{key}.npy", value)
     for node, value in zip(session.get_outputs(), session.run(None, feeds)):
-        np.save(f"{folder}/want{name}/{node.name}.npy", value)
-PY
-  then
-    for precision in fp32 fp16; do
-      limit=1e-4
-      [[ $precision == fp16 ]] && limit=1e-2
-      for shape in 1x16 1x128 8x128 8x77 32x512; do
-        "$kiln_run" "$work/$precision.kiln" --inputs "$work/in$shape" \
-          --expect "$work/want$shape" --rel-l2 "$limit" --bench 20 >"$log" 2>&1
-        status=$?
-        detail="$(grep -hE 'rel-L2|^bench:' "$log" | cut -c1-110 | tr '\n' ' ')"
-        note_exit "ranged_bert/$precision/$shape" $status "$detail" "$log"
-      done
-    done
-  else
-    note "ranged_bert" FAIL "weights or reference: $(tail -3 "$log" | tr '\n' ' ')"
-  fi
-  rm -f "$log"
-elif [[ -f "$bert/fp32.kiln" ]]; then
-  note "ranged_bert" skip "no Python with onnx and onnxruntime ($python)"
-fi
+        np.save(f"{folder}/want{size}/{node.name}.npy", value)
+' 1x16 1x128 8x128 8x77 32x512
 
 {
   echo "{"

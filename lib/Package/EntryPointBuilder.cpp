@@ -85,28 +85,9 @@ private:
 
 std::vector<std::optional<DimExpr>>
 EntryPointBuilder::extentsOf(Value value) {
-  auto argument = dyn_cast_or_null<BlockArgument>(value);
-  if (!argument)
-    return value && value.getDefiningOp()
-               ? getRecordedDimExprs(value.getDefiningOp())
-               : std::vector<std::optional<DimExpr>>();
-  // An input: its named dims (kiln.dim_names), its static sizes.
-  std::vector<std::optional<DimExpr>> extents;
-  auto type = cast<RankedTensorType>(argument.getType());
-  auto names = function.getArgAttrOfType<ArrayAttr>(argument.getArgNumber(),
-                                                    "kiln.dim_names");
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    auto name = names && d < int64_t(names.size())
-                    ? dyn_cast<StringAttr>(names[d])
-                    : StringAttr();
-    if (!type.isDynamicDim(d))
-      extents.push_back(DimExpr::constant(type.getDimSize(d)));
-    else if (name && !name.getValue().empty())
-      extents.push_back(DimExpr::symbol(name.getValue()));
-    else
-      extents.push_back(std::nullopt);
-  }
-  return extents;
+  // An op's kiln.dim_exprs; an input's named dims (kiln.dim_names) and
+  // static sizes.
+  return getRecordedExtents(value);
 }
 
 FailureOr<uint32_t> EntryPointBuilder::addBuffer(Operation *where,

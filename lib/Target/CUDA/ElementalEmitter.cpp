@@ -1,11 +1,11 @@
 // ElementalEmitter: code buffer, scoped value cache, index arithmetic and
 // dtype conversions used by every CUDA kernel template.
 #include "kiln/Target/CUDA/ElementalEmitter.h"
+#include "kiln/Dialect/Kiln/IR/DimRanges.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 #include "kiln/Evaluator/ScalarSemantics.h"
 #include "kiln/Target/CUDA/CUDAEmitter.h"
 
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -119,39 +119,6 @@ ElementalEmitter::ElementalEmitter(KernelOp kernel) : kernel(kernel) {
   scopes.emplace_back();
 }
 
-namespace {
-/// The recorded extents of |value| outside any kernel body: its op's
-/// kiln.dim_exprs, or a function argument's kiln.dim_names.
-std::vector<std::optional<DimExpr>> recordedExtents(Value value) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (auto result = dyn_cast<OpResult>(value)) {
-    if (result.getOwner()->getNumResults() == 1)
-      return getRecordedDimExprs(result.getOwner());
-    return {};
-  }
-  auto argument = cast<BlockArgument>(value);
-  auto function =
-      dyn_cast_or_null<FunctionOpInterface>(argument.getOwner()->getParentOp());
-  if (!function)
-    return {};
-  auto names = function.getArgAttrOfType<ArrayAttr>(argument.getArgNumber(),
-                                                    "kiln.dim_names");
-  std::vector<std::optional<DimExpr>> extents;
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    auto name = names && d < int64_t(names.size())
-                    ? dyn_cast<StringAttr>(names[d])
-                    : StringAttr();
-    if (!type.isDynamicDim(d))
-      extents.push_back(DimExpr::constant(type.getDimSize(d)));
-    else if (name && !name.getValue().empty())
-      extents.push_back(DimExpr::symbol(name.getValue()));
-    else
-      extents.push_back(std::nullopt);
-  }
-  return extents;
-}
-} // namespace
-
 std::string ElementalEmitter::extentText(const DimExpr &extent) const {
   return extent.formatAsCode([&](StringRef name) -> std::string {
     auto found = llvm::find(dimParameters, name.str());
@@ -184,7 +151,7 @@ Extents ElementalEmitter::extentsOf(Value value) const {
           result && result.getOwner()->getBlock() == &body)
         recorded = getRecordedDimExprs(result.getOwner());
       else
-        recorded = recordedExtents(outside);
+        recorded = getRecordedExtents(outside);
     }
     // A collapsed prefix (shapeOf) is the product of the type's dims up to
     // this one.
@@ -203,35 +170,38 @@ Extents ElementalEmitter::extentsOf(Value value) const {
   return extents;
 }
 
+namespace {
+/// Binds a data-dependent index into a dim of size |bound| (CUDA text) to a
+/// new name: checked into the fault record, or clamped (wrapIndex).
+std::string emitWrappedIndex(ElementalEmitter &emitter,
+                             const std::string &value, const std::string &bound,
+                             int64_t axis, unsigned site) {
+  std::string name = emitter.fresh("g");
+  if (emitter.checksBounds())
+    emitter.line("const kiln_index_t " + name +
+                 " = (kiln_index_t)kiln_checked_index(" + value + ", " +
+                 bound + ", " + std::to_string(axis) + ", " +
+                 std::to_string(site) + "u, kiln_bounds, kiln_step);");
+  else
+    emitter.line("const kiln_index_t " + name +
+                 " = (kiln_index_t)kiln_gather_index(" + value + ", " + bound +
+                 ");");
+  return name;
+}
+} // namespace
+
 std::string ElementalEmitter::wrapIndex(const std::string &value,
                                         const Extents &extents, int64_t axis,
                                         unsigned site) {
   if (!ShapedType::isDynamic(extents[axis]))
     return wrapIndex(value, extents[axis], axis, site);
-  std::string name = fresh("g");
-  const std::string &bound = extents.texts[axis];
-  if (boundsChecks)
-    line("const kiln_index_t " + name + " = (kiln_index_t)kiln_checked_index(" +
-         value + ", " + bound + ", " + std::to_string(axis) + ", " +
-         std::to_string(site) + "u, kiln_bounds, kiln_step);");
-  else
-    line("const kiln_index_t " + name + " = (kiln_index_t)kiln_gather_index(" +
-         value + ", " + bound + ");");
-  return name;
+  return emitWrappedIndex(*this, value, extents.texts[axis], axis, site);
 }
 
 std::string ElementalEmitter::wrapIndex(const std::string &value, int64_t size,
                                         int64_t axis, unsigned site) {
-  std::string name = fresh("g");
-  std::string bound = std::to_string(size) + "LL";
-  if (boundsChecks)
-    line("const kiln_index_t " + name + " = (kiln_index_t)kiln_checked_index(" +
-         value + ", " + bound + ", " + std::to_string(axis) + ", " +
-         std::to_string(site) + "u, kiln_bounds, kiln_step);");
-  else
-    line("const kiln_index_t " + name + " = (kiln_index_t)kiln_gather_index(" +
-         value + ", " + bound + ");");
-  return name;
+  return emitWrappedIndex(*this, value, std::to_string(size) + "LL", axis,
+                          site);
 }
 
 void ElementalEmitter::line(const Twine &text) {

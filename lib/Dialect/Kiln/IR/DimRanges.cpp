@@ -150,4 +150,32 @@ LogicalResult verifySymbolicDimAttributes(Operation *root) {
   return failure(result.wasInterrupted());
 }
 
+std::vector<std::optional<DimExpr>> getRecordedExtents(mlir::Value value) {
+  auto argument = llvm::dyn_cast_or_null<mlir::BlockArgument>(value);
+  if (!argument)
+    return value && value.getDefiningOp()
+               ? getRecordedDimExprs(value.getDefiningOp())
+               : std::vector<std::optional<DimExpr>>();
+  auto function = llvm::dyn_cast_or_null<mlir::FunctionOpInterface>(
+      argument.getOwner()->getParentOp());
+  auto type = llvm::dyn_cast<mlir::RankedTensorType>(argument.getType());
+  if (!function || !type)
+    return {};
+  auto names = function.getArgAttrOfType<mlir::ArrayAttr>(
+      argument.getArgNumber(), "kiln.dim_names");
+  std::vector<std::optional<DimExpr>> extents;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    auto name = names && d < int64_t(names.size())
+                    ? llvm::dyn_cast<mlir::StringAttr>(names[d])
+                    : mlir::StringAttr();
+    if (!type.isDynamicDim(d))
+      extents.push_back(DimExpr::constant(type.getDimSize(d)));
+    else if (name && !name.getValue().empty())
+      extents.push_back(DimExpr::symbol(name.getValue()));
+    else
+      extents.push_back(std::nullopt);
+  }
+  return extents;
+}
+
 } // namespace kiln

@@ -6,11 +6,14 @@
 #include "kiln/Dialect/Kiln/IR/DimExpr.h"
 
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace kiln {
 
@@ -46,6 +49,12 @@ describeExtents(llvm::ArrayRef<std::optional<DimExpr>> extents,
 std::optional<int64_t>
 maximumExtent(const DimExpr &extent,
               const llvm::MapVector<llvm::StringRef, DimRange> &ranges);
+
+/// The extents recorded for |value| outside kernel bodies: the
+/// `kiln.dim_exprs` of the op that defines it, or for a function argument
+/// its `kiln.dim_names` (a static dim as its size, an unnamed dynamic one
+/// std::nullopt); empty when none are recorded.
+std::vector<std::optional<DimExpr>> getRecordedExtents(mlir::Value value);
 
 /// The ranges recorded on |function| (its `kiln.dim_ranges`), by name in the
 /// attribute's (sorted) order; empty when there are none.
