@@ -17,6 +17,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import zoo_common  # noqa: E402
 
 
+def other_transformers(index):
+    """", except FILE: 5.17.0" for files exported with another transformers
+    than the index's (a record's own `transformers`)."""
+    others = [f"{r['file']}: {r['transformers']}" for r in index["models"]
+              if r.get("transformers", index["transformers"]) != index["transformers"]]
+    return f" (except {', '.join(others)})" if others else ""
+
+
 def cell_ci(ci, file, step):
     entry = ci.get(f"{file}:{step}")
     if entry is None:
@@ -56,7 +64,8 @@ def main():
         "test runs; do not edit by hand. -->",
         "",
         f"Graph-only exports in `test/zoo/` (torch {index['torch']}, transformers "
-        f"{index['transformers']}, torchvision {index['torchvision']}), written by "
+        f"{index['transformers']}{other_transformers(index)}, torchvision "
+        f"{index['torchvision']}), written by "
         "`scripts/export-zoo.py`: TorchScript at opset 17 and dynamo at opset 18. "
         "Models are built from their configs with random initialisation; the "
         "torchvision CNNs are the real networks, the transformer families have 2 layers "

@@ -176,6 +176,49 @@ llvm::Expected<Tensor> stackIterations(LoopOp loop, unsigned index,
   return stacked;
 }
 
+/// The values of the enclosing scope that |region| of |op| reads, from
+/// |values|.
+llvm::Expected<llvm::DenseMap<mlir::Value, Tensor>>
+captureEnclosingValues(mlir::Operation *op, mlir::Region &region,
+                       const llvm::DenseMap<mlir::Value, Tensor> &values) {
+  llvm::DenseMap<mlir::Value, Tensor> captured;
+  mlir::WalkResult walk = region.walk([&](mlir::Operation *nested) {
+    for (mlir::Value operand : nested->getOperands())
+      if (!region.isAncestor(operand.getParentRegion())) {
+        auto it = values.find(operand);
+        if (it == values.end())
+          return mlir::WalkResult::interrupt();
+        captured[operand] = it->second;
+      }
+    return mlir::WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return opError(op, "reads an enclosing value that was not computed");
+  return captured;
+}
+
+/// Runs a kiln.if: the branch its condition takes.
+llvm::Expected<std::vector<Tensor>>
+runIf(IfOp ifOp, const llvm::DenseMap<mlir::Value, Tensor> &values) {
+  auto condition = values.find(ifOp.getCondition());
+  if (condition == values.end() || condition->second.numElements() != 1)
+    return opError(ifOp, "needs a one-element condition");
+  mlir::Region &branch = condition->second.getInt(0) != 0
+                             ? ifOp.getThenBranch()
+                             : ifOp.getElseBranch();
+  llvm::Expected<llvm::DenseMap<mlir::Value, Tensor>> captured =
+      captureEnclosingValues(ifOp, branch, values);
+  if (!captured)
+    return captured.takeError();
+  llvm::Expected<std::vector<Tensor>> results =
+      runBlock(branch.front(), std::move(*captured));
+  if (!results)
+    return results.takeError();
+  if (llvm::Error error = checkResultTypes(ifOp, *results))
+    return std::move(error);
+  return results;
+}
+
 /// Runs a kiln.loop: the body once per iteration while i < trip_count and
 /// the condition holds, reading enclosing values from |values|.
 llvm::Expected<std::vector<Tensor>>
@@ -207,29 +250,18 @@ runLoop(LoopOp loop, const llvm::DenseMap<mlir::Value, Tensor> &values) {
       return opError(loop, "reads an initial value that was not computed");
     carried.push_back(*tensor);
   }
-  // Values of the enclosing scope that the body reads.
-  llvm::DenseMap<mlir::Value, Tensor> captured;
-  mlir::Region &region = loop.getBody();
-  mlir::WalkResult walk = region.walk([&](mlir::Operation *nested) {
-    for (mlir::Value operand : nested->getOperands())
-      if (!region.isAncestor(operand.getParentRegion())) {
-        const Tensor *tensor = read(operand);
-        if (!tensor)
-          return mlir::WalkResult::interrupt();
-        captured[operand] = *tensor;
-      }
-    return mlir::WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
-    return opError(loop, "reads an enclosing value that was not computed");
+  llvm::Expected<llvm::DenseMap<mlir::Value, Tensor>> captured =
+      captureEnclosingValues(loop, loop.getBody(), values);
+  if (!captured)
+    return captured.takeError();
 
-  mlir::Block &body = region.front();
+  mlir::Block &body = loop.getBody().front();
   unsigned carriedCount = loop.getNumCarried();
   unsigned scanCount = loop.getNumResults() - carriedCount;
   std::vector<std::vector<Tensor>> scans(scanCount);
   int64_t iteration = 0;
   for (; iteration < tripCount && condition; ++iteration) {
-    llvm::DenseMap<mlir::Value, Tensor> arguments = captured;
+    llvm::DenseMap<mlir::Value, Tensor> arguments = *captured;
     arguments[body.getArgument(0)] =
         Tensor::fromInts(DType::I64, {}, {iteration});
     arguments[body.getArgument(1)] =
@@ -319,8 +351,10 @@ runBlock(mlir::Block &body, llvm::DenseMap<mlir::Value, Tensor> values) {
         values[result] = std::move(tensor);
       continue;
     }
-    if (auto loop = mlir::dyn_cast<LoopOp>(op)) {
-      llvm::Expected<std::vector<Tensor>> results = runLoop(loop, values);
+    if (mlir::isa<LoopOp, IfOp>(op)) {
+      llvm::Expected<std::vector<Tensor>> results =
+          mlir::isa<LoopOp>(op) ? runLoop(mlir::cast<LoopOp>(op), values)
+                                : runIf(mlir::cast<IfOp>(op), values);
       if (!results)
         return results.takeError();
       for (auto [result, tensor] : llvm::zip(op.getResults(), *results))

@@ -1,5 +1,6 @@
 // kiln-require-static: names every dynamic dim left before code generation
 // that is not a ranged dim's extent known as an expression.
+#include "kiln/Transforms/IfInlining.h"
 #include "kiln/Transforms/LoopUnrolling.h"
 #include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/SymbolicShapes.h"
@@ -41,7 +42,7 @@ bool checkRangedExtents(func::FuncOp function,
     sizes += (sizes.empty() ? "" : ",") + entry.first.str() + "=N";
   bool ok = true;
   function.walk([&](Operation *op) {
-    if (op->getParentOfType<LoopOp>())
+    if (op->getParentOfType<LoopOp>() || op->getParentOfType<IfOp>())
       return WalkResult::advance();
     for (Value result : op->getResults()) {
       auto type = dyn_cast<ShapedType>(result.getType());
@@ -83,6 +84,13 @@ struct RequireStaticPass : impl::KilnRequireStaticBase<RequireStaticPass> {
       if (loop->getParentOfType<LoopOp>())
         return;
       loop.emitError() << describeLoopBlocker(loop);
+      failedCheck = true;
+    });
+    // An if left by kiln-simplify-graph has a condition that did not fold.
+    function.walk([&](IfOp ifOp) {
+      if (ifOp->getParentOfType<IfOp>() || ifOp->getParentOfType<LoopOp>())
+        return;
+      ifOp.emitError() << describeIfBlocker(ifOp);
       failedCheck = true;
     });
     for (unsigned i = 0; i < function.getNumArguments(); ++i) {

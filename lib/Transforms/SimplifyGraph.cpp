@@ -1,6 +1,7 @@
 // kiln-simplify-graph: canonicalise, fold constants and refine types to a
 // fixed point.
 #include "kiln/Transforms/ConstantFolding.h"
+#include "kiln/Transforms/IfInlining.h"
 #include "kiln/Transforms/LoopUnrolling.h"
 #include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/TypeRefinement.h"
@@ -44,7 +45,9 @@ struct SimplifyGraphPass : impl::KilnSimplifyGraphBase<SimplifyGraphPass> {
   ///  2. apply the canonicalisation and shape-arithmetic patterns with
   ///     folding (this also erases dead ops);
   ///  3. fold all-constant ops through the CPU evaluator;
-  ///  4. unroll loops whose trip count and conditions are now constants;
+  ///  4. unroll loops whose trip count and conditions are now constants,
+  ///     and replace ifs whose condition is now a constant by their taken
+  ///     branch;
   ///  5. repeat from 1 until a round changes nothing.
   LogicalResult simplify(func::FuncOp function) {
     for (int round = 0; round < kMaxRounds; ++round) {
@@ -59,6 +62,7 @@ struct SimplifyGraphPass : impl::KilnSimplifyGraphBase<SimplifyGraphPass> {
       changed |= patternsChanged;
       changed |= foldConstantOps(function, maxBytes);
       changed |= unrollConstantLoops(function);
+      changed |= inlineConstantIfs(function);
       if (!changed)
         return success();
     }

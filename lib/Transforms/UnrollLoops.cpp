@@ -211,9 +211,11 @@ LogicalResult unrollLoop(LoopOp loop) {
   return success();
 }
 
+} // namespace
+
 /// The graph inputs (their `kiln.name`) that |value| is computed from, in
 /// argument order.
-llvm::SmallVector<StringRef> findInputs(Value value) {
+static llvm::SmallVector<StringRef> findInputs(Value value) {
   std::map<unsigned, StringRef> names;
   llvm::SmallVector<Value> worklist = {value};
   llvm::DenseSet<Value> seen;
@@ -242,7 +244,7 @@ llvm::SmallVector<StringRef> findInputs(Value value) {
 
 /// "bind input 'm' with --bind-input m=FILE.pb" (or the inputs it is
 /// computed from), or a hint about shapes when no graph input is involved.
-std::string bindAdvice(Value value) {
+std::string describeHowToMakeConstant(Value value) {
   llvm::SmallVector<StringRef> inputs = findInputs(value);
   if (inputs.empty())
     return "it depends on dynamic shapes; pass --input-shape";
@@ -255,8 +257,6 @@ std::string bindAdvice(Value value) {
   return "it is computed from inputs " + names +
          ", which must be compile-time constants";
 }
-} // namespace
-
 bool unrollConstantLoops(func::FuncOp function) {
   SmallVector<LoopOp> loops;
   function.walk([&](LoopOp loop) {
@@ -275,7 +275,7 @@ std::string describeLoopBlocker(LoopOp loop) {
     std::optional<int64_t> value = evaluator.evaluateScalar(tripCount);
     if (!value)
       return "Loop trip count is not known at compile time; " +
-             bindAdvice(tripCount);
+             describeHowToMakeConstant(tripCount);
     if (*value > kMaxUnrolledIterations)
       return "Loop trip count " + std::to_string(*value) +
              " is more than the " + std::to_string(kMaxUnrolledIterations) +
@@ -284,7 +284,7 @@ std::string describeLoopBlocker(LoopOp loop) {
   if (Value condition = loop.getCondition())
     if (!evaluator.evaluateScalar(condition))
       return "Loop condition is not known at compile time; " +
-             bindAdvice(condition);
+             describeHowToMakeConstant(condition);
   if (loop->getParentOfType<LoopOp>())
     return std::string("Loop nested in a loop that cannot be unrolled");
   return "Loop condition computed by the body depends on data (or it "

@@ -36,6 +36,19 @@ func.func @loop_trip_count(%m: tensor<i64> {kiln.name = "M"}, %y: tensor<f32> {k
 
 // -----
 
+// An if left by kiln-simplify-graph: its condition depends on data.
+func.func @if_condition(%c: tensor<i1> {kiln.name = "flag"}, %x: tensor<4xf32> {kiln.name = "x"}, %y: tensor<1x4xf32> {kiln.name = "y"}) -> tensor<*xf32> {
+  // expected-error @+1 {{If condition is not known at compile time (bind input 'flag' with --bind-input flag=FILE.pb) and its branches give values of different shapes (output 0: tensor<4xf32> then, tensor<1x4xf32> else), which would need run-time control flow}}
+  %0 = kiln.if %c : tensor<i1> then {
+    kiln.yield %x : tensor<4xf32>
+  } else {
+    kiln.yield %y : tensor<1x4xf32>
+  } : tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
 func.func @loop_condition(%y: tensor<f32> {kiln.name = "y"}) -> tensor<f32> {
   %m = kiln.constant dense<3> : tensor<i64>
   // expected-error @+1 {{Loop condition computed by the body depends on data (or it runs more than 4096 iterations); kiln unrolls loops and cannot run one on the GPU}}

@@ -26,6 +26,11 @@ bool unrollConstantLoops(mlir::func::FuncOp function);
 /// the ONNX node).
 std::string describeLoopBlocker(LoopOp loop);
 
+/// How to make |value|, which is not a compile-time constant, one: "bind
+/// input 'm' with --bind-input m=FILE.pb", the inputs it is computed from, or
+/// "pass --input-shape" when it depends on dynamic shapes only.
+std::string describeHowToMakeConstant(mlir::Value value);
+
 } // namespace kiln
 
 #endif // KILN_TRANSFORMS_LOOPUNROLLING_H

@@ -118,6 +118,40 @@ def KilnUnrollLoops : Pass<"kiln-unroll-loops", "mlir::func::FuncOp"> {
   let dependentDialects = ["kiln::KilnDialect"];
 }
 
+def KilnInlineConstantIfs : Pass<"kiln-inline-constant-ifs", "mlir::func::FuncOp"> {
+  let summary = "Replaces each kiln.if whose condition is a constant by its taken branch.";
+  let description = [{
+    A `kiln.if` (ONNX If whose branches give values of different shapes) is
+    replaced by the ops of the branch its constant condition takes, moved
+    before it, and its results by the values that branch yields; types are
+    then refined (the results' joined types were dynamic or unranked). An if
+    whose condition is not a constant yet is left unchanged;
+    `kiln-simplify-graph` runs this in each round, so a condition that
+    compares shapes folds once they are specialised and the if goes, and
+    `kiln-require-static` reports an if that is left.
+
+    Before:
+
+    ```mlir
+    %c = kiln.constant dense<false> : tensor<i1>
+    %r = kiln.if %c : tensor<i1> then {
+      %u = kiln.unsqueeze %x, %axes : tensor<4x4xi64>, tensor<1xi64> -> tensor<1x4x4xi64>
+      kiln.yield %u : tensor<1x4x4xi64>
+    } else {
+      kiln.yield %y : tensor<1x1x4x4xi64>
+    } : tensor<*xi64>
+    %n = kiln.neg %r : tensor<*xi64> -> tensor<*xi64>
+    ```
+
+    After:
+
+    ```mlir
+    %n = kiln.neg %y : tensor<1x1x4x4xi64> -> tensor<1x1x4x4xi64>
+    ```
+  }];
+  let dependentDialects = ["kiln::KilnDialect"];
+}
+
 def KilnSimplifyGraph : Pass<"kiln-simplify-graph", "mlir::ModuleOp"> {
   let summary = "Canonicalises, folds constants and refines types until nothing changes.";
   let description = [{

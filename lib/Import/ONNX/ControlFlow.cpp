@@ -1,10 +1,15 @@
-// Imports ONNX If and Scan without runtime control flow: their subgraphs are
-// imported inline into the enclosing function. (Loop, which keeps its body
-// as a kiln.loop region until it can be unrolled, is in Loop.cpp.)
+// Imports ONNX If and Scan without runtime control flow. (Loop, which keeps
+// its body as a kiln.loop region until it can be unrolled, is in Loop.cpp.)
 //
-//   If:   both branches are imported and each output becomes
-//         where(cond, then, else), which is exact because ONNX subgraphs have
-//         no side effects; a constant cond imports only the taken branch.
+//   If:   a constant cond imports only the taken branch. Otherwise both
+//         branches are imported; when they give every output one type, each
+//         output becomes where(cond, then, else), which is exact because
+//         ONNX subgraphs have no side effects. Branches of different shapes
+//         stay the regions of a kiln.if, which kiln-inline-constant-ifs
+//         replaces by the taken branch once cond folds (a comparison of
+//         shapes, as exporters write for `if q_len != k_len`), and
+//         kiln-require-static reports when it does not (cond depends on
+//         data).
 //   Scan: unrolled over the static scan length. Per iteration t:
 //         1. slice every scan input at t (or length-1-t when reversed) along
 //            its axis and squeeze that axis;
@@ -47,7 +52,28 @@ std::string describe(Type type) {
   return text;
 }
 
-/// If -> where(cond, then, else) per output.
+/// Imports |branch| into a new block of |region| ending in a kiln.yield of
+/// its outputs; returns those outputs.
+llvm::Expected<llvm::SmallVector<Value>>
+importBranch(NodeImporter &node, const onnx::GraphProto &branch,
+             llvm::StringRef scope, Region &region) {
+  Block *block = new Block();
+  region.push_back(block);
+  OpBuilder &builder = node.getBuilder();
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(block);
+  llvm::Expected<llvm::SmallVector<Value>> results =
+      node.importSubgraph(branch, scope, {});
+  if (!results)
+    return results.takeError();
+  builder.setInsertionPointToEnd(block);
+  builder.create<YieldOp>(node.getLoc(), *results);
+  return results;
+}
+
+/// If -> the taken branch when cond is a constant; else where(cond, then,
+/// else) per output when the branches' types agree; else a kiln.if holding
+/// both branches, for the graph pipeline to inline once cond folds.
 llvm::Error importIf(NodeImporter &node) {
   if (llvm::Error error = node.checkInputCount(1, 1))
     return error;
@@ -77,17 +103,14 @@ llvm::Error importIf(NodeImporter &node) {
     return llvm::Error::success();
   }
 
-  llvm::Expected<llvm::SmallVector<Value>> thenResults =
-      node.importSubgraph(**thenBranch, "then", {});
-  if (!thenResults)
-    return thenResults.takeError();
-  llvm::Expected<llvm::SmallVector<Value>> elseResults =
-      node.importSubgraph(**elseBranch, "else", {});
-  if (!elseResults)
-    return elseResults.takeError();
-
-  // A one-element cond of any rank becomes a scalar so that it broadcasts
-  // without changing the branch shapes.
+  // Both branches go into the regions of a kiln.if first; the op is kept
+  // only when their types differ.
+  if (auto tensor = dyn_cast<TensorType>(condition.getType());
+      !tensor || !tensor.getElementType().isInteger(1))
+    return node.error("cond must be a bool tensor, got " +
+                      describe(condition.getType()));
+  // A one-element cond of any rank becomes a scalar, so that it broadcasts
+  // in a where without changing the branch shapes.
   auto conditionType = dyn_cast<RankedTensorType>(condition.getType());
   if (!conditionType || conditionType.getRank() != 0) {
     llvm::Expected<Value> scalar = node.create<ReshapeOp>(
@@ -96,14 +119,62 @@ llvm::Error importIf(NodeImporter &node) {
       return scalar.takeError();
     condition = *scalar;
   }
+  OpBuilder &builder = node.getBuilder();
+  OperationState state(node.getLoc(), IfOp::getOperationName());
+  state.addOperands(condition);
+  Region *thenRegion = state.addRegion();
+  Region *elseRegion = state.addRegion();
+  llvm::Expected<llvm::SmallVector<Value>> thenResults =
+      importBranch(node, **thenBranch, "then", *thenRegion);
+  if (!thenResults)
+    return thenResults.takeError();
+  llvm::Expected<llvm::SmallVector<Value>> elseResults =
+      importBranch(node, **elseBranch, "else", *elseRegion);
+  if (!elseResults)
+    return elseResults.takeError();
+
+  bool sameTypes = true;
   for (auto [index, thenValue, elseValue] :
        llvm::enumerate(*thenResults, *elseResults)) {
-    if (thenValue.getType() != elseValue.getType())
-      return node.error(
-          "If with branches of different shapes needs runtime control flow, "
-          "not supported yet (output " +
-          llvm::Twine(index) + ": " + describe(thenValue.getType()) + " vs " +
-          describe(elseValue.getType()) + ")");
+    auto thenType = dyn_cast<TensorType>(thenValue.getType());
+    auto elseType = dyn_cast<TensorType>(elseValue.getType());
+    if (!thenType || !elseType)
+      return node.error("the branches give output " + llvm::Twine(index) +
+                        " as " + describe(thenValue.getType()) + " and " +
+                        describe(elseValue.getType()) +
+                        "; only tensors are "
+                        "supported");
+    if (thenType.getElementType() != elseType.getElementType())
+      return node.error("the branches give output " + llvm::Twine(index) +
+                        " different element types: " + describe(thenType) +
+                        " and " + describe(elseType));
+    sameTypes &= thenType == elseType;
+  }
+
+  if (!sameTypes) {
+    for (auto [thenValue, elseValue] : llvm::zip(*thenResults, *elseResults))
+      state.addTypes(
+          IfOp::joinBranchTypes(thenValue.getType(), elseValue.getType()));
+    llvm::Expected<Operation *> ifOp = node.createOperation(state);
+    if (!ifOp)
+      return ifOp.takeError();
+    for (size_t index = 0; index < node.getOutputCount(); ++index)
+      node.setOutput(index, (*ifOp)->getResult(index));
+    return llvm::Error::success();
+  }
+
+  // Equal types: both branches run and each output becomes where(cond,
+  // then, else), exact because ONNX subgraphs have no side effects. The
+  // branches' ops move out of the regions, before the node's next op.
+  Block *insertionBlock = builder.getInsertionBlock();
+  for (Region *region : {thenRegion, elseRegion}) {
+    Block &block = region->front();
+    block.getTerminator()->erase();
+    insertionBlock->getOperations().splice(builder.getInsertionPoint(),
+                                           block.getOperations());
+  }
+  for (auto [index, thenValue, elseValue] :
+       llvm::enumerate(*thenResults, *elseResults)) {
     if (thenValue == elseValue) {
       node.setOutput(index, thenValue);
       continue;

@@ -53,3 +53,39 @@ func.func @condition_type(%y: tensor<f32>) {
   } : tensor<f32>
   return
 }
+
+// -----
+
+func.func @if_condition(%c: tensor<2xi1>, %x: tensor<4xf32>) {
+  // expected-error @+1 {{condition must hold one element, got 'tensor<2xi1>'}}
+  %0 = kiln.if %c : tensor<2xi1> then {
+    kiln.yield %x : tensor<4xf32>
+  } else {
+    kiln.yield %x : tensor<4xf32>
+  } : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @if_yield_count(%c: tensor<i1>, %x: tensor<4xf32>) {
+  // expected-error @+1 {{the else branch yields 2 values, expected 1}}
+  %0 = kiln.if %c : tensor<i1> then {
+    kiln.yield %x : tensor<4xf32>
+  } else {
+    kiln.yield %x, %x : tensor<4xf32>, tensor<4xf32>
+  } : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @if_yield_type(%c: tensor<i1>, %x: tensor<4xf32>, %y: tensor<5xf32>) {
+  // expected-error @+1 {{the then branch yields 'tensor<5xf32>' for result 0 of type 'tensor<4xf32>'}}
+  %0 = kiln.if %c : tensor<i1> then {
+    kiln.yield %y : tensor<5xf32>
+  } else {
+    kiln.yield %x : tensor<4xf32>
+  } : tensor<4xf32>
+  return
+}

@@ -28,3 +28,22 @@ func.func @while_loop(%n: tensor<i64>) -> tensor<i64> {
   } : tensor<i64>
   return %0 : tensor<i64>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @if
+// CHECK:       %[[R:.+]] = kiln.if %{{.+}} : tensor<i1> then {
+// CHECK:         kiln.yield %{{.+}} : tensor<1x4xf32>
+// CHECK-NEXT:  } else {
+// CHECK-NEXT:    kiln.yield %{{.+}} : tensor<1x1x4xf32>
+// CHECK-NEXT:  } : tensor<*xf32>
+func.func @if(%c: tensor<i1>, %x: tensor<4xf32>, %y: tensor<1x1x4xf32>) -> tensor<*xf32> {
+  %axes = kiln.constant dense<0> : tensor<1xi64>
+  %0 = kiln.if %c : tensor<i1> then {
+    %1 = kiln.unsqueeze %x, %axes : tensor<4xf32>, tensor<1xi64> -> tensor<1x4xf32>
+    kiln.yield %1 : tensor<1x4xf32>
+  } else {
+    kiln.yield %y : tensor<1x1x4xf32>
+  } : tensor<*xf32>
+  return %0 : tensor<*xf32>
+}

@@ -1,4 +1,4 @@
-// Verifier and helpers of kiln.loop.
+// Verifiers and helpers of kiln.loop and kiln.if.
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 using namespace mlir;
@@ -90,6 +90,54 @@ LogicalResult LoopOp::verify() {
       return emitOpError("scan output ")
              << index - carried << " of type " << getResult(index).getType()
              << " does not stack the yielded " << yielded[index].getType();
+  }
+  return success();
+}
+
+YieldOp IfOp::getBranchYield(bool taken) {
+  Region &branch = taken ? getThenBranch() : getElseBranch();
+  return cast<YieldOp>(branch.front().getTerminator());
+}
+
+Type IfOp::joinBranchTypes(Type thenType, Type elseType) {
+  if (thenType == elseType)
+    return thenType;
+  auto thenTensor = cast<TensorType>(thenType);
+  auto elseTensor = cast<TensorType>(elseType);
+  Type element = thenTensor.getElementType();
+  if (!thenTensor.hasRank() || !elseTensor.hasRank() ||
+      thenTensor.getRank() != elseTensor.getRank())
+    return UnrankedTensorType::get(element);
+  SmallVector<int64_t> shape;
+  for (auto [thenDim, elseDim] :
+       llvm::zip(thenTensor.getShape(), elseTensor.getShape()))
+    shape.push_back(thenDim == elseDim ? thenDim : ShapedType::kDynamic);
+  return RankedTensorType::get(shape, element);
+}
+
+LogicalResult IfOp::verify() {
+  if (!isSingleBool(getCondition().getType()))
+    return emitOpError("condition must hold one element, got ")
+           << getCondition().getType();
+  for (bool taken : {true, false}) {
+    Region &branch = taken ? getThenBranch() : getElseBranch();
+    StringRef name = taken ? "then" : "else";
+    Block &block = branch.front();
+    if (block.getNumArguments() != 0)
+      return emitOpError("the ") << name << " branch takes no arguments";
+    auto yield = dyn_cast<YieldOp>(block.getTerminator());
+    if (!yield)
+      return emitOpError("the ") << name << " branch must end with kiln.yield";
+    if (yield.getValues().size() != getNumResults())
+      return emitOpError("the ")
+             << name << " branch yields " << yield.getValues().size()
+             << " values, expected " << getNumResults();
+    for (auto [index, value, result] :
+         llvm::enumerate(yield.getValues(), getResults()))
+      if (!areCompatibleTensorTypes(value.getType(), result.getType()))
+        return emitOpError("the ")
+               << name << " branch yields " << value.getType() << " for result "
+               << index << " of type " << result.getType();
   }
   return success();
 }

@@ -1,5 +1,6 @@
-// kiln.loop: ONNX Loop kept as a region until its trip count is known, then
-// unrolled by the graph pipeline (kiln-unroll-loops).
+// kiln.loop and kiln.if: ONNX Loop and If kept as regions until their trip
+// count or condition is known, then unrolled (kiln-unroll-loops) or replaced by
+// the taken branch (kiln-inline-constant-ifs) by the graph pipeline.
 #ifndef KILN_CONTROL_FLOW_OPS_TD
 #define KILN_CONTROL_FLOW_OPS_TD
 
@@ -53,6 +54,55 @@ def Kiln_LoopOp : Kiln_Op<"loop", [AttrSizedOperandSegments,
     YieldOp getYield();
     /// Number of carried values (the rest of the results are scan outputs).
     unsigned getNumCarried() { return getInitialValues().size(); }
+  }];
+}
+
+def Kiln_IfOp : Kiln_Op<"if", [RecursiveMemoryEffects]> {
+  let summary = "ONNX If whose branches produce values of different shapes";
+  let description = [{
+    The results are the values the `then` branch yields when the one-element
+    `condition` is true, else those of the `else` branch. The branches take
+    no arguments and may read values of the enclosing function (ONNX's outer
+    scope). Each result's type is the join of the two branches' types: a dim
+    both give the same size keeps it, other dims are dynamic, and branches of
+    different ranks give an unranked result.
+
+    The importer makes this op only when the branches' types differ (with
+    equal types an If becomes `kiln.where` per output, which needs no
+    control flow) and the condition is not a constant yet: in exported models
+    it is usually a comparison of shapes, which folds once shapes are
+    specialised. `kiln-inline-constant-ifs` (part of `kiln-simplify-graph`)
+    then replaces the op by the taken branch; `kiln-require-static` reports
+    one that is left (its condition depends on data). The CPU evaluator runs
+    the taken branch.
+
+    Example:
+
+    ```mlir
+    %r = kiln.if %c : tensor<i1> then {
+      %u = kiln.unsqueeze %x, %axes : tensor<?x?xi64>, tensor<1xi64> -> tensor<1x?x?xi64>
+      kiln.yield %u : tensor<1x?x?xi64>
+    } else {
+      kiln.yield %y : tensor<1x1x?x?xi64>
+    } : tensor<*xi64>
+    ```
+  }];
+  let arguments = (ins TensorOf<[I1]>:$condition);
+  let results = (outs Variadic<AnyTensor>:$results);
+  let regions = (region SizedRegion<1>:$then_branch,
+                        SizedRegion<1>:$else_branch);
+  let assemblyFormat = [{
+    $condition `:` type($condition) `then` $then_branch `else` $else_branch
+    attr-dict `:` type($results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The yield that ends the then (|taken|) or else branch.
+    YieldOp getBranchYield(bool taken);
+    /// The join of two branch types (see the description): what a result of
+    /// this op is given for a then value of |thenType| and an else value of
+    /// |elseType|, which must have one element type.
+    static mlir::Type joinBranchTypes(mlir::Type thenType, mlir::Type elseType);
   }];
 }
 

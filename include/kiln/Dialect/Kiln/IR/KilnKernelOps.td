@@ -30,11 +30,12 @@ def Kiln_EmptyOp : Kiln_Op<"empty", [Pure]> {
 }
 
 def Kiln_YieldOp : Kiln_Op<"yield", [Pure, Terminator,
-                                      ParentOneOf<["KernelOp", "LoopOp"]>]> {
-  let summary = "The values a kernel or loop region produces";
+                                      ParentOneOf<["KernelOp", "LoopOp", "IfOp"]>]> {
+  let summary = "The values a kernel, loop or if region produces";
   let description = [{
-    Terminates a `kiln.kernel` body (operand i is written to output i) or a
-    `kiln.loop` body (the next condition, carried values and scan outputs).
+    Terminates a `kiln.kernel` body (operand i is written to output i), a
+    `kiln.loop` body (the next condition, carried values and scan outputs) or
+    a `kiln.if` branch (one value per result).
 
     Example:
 
