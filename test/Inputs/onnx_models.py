@@ -164,16 +164,27 @@ def no_graph(args):
 def external(args):
     """MatMul with its 16x16 weight in external data 'OUT.data' (at an offset
     behind 64 bytes of padding); --variant missing deletes the data file,
-    short truncates it."""
-    m = _small_model()
+    short truncates it, unaligned puts the weight at offset 68 (not a multiple
+    of 64: the importer copies it), mapped makes it y = x + w with w 8192
+    floats at offset 4160 (large enough for the file slice to be
+    memory-mapped, 64-byte aligned inside a page: the importer keeps it
+    mapped)."""
+    if args.variant == "mapped":
+        w = numpy_helper.from_array(np.arange(8192, dtype=np.float32), "w")
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [8192])
+        m = _model([helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+                   [x], ["y"], [w])
+    else:
+        m = _small_model()
+    offset = {"unaligned": 68, "mapped": 4160}.get(args.variant, 64)
     location = os.path.basename(args.output) + ".data"
     data_path = os.path.join(os.path.dirname(os.path.abspath(args.output)),
                              location)
     weight = m.graph.initializer[0]
     raw = weight.raw_data
     with open(data_path, "wb") as f:
-        f.write(b"\0" * 64 + raw)
-    external_data_helper.set_external_data(weight, location, offset=64,
+        f.write(b"\0" * offset + raw)
+    external_data_helper.set_external_data(weight, location, offset=offset,
                                            length=len(raw))
     weight.ClearField("raw_data")
     weight.data_location = TensorProto.EXTERNAL
