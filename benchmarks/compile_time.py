@@ -6,12 +6,15 @@
         [--out FILE.json]
 
 Issue 17 asks for a compile time of at most 10 s per zoo model on the 2-core
-build machine. For each model of the benchmark's bundle (benchmarks/
-make_zoo_bundle.sh; its NAME/meta.json records the size and the compile
-command) this compiles the standard-size export EXPORTS/NAME/model.onnx
+build machine. For each standard-size zoo model (zoo_export.STANDARD_SIZES;
+with --bundle, each model of that benchmark bundle, benchmarks/
+make_zoo_bundle.sh, whose NAME/meta.json records the compile command) this
+compiles the standard-size export EXPORTS/NAME/model.onnx
 (benchmarks/zoo_export.py NAME EXPORTS/NAME, made here when missing with
-KILN_TORCH_PYTHON, as the bundle's) with the bundle's own kiln-compile flags
-(fp16, --external-weights, the bundle's --gpu-arch) and records per model:
+KILN_TORCH_PYTHON, as the bundle's) with the bundle's kiln-compile flags
+(zoo_bundle.compile_flags: fp16 at the benchmark's shapes,
+--external-weights, --gpu-arch; with --bundle, the flags its meta.json
+records) and records per model:
 the wall and CPU seconds (user + system, all threads), kiln-compile's phase
 lines (wall and CPU milliseconds each), the kernel count, and the idle
 estimate.
@@ -42,6 +45,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+import zoo_bundle  # noqa: E402
+import zoo_export  # noqa: E402
 from zoo_bundle import timed_run  # noqa: E402
 # A phase line; kiln-compile before its phase CPU times printed the wall only.
 PHASE = re.compile(r"^kiln-compile: ([a-z-]+) ([0-9.]+) ms(?: \(([0-9.]+) ms CPU\))?$")
@@ -66,6 +71,19 @@ def compile_flags(meta):
         elif word != "--quiet":
             flags.append(word)
     return flags
+
+
+def model_meta(args, name):
+    """The bundle's NAME/meta.json, or what it would record: the size, the
+    input shape and the compile command."""
+    if args.bundle:
+        with open(os.path.join(args.bundle, name, "meta.json")) as f:
+            return json.load(f)
+    flags = zoo_bundle.compile_flags(name, args.gpu_arch)
+    return dict(zoo_export.standard_size(name),
+                input_shape=flags[flags.index("--input-shape") + 1],
+                kiln_compile_command=" ".join(["kiln-compile", "model.onnx"] + flags +
+                                              ["-o", "fp16.kiln"]))
 
 
 def export_model(name, exports, torch_python):
@@ -148,7 +166,10 @@ def kiln_version(kiln_compile):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bundle", default=os.path.join(REPO_ROOT, "zoo-bench-bundle-std"))
+    parser.add_argument("--bundle", help="a benchmark bundle whose models and flags to use "
+                        "(default: every standard-size model with zoo_bundle's flags)")
+    parser.add_argument("--gpu-arch", default=os.environ.get("KILN_GPU_ARCH", "sm_90"),
+                        help="the arch to compile for without --bundle")
     parser.add_argument("--exports", default=os.path.join(REPO_ROOT, "build", "zoo-std-exports"))
     parser.add_argument("--no-export", dest="export", action="store_false",
                         help="skip models without an export instead of exporting them")
@@ -166,18 +187,22 @@ def main():
     parser.add_argument("--out", default=None, help="the JSON file (default: print only)")
     args = parser.parse_args()
     kiln_compile = os.path.join(args.build_dir, "bin", "kiln-compile")
-    names = sorted(entry for entry in os.listdir(args.bundle)
-                   if os.path.exists(os.path.join(args.bundle, entry, "meta.json"))
-                   and re.fullmatch(args.models, entry))
+    if args.bundle:
+        names = sorted(entry for entry in os.listdir(args.bundle)
+                       if os.path.exists(os.path.join(args.bundle, entry, "meta.json"))
+                       and re.fullmatch(args.models, entry))
+    else:
+        names = sorted(name for name in zoo_export.STANDARD_SIZES
+                       if re.fullmatch(args.models, name))
     if not names:
-        print(f"compile_time: no model of {args.bundle} matches '{args.models}'")
+        print(f"compile_time: no model of {args.bundle or 'the standard sizes'} "
+              f"matches '{args.models}'")
         return 2
     os.makedirs(args.exports, exist_ok=True)
     results = []
     with tempfile.TemporaryDirectory(prefix="kiln-compile-time-") as out_dir:
         for name in names:
-            with open(os.path.join(args.bundle, name, "meta.json")) as f:
-                meta = json.load(f)
+            meta = model_meta(args, name)
             result = measure(args, name, meta, kiln_compile, out_dir)
             results.append(result)
             if result["status"] == "ok":

@@ -79,10 +79,20 @@ def timed_run(command):
     return completed, wall, cpu
 
 
+def compile_flags(name, gpu_arch):
+    """kiln-compile's flags for NAME's standard-size export, without the model
+    and -o: fp16 at the benchmark's shapes, the weights external, --quiet."""
+    record = zoo_export.benchmark_record(name)
+    shape = zoo_common.input_shape_flag(record, zoo_export.benchmark_sizes(record))
+    return ["--input-shape", shape, "--precision", "fp16", "--external-weights",
+            "--gpu-arch", gpu_arch, "--quiet"]
+
+
 def bundle_model(args, name, out, kiln_version):
     """Exports and compiles NAME into out/NAME; returns a line to print."""
     record = zoo_export.benchmark_record(name)
-    shape = zoo_common.input_shape_flag(record, zoo_export.benchmark_sizes(record))
+    flags = compile_flags(name, args.gpu_arch)
+    shape = flags[flags.index("--input-shape") + 1]
     work = tempfile.mkdtemp(prefix="kiln-zoo-bench-")
     try:
         exported, export_s, export_cpu_s = timed_run(
@@ -96,8 +106,6 @@ def bundle_model(args, name, out, kiln_version):
         stats = os.path.join(work, zoo_export.BATCH_NORM_STATS)
         if os.path.exists(stats):
             shutil.copy(stats, os.path.join(out, name))
-        flags = ["--input-shape", shape, "--precision", "fp16", "--external-weights",
-                 "--gpu-arch", args.gpu_arch, "--quiet"]
         compiled, seconds, cpu_seconds = timed_run(
             [os.path.join(args.build_dir, "bin", "kiln-compile"),
              os.path.join(work, "model.onnx")] + flags + ["-o", artifact])

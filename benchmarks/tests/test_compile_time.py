@@ -64,3 +64,10 @@ def test_measures_a_compile(tmp_path):
     assert mlp["over_limit"] is False and report["over_limit"] == []
     assert mlp["command"].startswith("kiln-compile model.onnx --input-shape batch=4")
     assert "--quiet" not in mlp["command"]
+
+
+def test_without_a_bundle_the_flags_are_the_bundles():
+    import zoo_bundle
+    flags = zoo_bundle.compile_flags("resnet18", "sm_90")
+    assert flags == ["--input-shape", "input=8x3x224x224", "--precision", "fp16",
+                     "--external-weights", "--gpu-arch", "sm_90", "--quiet"]
