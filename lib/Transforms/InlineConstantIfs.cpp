@@ -6,12 +6,11 @@
 // kiln-simplify-graph folds once shapes are specialised; this runs in each of
 // its rounds. The results' types are joins of the branches' (dynamic or
 // unranked), so type refinement follows.
+#include "kiln/Dialect/Kiln/IR/ControlFlowUtils.h"
 #include "kiln/Transforms/IfInlining.h"
 #include "kiln/Transforms/LoopUnrolling.h"
 #include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/TypeRefinement.h"
-
-#include "mlir/IR/BuiltinAttributes.h"
 
 using namespace mlir;
 
@@ -20,25 +19,6 @@ namespace kiln {
 #include "kiln/Transforms/Passes.h.inc"
 
 namespace {
-/// The value of a one-element boolean constant.
-std::optional<bool> getConstantCondition(Value value) {
-  auto constant = value.getDefiningOp<ConstantOp>();
-  if (!constant)
-    return std::nullopt;
-  auto elements = dyn_cast<DenseElementsAttr>(constant.getValue());
-  if (!elements || elements.getNumElements() != 1 ||
-      !elements.getElementType().isInteger(1))
-    return std::nullopt;
-  return *elements.getValues<bool>().begin();
-}
-
-std::string describe(Type type) {
-  std::string text;
-  llvm::raw_string_ostream stream(text);
-  stream << type;
-  return text;
-}
-
 /// kiln.if(constant cond) -> the taken branch's ops before it.
 void inlineTakenBranch(IfOp ifOp, bool taken) {
   Block &branch = (taken ? ifOp.getThenBranch() : ifOp.getElseBranch()).front();
@@ -57,7 +37,7 @@ bool inlineConstantIfs(func::FuncOp function) {
   function.walk([&](IfOp ifOp) {
     if (ifOp->getParentOfType<IfOp>())
       return;
-    if (std::optional<bool> taken = getConstantCondition(ifOp.getCondition()))
+    if (std::optional<bool> taken = getConstantIfCondition(ifOp.getCondition()))
       ready.emplace_back(ifOp, *taken);
   });
   for (auto [ifOp, taken] : ready)
@@ -67,14 +47,15 @@ bool inlineConstantIfs(func::FuncOp function) {
 
 std::string describeIfBlocker(IfOp ifOp) {
   std::string shapes;
+  llvm::raw_string_ostream stream(shapes);
   for (unsigned index = 0; index < ifOp.getNumResults(); ++index) {
     Type thenType = ifOp.getBranchYield(true).getValues()[index].getType();
     Type elseType = ifOp.getBranchYield(false).getValues()[index].getType();
-    if (thenType == elseType)
-      continue;
-    shapes = "output " + std::to_string(index) + ": " + describe(thenType) +
-             " then, " + describe(elseType) + " else";
-    break;
+    if (thenType != elseType) {
+      stream << "output " << index << ": " << thenType << " then, " << elseType
+             << " else";
+      break;
+    }
   }
   return "If condition is not known at compile time (" +
          describeHowToMakeConstant(ifOp.getCondition()) +
@@ -88,10 +69,10 @@ namespace {
 struct InlineConstantIfsPass
     : impl::KilnInlineConstantIfsBase<InlineConstantIfsPass> {
   void runOnOperation() override {
-    if (!inlineConstantIfs(getOperation()))
-      return markAllAnalysesPreserved();
-    bool changed = false;
-    if (failed(refineFunctionTypes(getOperation(), changed)))
+    func::FuncOp function = getOperation();
+    bool refined = false;
+    if (inlineConstantIfs(function) &&
+        failed(refineFunctionTypes(function, refined)))
       signalPassFailure();
   }
 };

@@ -21,6 +21,7 @@
 //         on its own and the results are stacked back along axis 0.
 #include "NodeImporter.h"
 
+#include "kiln/Dialect/Kiln/IR/ControlFlowUtils.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Transforms/LoopUnrolling.h"
@@ -32,18 +33,6 @@ using namespace mlir;
 
 namespace kiln::onnx_import {
 namespace {
-
-/// The value of |value| when it is a one-element boolean constant.
-std::optional<bool> getConstantCondition(Value value) {
-  auto constant = value.getDefiningOp<ConstantOp>();
-  if (!constant)
-    return std::nullopt;
-  auto elements = dyn_cast<DenseElementsAttr>(constant.getValue());
-  if (!elements || elements.getNumElements() != 1 ||
-      !elements.getElementType().isInteger(1))
-    return std::nullopt;
-  return *elements.getValues<bool>().begin();
-}
 
 std::string describe(Type type) {
   std::string text;
@@ -93,7 +82,7 @@ llvm::Error importIf(NodeImporter &node) {
                         llvm::Twine(node.getOutputCount()));
 
   Value condition = node.getInput(0);
-  if (std::optional<bool> taken = getConstantCondition(condition)) {
+  if (std::optional<bool> taken = getConstantIfCondition(condition)) {
     llvm::Expected<llvm::SmallVector<Value>> results = node.importSubgraph(
         *taken ? **thenBranch : **elseBranch, *taken ? "then" : "else", {});
     if (!results)

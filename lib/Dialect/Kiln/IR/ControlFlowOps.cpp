@@ -1,4 +1,5 @@
 // Verifiers and helpers of kiln.loop and kiln.if.
+#include "kiln/Dialect/Kiln/IR/ControlFlowUtils.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 using namespace mlir;
@@ -113,6 +114,17 @@ Type IfOp::joinBranchTypes(Type thenType, Type elseType) {
        llvm::zip(thenTensor.getShape(), elseTensor.getShape()))
     shape.push_back(thenDim == elseDim ? thenDim : ShapedType::kDynamic);
   return RankedTensorType::get(shape, element);
+}
+
+std::optional<bool> kiln::getConstantIfCondition(Value condition) {
+  auto constant = condition.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  auto elements = dyn_cast<DenseElementsAttr>(constant.getValue());
+  if (!elements || elements.getNumElements() != 1 ||
+      !elements.getElementType().isInteger(1))
+    return std::nullopt;
+  return *elements.getValues<bool>().begin();
 }
 
 LogicalResult IfOp::verify() {
