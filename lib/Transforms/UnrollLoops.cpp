@@ -213,8 +213,8 @@ LogicalResult unrollLoop(LoopOp loop) {
 
 } // namespace
 
-/// The graph inputs (their `kiln.name`) that |value| is computed from, in
-/// argument order.
+/// The graph inputs (their `kiln.name`) whose values |value| is computed
+/// from, in argument order (not those it reads only the shapes of).
 static llvm::SmallVector<StringRef> findInputs(Value value) {
   std::map<unsigned, StringRef> names;
   llvm::SmallVector<Value> worklist = {value};
@@ -234,6 +234,9 @@ static llvm::SmallVector<StringRef> findInputs(Value value) {
       continue;
     }
     Operation *op = current.getDefiningOp();
+    // A shape or size reads no data: its input needs --input-shape only.
+    if (isa<ShapeOp, SizeOp>(op))
+      continue;
     llvm::append_range(worklist, op->getOperands());
     op->walk([&](Operation *nested) {
       llvm::append_range(worklist, nested->getOperands());
