@@ -39,6 +39,7 @@
 //     [N, 1, 1, C] -> [N, C, 1, 1] after a global pool) keeps the element
 //     order: it becomes a kiln.reshape, a view that costs no kernel.
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/OpBuilders.h"
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Transforms/BatchNormFactor.h"
 #include "kiln/Transforms/ConstantFolding.h"
@@ -61,12 +62,6 @@ constexpr int64_t kToChannelsFirst[] = {0, 3, 1, 2};
 /// (ResNet's global pool reduces 7 x 7 per output).
 constexpr int64_t kMaxSerialReduction = 1024;
 
-Value transpose(OpBuilder &builder, Location loc, Value value,
-                ArrayRef<int64_t> perm) {
-  return builder.create<TransposeOp>(loc, value,
-                                     builder.getDenseI64ArrayAttr(perm));
-}
-
 /// |value| when it is transpose(x, [0,3,1,2]), the layout transpose that
 /// step 1 puts after a channels-last op: that transpose; else null.
 TransposeOp layoutTransposeOf(Value value) {
@@ -75,13 +70,6 @@ TransposeOp layoutTransposeOf(Value value) {
                  transposed.getPerm() == ArrayRef<int64_t>(kToChannelsFirst)
              ? transposed
              : TransposeOp();
-}
-
-/// A 1-D i64 kiln.constant of |values| (a reduction's or slice's axes).
-Value axesConstant(OpBuilder &builder, Location loc, ArrayRef<int64_t> values) {
-  auto type =
-      RankedTensorType::get({int64_t(values.size())}, builder.getI64Type());
-  return builder.create<ConstantOp>(loc, DenseElementsAttr::get(type, values));
 }
 
 /// The NHWC type of the NCHW |type|'s value: transpose(result, [0,3,1,2])
@@ -102,9 +90,9 @@ void makeChannelsLast(ConvOp conv, DenseMap<Value, Value> &inputs) {
   if (!input) {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointAfterValue(conv.getInput());
-    input = transpose(builder, loc, conv.getInput(), kToChannelsLast);
+    input = createTranspose(builder, loc, conv.getInput(), kToChannelsLast);
   }
-  Value weight = transpose(builder, loc, conv.getWeight(), kToChannelsLast);
+  Value weight = createTranspose(builder, loc, conv.getWeight(), kToChannelsLast);
   auto nhwc = cast<ConvOp>(builder.clone(*conv));
   nhwc.getInputMutable().assign(input);
   nhwc.getWeightMutable().assign(weight);
@@ -112,7 +100,7 @@ void makeChannelsLast(ConvOp conv, DenseMap<Value, Value> &inputs) {
   nhwc.getResult().setType(
       channelsLastType(cast<RankedTensorType>(conv.getType())));
   conv.getResult().replaceAllUsesWith(
-      transpose(builder, loc, nhwc.getResult(), kToChannelsFirst));
+      createTranspose(builder, loc, nhwc.getResult(), kToChannelsFirst));
   conv.erase();
 }
 
@@ -255,7 +243,7 @@ struct SinkTransposeThroughPointwise : RewritePattern {
     DenseMap<Value, Value> relaid;
     for (Value value : broadcast)
       if (!relaid.count(value))
-        relaid[value] = transpose(
+        relaid[value] = createTranspose(
             rewriter, op->getLoc(),
             withRank(rewriter, op->getLoc(), value, resultType.getRank()),
             inverse);
@@ -273,7 +261,7 @@ struct SinkTransposeThroughPointwise : RewritePattern {
     sunk->getResult(0).setType(RankedTensorType::get(
         sourceType.getShape(), resultType.getElementType()));
     rewriter.replaceOp(
-        op, transpose(rewriter, op->getLoc(), sunk->getResult(0), perm));
+        op, createTranspose(rewriter, op->getLoc(), sunk->getResult(0), perm));
     return success();
   }
 };
@@ -295,7 +283,7 @@ struct SinkTransposeThroughPool : OpRewritePattern<PoolOpT> {
     nhwc.getInputMutable().assign(transposed.getData());
     nhwc.setLayoutAttr(rewriter.getStringAttr("NHWC"));
     nhwc.getResult().setType(channelsLastType(type));
-    rewriter.replaceOp(pool, transpose(rewriter, pool.getLoc(),
+    rewriter.replaceOp(pool, createTranspose(rewriter, pool.getLoc(),
                                        nhwc.getResult(), kToChannelsFirst));
     return success();
   }
@@ -366,11 +354,11 @@ struct SinkTransposeThroughReduction : OpRewritePattern<ReduceOpT> {
       if (keptRank[perm[i]] >= 0)
         resultPerm.push_back(keptRank[perm[i]]);
     Location loc = reduce.getLoc();
-    Value sourceAxesValue = axesConstant(rewriter, loc, sourceAxes);
+    Value sourceAxesValue = createI64Constant(rewriter, loc, sourceAxes);
     Value sunk = rewriter.create<ReduceOpT>(
         loc, transposed.getData(), sourceAxesValue, reduce.getKeepdimsAttr(),
         reduce.getNoopWithEmptyAxesAttr());
-    rewriter.replaceOp(reduce, transpose(rewriter, loc, sunk, resultPerm));
+    rewriter.replaceOp(reduce, createTranspose(rewriter, loc, sunk, resultPerm));
     return success();
   }
 };
@@ -405,7 +393,7 @@ struct SinkTransposeThroughConcat : OpRewritePattern<ConcatOp> {
         loc, channelsLastType(type), sources,
         rewriter.getI64IntegerAttr(kToChannelsFirst[*axis]));
     rewriter.replaceOp(concat,
-                       transpose(rewriter, loc, sunk, kToChannelsFirst));
+                       createTranspose(rewriter, loc, sunk, kToChannelsFirst));
     return success();
   }
 };
@@ -435,11 +423,11 @@ struct SinkTransposeThroughSlice : OpRewritePattern<SliceOp> {
       sourceAxes.push_back(kToChannelsFirst[*normalized]);
     }
     Location loc = slice.getLoc();
-    Value sourceAxesValue = axesConstant(rewriter, loc, sourceAxes);
+    Value sourceAxesValue = createI64Constant(rewriter, loc, sourceAxes);
     Value sunk = rewriter.create<SliceOp>(
         loc, channelsLastType(type), transposed.getData(), slice.getStarts(),
         slice.getEnds(), sourceAxesValue, slice.getSteps());
-    rewriter.replaceOp(slice, transpose(rewriter, loc, sunk, kToChannelsFirst));
+    rewriter.replaceOp(slice, createTranspose(rewriter, loc, sunk, kToChannelsFirst));
     return success();
   }
 };

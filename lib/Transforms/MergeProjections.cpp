@@ -20,6 +20,7 @@
 // attention kernel reads the slices by strides. A group where some member
 // has no such add merges its matmuls only.
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/OpBuilders.h"
 #include "kiln/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -74,12 +75,6 @@ std::optional<BiasAdd> matchBiasAdd(MatMulOp matmul) {
                    [](int64_t dim) { return dim != 1; }))
     return std::nullopt;
   return BiasAdd{add, bias};
-}
-
-Value indexConstant(OpBuilder &builder, Location loc, int64_t value) {
-  auto type = RankedTensorType::get({1}, builder.getI64Type());
-  return builder.create<ConstantOp>(
-      loc, DenseElementsAttr::get(type, builder.getI64IntegerAttr(value)));
 }
 
 /// Moves the constant behind |value| before |point| when it comes later in
@@ -169,16 +164,16 @@ void mergeGroup(ArrayRef<MatMulOp> group) {
   if (!biasAdds.empty())
     merged = addJoinedBiases(builder, biasAdds, merged);
   int64_t offset = 0;
-  Value axis = indexConstant(builder, loc, -1);
-  Value step = indexConstant(builder, loc, 1);
+  Value axis = createI64Constant(builder, loc, {-1});
+  Value step = createI64Constant(builder, loc, {1});
   for (size_t index = 0; index < group.size(); ++index) {
     MatMulOp matmul = group[index];
     int64_t width =
         cast<RankedTensorType>(matmul.getRhs().getType()).getDimSize(1);
     Value slice = builder.create<SliceOp>(
         matmul.getLoc(), matmul.getType(), merged,
-        indexConstant(builder, loc, offset),
-        indexConstant(builder, loc, offset + width), axis, step);
+        createI64Constant(builder, loc, {offset}),
+        createI64Constant(builder, loc, {offset + width}), axis, step);
     // The slice takes the place of the member's bias add, if merged.
     Value replaced =
         biasAdds.empty() ? matmul.getResult() : biasAdds[index].add.getResult();

@@ -23,6 +23,7 @@
 // The weight's reshape and transpose are a weight transform (folded, or part
 // of the init program); the transposes meet the graph's own and compose.
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/OpBuilders.h"
 #include "kiln/Transforms/ConstantFolding.h"
 #include "kiln/Transforms/Passes.h"
 
@@ -61,26 +62,13 @@ bool isPatchConvolution(ConvOp conv) {
          (!conv.getBias() || isWeightExpression(conv.getBias()));
 }
 
-Value shapeConstant(OpBuilder &builder, Location loc,
-                    ArrayRef<int64_t> shape) {
-  auto type =
-      RankedTensorType::get({int64_t(shape.size())}, builder.getI64Type());
-  return builder.create<ConstantOp>(loc, DenseElementsAttr::get(type, shape));
-}
-
 Value reshape(OpBuilder &builder, Location loc, Value value,
               ArrayRef<int64_t> shape) {
   auto type = RankedTensorType::get(
       shape, cast<RankedTensorType>(value.getType()).getElementType());
   return builder.create<ReshapeOp>(loc, type, value,
-                                   shapeConstant(builder, loc, shape),
+                                   createI64Constant(builder, loc, shape),
                                    builder.getBoolAttr(false));
-}
-
-Value transpose(OpBuilder &builder, Location loc, Value value,
-                ArrayRef<int64_t> perm) {
-  return builder.create<TransposeOp>(loc, value,
-                                     builder.getDenseI64ArrayAttr(perm));
 }
 
 void rewrite(ConvOp conv) {
@@ -96,16 +84,16 @@ void rewrite(ConvOp conv) {
   int64_t k = c * kh * kw;
 
   Value split = reshape(builder, loc, conv.getInput(), {n, c, h, kh, w, kw});
-  Value patches = transpose(builder, loc, split, {0, 2, 4, 1, 3, 5});
+  Value patches = createTranspose(builder, loc, split, {0, 2, 4, 1, 3, 5});
   Value rows = reshape(builder, loc, patches, {n, h, w, k});
-  Value filters = transpose(
+  Value filters = createTranspose(
       builder, loc, reshape(builder, loc, conv.getWeight(), {m, k}), {1, 0});
   auto productType =
       RankedTensorType::get({n, h, w, m}, output.getElementType());
   Value product = builder.create<MatMulOp>(loc, productType, rows, filters);
   if (Value bias = conv.getBias())
     product = builder.create<AddOp>(loc, productType, product, bias);
-  Value result = transpose(builder, loc, product, {0, 3, 1, 2});
+  Value result = createTranspose(builder, loc, product, {0, 3, 1, 2});
   conv.getResult().replaceAllUsesWith(result);
   conv.erase();
 }

@@ -1,6 +1,7 @@
 // Type inference and folds of kiln's axis-driven shape ops: slice, gather,
 // unsqueeze, squeeze and expand.
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/OpBuilders.h"
 #include "kiln/Dialect/Kiln/IR/TensorLimits.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -83,14 +84,6 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
 }
 
 namespace {
-/// A 1-D i64 constant of |values|.
-Value i64Constant(PatternRewriter &rewriter, Location loc,
-                  ArrayRef<int64_t> values) {
-  auto type = RankedTensorType::get({int64_t(values.size())},
-                                    rewriter.getI64Type());
-  return rewriter.create<ConstantOp>(loc, DenseElementsAttr::get(type, values));
-}
-
 // gather(x, i, axis) with x float, i a constant scalar and x's dim static ->
 // squeeze(slice(x, [i], [i + 1], [axis], [1]), [axis]). Index data stays a
 // gather: shape arithmetic matches gathers of kiln.shape.
@@ -119,11 +112,11 @@ struct GatherOfOneIndex : OpRewritePattern<GatherOp> {
     sliced[*axis] = 1;
     Value slice = rewriter.create<SliceOp>(
         loc, RankedTensorType::get(sliced, data.getElementType()),
-        op.getData(), i64Constant(rewriter, loc, {at}),
-        i64Constant(rewriter, loc, {at + 1}),
-        i64Constant(rewriter, loc, {*axis}), i64Constant(rewriter, loc, {1}));
+        op.getData(), createI64Constant(rewriter, loc, {at}),
+        createI64Constant(rewriter, loc, {at + 1}),
+        createI64Constant(rewriter, loc, {*axis}), createI64Constant(rewriter, loc, {1}));
     rewriter.replaceOpWithNewOp<SqueezeOp>(op, op.getType(), slice,
-                                           i64Constant(rewriter, loc, {*axis}));
+                                           createI64Constant(rewriter, loc, {*axis}));
     return success();
   }
 };
