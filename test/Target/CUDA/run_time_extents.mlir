@@ -1,6 +1,7 @@
 // The loop template for kernels with run-time extents (issue 18): the ranged
 // dims the element count names are `long long kiln_dim<i>` parameters after
-// the buffers, the count is computed from them, indices divide by static
+// the buffers (narrowed to an int kiln_index_t when every tensor at the
+// ranges' maxima stays below 2^30 elements), the count is computed from them, indices divide by static
 // strides only (the run-time extent is the outermost dim), broadcasts of
 // static operands read by their own dims, and vectors have no tail.
 // Compiled by NVRTC.
@@ -143,7 +144,12 @@ func.func @head(%x: tensor<?x10xf32> {kiln.name = "x", kiln.dim_names = ["batch"
 // parameters (every ranged dim is a parameter of a kernel with run-time
 // extents); the output is static, its count a constant.
 // CHECK-LABEL: kiln.kernel "shape_of"
-// CHECK:         (const long long* __restrict__ in0, long long* __restrict__ out0, long long kiln_dim0, long long kiln_dim1)
+// Its tensors, with seq and batch at their ranges' maxima, stay below 2^30
+// elements: the index type is int, and the dims are narrowed to it.
+// CHECK:         typedef int kiln_index_t;
+// CHECK:         (const long long* __restrict__ in0, long long* __restrict__ out0, long long kiln_dim0_value, long long kiln_dim1_value)
+// CHECK:         const kiln_index_t kiln_dim0 = (kiln_index_t)kiln_dim0_value;
+// CHECK-NEXT:    const kiln_index_t kiln_dim1 = (kiln_index_t)kiln_dim1_value;
 // CHECK:         const kiln_index_t kiln_count = (kiln_index_t)((3LL));
 // CHECK:         = (i == 0 ? (long long)(kiln_dim0) : (i == 1 ? 4LL : (long long)(kiln_dim1)));
 func.func @shape_of(%x: tensor<?x4x?xi64> {kiln.name = "x", kiln.dim_names = ["batch", "", "seq"]}) -> tensor<3xi64>
