@@ -46,9 +46,97 @@ FailureOr<std::string> emitLinearView(Operation *op, ElementalEmitter &emitter,
                       ElementIndex::fromLinear(emitter.linearOf(index, out)));
 }
 
+/// The input dims of a reshape from its output's per-dim index |outDims|
+/// when the dims fall into groups of equal products: a run-time extent
+/// alone in its group on both sides with the same expression (its index
+/// passes through), static dims grouped by their products (each input dim
+/// computed within its group by static divisions), size-1 dims anywhere;
+/// std::nullopt otherwise. A linearisation of the whole index followed by a
+/// delinearisation would divide by every run-time stride: BERT's ranged
+/// head split `[batch, seq, 768] -> [batch, seq, 12, 64]` read through a
+/// transpose divided by seq a dozen times per element.
+std::optional<SmallVector<std::string>>
+regroupedDims(const Extents &out, const Extents &in,
+              ArrayRef<std::string> outDims) {
+  auto unknown = [](const Extents &extents, size_t d) {
+    return StringRef(extents.texts[d]).contains(kUnknownExtentText);
+  };
+  SmallVector<std::string> inDims(in.size(), "0");
+  size_t i = 0, j = 0;
+  while (i < out.size() || j < in.size()) {
+    if (i < out.size() && out[i] == 1) {
+      ++i;
+      continue;
+    }
+    if (j < in.size() && in[j] == 1) {
+      ++j;
+      continue;
+    }
+    if (i == out.size() || j == in.size())
+      return std::nullopt;
+    bool outRunTime = ShapedType::isDynamic(out[i]);
+    bool inRunTime = ShapedType::isDynamic(in[j]);
+    if (outRunTime || inRunTime) {
+      if (!outRunTime || !inRunTime || unknown(out, i) || unknown(in, j) ||
+          out.texts[i] != in.texts[j])
+        return std::nullopt;
+      inDims[j++] = outDims[i++];
+      continue;
+    }
+    // A static group: extend the side with the smaller product.
+    size_t outEnd = i + 1, inEnd = j + 1;
+    int64_t outProduct = out[i], inProduct = in[j];
+    while (outProduct != inProduct) {
+      bool growOut = outProduct < inProduct;
+      size_t &end = growOut ? outEnd : inEnd;
+      const Extents &side = growOut ? out : in;
+      if (end == side.size() || ShapedType::isDynamic(side[end]))
+        return std::nullopt;
+      (growOut ? outProduct : inProduct) *= side[end++];
+    }
+    std::string linear;
+    for (size_t d = i; d < outEnd; ++d)
+      if (out[d] != 1)
+        linear = linear.empty()
+                     ? outDims[d]
+                     : "(" + linear + " * " + std::to_string(out[d]) + " + " +
+                           outDims[d] + ")";
+    if (linear.empty())
+      linear = "0";
+    int64_t stride = inProduct;
+    for (size_t d = j; d < inEnd; ++d) {
+      stride /= in[d];
+      if (in[d] == 1)
+        continue;
+      std::string dim = stride == 1 ? parenthesize(linear)
+                                    : "(" + parenthesize(linear) + " / " +
+                                          std::to_string(stride) + ")";
+      if (stride * in[d] != inProduct)
+        dim = "(" + dim + " % " + std::to_string(in[d]) + ")";
+      inDims[d] = dim;
+    }
+    i = outEnd;
+    j = inEnd;
+  }
+  return inDims;
+}
+
+/// Reshape and flatten: the linear index passes through; a per-dim index
+/// with run-time extents is regrouped (regroupedDims) where it can be.
+/// Static kernels keep the linear form, whose divisions are by constants.
 template <typename OpT>
 FailureOr<std::string> emitView(OpT op, ElementalEmitter &emitter,
                                 const ElementIndex &index) {
+  if (index.hasDims && index.linear.empty()) {
+    Extents out = emitter.extentsOf(op->getResult(0));
+    Extents in = emitter.extentsOf(op->getOperand(0));
+    bool runTime = llvm::any_of(out.sizes, ShapedType::isDynamic) ||
+                   llvm::any_of(in.sizes, ShapedType::isDynamic);
+    if (runTime)
+      if (std::optional<SmallVector<std::string>> dims =
+              regroupedDims(out, in, index.dims))
+        return emitter.emit(op->getOperand(0), ElementIndex::fromDims(*dims));
+  }
   return emitLinearView(op, emitter, index);
 }
 
