@@ -218,7 +218,7 @@ LogicalResult emitRowKernel(ElementalEmitter &emitter, AttentionOp attention,
       attentionOutputLayout(kernel, attention);
   if (attention.getResult() != kernel.getYield().getValues()[0])
     outRow = operands.stridedMatrixOffset(attention.getResult(), *stored) +
-             " + i * " + std::to_string(stored->strides[rank - 2]);
+             " + i * " + layoutText(emitter, stored->strides[rank - 2]);
   emitter.line("if (e < " + std::to_string(dv) + ") out0[" + outRow +
                " + e] = " +
                ElementalEmitter::storeConversion(type, "acc[a] / l") + ";");
@@ -239,7 +239,7 @@ LogicalResult emitAttentionKernel(ElementalEmitter &emitter,
   auto attention = cast<AttentionOp>(getKernelAnchor(kernel));
   std::optional<StridedLayout> stored =
       attentionOutputLayout(kernel, attention);
-  if (!stored || stored->strides.back() != 1)
+  if (!stored || stored->strides.back().getConstant() != 1)
     return emitter.error(nullptr)
            << "must yield the kiln.attention result, or a transpose or "
               "reshape of it that keeps the head dim innermost";

@@ -1,12 +1,20 @@
 // Where the attention kernels read q/k/v and write their output: a kernel
 // input or output seen through the views, transposes and slices fused into
 // the kernel (attentionOperandLayout and attentionOutputLayout,
-// KernelConfiguration.h), as an offset per batch index and a row stride.
+// KernelConfiguration.h), as an offset per batch index and a row stride:
+// numbers, or with run-time extents (issue 18) expressions over the kernel's
+// dim parameters.
 #include "AttentionTemplates.h"
 
 using namespace mlir;
 
 namespace kiln::cuda {
+
+std::string layoutText(const ElementalEmitter &emitter, const DimExpr &term) {
+  if (std::optional<int64_t> value = term.getConstant())
+    return std::to_string(*value);
+  return emitter.extentText(term);
+}
 
 std::string
 BatchedOperands::stridedMatrixOffset(Value operand,
@@ -17,13 +25,14 @@ BatchedOperands::stridedMatrixOffset(Value operand,
       emitter.dimsOf(indexOf(operand, Extent(shape, rank - 2),
                              Extent(shape, rank - 1), "0", "0"),
                      shape);
-  std::string offset =
-      layout.offset ? std::to_string(layout.offset) : std::string();
+  std::string offset = layout.offset != DimExpr()
+                           ? layoutText(emitter, layout.offset)
+                           : std::string();
   for (int64_t dim = 0; dim + 2 < rank; ++dim) {
-    if (layout.strides[dim] == 0 || dims[dim] == "0")
+    if (layout.strides[dim] == DimExpr() || dims[dim] == "0")
       continue;
     std::string term = "(kiln_index_t)(" + dims[dim] + ") * " +
-                       std::to_string(layout.strides[dim]);
+                       layoutText(emitter, layout.strides[dim]);
     offset = offset.empty() ? term : offset + " + " + term;
   }
   return offset.empty() ? "0" : offset;

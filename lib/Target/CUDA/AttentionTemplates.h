@@ -32,6 +32,11 @@ struct Extent {
   std::string text;
 };
 
+/// The CUDA text of a StridedLayout's offset or stride: its value when
+/// constant, else its expression over the kernel's dim parameters
+/// (`(kiln_dim1 * 768LL)`).
+std::string layoutText(const ElementalEmitter &emitter, const DimExpr &term);
+
 /// The product of |extents|' texts (`(kiln_dim0) * 12`), or its value
 /// when every one is static.
 Extent productOf(const Extents &extents);

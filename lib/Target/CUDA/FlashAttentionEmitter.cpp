@@ -92,7 +92,7 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   // Copies rows [keyStart, keyStart + kFlashKeys) of |source| (cols wide)
   // into |buffer| in 16-byte pieces, when |condition| holds; then commits.
   auto emitTileCopy = [&](const std::string &buffer, const std::string &source,
-                          int64_t cols, int64_t rowStride,
+                          int64_t cols, const std::string &rowStride,
                           const std::string &keyStart,
                           const std::string &condition) {
     int64_t pieces = cols / 8, total = kFlashKeys * pieces;
@@ -110,7 +110,7 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
     emitter.line("const bool valid = key < " + sk.text + ";");
     emitter.line("kiln_flash_copy16(&" + buffer + "[r * " +
                  text(cols + kFlashPad) + " + col], " + source +
-                 " + (valid ? key : 0) * " + text(rowStride) +
+                 " + (valid ? key : 0) * " + rowStride +
                  " + col, valid);");
     emitter.close();
     if (!condition.empty())
@@ -196,24 +196,25 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   emitter.line("const kiln_index_t row0 = queryTile * " + text(kFlashRows) +
                " + warp * 16 + group, row1 = row0 + 8;");
   // q, k, v: a kernel input (rows of d contiguous) or a strided view of one
-  // (rows rowStride apart: a slice of a merged projection, transposed).
+  // (rows rowStride apart: a slice of a merged projection, transposed; with
+  // run-time extents the strides may be expressions of them).
   const char *names[] = {"q", "k", "v"};
   Value inputs[] = {attention.getQuery(), attention.getKey(),
                     attention.getValue()};
-  int64_t rowStrides[3];
+  std::string rowStrides[3];
   for (auto [name, input, rowStride] : llvm::zip(names, inputs, rowStrides)) {
     StridedOperand operand = *attentionOperandLayout(kernel, input);
-    rowStride = shapeOf(input).back();
+    rowStride = text(shapeOf(input).back());
     std::string offset = operands.matrixOffset(input);
     if (!kernelInputNumber(kernel, input)) {
-      rowStride = operand.layout.strides.end()[-2];
+      rowStride = layoutText(emitter, operand.layout.strides.end()[-2]);
       offset = operands.stridedMatrixOffset(input, operand.layout);
     }
     emitter.line("const " + storage + " *" + name + " = " +
                  emitter.pointerName(operand.input) + " + " + offset + ";");
   }
-  int64_t queryStride = rowStrides[0], keyRowStride = rowStrides[1],
-          valueRowStride = rowStrides[2];
+  std::string queryStride = rowStrides[0], keyRowStride = rowStrides[1],
+              valueRowStride = rowStrides[2];
   std::string firstKey =
       bounds ? loopStart + " * " + text(kFlashKeys) : std::string("0");
   emitTileCopy("kiln_k", "k", d, keyRowStride, firstKey, "");
@@ -229,7 +230,7 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
     std::string row = i % 2 ? "row1" : "row0";
     emitter.line("qa[ks][" + text(i) + "] = " + row + " < " + sq.text +
                  " ? *reinterpret_cast<const unsigned *>(q + " + row + " * " +
-                 text(queryStride) + " + col" + (i >= 2 ? " + 8" : "") +
+                 queryStride + " + col" + (i >= 2 ? " + 8" : "") +
                  ") : 0u;");
   }
   emitter.close();
@@ -340,23 +341,21 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   // The output: [batch..., sq, dv] in order, or the layout of the transpose
   // the kernel yields ([b, s, h, d]: rows h * d apart).
   std::string outOffset = "b * " + sq.times(dv);
-  int64_t outStride = dv;
+  std::string outStride = text(dv);
   if (attention.getResult() != kernel.getYield().getValues()[0]) {
     StridedLayout stored = *attentionOutputLayout(kernel, attention);
     outOffset = operands.stridedMatrixOffset(attention.getResult(), stored);
-    outStride = stored.strides[rank - 2];
+    outStride = layoutText(emitter, stored.strides[rank - 2]);
   }
   emitter.line(storage + " *out = " + out + " + " + outOffset + ";");
   emitter.line("#pragma unroll");
   emitter.open("for (int e = 0; e < " + text(dv / 8) + "; ++e)");
   emitter.line("const int col = e * 8 + pair * 2;");
   emitter.line("if (row0 < " + sq.text +
-               ") *reinterpret_cast<unsigned *>(out + row0 * " +
-               text(outStride) +
+               ") *reinterpret_cast<unsigned *>(out + row0 * " + outStride +
                " + col) = kiln_flash_pack(o[e][0] * l[0], o[e][1] * l[0]);");
   emitter.line("if (row1 < " + sq.text +
-               ") *reinterpret_cast<unsigned *>(out + row1 * " +
-               text(outStride) +
+               ") *reinterpret_cast<unsigned *>(out + row1 * " + outStride +
                " + col) = kiln_flash_pack(o[e][2] * l[1], o[e][3] * l[1]);");
   emitter.close();
   emitter.close();

@@ -1,6 +1,7 @@
 // Strided layouts of views, transposes and slices (StridedView.h).
 #include "kiln/Dialect/Kiln/IR/StridedView.h"
 
+#include "kiln/Dialect/Kiln/IR/DimRanges.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 
@@ -10,66 +11,85 @@ using namespace mlir;
 
 namespace kiln {
 namespace {
+using ExprVector = SmallVector<DimExpr, 4>;
 
-std::optional<SmallVector<int64_t, 4>> staticShape(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || !type.hasStaticShape() || type.getNumElements() == 0)
-    return std::nullopt;
-  return SmallVector<int64_t, 4>(type.getShape());
-}
+bool isOne(const DimExpr &extent) { return extent.getConstant() == 1; }
 
 /// Size-1 dims get stride 0, so that their stride never matters.
-void zeroUnitStrides(ArrayRef<int64_t> shape,
-                     SmallVectorImpl<int64_t> &strides) {
+void zeroUnitStrides(ArrayRef<DimExpr> shape, MutableArrayRef<DimExpr> strides) {
   for (auto [size, stride] : llvm::zip(shape, strides))
-    if (size == 1)
-      stride = 0;
+    if (isOne(size))
+      stride = DimExpr();
+}
+
+/// Whether a group of view dims whose product is |viewCount| still falls
+/// short of the tensor dims' |tensorCount|: a comparison of the values when
+/// both are constants; otherwise while they differ (the group must end
+/// equal, which the caller checks).
+bool fallsShort(const DimExpr &viewCount, const DimExpr &tensorCount) {
+  std::optional<int64_t> view = viewCount.getConstant(),
+                         tensor = tensorCount.getConstant();
+  if (view && tensor)
+    return *view < *tensor;
+  return viewCount != tensorCount;
 }
 
 /// The strides of |newShape| viewing the elements of |oldShape| laid out with
 /// |oldStrides| in row-major order (a reshape); std::nullopt when a merged
 /// group of dims is not contiguous (PyTorch's view rule).
-std::optional<SmallVector<int64_t, 4>>
-reshapeStrides(ArrayRef<int64_t> oldShape, ArrayRef<int64_t> oldStrides,
-               ArrayRef<int64_t> newShape) {
-  SmallVector<int64_t, 4> shape, strides;
+std::optional<ExprVector> reshapeStrides(ArrayRef<DimExpr> oldShape,
+                                         ArrayRef<DimExpr> oldStrides,
+                                         ArrayRef<DimExpr> newShape) {
+  ExprVector shape, strides;
   for (auto [size, stride] : llvm::zip(oldShape, oldStrides))
-    if (size != 1) {
+    if (!isOne(size)) {
       shape.push_back(size);
       strides.push_back(stride);
     }
-  SmallVector<int64_t, 4> result(newShape.size(), 0);
+  ExprVector result(newShape.size(), DimExpr());
   int64_t viewDim = int64_t(newShape.size()) - 1;
   if (!shape.empty()) {
-    int64_t chunkStride = strides.back(), tensorCount = 1, viewCount = 1;
+    DimExpr chunkStride = strides.back(), tensorCount = DimExpr::constant(1),
+            viewCount = DimExpr::constant(1);
     for (int64_t dim = int64_t(shape.size()) - 1; dim >= 0; --dim) {
-      tensorCount *= shape[dim];
-      if (dim > 0 && strides[dim - 1] == tensorCount * chunkStride)
-        continue; // Dim - 1 continues this contiguous chunk.
-      while (viewDim >= 0 &&
-             (viewCount < tensorCount || newShape[viewDim] == 1)) {
-        result[viewDim] = viewCount * chunkStride;
-        viewCount *= newShape[viewDim--];
+      std::optional<DimExpr> grown = tensorCount * shape[dim];
+      if (!grown)
+        return std::nullopt;
+      tensorCount = *grown;
+      if (dim > 0) {
+        std::optional<DimExpr> contiguous = tensorCount * chunkStride;
+        if (contiguous && strides[dim - 1] == *contiguous)
+          continue; // Dim - 1 continues this contiguous chunk.
+      }
+      while (viewDim >= 0 && (fallsShort(viewCount, tensorCount) ||
+                              isOne(newShape[viewDim]))) {
+        std::optional<DimExpr> stride = viewCount * chunkStride;
+        std::optional<DimExpr> count = viewCount * newShape[viewDim];
+        if (!stride || !count)
+          return std::nullopt;
+        result[viewDim--] = *stride;
+        viewCount = *count;
       }
       if (viewCount != tensorCount)
         return std::nullopt;
       if (dim > 0) {
         chunkStride = strides[dim - 1];
-        tensorCount = viewCount = 1;
+        tensorCount = viewCount = DimExpr::constant(1);
       }
     }
   }
   for (; viewDim >= 0; --viewDim)
-    if (newShape[viewDim] != 1)
+    if (!isOne(newShape[viewDim]))
       return std::nullopt;
   zeroUnitStrides(newShape, result);
   return result;
 }
 
 /// The first element and step of a constant slice along each dim (clamped
-/// as the evaluator does); std::nullopt when an operand is not constant.
+/// as the evaluator does); std::nullopt when an operand is not constant or
+/// a sliced dim is a run-time extent.
 std::optional<std::pair<SmallVector<int64_t, 4>, SmallVector<int64_t, 4>>>
-sliceBeginsAndSteps(SliceOp slice, ArrayRef<int64_t> shape) {
+sliceBeginsAndSteps(SliceOp slice, ArrayRef<DimExpr> shape) {
   auto starts = getConstantIntegers(slice.getStarts());
   auto axes = getConstantIntegers(slice.getAxes());
   auto steps = getConstantIntegers(slice.getSteps());
@@ -80,11 +100,14 @@ sliceBeginsAndSteps(SliceOp slice, ArrayRef<int64_t> shape) {
     std::optional<int64_t> axis = normalizeAxis((*axes)[i], shape.size());
     if (!axis || i >= starts->size() || i >= steps->size() || (*steps)[i] == 0)
       return std::nullopt;
-    int64_t dim = shape[*axis], start = (*starts)[i];
+    std::optional<int64_t> dim = shape[*axis].getConstant();
+    if (!dim)
+      return std::nullopt;
+    int64_t start = (*starts)[i];
     if (start < 0)
-      start += dim;
-    begin[*axis] = (*steps)[i] > 0 ? std::clamp<int64_t>(start, 0, dim)
-                                   : std::clamp<int64_t>(start, 0, dim - 1);
+      start += *dim;
+    begin[*axis] = (*steps)[i] > 0 ? std::clamp<int64_t>(start, 0, *dim)
+                                   : std::clamp<int64_t>(start, 0, *dim - 1);
     step[*axis] = (*steps)[i];
   }
   return std::make_pair(begin, step);
@@ -92,12 +115,48 @@ sliceBeginsAndSteps(SliceOp slice, ArrayRef<int64_t> shape) {
 
 } // namespace
 
-SmallVector<int64_t, 4> contiguousStrides(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t, 4> strides(shape.size(), 0);
-  int64_t stride = 1;
+std::optional<ExprVector> stridedExtentsOf(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    return std::nullopt;
+  ExprVector extents;
+  if (type.hasStaticShape()) {
+    if (type.getNumElements() == 0)
+      return std::nullopt;
+    for (int64_t size : type.getShape())
+      extents.push_back(DimExpr::constant(size));
+    return extents;
+  }
+  // A kernel body's argument has the extents of the kernel's operand.
+  Value outside = value;
+  if (auto argument = dyn_cast<BlockArgument>(value))
+    if (auto kernel =
+            dyn_cast_or_null<KernelOp>(argument.getOwner()->getParentOp()))
+      outside = kernel->getOperand(argument.getArgNumber());
+  std::vector<std::optional<DimExpr>> recorded = getRecordedExtents(outside);
+  if (int64_t(recorded.size()) != type.getRank())
+    return std::nullopt;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      extents.push_back(DimExpr::constant(type.getDimSize(d)));
+    else if (recorded[d])
+      extents.push_back(*recorded[d]);
+    else
+      return std::nullopt;
+  }
+  return extents;
+}
+
+std::optional<ExprVector> contiguousStrides(ArrayRef<DimExpr> shape) {
+  ExprVector strides(shape.size(), DimExpr());
+  DimExpr stride = DimExpr::constant(1);
   for (int64_t dim = int64_t(shape.size()) - 1; dim >= 0; --dim) {
-    strides[dim] = shape[dim] == 1 ? 0 : stride;
-    stride *= shape[dim];
+    if (!isOne(shape[dim]))
+      strides[dim] = stride;
+    std::optional<DimExpr> next = stride * shape[dim];
+    if (!next)
+      return std::nullopt;
+    stride = *next;
   }
   return strides;
 }
@@ -106,40 +165,54 @@ bool isStridedViewOp(Operation *op) {
   if (!isa<TransposeOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, SliceOp>(
           op) ||
       op->getNumResults() != 1 || op->getNumOperands() < 1 ||
-      !staticShape(op->getOperand(0)) || !staticShape(op->getResult(0)))
+      !stridedExtentsOf(op->getResult(0)))
+    return false;
+  std::optional<ExprVector> input = stridedExtentsOf(op->getOperand(0));
+  if (!input)
     return false;
   if (auto slice = dyn_cast<SliceOp>(op))
-    return sliceBeginsAndSteps(slice, *staticShape(slice.getData()))
-        .has_value();
+    return sliceBeginsAndSteps(slice, *input).has_value();
   return true;
 }
 
 std::optional<StridedLayout>
 traceStridedRead(Value value, function_ref<bool(Operation *)> follow) {
-  std::optional<SmallVector<int64_t, 4>> shape = staticShape(value);
+  std::optional<ExprVector> shape = stridedExtentsOf(value);
   if (!shape)
     return std::nullopt;
   Operation *op = value.getDefiningOp();
-  if (!op || !isStridedViewOp(op) || !follow(op))
-    return StridedLayout{value, 0, contiguousStrides(*shape)};
+  if (!op || !isStridedViewOp(op) || !follow(op)) {
+    std::optional<ExprVector> strides = contiguousStrides(*shape);
+    if (!strides)
+      return std::nullopt;
+    return StridedLayout{value, DimExpr(), *strides};
+  }
   Value input = op->getOperand(0);
   std::optional<StridedLayout> layout = traceStridedRead(input, follow);
   if (!layout)
     return std::nullopt;
-  SmallVector<int64_t, 4> inShape = *staticShape(input);
+  ExprVector inShape = *stridedExtentsOf(input);
   if (auto transpose = dyn_cast<TransposeOp>(op)) {
-    SmallVector<int64_t, 4> strides;
+    ExprVector strides;
     for (int64_t axis : transpose.getPerm())
       strides.push_back(layout->strides[axis]);
     layout->strides = strides;
   } else if (auto slice = dyn_cast<SliceOp>(op)) {
     auto [begin, step] = *sliceBeginsAndSteps(slice, inShape);
     for (size_t dim = 0; dim < inShape.size(); ++dim) {
-      layout->offset += begin[dim] * layout->strides[dim];
-      layout->strides[dim] *= step[dim];
+      std::optional<DimExpr> first =
+          layout->strides[dim] * DimExpr::constant(begin[dim]);
+      std::optional<DimExpr> offset =
+          first ? layout->offset + *first : std::nullopt;
+      std::optional<DimExpr> stride =
+          layout->strides[dim] * DimExpr::constant(step[dim]);
+      if (!offset || !stride)
+        return std::nullopt;
+      layout->offset = *offset;
+      layout->strides[dim] = *stride;
     }
   } else {
-    std::optional<SmallVector<int64_t, 4>> strides =
+    std::optional<ExprVector> strides =
         reshapeStrides(inShape, layout->strides, *shape);
     if (!strides)
       return std::nullopt;
@@ -152,40 +225,43 @@ traceStridedRead(Value value, function_ref<bool(Operation *)> follow) {
 std::optional<StridedLayout> traceStridedWrite(Value value,
                                                ArrayRef<Operation *> chain) {
   Value stored = chain.empty() ? value : chain.back()->getResult(0);
-  std::optional<SmallVector<int64_t, 4>> storedShape = staticShape(stored);
+  std::optional<ExprVector> storedShape = stridedExtentsOf(stored);
   if (!storedShape)
     return std::nullopt;
-  SmallVector<int64_t, 4> strides = contiguousStrides(*storedShape);
+  std::optional<ExprVector> strides = contiguousStrides(*storedShape);
+  if (!strides)
+    return std::nullopt;
   // From the stored value back to |value|: each op's input layout from its
   // result's.
   for (Operation *op : llvm::reverse(chain)) {
     if (isa<SliceOp>(op) || !isStridedViewOp(op))
       return std::nullopt;
-    SmallVector<int64_t, 4> inShape = *staticShape(op->getOperand(0));
-    SmallVector<int64_t, 4> outShape = *staticShape(op->getResult(0));
+    ExprVector inShape = *stridedExtentsOf(op->getOperand(0));
+    ExprVector outShape = *stridedExtentsOf(op->getResult(0));
     if (auto transpose = dyn_cast<TransposeOp>(op)) {
-      SmallVector<int64_t, 4> inStrides(inShape.size(), 0);
+      ExprVector inStrides(inShape.size(), DimExpr());
       for (auto [dim, axis] : llvm::enumerate(transpose.getPerm()))
-        inStrides[axis] = strides[dim];
+        inStrides[axis] = (*strides)[dim];
       strides = inStrides;
     } else {
-      std::optional<SmallVector<int64_t, 4>> inStrides =
-          reshapeStrides(outShape, strides, inShape);
-      if (!inStrides)
+      strides = reshapeStrides(outShape, *strides, inShape);
+      if (!strides)
         return std::nullopt;
-      strides = *inStrides;
     }
-    zeroUnitStrides(inShape, strides);
+    zeroUnitStrides(inShape, *strides);
   }
-  return StridedLayout{stored, 0, strides};
+  return StridedLayout{stored, DimExpr(), *strides};
 }
 
 bool hasAlignedRows(const StridedLayout &layout, int64_t alignment) {
-  if (layout.strides.empty() || layout.strides.back() != 1 ||
-      layout.offset % alignment != 0)
+  auto isMultiple = [&](const DimExpr &extent) {
+    return divideExactly(extent, DimExpr::constant(alignment)).has_value();
+  };
+  if (layout.strides.empty() || layout.strides.back().getConstant() != 1 ||
+      !isMultiple(layout.offset))
     return false;
-  return llvm::all_of(ArrayRef<int64_t>(layout.strides).drop_back(),
-                      [&](int64_t stride) { return stride % alignment == 0; });
+  return llvm::all_of(ArrayRef<DimExpr>(layout.strides).drop_back(),
+                      isMultiple);
 }
 
 } // namespace kiln

@@ -660,37 +660,9 @@ std::optional<unsigned> kernelInputNumber(KernelOp kernel, Value value) {
   return argument.getArgNumber();
 }
 
-namespace {
-/// The layout of |value| (with run-time extents) as stored: rows of its
-/// static last dim, contiguous. The batch strides are run-time values,
-/// recorded as 0: the attention templates compute such a value's matrix
-/// offset from its extents (ElementalEmitter::extentsOf).
-StridedLayout runTimeRowLayout(Value value) {
-  auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t, 4> strides(type.getRank(), 0);
-  strides.back() = 1;
-  if (type.getRank() >= 2)
-    strides[type.getRank() - 2] = type.getShape().back();
-  return StridedLayout{value, 0, strides};
-}
-
-bool hasRunTimeRows(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  return type && !type.hasStaticShape() && type.getRank() >= 2 &&
-         !type.isDynamicDim(type.getRank() - 1);
-}
-} // namespace
-
 std::optional<StridedOperand> attentionOperandLayout(KernelOp kernel,
                                                      Value operand) {
   Block *body = &kernel.getBody().front();
-  // With run-time extents q, k and v are kernel inputs, read as stored.
-  if (hasRunTimeRows(operand)) {
-    std::optional<unsigned> input = kernelInputNumber(kernel, operand);
-    if (!input)
-      return std::nullopt;
-    return StridedOperand{*input, runTimeRowLayout(operand)};
-  }
   std::optional<StridedLayout> layout = traceStridedRead(
       operand, [&](Operation *op) { return op->getBlock() == body; });
   if (!layout)
@@ -708,11 +680,6 @@ std::optional<StridedLayout> attentionOutputLayout(KernelOp kernel,
     return std::nullopt;
   SmallVector<Operation *, 4> chain;
   Value value = attention.getResult();
-  // With run-time extents the result is the kernel's output as stored.
-  if (hasRunTimeRows(value))
-    return value == yielded[0]
-               ? std::optional<StridedLayout>(runTimeRowLayout(value))
-               : std::nullopt;
   while (value != yielded[0]) {
     if (!value.hasOneUse())
       return std::nullopt;

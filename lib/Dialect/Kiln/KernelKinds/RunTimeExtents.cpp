@@ -4,6 +4,7 @@
 
 #include "kiln/Dialect/Kiln/IR/DimRanges.h"
 #include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
+#include "kiln/Dialect/Kiln/IR/StridedView.h"
 #include "kiln/Dialect/Kiln/KernelKinds/OpClasses.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -414,16 +415,20 @@ bool takesRunTimeExtents(KernelKind kind) {
 namespace {
 /// Why an attention kernel cannot take |op|'s run-time extents: its
 /// templates take them in the batch dims and both sequence lengths of a
-/// kiln.attention whose q, k, v, mask and result are kernel inputs and the
-/// kernel's output as stored (views with run-time extents are not fused
-/// into it: their strides would be run-time values), with static head
-/// sizes.
+/// kiln.attention with static head sizes, and in the strided views it reads
+/// q, k and v through and writes its result through (isStridedViewOp: the
+/// strides are then expressions of the ranged dims, StridedView.h), as in a
+/// static kernel.
 std::optional<std::string> unmetAttentionRule(Operation *op) {
   auto attention = dyn_cast<AttentionOp>(op);
-  if (!attention)
-    return std::string("is a view of an attention operand or result; with "
-                       "run-time extents the attention templates read q, "
-                       "k, v and the mask and write the result as stored");
+  if (!attention) {
+    if (isStridedViewOp(op))
+      return std::nullopt;
+    return std::string("is neither the kiln.attention nor a strided view of "
+                       "an operand or the result (a transpose, reshape or "
+                       "constant slice along static dims, whose extents are "
+                       "expressions of the ranged dims)");
+  }
   for (Value value : {attention.getQuery(), attention.getKey(),
                       attention.getValue(), attention.getResult()}) {
     auto type = dyn_cast<RankedTensorType>(value.getType());
