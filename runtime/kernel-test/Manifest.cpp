@@ -1,6 +1,8 @@
 // Parsing the line-based kernel-test manifest.
 #include "Manifest.h"
 
+#include <cerrno>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -66,9 +68,25 @@ bool readManifest(const std::string &directory, CaseSpec &spec,
       LaunchSpec launch;
       ok = static_cast<bool>(words >> launch.kernel >> launch.grid >>
                              launch.block >> launch.sharedBytes);
-      for (int id; words >> id;)
-        ok = ok && id >= 0 && id < static_cast<int>(spec.buffers.size()),
-        launch.arguments.push_back(id);
+      // Buffer ids, then optionally `dims` and the dim parameters' values.
+      bool dims = false;
+      for (std::string word; words >> word;) {
+        if (!dims && word == "dims") {
+          dims = true;
+          continue;
+        }
+        char *end = nullptr;
+        errno = 0;
+        long long value = std::strtoll(word.c_str(), &end, 10);
+        ok = ok && errno == 0 && end == word.c_str() + word.size();
+        if (dims) {
+          launch.dims.push_back(value);
+          continue;
+        }
+        ok = ok && value >= 0 &&
+             value < static_cast<long long>(spec.buffers.size());
+        launch.arguments.push_back(static_cast<int>(value));
+      }
       launch.comment = comment;
       spec.launches.push_back(launch);
     } else if (keyword == "check") {

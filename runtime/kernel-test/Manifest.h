@@ -25,7 +25,10 @@ struct LaunchSpec {
   std::string kernel;
   unsigned grid = 0, block = 0, sharedBytes = 0;
   std::vector<int> arguments; // Buffer ids, in parameter order.
-  std::string comment;        // The kiln.kernel op's name.
+  // The values of the kernel's `long long kiln_dim<i>` parameters (issue 18:
+  // a kernel with run-time extents), after the buffers.
+  std::vector<long long> dims;
+  std::string comment; // The kiln.kernel op's name.
 };
 
 struct CheckSpec {

@@ -122,6 +122,9 @@ bool runCase(const CaseSpec &spec, int major, int minor, CaseResult &result,
     std::vector<void *> arguments;
     for (int id : launch.arguments)
       arguments.push_back(&resources.buffers[id]);
+    std::vector<long long> dims = launch.dims;
+    for (long long &dim : dims)
+      arguments.push_back(&dim);
     std::string what =
         "cudaLaunchKernel(" + launch.kernel + "," + launch.comment + ")";
     if (!cudaOk(cudaLaunchKernel(

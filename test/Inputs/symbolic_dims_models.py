@@ -1,5 +1,5 @@
 # Writes the small BERT-like, CNN-like and movement-only ONNX models with symbolic dims that the lit tests compile with ranged --input-shape values.
-"""Usage: symbolic_dims_models.py bert|cnn|movement|encoder|heads MODEL.onnx
+"""Usage: symbolic_dims_models.py bert|cnn|movement|encoder|heads|attention MODEL.onnx
 
 bert: ids [batch, seq] (int64) and mask [batch, seq] (float). Token
 embedding Gather plus a position table sliced to seq by Shape -> Gather ->
@@ -38,6 +38,15 @@ and Transposed [0, 2, 1, 3] to [batch, 4, seq, 4], an additive mask
 1] from Range(0, seq) Expanded to Shape(ids), heads merged back
 (`hidden`, [batch, seq, 16]) and the pooler's x[:, 0] (Gather of index 0
 on the seq axis) through Tanh (`pooled`, [batch, 16]).
+
+attention: x [batch, seq, 64] (float) and mask [batch, seq] (int64), a BERT
+self-attention block as the dynamo exporter writes it: Q, K and V MatMul +
+bias, heads of 16 split by a Reshape whose shape is built from Shape(x) and
+Transposed (q and v [0, 2, 1, 3], k [0, 2, 3, 1]), scores scaled by Mul,
+masked by Add of (1 - mask) * -10000 Unsqueezed to [batch, 1, 1, seq],
+Softmax, the context Transposed back [0, 2, 1, 3], heads merged by a
+Reshape to [batch, seq, 64] and the output projection MatMul + bias
+(`hidden`, [batch, seq, 64]).
 """
 import sys
 
@@ -294,9 +303,71 @@ def heads():
     return helper.make_graph(nodes, "heads", inputs, outputs, inits)
 
 
+def attention():
+    rng = np.random.RandomState(0)
+    n = helper.make_node
+    inits = [ints("zero", [0]), ints("one", [1]), ints("two", [2]),
+             ints("heads", [4, 16]), ints("width", [64]),
+             ints("mask_axes", [1, 2]),
+             numpy_helper.from_array(np.array(0.25, dtype=np.float32),
+                                     "scale"),
+             numpy_helper.from_array(np.array(1.0, dtype=np.float32), "unit"),
+             numpy_helper.from_array(np.array(-10000.0, dtype=np.float32),
+                                     "masked")]
+    nodes = [
+        n("Shape", ["x"], ["x_shape"], name="x_shape"),
+        n("Slice", ["x_shape", "zero", "one"], ["batch_dim"], name="batch_dim"),
+        n("Slice", ["x_shape", "one", "two"], ["seq_dim"], name="seq_dim"),
+        n("Concat", ["batch_dim", "seq_dim", "heads"], ["split_shape"],
+          axis=0, name="split_shape"),
+        n("Concat", ["batch_dim", "seq_dim", "width"], ["merge_shape"],
+          axis=0, name="merge_shape"),
+    ]
+    for head, perm in (("q", [0, 2, 1, 3]), ("k", [0, 2, 3, 1]),
+                       ("v", [0, 2, 1, 3])):
+        inits += [weight(rng, f"w_{head}", 64, 64), weight(rng, f"b_{head}", 64)]
+        nodes += [
+            n("MatMul", ["x", f"w_{head}"], [f"{head}_mm"], name=f"{head}_mm"),
+            n("Add", [f"{head}_mm", f"b_{head}"], [f"{head}_flat"],
+              name=f"{head}_bias"),
+            n("Reshape", [f"{head}_flat", "split_shape"], [f"{head}_split"],
+              name=f"{head}_split"),
+            n("Transpose", [f"{head}_split"], [f"{head}_t"], name=f"{head}_t",
+              perm=perm),
+        ]
+    inits += [weight(rng, "w_o", 64, 64), weight(rng, "b_o", 64)]
+    nodes += [
+        n("MatMul", ["q_t", "k_t"], ["scores"], name="scores"),
+        n("Mul", ["scores", "scale"], ["scaled"], name="scale_scores"),
+        n("Cast", ["mask"], ["mask_f"], to=TensorProto.FLOAT, name="mask_f"),
+        n("Sub", ["unit", "mask_f"], ["inverted"], name="invert_mask"),
+        n("Mul", ["inverted", "masked"], ["mask_bias"], name="mask_bias"),
+        n("Unsqueeze", ["mask_bias", "mask_axes"], ["mask4"], name="mask4"),
+        n("Add", ["scaled", "mask4"], ["masked_scores"], name="apply_mask"),
+        n("Softmax", ["masked_scores"], ["probs"], name="softmax", axis=-1),
+        n("MatMul", ["probs", "v_t"], ["context"], name="context"),
+        n("Transpose", ["context"], ["context_t"], name="head_merge",
+          perm=[0, 2, 1, 3]),
+        n("Reshape", ["context_t", "merge_shape"], ["merged"],
+          name="merge_heads"),
+        n("MatMul", ["merged", "w_o"], ["out_mm"], name="out_mm"),
+        n("Add", ["out_mm", "b_o"], ["hidden"], name="out_bias"),
+    ]
+    inputs = [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                      ["batch", "seq", 64]),
+        helper.make_tensor_value_info("mask", TensorProto.INT64, ["batch", "seq"]),
+    ]
+    outputs = [
+        helper.make_tensor_value_info("hidden", TensorProto.FLOAT,
+                                      ["batch", "seq", 64]),
+    ]
+    return helper.make_graph(nodes, "attention", inputs, outputs, inits)
+
+
 def main():
     builders = {"bert": bert, "cnn": cnn, "movement": movement,
-                "encoder": encoder, "heads": heads}
+                "encoder": encoder, "heads": heads, "attention": attention}
     if len(sys.argv) != 3 or sys.argv[1] not in builders:
         sys.exit(__doc__)
     graph = builders[sys.argv[1]]()

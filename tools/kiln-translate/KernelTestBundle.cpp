@@ -1,9 +1,14 @@
 // The kernel-test bundle writer: per case, tiled IR -> CUDA -> cubins, inputs
 // drawn deterministically (never zero, both signs), expected outputs from the
-// CPU evaluator on the original function, and a line-based manifest.
+// CPU evaluator on the original function, and a line-based manifest. A
+// function with ranged dims (issue 18) is one case per shape of its
+// `kiln.test_shapes`, all running the same kernels with their dims as
+// parameters.
 #include "KernelTestBundle.h"
 
+#include "kiln/Dialect/Kiln/IR/DimRanges.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 #include "kiln/Evaluator/Interpreter.h"
 #include "kiln/Target/CUDA/CUDAEmitter.h"
@@ -15,6 +20,8 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
+#include <algorithm>
+#include <map>
 #include <random>
 
 using namespace mlir;
@@ -45,14 +52,49 @@ std::string shapeText(llvm::ArrayRef<int64_t> shape) {
       llvm::map_range(shape, [](int64_t d) { return std::to_string(d); }), "x");
 }
 
+/// The values of the ranged dims a case runs at (an entry of the function's
+/// `kiln.test_shapes`), by name; empty for a static case.
+using DimValues = std::map<std::string, int64_t>;
+
+/// |value|'s shape in a case run at |dims|: its static dims, and each
+/// run-time one its recorded expression (a function argument's
+/// `kiln.dim_names`, an op's `kiln.dim_exprs`) at |dims|.
+std::optional<std::vector<int64_t>> concreteShape(Value value,
+                                                  const DimValues &dims) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    return std::nullopt;
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  if (type.hasStaticShape())
+    return shape;
+  std::vector<std::optional<DimExpr>> extents = getRecordedExtents(value);
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      continue;
+    std::optional<int64_t> size =
+        d < int64_t(extents.size()) && extents[d]
+            ? extents[d]->evaluate([&](llvm::StringRef name)
+                                       -> std::optional<int64_t> {
+                auto found = dims.find(name.str());
+                if (found == dims.end())
+                  return std::nullopt;
+                return found->second;
+              })
+            : std::nullopt;
+    if (!size || *size < 0)
+      return std::nullopt;
+    shape[d] = *size;
+  }
+  return shape;
+}
+
 /// Deterministic inputs: floats uniform in [lo, hi] (default [-2, 2]) with
 /// |x| >= 1/8, integers in [lo, hi] (default [-8, 8] without 0), bools fair.
 /// An argument's `kiln.test_range = [lo, hi]` overrides the range.
 Tensor drawInput(func::FuncOp function, unsigned argument,
-                 const std::string &caseName) {
+                 const std::string &caseName, std::vector<int64_t> shape) {
   auto type = cast<RankedTensorType>(function.getArgument(argument).getType());
   DType dtype = *eval::dtypeFromMlir(type.getElementType());
-  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
   std::mt19937_64 random(llvm::xxh3_64bits(caseName) + 7919 * argument);
   double low = -2, high = 2;
   bool explicitRange = false;
@@ -68,7 +110,9 @@ Tensor drawInput(func::FuncOp function, unsigned argument,
       high = number(range[1]);
       explicitRange = true;
     }
-  int64_t count = type.getNumElements();
+  int64_t count = 1;
+  for (int64_t size : shape)
+    count *= size;
   if (eval::isFloat(dtype)) {
     std::uniform_real_distribution<double> uniform(low, high);
     std::vector<double> values(count);
@@ -99,9 +143,11 @@ bool isView(Operation *op) {
 }
 
 /// Writes one case; |tiled| is the function whose kernels run on the GPU.
+/// |dims|: the ranged dims' values the case runs at (empty: static).
 llvm::Error writeCase(func::FuncOp original, func::FuncOp tiled,
                       const std::string &caseName, const std::string &dir,
-                      const BundleOptions &options, llvm::raw_ostream &log) {
+                      const BundleOptions &options, const DimValues &dims,
+                      llvm::raw_ostream &log) {
   if (std::error_code error = llvm::sys::fs::create_directories(dir))
     return fail("cannot create " + dir + ": " + error.message());
   std::string manifest = "kiln-kernel-test 1\ncase " + caseName + "\n";
@@ -122,8 +168,15 @@ llvm::Error writeCase(func::FuncOp original, func::FuncOp tiled,
   }
 
   std::vector<Tensor> inputs;
-  for (unsigned a = 0; a < original.getNumArguments(); ++a)
-    inputs.push_back(drawInput(original, a, caseName));
+  for (unsigned a = 0; a < original.getNumArguments(); ++a) {
+    std::optional<std::vector<int64_t>> shape =
+        concreteShape(original.getArgument(a), dims);
+    if (!shape)
+      return fail("case " + caseName + ": argument " + std::to_string(a) +
+                  " has a run-time dim that no `kiln.test_shapes` entry "
+                  "(and `kiln.dim_names`) gives a size");
+    inputs.push_back(drawInput(original, a, caseName, *shape));
+  }
   llvm::Expected<std::vector<Tensor>> expected =
       eval::interpretFunction(original, inputs);
   if (!expected)
@@ -153,11 +206,14 @@ llvm::Error writeCase(func::FuncOp original, func::FuncOp tiled,
   auto addBuffer = [&](Value value, const std::string &init) -> llvm::Error {
     auto type = cast<RankedTensorType>(value.getType());
     std::optional<DType> dtype = eval::dtypeFromMlir(type.getElementType());
-    if (!dtype || !type.hasStaticShape())
+    std::optional<std::vector<int64_t>> shape = concreteShape(value, dims);
+    if (!dtype || !shape)
       return fail("case " + caseName + ": buffer of unsupported type");
-    int64_t bytes = type.getNumElements() * eval::byteWidth(*dtype);
+    int64_t bytes = eval::byteWidth(*dtype);
+    for (int64_t size : *shape)
+      bytes *= size;
     manifest += "buffer " + std::to_string(buffers) + " " +
-                eval::dtypeName(*dtype) + " " + shapeText(type.getShape()) +
+                eval::dtypeName(*dtype) + " " + shapeText(*shape) +
                 " " + std::to_string(bytes) + " " + init + "\n";
     bufferOf[value] = buffers++;
     return llvm::Error::success();
@@ -208,8 +264,41 @@ llvm::Error writeCase(func::FuncOp original, func::FuncOp tiled,
       bufferOf[op.getResult(0)] = bufferOf.lookup(op.getOperand(0));
     } else if (auto kernel = dyn_cast<KernelOp>(op)) {
       const KernelLaunch &launch = cuda->launches[launchIndex++];
+      // With run-time extents, as the runtime launches it: min(ceil(count /
+      // units per block), the recorded grid) blocks, the dims as parameters.
+      int64_t grid = launch.grid;
+      std::string dimArguments;
+      std::vector<std::string> parameters = getKernelDimParameters(kernel);
+      if (!parameters.empty()) {
+        auto valueOf = [&](llvm::StringRef name) -> std::optional<int64_t> {
+          auto found = dims.find(name.str());
+          if (found == dims.end())
+            return std::nullopt;
+          return found->second;
+        };
+        auto count = kernel->getAttrOfType<StringAttr>(kElementCountAttrName);
+        std::optional<DimExpr> expression =
+            count ? DimExpr::parse(count.getValue()) : std::nullopt;
+        std::optional<int64_t> elements =
+            expression ? expression->evaluate(valueOf) : std::nullopt;
+        int64_t units = launchUnitsPerBlock(kernel);
+        if (!elements || units <= 0)
+          return fail("case " + caseName + ": kernel '" +
+                      kernel.getSymName().str() +
+                      "' has run-time extents but no element count at this "
+                      "shape");
+        grid = std::clamp<int64_t>((*elements + units - 1) / units, 1, grid);
+        dimArguments = " dims";
+        for (const std::string &name : parameters) {
+          std::optional<int64_t> value = valueOf(name);
+          if (!value)
+            return fail("case " + caseName + ": no value for dim '" + name +
+                        "' in its `kiln.test_shapes` entry");
+          dimArguments += " " + std::to_string(*value);
+        }
+      }
       std::string line = "launch " + cuda->kernels[launch.kernel].name + " " +
-                         std::to_string(launch.grid) + " " +
+                         std::to_string(grid) + " " +
                          std::to_string(launch.block) + " " +
                          std::to_string(launch.dynamicSharedBytes);
       for (Value operand : kernel->getOperands()) {
@@ -219,6 +308,7 @@ llvm::Error writeCase(func::FuncOp original, func::FuncOp tiled,
                       "' reads a value with no buffer");
         line += " " + std::to_string(bufferOf[operand]);
       }
+      line += dimArguments;
       manifest += line + "  # " + kernel.getSymName().str() + "\n";
       for (auto [result, output] :
            llvm::zip(kernel.getResults(), kernel.getOutputs()))
@@ -262,30 +352,58 @@ llvm::Error writeKernelTestBundle(ModuleOp module, llvm::StringRef stem,
     std::string caseName = stem.str();
     if (functions.size() > 1)
       caseName += "." + function.getSymName().str();
-    std::string dir = (directory + "/" + caseName).str();
+
+    // A ranged function runs at each entry of its `kiln.test_shapes`
+    // (`[{batch = 2, seq = 77}, ...]`), a case of its own named after it.
+    std::vector<std::pair<std::string, DimValues>> shapes;
+    if (auto entries =
+            function->getAttrOfType<ArrayAttr>("kiln.test_shapes")) {
+      for (Attribute entry : entries) {
+        auto dictionary = dyn_cast<DictionaryAttr>(entry);
+        if (!dictionary || dictionary.empty())
+          return fail("case " + caseName +
+                      ": `kiln.test_shapes` entries are dictionaries of dim "
+                      "sizes ({batch = 2, seq = 77})");
+        DimValues values;
+        std::string suffix;
+        for (NamedAttribute dim : dictionary) {
+          auto size = dyn_cast<IntegerAttr>(dim.getValue());
+          if (!size)
+            return fail("case " + caseName + ": dim '" +
+                        dim.getName().str() + "' of `kiln.test_shapes` is "
+                        "not an integer");
+          values[dim.getName().str()] = size.getInt();
+          suffix += (suffix.empty() ? "" : "_") + dim.getName().str() +
+                    std::to_string(size.getInt());
+        }
+        shapes.emplace_back(caseName + "." + suffix, values);
+      }
+    } else {
+      shapes.emplace_back(caseName, DimValues());
+    }
 
     bool hasKernels = false;
     function.walk([&](KernelOp) { hasKernels = true; });
-    if (hasKernels) {
-      if (llvm::Error error =
-              writeCase(function, function, caseName, dir, options, log))
-        return error;
-      continue;
+    OwningOpRef<ModuleOp> prepared;
+    func::FuncOp tiled = function;
+    if (!hasKernels) {
+      if (!options.prepare)
+        return fail("case " + caseName +
+                    " has no kiln.kernel ops and this build has no kernel "
+                    "pipeline (kiln-fuse-kernels, kiln-tile-kernels) to make "
+                    "them; write hand-tiled kernels");
+      prepared = ModuleOp::create(function.getLoc());
+      IRMapping mapping;
+      prepared->push_back(function->clone(mapping));
+      if (failed(options.prepare(*prepared)))
+        return fail("case " + caseName + ": the kernel pipeline failed");
+      tiled = *prepared->getOps<func::FuncOp>().begin();
     }
-    if (!options.prepare)
-      return fail("case " + caseName +
-                  " has no kiln.kernel ops and this build has no kernel "
-                  "pipeline (kiln-fuse-kernels, kiln-tile-kernels) to make "
-                  "them; write hand-tiled kernels");
-    OwningOpRef<ModuleOp> prepared = ModuleOp::create(function.getLoc());
-    IRMapping mapping;
-    prepared->push_back(function->clone(mapping));
-    if (failed(options.prepare(*prepared)))
-      return fail("case " + caseName + ": the kernel pipeline failed");
-    auto tiled = *prepared->getOps<func::FuncOp>().begin();
-    if (llvm::Error error =
-            writeCase(function, tiled, caseName, dir, options, log))
-      return error;
+    for (const auto &[name, dims] : shapes)
+      if (llvm::Error error = writeCase(function, tiled, name,
+                                        (directory + "/" + name).str(),
+                                        options, dims, log))
+        return error;
   }
   return llvm::Error::success();
 }

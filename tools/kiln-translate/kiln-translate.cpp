@@ -11,6 +11,7 @@
 #include "kiln/Target/CUDA/NVRTCCompiler.h"
 #include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/Pipelines.h"
+#include "kiln/Transforms/RecordDimExprs.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -89,6 +90,9 @@ std::function<mlir::LogicalResult(mlir::ModuleOp)> kernelPipeline() {
   return [](mlir::ModuleOp module) {
     mlir::PassManager pm(module.getContext());
     pm.addNestedPass<mlir::func::FuncOp>(createKilnRecognizePatterns());
+    // A ranged case (kiln.dim_ranges) gets its extents as expressions, which
+    // fusion and the templates read; a static one is only checked.
+    pm.addNestedPass<mlir::func::FuncOp>(createKilnRecordDimExprs());
     buildKernelPipeline(pm);
     return pm.run(module);
   };

@@ -11,15 +11,26 @@
 #include <map>
 #include <memory>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace {
 
+/// A buffer parameter is the pointer itself; a dim parameter (`long long
+/// kiln_dim<i>`) is read from where the pointer points, as CUDA's argument
+/// array does for every parameter.
+template <typename T> T argumentAs(void *pointer) {
+  if constexpr (std::is_pointer_v<T>)
+    return static_cast<T>(pointer);
+  else
+    return *static_cast<const T *>(pointer);
+}
+
 template <typename... Args, size_t... I>
 void callWith(void (*kernel)(Args...), void **pointers,
               std::index_sequence<I...>) {
-  kernel(static_cast<Args>(pointers[I])...);
+  kernel(argumentAs<Args>(pointers[I])...);
 }
 template <typename... Args>
 void callKernel(void (*kernel)(Args...), void **pointers) {
@@ -110,6 +121,9 @@ int main(int argc, char **argv) {
     std::vector<void *> arguments;
     for (int id : launch.arguments)
       arguments.push_back(buffers[id]);
+    std::vector<long long> dims = launch.dims;
+    for (long long &dim : dims)
+      arguments.push_back(&dim);
     if (!kernels.count(launch.kernel)) {
       std::printf("FAIL %s: kernel %s was not compiled\n", spec.name.c_str(),
                   launch.kernel.c_str());
