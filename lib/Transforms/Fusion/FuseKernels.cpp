@@ -29,7 +29,9 @@
 //     reads q/k/v through by strides, and a transpose of its result that it
 //     can write directly (AttentionLayouts.cpp).
 //  3. Outline each group in program order: values from outside become
-//     inputs (constants of <= 16 elements are cloned instead), a kiln.empty
+//     inputs (constants of <= 16 elements are cloned instead, and so is a
+//     kiln.shape of a ranged value into kernels that can all compute it
+//     from their dim parameters, its operand an input), a kiln.empty
 //     is the destination of the root's result, and the root's uses read the
 //     kernel's result. Views left outside kernels stay as aliases.
 #include "kiln/Dialect/Kiln/IR/DimRanges.h"
@@ -246,8 +248,37 @@ LogicalResult checkRunTimeExtents(Operation *root, KernelKind kind) {
   return diag;
 }
 
-/// Step 3: replaces the ops of |group| by one kiln.kernel.
-void outline(Group &group, unsigned index) {
+/// Whether every user of |shape| (a kiln.shape of a value with run-time
+/// extents, whose elements are the dim parameters' values) is in a group
+/// that can compute it itself: a pointwise or data_movement kernel whose
+/// loop template takes an op that indexes run-time extents by value
+/// (unmetRunTimeExtentRule, unmetByValueKernelRule).
+bool cloneableIntoUsers(Operation *shape, const std::vector<Group> &groups,
+                        const DenseMap<Operation *, unsigned> &groupOf) {
+  if (shape->use_empty())
+    return false;
+  return llvm::all_of(shape->getUsers(), [&](Operation *user) {
+    auto found = groupOf.find(user);
+    if (found == groupOf.end())
+      return false;
+    const Group &group = groups[found->second];
+    // (Its clone comes first in the body, so its operand is an input.)
+    Operation *producer = shape->getOperand(0).getDefiningOp();
+    if ((producer && group.ops.contains(producer)) ||
+        (group.kind != KernelKind::Pointwise &&
+         group.kind != KernelKind::DataMovement) ||
+        unmetRunTimeExtentRule(group.kind, shape))
+      return false;
+    SmallVector<Operation *> ops(group.ops.begin(), group.ops.end());
+    ops.push_back(shape);
+    return !unmetByValueKernelRule(ops);
+  });
+}
+
+/// Step 3: replaces the ops of |group| by one kiln.kernel. |clonedShapes|:
+/// the kiln.shape ops that every kernel reading them computes itself.
+void outline(Group &group, unsigned index,
+             const llvm::SmallPtrSetImpl<Operation *> &clonedShapes) {
   // Program order (the set was filled consumers first).
   SmallVector<Operation *> ops(group.ops.begin(), group.ops.end());
   llvm::sort(ops, [](Operation *a, Operation *b) {
@@ -260,10 +291,16 @@ void outline(Group &group, unsigned index) {
       Operation *producer = operand.getDefiningOp();
       if (producer && group.ops.contains(producer))
         continue;
-      if (isClonedConstant(operand))
+      if (isClonedConstant(operand)) {
         clonedConstants.insert(producer);
-      else
+      } else if (producer && clonedShapes.contains(producer)) {
+        // The clone reads only its operand's extents, but takes the
+        // operand as its kernel's input.
+        clonedConstants.insert(producer);
+        inputs.insert(producer->getOperand(0));
+      } else {
         inputs.insert(operand);
+      }
     }
 
   Operation *root = group.root;
@@ -325,6 +362,7 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
 
     DenseMap<Operation *, unsigned> groupOf;
     std::vector<Group> groups;
+    llvm::SmallPtrSet<Operation *, 4> clonedShapes;
     // A root that cannot take its run-time extents is reported, and the
     // pass goes on to report every other one before it fails.
     bool refused = false;
@@ -334,6 +372,15 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
       FusionClass cls = classifyForFusion(op);
       if (cls == FusionClass::Constant || cls == FusionClass::View)
         continue;
+      // A kiln.shape of a ranged value is computed from the dim parameters:
+      // the kernels that read it compute it themselves when they can (its
+      // users come later, so their groups are formed), rather than a
+      // kernel of its own writing it to memory for them.
+      if (isa<ShapeOp>(op) && hasRunTimeExtents(op) &&
+          cloneableIntoUsers(op, groups, groupOf)) {
+        clonedShapes.insert(op);
+        continue;
+      }
       if (cls == FusionClass::Unsupported) {
         if (failed(checkRunTimeExtents(op, rootKernelKind(op)))) {
           refused = true;
@@ -434,7 +481,7 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
       return signalPassFailure();
     // Outline in program order so kernel indices read top to bottom.
     for (auto [index, group] : llvm::enumerate(llvm::reverse(groups)))
-      outline(group, index);
+      outline(group, index, clonedShapes);
   }
 };
 } // namespace

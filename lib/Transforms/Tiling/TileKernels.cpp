@@ -455,6 +455,41 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
                 std::max<int64_t>(tiles * batch, 1));
   }
 
+  /// With run-time extents the flash kernel's blocks take tiles of
+  /// kFlashAttentionWarps x 16 query rows of one (batch, head), B x
+  /// ceil(sq / 64) of them, where the output's element count gives the
+  /// runtime ceil(B x sq / 64) blocks, too few when sq is not a multiple
+  /// of 64 (seq 77: 116 blocks for 192 tiles, seq 16: a quarter). The count
+  /// recorded instead is the elements of whole tiles, B x (sq + 63) x dv
+  /// (B x ceil(sq / 64) x 64 x dv for a static sq): ceil(count / (64 x
+  /// dv)) covers every tile, with at most B blocks more.
+  void recordFlashTileElements(KernelOp kernel) {
+    auto attention = cast<AttentionOp>(getKernelAnchor(kernel));
+    std::vector<std::optional<DimExpr>> extents =
+        getRecordedDimExprs(attention);
+    auto type = cast<RankedTensorType>(attention.getType());
+    int64_t rank = type.getRank(), rowsPerTile = 16 * kFlashAttentionWarps;
+    std::optional<DimExpr> count = DimExpr::constant(1);
+    for (int64_t d = 0; d < rank && count; ++d) {
+      std::optional<DimExpr> extent =
+          type.isDynamicDim(d)
+              ? (d < int64_t(extents.size()) ? extents[d] : std::nullopt)
+              : DimExpr::constant(type.getDimSize(d));
+      if (extent && d == rank - 2)
+        extent = extent->getConstant()
+                     ? DimExpr::constant((*extent->getConstant() +
+                                          rowsPerTile - 1) /
+                                         rowsPerTile * rowsPerTile)
+                     : *extent + DimExpr::constant(rowsPerTile - 1);
+      count = extent ? *count * *extent : std::nullopt;
+    }
+    // Without the attention's extents the output's count stays: every tile
+    // is still visited by the grid-stride loop, on fewer blocks.
+    if (count)
+      kernel->setAttr(kElementCountAttrName,
+                      StringAttr::get(kernel.getContext(), count->str()));
+  }
+
   void tileAttention(KernelOp kernel) {
     // One block per (batch, query) row of the output [..., sq, dv]; with
     // run-time extents, at the ranges' largest count (recorded), the grid
@@ -465,9 +500,13 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
       return signalPassFailure();
     int64_t rows = *elements / std::max<int64_t>(output.getShape().back(), 1);
     setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize, 128);
-    if (chooseVariant(kernel) == KernelVariant::QueryRows)
+    KernelVariant variant = *chooseVariant(kernel);
+    if (variant == KernelVariant::QueryRows)
       setIfAbsent(kernel, &KernelOp::getKeyChunk, &KernelOp::setKeyChunk,
                   queryRowsKeyChunk(kernel));
+    if (variant == KernelVariant::Flash &&
+        kernel->hasAttr(kElementCountAttrName))
+      recordFlashTileElements(kernel);
     setIfAbsent(kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
                 std::clamp<int64_t>(rows, 1, 64 * multiprocessors));
   }

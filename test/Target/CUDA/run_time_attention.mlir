@@ -7,10 +7,12 @@
 // RUN: kiln-opt %s --split-input-file --kiln-record-dim-exprs --kiln-fuse-kernels --kiln-tile-kernels | FileCheck %s --check-prefix=TILED
 // RUN: kiln-opt %s --split-input-file --kiln-record-dim-exprs --kiln-fuse-kernels --kiln-tile-kernels | kiln-translate --emit-cuda | FileCheck %s
 
-// One attention kernel holds the slices, reshapes and transposes.
+// One attention kernel holds the slices, reshapes and transposes. Its count
+// is that of whole flash tiles, (batch * 2) * (seq + 63) * 64, for the grid
+// at launch.
 // TILED-LABEL: func.func @flash_merged_projection
 // TILED:         kiln.kernel "attention_0" attention ins(%{{.*}} : tensor<?x?x384xf16>)
-// TILED-SAME:      kiln.element_count = "batch*seq*128"
+// TILED-SAME:      kiln.element_count = "batch*seq*128 + batch*8064"
 // TILED-SAME:      variant = #kiln.variant<flash>
 // TILED-COUNT-3:   kiln.slice
 // TILED-COUNT-3:   kiln.reshape
