@@ -132,13 +132,17 @@ for precision in fp32 fp16; do
     --precision "$precision" --external-weights --gpu-arch "$arch" \
     -o "$out/ranged_resnet50/$precision.kiln" 2>&1 | tail -1 | sed 's/^/   /'
 done
-# 5c. The encoder of part 2's ranged_encoder (issue 18: [batch, seq, ...]
-# with batch=1..32,seq=16..512) in fp16; gpu-test.sh runs it at part 2's
-# (batch, seq) pairs against the fp32 onnxruntime reference of part 2.
-echo "== compile models/ranged_encoder/fp16.kiln (--input-shape batch=1..32,seq=16..512 --precision fp16)"
-"$build/bin/kiln-compile" "$work/ranged_encoder/model.onnx" \
-  --input-shape batch=1..32,seq=16..512 --precision fp16 --gpu-arch "$arch" \
-  -o "$out/models/ranged_encoder/fp16.kiln" 2>&1 | tail -1 | sed 's/^/   /'
+# 5c. The encoder and the attention block of part 2's ranged_encoder and
+# ranged_attention (issue 18: [batch, seq, ...] with batch=1..32,seq=16..512)
+# in fp16 (the attention block: the flash kernel, strided); gpu-test.sh runs
+# them at part 2's (batch, seq) pairs against the fp32 onnxruntime reference
+# of part 2.
+for name in ranged_encoder ranged_attention; do
+  echo "== compile models/$name/fp16.kiln (--input-shape batch=1..32,seq=16..512 --precision fp16)"
+  "$build/bin/kiln-compile" "$work/$name/model.onnx" \
+    --input-shape batch=1..32,seq=16..512 --precision fp16 --gpu-arch "$arch" \
+    -o "$out/models/$name/fp16.kiln" 2>&1 | tail -1 | sed 's/^/   /'
+done
 # 5d. HF BERT-base over batch=1..32,seq=16..512 (issue 18): the dynamo
 # export (test/models, weights filled and kept external as for 5; the GPU
 # machine fills the same bytes), one artifact per precision; gpu-test.sh

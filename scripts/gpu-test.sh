@@ -308,22 +308,24 @@ for size in sys.argv[3:]:
         np.save(f"{folder}/want{size}/{node.name}.npy", value)
 ' batch1 batch7 batch32 batch64
 
-# 7c. The ranged encoder (issue 18: [batch, seq, ...] tensors, one
-# artifact for batch=1..32,seq=16..512) in fp16, at part 3's (batch, seq)
-# pairs against the fp32 onnxruntime reference, within rel-L2 1e-2.
-encoder="$out/models/ranged_encoder"
-if [[ -f "$encoder/fp16.kiln" ]]; then
-  for data in "$encoder"/data_*/; do
+# 7c. The ranged encoder and attention block (issue 18: [batch, seq, ...]
+# tensors, one artifact each for batch=1..32,seq=16..512) in fp16, at part
+# 3's (batch, seq) pairs against the fp32 onnxruntime reference, within
+# rel-L2 1e-2.
+for name in ranged_encoder ranged_attention; do
+  folder="$out/models/$name"
+  [[ -f "$folder/fp16.kiln" ]] || continue
+  for data in "$folder"/data_*/; do
     suffix="$(basename "$data")"; suffix="${suffix#data}"
     log="$(mktemp)"
-    "$kiln_run" "$encoder/fp16.kiln" --inputs "$data" --expect "$data" \
+    "$kiln_run" "$folder/fp16.kiln" --inputs "$data" --expect "$data" \
       --rel-l2 1e-2 >"$log" 2>&1
     status=$?
     detail="$(grep -iE 'rel|error' "$log" | tr '\n' ';' | cut -c1-300)"
-    note_exit "ranged_encoder_fp16$suffix" $status "$detail" "$log"
+    note_exit "${name}_fp16$suffix" $status "$detail" "$log"
     rm -f "$log"
   done
-fi
+done
 
 # 7d. HF BERT-base over batch=1..32,seq=16..512 (issue 18): the dynamo
 # export's ranged artifacts at the issue's (batch, seq) pairs, each mask

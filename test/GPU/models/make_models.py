@@ -329,6 +329,27 @@ def ranged_heads(outdir):
         f.write("batch=1..32,seq=16..512\n")
 
 
+def ranged_attention(outdir):
+    """Issue 18: the attention model of test/Inputs/symbolic_dims_models.py
+    (a BERT self-attention block: the merged Q/K/V projection, heads split
+    by Reshape and Transposes, a padding mask, heads merged back, the output
+    projection) compiled once with batch=1..32,seq=16..512, its attention
+    kernel reading q, k and v and writing the merged heads by strides that
+    are expressions of seq, and run at the issue's (batch, seq) pairs; each
+    mask has a different number of trailing zeros per row."""
+    folder, path = save_ranged_model(symbolic_dims_models.attention(),
+                                     outdir, "ranged_attention")
+    rng = np.random.RandomState(18)
+    for batch, seq in ((1, 16), (1, 128), (8, 128), (8, 77), (32, 512)):
+        x = rng.uniform(-1, 1, size=(batch, seq, 64)).astype(np.float32)
+        lengths = rng.randint(1, seq + 1, size=(batch, 1))
+        mask = (np.arange(seq)[None, :] < lengths).astype(np.int64)
+        write_reference_data(path, [x, mask],
+                             os.path.join(folder, "data_%dx%d" % (batch, seq)))
+    with open(os.path.join(folder, "shape"), "w") as f:
+        f.write("batch=1..32,seq=16..512\n")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -344,6 +365,7 @@ def main():
     ranged_movement(outdir)
     ranged_encoder(outdir)
     ranged_heads(outdir)
+    ranged_attention(outdir)
 
 
 if __name__ == "__main__":
