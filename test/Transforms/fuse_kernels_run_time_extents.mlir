@@ -200,17 +200,23 @@ func.func @shape_of_ranged(%x: tensor<?x?xi64> {kiln.name = "x", kiln.dim_names 
 
 // -----
 
-// A kiln.shape of a ranged value read by several kernels that can all
-// compute it (pointwise and data_movement kernels, whose loop template
-// indexes by value): each computes it from its dim parameters, with the
-// shaped value as an input, and no kernel writes it to memory. (HF BERT's
-// attention_mask shapes, read by the embedding and the mask kernels.)
+// A kiln.shape of a ranged value and shape arithmetic on it (a "dim value":
+// here its two extents gathered and concatenated again) read by several
+// kernels that can all compute it (pointwise and data_movement kernels,
+// whose loop template indexes by value): each computes it from its dim
+// parameters, with the shaped value as an input, and no kernel writes it to
+// memory. (HF BERT's attention_mask shapes, read by the embedding and the
+// mask kernels.)
 // CHECK-LABEL: func.func @shape_read_by_two
 // CHECK:         kiln.kernel "expand_0" data_movement ins(%[[IDS:.+]] : tensor<?x?xi64>)
 // CHECK:           kiln.shape
+// CHECK:           kiln.gather
+// CHECK:           kiln.gather
+// CHECK:           kiln.concat
 // CHECK:           kiln.expand
 // CHECK:         kiln.kernel "expand_relu_1" pointwise ins(%[[IDS]] : tensor<?x?xi64>)
 // CHECK:           kiln.shape
+// CHECK:           kiln.concat
 // CHECK:           kiln.expand
 // CHECK:           kiln.relu
 // CHECK-NOT:     kiln.kernel
@@ -218,10 +224,15 @@ func.func @shape_read_by_two(%ids: tensor<?x?xi64> {kiln.name = "ids", kiln.dim_
     attributes {kiln.dim_ranges = {batch = array<i64: 1, 8, 8>, seq = array<i64: 16, 64, 64>}} {
   %one = kiln.constant dense<1.5> : tensor<1x1xf32>
   %two = kiln.constant dense<-2.5> : tensor<1x1xf32>
+  %i0 = kiln.constant dense<[0]> : tensor<1xi64>
+  %i1 = kiln.constant dense<[1]> : tensor<1xi64>
   %s = kiln.shape %ids : tensor<?x?xi64> -> tensor<2xi64>
-  %a = kiln.expand %one, %s {kiln.dim_exprs = ["batch", "seq"]} : tensor<1x1xf32>, tensor<2xi64> -> tensor<?x?xf32>
-  %b = kiln.expand %two, %s {kiln.dim_exprs = ["batch", "seq"]} : tensor<1x1xf32>, tensor<2xi64> -> tensor<?x?xf32>
-  %c = kiln.relu %b {kiln.dim_exprs = ["batch", "seq"]} : tensor<?x?xf32> -> tensor<?x?xf32>
+  %b = kiln.gather %s, %i0 {axis = 0 : i64} : tensor<2xi64>, tensor<1xi64> -> tensor<1xi64>
+  %q = kiln.gather %s, %i1 {axis = 0 : i64} : tensor<2xi64>, tensor<1xi64> -> tensor<1xi64>
+  %bq = kiln.concat %b, %q {axis = 0 : i64} : tensor<1xi64>, tensor<1xi64> -> tensor<2xi64>
+  %a = kiln.expand %one, %bq {kiln.dim_exprs = ["batch", "seq"]} : tensor<1x1xf32>, tensor<2xi64> -> tensor<?x?xf32>
+  %e = kiln.expand %two, %bq {kiln.dim_exprs = ["batch", "seq"]} : tensor<1x1xf32>, tensor<2xi64> -> tensor<?x?xf32>
+  %c = kiln.relu %e {kiln.dim_exprs = ["batch", "seq"]} : tensor<?x?xf32> -> tensor<?x?xf32>
   return %a, %c : tensor<?x?xf32>, tensor<?x?xf32>
 }
 

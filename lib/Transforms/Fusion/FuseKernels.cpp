@@ -29,9 +29,10 @@
 //     reads q/k/v through by strides, and a transpose of its result that it
 //     can write directly (AttentionLayouts.cpp).
 //  3. Outline each group in program order: values from outside become
-//     inputs (constants of <= 16 elements are cloned instead, and so is a
-//     kiln.shape of a ranged value into kernels that can all compute it
-//     from their dim parameters, its operand an input), a kiln.empty
+//     inputs (constants of <= 16 elements are cloned instead, and so are
+//     dim values, a kiln.shape of a ranged value and small shape
+//     arithmetic on it, into kernels that can all compute them from their
+//     dim parameters, the shaped value an input), a kiln.empty
 //     is the destination of the root's result, and the root's uses read the
 //     kernel's result. Views left outside kernels stay as aliases.
 #include "kiln/Dialect/Kiln/IR/DimRanges.h"
@@ -248,60 +249,138 @@ LogicalResult checkRunTimeExtents(Operation *root, KernelKind kind) {
   return diag;
 }
 
-/// Whether every user of |shape| (a kiln.shape of a value with run-time
-/// extents, whose elements are the dim parameters' values) is in a group
-/// that can compute it itself: a pointwise or data_movement kernel whose
-/// loop template takes an op that indexes run-time extents by value
-/// (unmetRunTimeExtentRule, unmetByValueKernelRule).
-bool cloneableIntoUsers(Operation *shape, const std::vector<Group> &groups,
-                        const DenseMap<Operation *, unsigned> &groupOf) {
-  if (shape->use_empty())
+/// Whether |value| is computed from the dim parameters alone (a "dim
+/// value"): a kiln.shape of a value with run-time extents, or a small
+/// static integer result (shape arithmetic: Gather, Concat, Slice,
+/// Unsqueeze, Add, Equal, Where, ... of at most kMaxClonedConstantElements
+/// elements) of an op the loop template computes elementally, from dim
+/// values and small constants.
+bool isDimValue(Value value) {
+  Operation *op = value.getDefiningOp();
+  if (!op || op->getNumResults() != 1)
     return false;
-  return llvm::all_of(shape->getUsers(), [&](Operation *user) {
+  if (isa<ShapeOp>(op))
+    return hasRunTimeExtents(op);
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape() ||
+      !isa<IntegerType>(type.getElementType()) ||
+      type.getNumElements() > kMaxClonedConstantElements)
+    return false;
+  FusionClass cls = classifyForFusion(op);
+  if (cls != FusionClass::Pointwise && cls != FusionClass::View &&
+      cls != FusionClass::DataMovement)
+    return false;
+  bool fromDims = false;
+  for (Value operand : op->getOperands()) {
+    if (isClonedConstant(operand))
+      continue;
+    if (!isDimValue(operand))
+      return false;
+    fromDims = true;
+  }
+  return fromDims;
+}
+
+/// The ops that compute the dim value |op| yields: it, and the ops of its
+/// operands that are dim values, down to the kiln.shape ops.
+llvm::SetVector<Operation *> dimValueOps(Operation *op) {
+  llvm::SetVector<Operation *> ops;
+  SmallVector<Operation *> worklist{op};
+  while (!worklist.empty()) {
+    Operation *current = worklist.pop_back_val();
+    if (!ops.insert(current) || isa<ShapeOp>(current))
+      continue;
+    for (Value operand : current->getOperands())
+      if (!isClonedConstant(operand))
+        worklist.push_back(operand.getDefiningOp());
+  }
+  return ops;
+}
+
+/// Whether every user of the dim value |op| computes it itself: a user in a
+/// pointwise or data_movement kernel whose loop template takes every op of
+/// it (the kiln.shape ops index run-time extents by value:
+/// unmetRunTimeExtentRule, unmetByValueKernelRule), or a dim value that
+/// such kernels compute already (in |cloned|; users come later in the
+/// function, so their groups, or their being cloned, are decided).
+bool cloneableIntoUsers(Operation *op, const std::vector<Group> &groups,
+                        const DenseMap<Operation *, unsigned> &groupOf,
+                        const llvm::SmallPtrSetImpl<Operation *> &cloned) {
+  if (op->use_empty())
+    return false;
+  llvm::SetVector<Operation *> computed = dimValueOps(op);
+  return llvm::all_of(op->getUsers(), [&](Operation *user) {
+    if (cloned.contains(user))
+      return true;
     auto found = groupOf.find(user);
     if (found == groupOf.end())
       return false;
     const Group &group = groups[found->second];
-    // (Its clone comes first in the body, so its operand is an input.)
-    Operation *producer = shape->getOperand(0).getDefiningOp();
-    if ((producer && group.ops.contains(producer)) ||
-        (group.kind != KernelKind::Pointwise &&
-         group.kind != KernelKind::DataMovement) ||
-        unmetRunTimeExtentRule(group.kind, shape))
+    if (group.kind != KernelKind::Pointwise &&
+        group.kind != KernelKind::DataMovement)
       return false;
     SmallVector<Operation *> ops(group.ops.begin(), group.ops.end());
-    ops.push_back(shape);
+    for (Operation *member : computed) {
+      // (The clones come first in the body: what a kiln.shape reads is an
+      // input.)
+      if (auto shape = dyn_cast<ShapeOp>(member))
+        if (Operation *producer = shape->getOperand(0).getDefiningOp();
+            producer && group.ops.contains(producer))
+          return false;
+      if (unmetRunTimeExtentRule(group.kind, member))
+        return false;
+      ops.push_back(member);
+    }
     return !unmetByValueKernelRule(ops);
   });
 }
 
-/// Step 3: replaces the ops of |group| by one kiln.kernel. |clonedShapes|:
-/// the kiln.shape ops that every kernel reading them computes itself.
+/// Step 3: replaces the ops of |group| by one kiln.kernel. |clonedDimValues|:
+/// the dim values that every kernel reading them computes itself.
 void outline(Group &group, unsigned index,
-             const llvm::SmallPtrSetImpl<Operation *> &clonedShapes) {
+             const llvm::SmallPtrSetImpl<Operation *> &clonedDimValues) {
   // Program order (the set was filled consumers first).
   SmallVector<Operation *> ops(group.ops.begin(), group.ops.end());
   llvm::sort(ops, [](Operation *a, Operation *b) {
     return a->isBeforeInBlock(b);
   });
   llvm::SetVector<Value> inputs;
-  llvm::SetVector<Operation *> clonedConstants;
+  llvm::SetVector<Operation *> clonedConstants, clonedOps;
+  // A cloned dim value brings the ops that compute it, their constants, and
+  // as inputs the values its kiln.shape ops read the extents of.
+  auto addOperand = [&](Value operand) {
+    Operation *producer = operand.getDefiningOp();
+    if (isClonedConstant(operand)) {
+      clonedConstants.insert(producer);
+      return;
+    }
+    if (!producer || !clonedDimValues.contains(producer)) {
+      inputs.insert(operand);
+      return;
+    }
+    for (Operation *member : dimValueOps(producer)) {
+      if (!clonedOps.insert(member))
+        continue;
+      if (isa<ShapeOp>(member)) {
+        inputs.insert(member->getOperand(0));
+        continue;
+      }
+      for (Value memberOperand : member->getOperands())
+        if (isClonedConstant(memberOperand))
+          clonedConstants.insert(memberOperand.getDefiningOp());
+    }
+  };
   for (Operation *op : ops)
     for (Value operand : op->getOperands()) {
       Operation *producer = operand.getDefiningOp();
       if (producer && group.ops.contains(producer))
         continue;
-      if (isClonedConstant(operand)) {
-        clonedConstants.insert(producer);
-      } else if (producer && clonedShapes.contains(producer)) {
-        // The clone reads only its operand's extents, but takes the
-        // operand as its kernel's input.
-        clonedConstants.insert(producer);
-        inputs.insert(producer->getOperand(0));
-      } else {
-        inputs.insert(operand);
-      }
+      addOperand(operand);
     }
+  SmallVector<Operation *> cloned(clonedOps.begin(), clonedOps.end());
+  llvm::sort(cloned, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
 
   Operation *root = group.root;
   OpBuilder builder(root);
@@ -335,6 +414,8 @@ void outline(Group &group, unsigned index,
   builder.setInsertionPointToStart(body);
   for (Operation *constant : clonedConstants)
     builder.clone(*constant, mapping);
+  for (Operation *op : cloned)
+    builder.clone(*op, mapping);
   for (Operation *op : ops)
     builder.clone(*op, mapping);
   builder.create<YieldOp>(root->getLoc(),
@@ -343,6 +424,11 @@ void outline(Group &group, unsigned index,
   root->getResult(0).replaceAllUsesWith(kernel.getResult(0));
   for (Operation *op : llvm::reverse(ops))
     op->erase();
+  // A dim value's ops go once no kernel reads them outside (consumers
+  // first).
+  for (Operation *op : llvm::reverse(cloned))
+    if (op->use_empty())
+      op->erase();
   for (Operation *constant : clonedConstants)
     if (constant->use_empty())
       constant->erase();
@@ -362,7 +448,7 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
 
     DenseMap<Operation *, unsigned> groupOf;
     std::vector<Group> groups;
-    llvm::SmallPtrSet<Operation *, 4> clonedShapes;
+    llvm::SmallPtrSet<Operation *, 8> clonedDimValues;
     // A root that cannot take its run-time extents is reported, and the
     // pass goes on to report every other one before it fails.
     bool refused = false;
@@ -372,13 +458,14 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
       FusionClass cls = classifyForFusion(op);
       if (cls == FusionClass::Constant || cls == FusionClass::View)
         continue;
-      // A kiln.shape of a ranged value is computed from the dim parameters:
-      // the kernels that read it compute it themselves when they can (its
-      // users come later, so their groups are formed), rather than a
-      // kernel of its own writing it to memory for them.
-      if (isa<ShapeOp>(op) && hasRunTimeExtents(op) &&
-          cloneableIntoUsers(op, groups, groupOf)) {
-        clonedShapes.insert(op);
+      // A dim value (a kiln.shape of a ranged value, shape arithmetic on
+      // it) is computed from the dim parameters: the kernels that read it
+      // compute it themselves when they can (its users come later, so
+      // their groups are formed), rather than a kernel of its own writing
+      // it to memory for them.
+      if (op->getNumResults() == 1 && isDimValue(op->getResult(0)) &&
+          cloneableIntoUsers(op, groups, groupOf, clonedDimValues)) {
+        clonedDimValues.insert(op);
         continue;
       }
       if (cls == FusionClass::Unsupported) {
@@ -481,7 +568,7 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
       return signalPassFailure();
     // Outline in program order so kernel indices read top to bottom.
     for (auto [index, group] : llvm::enumerate(llvm::reverse(groups)))
-      outline(group, index, clonedShapes);
+      outline(group, index, clonedDimValues);
   }
 };
 } // namespace
