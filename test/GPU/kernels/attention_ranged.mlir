@@ -10,7 +10,9 @@
 // multiple of the flash kernel's tiles of 64 rows and keys) and seq 16 (less
 // than one tile), against the CPU evaluator on the decomposed ops at that
 // shape. f16 takes the flash kernel, f32 the query-row kernel; f16_merged
-// reads q, k and v as slices of one [batch, seq, 768] projection.
+// reads q, k and v as slices of one [batch, seq, 768] projection, and
+// f16_bert_base as BERT-base's layers do: 12 heads of 64 out of the merged
+// [batch, seq, 2304] projection, the mask [batch, 1, 1, seq].
 // RUN: rm -rf %t && kiln-translate %s --kernel-test-bundle %t | FileCheck %s
 // CHECK: wrote case attention_ranged.f16_heads.batch2_seq77 (1 kernels, 1 launches)
 // CHECK: wrote case attention_ranged.f16_heads.batch1_seq16 (1 kernels, 1 launches)
@@ -19,6 +21,8 @@
 // CHECK: wrote case attention_ranged.f32_heads.batch1_seq16 (1 kernels, 1 launches)
 // CHECK: wrote case attention_ranged.f16_merged.batch2_seq77 (1 kernels, 1 launches)
 // CHECK: wrote case attention_ranged.f16_merged.batch1_seq16 (1 kernels, 1 launches)
+// CHECK: wrote case attention_ranged.f16_bert_base.batch1_seq16 (1 kernels, 1 launches)
+// CHECK: wrote case attention_ranged.f16_bert_base.batch2_seq77 (1 kernels, 1 launches)
 // The launches take batch and seq after the buffers, with the grid for that
 // shape.
 // RUN: grep '^launch' %t/attention_ranged.f16_heads.batch2_seq77/manifest.txt | FileCheck %s --check-prefix=LAUNCH77
@@ -99,4 +103,35 @@ func.func @f16_merged(%x: tensor<?x?x768xf16> {kiln.dim_names = ["batch", "seq",
   %5 = kiln.transpose %4 {perm = array<i64: 0, 2, 1, 3>} : tensor<?x4x?x64xf16> -> tensor<?x?x4x64xf16>
   %6 = kiln.reshape %5, %merge : tensor<?x?x4x64xf16>, tensor<3xi64> -> tensor<?x?x256xf16>
   return %6 : tensor<?x?x256xf16>
+}
+
+func.func @f16_bert_base(%x: tensor<?x?x2304xf16> {kiln.dim_names = ["batch", "seq", ""]}, %mask: tensor<?x1x1x?xf16> {kiln.dim_names = ["batch", "", "", "seq"], kiln.test_range = [-4.0, 0.0]}) -> tensor<?x?x768xf16>
+    attributes {kiln.dim_ranges = {batch = array<i64: 1, 32, 32>, seq = array<i64: 16, 512, 512>},
+                kiln.test_shapes = [{batch = 1 : i64, seq = 16 : i64}, {batch = 2 : i64, seq = 77 : i64}]} {
+  %axes = kiln.constant dense<2> : tensor<1xi64>
+  %steps = kiln.constant dense<1> : tensor<1xi64>
+  %s0 = kiln.constant dense<0> : tensor<1xi64>
+  %s1 = kiln.constant dense<768> : tensor<1xi64>
+  %s2 = kiln.constant dense<1536> : tensor<1xi64>
+  %s3 = kiln.constant dense<2304> : tensor<1xi64>
+  %heads = kiln.constant dense<[0, 0, 12, 64]> : tensor<4xi64>
+  %merge = kiln.constant dense<[0, 0, 768]> : tensor<3xi64>
+  %scale = kiln.constant dense<0.125> : tensor<f16>
+  %qs = kiln.slice %x, %s0, %s1, %axes, %steps : tensor<?x?x2304xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<?x?x768xf16>
+  %ks = kiln.slice %x, %s1, %s2, %axes, %steps : tensor<?x?x2304xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<?x?x768xf16>
+  %vs = kiln.slice %x, %s2, %s3, %axes, %steps : tensor<?x?x2304xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<?x?x768xf16>
+  %qr = kiln.reshape %qs, %heads : tensor<?x?x768xf16>, tensor<4xi64> -> tensor<?x?x12x64xf16>
+  %kr = kiln.reshape %ks, %heads : tensor<?x?x768xf16>, tensor<4xi64> -> tensor<?x?x12x64xf16>
+  %vr = kiln.reshape %vs, %heads : tensor<?x?x768xf16>, tensor<4xi64> -> tensor<?x?x12x64xf16>
+  %qt = kiln.transpose %qr {perm = array<i64: 0, 2, 1, 3>} : tensor<?x?x12x64xf16> -> tensor<?x12x?x64xf16>
+  %kt = kiln.transpose %kr {perm = array<i64: 0, 2, 3, 1>} : tensor<?x?x12x64xf16> -> tensor<?x12x64x?xf16>
+  %vt = kiln.transpose %vr {perm = array<i64: 0, 2, 1, 3>} : tensor<?x?x12x64xf16> -> tensor<?x12x?x64xf16>
+  %0 = kiln.matmul %qt, %kt : tensor<?x12x?x64xf16>, tensor<?x12x64x?xf16> -> tensor<?x12x?x?xf16>
+  %1 = kiln.mul %0, %scale : tensor<?x12x?x?xf16>, tensor<f16> -> tensor<?x12x?x?xf16>
+  %2 = kiln.add %1, %mask : tensor<?x12x?x?xf16>, tensor<?x1x1x?xf16> -> tensor<?x12x?x?xf16>
+  %3 = kiln.softmax %2 : tensor<?x12x?x?xf16> -> tensor<?x12x?x?xf16>
+  %4 = kiln.matmul %3, %vt : tensor<?x12x?x?xf16>, tensor<?x12x?x64xf16> -> tensor<?x12x?x64xf16>
+  %5 = kiln.transpose %4 {perm = array<i64: 0, 2, 1, 3>} : tensor<?x12x?x64xf16> -> tensor<?x?x12x64xf16>
+  %6 = kiln.reshape %5, %merge : tensor<?x?x12x64xf16>, tensor<3xi64> -> tensor<?x?x768xf16>
+  return %6 : tensor<?x?x768xf16>
 }
