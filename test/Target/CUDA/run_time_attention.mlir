@@ -21,7 +21,7 @@
 // TILED-NOT:     kiln.kernel
 
 // CHECK-LABEL: void __launch_bounds__(128) kiln_attention_
-// CHECK-SAME:    (const __half* __restrict__ in0, __half* __restrict__ out0, long long kiln_dim0, long long kiln_dim1)
+// CHECK-SAME:    (const __half* __restrict__ in0, __half* __restrict__ out0, long long kiln_dim0_value, long long kiln_dim1_value)
 // CHECK:         for (kiln_index_t tile = blockIdx.x; tile < ((kiln_dim0) * 2) * (((kiln_dim1) + 63) / 64); tile += gridDim.x)
 // CHECK:         const __half *q = in0 + (kiln_index_t)((b / 2)) * (kiln_dim1 * 384LL) + (kiln_index_t)((b % 2)) * 64;
 // CHECK-NEXT:    const __half *k = in0 + 128 + (kiln_index_t)((b / 2)) * (kiln_dim1 * 384LL) + (kiln_index_t)((b % 2)) * 64;
@@ -66,7 +66,7 @@ func.func @flash_merged_projection(%x: tensor<?x?x384xf16> {kiln.dim_names = ["b
 // TILED-NOT:     kiln.kernel
 
 // CHECK-LABEL: void __launch_bounds__(128) kiln_attention_
-// CHECK-SAME:    float* __restrict__ out0, long long kiln_dim0, long long kiln_dim1)
+// CHECK-SAME:    float* __restrict__ out0, long long kiln_dim0_value, long long kiln_dim1_value)
 // CHECK:         for (kiln_index_t row = blockIdx.x; row < ((kiln_dim0) * (kiln_dim1) * 2); row += gridDim.x)
 // CHECK-NEXT:      const kiln_index_t b = row / (kiln_dim1), i = row % (kiln_dim1);
 // CHECK:           in0[((((b / 2) * (kiln_dim1) + i) * 2 + (b % 2)) * 32 + t)]
