@@ -69,8 +69,8 @@ func.func @flash_merged_projection(%x: tensor<?x?x384xf16> {kiln.dim_names = ["b
 // CHECK-SAME:    float* __restrict__ out0, long long kiln_dim0_value, long long kiln_dim1_value)
 // CHECK:         for (kiln_index_t row = blockIdx.x; row < ((kiln_dim0) * (kiln_dim1) * 2); row += gridDim.x)
 // CHECK-NEXT:      const kiln_index_t b = row / (kiln_dim1), i = row % (kiln_dim1);
-// CHECK:           in0[((((b / 2) * (kiln_dim1) + i) * 2 + (b % 2)) * 32 + t)]
-// CHECK:           in1[((((b / 2) * (kiln_dim1) + key) * 2 + (b % 2)) * 32 + t)]
+// CHECK:           in0[(((b / 2) * (kiln_dim1) + i) * 64 + ((b % 2) * 32 + t))]
+// CHECK:           in1[(((b / 2) * (kiln_dim1) + key) * 64 + ((b % 2) * 32 + t))]
 // CHECK:           out0[(kiln_index_t)((b / 2)) * (kiln_dim1 * 64LL) + (kiln_index_t)((b % 2)) * 32 + i * 64 + e] = acc[a] / l;
 func.func @rows_heads(%q: tensor<?x?x64xf32> {kiln.dim_names = ["batch", "seq", ""]}, %k: tensor<?x?x64xf32> {kiln.dim_names = ["batch", "seq", ""]}, %v: tensor<?x?x64xf32> {kiln.dim_names = ["batch", "seq", ""]}, %mask: tensor<?x1x1x?xf32> {kiln.dim_names = ["batch", "", "", "seq"]}) -> tensor<?x?x2x32xf32>
     attributes {kiln.dim_ranges = {batch = array<i64: 1, 8, 8>, seq = array<i64: 16, 512, 512>}} {
