@@ -1,7 +1,7 @@
 // GEMM descriptors of `library` kernels: ONNX MatMul (NumPy batching with
 // broadcast batch dims) and Gemm (transposes, alpha, beta, C) as one
 // strided-batched, row-major cuBLASLt call, with the epilogue the kernel
-// records (LibraryEpilogue.h: relu or tanh GELU, after the bias; or a
+// records (LibraryEpilogue.h: relu or tanh GELU, after the bias and a
 // residual read as C). A fused cast of an f16/bf16 product to f32 needs no
 // field: the step's buffers carry the dtypes (a and b f16/bf16; c, bias and
 // out f32).
@@ -168,19 +168,40 @@ LogicalResult describeGemmOp(KernelOp kernel, GemmOp op,
 LogicalResult describeEpilogue(KernelOp kernel, const LibraryEpilogueOps &ops,
                                BodyBufferFn bufferOf, GemmT &gemm) {
   LibraryEpilogueAttr epilogue = getLibraryEpilogue(kernel);
-  if (epilogue.getAddend() != LibraryAddend::None) {
-    FailureOr<uint32_t> addend = bufferOf(ops.addend);
-    if (failed(addend))
+  // The bias row (cuBLASLt's bias epilogue) and the residual (C with beta 1;
+  // views keep the element order, so it lies like out): D = A·B + C + bias.
+  auto addBias = [&](Value row) {
+    FailureOr<uint32_t> bias = bufferOf(row);
+    if (failed(bias))
       return failure();
-    if (epilogue.getAddend() == LibraryAddend::Bias) {
-      gemm.bias = *addend;
-      gemm.epilogue = GemmEpilogue_Bias;
-    } else {
-      // Views keep the element order: the residual lies like out.
-      gemm.c = *addend;
-      gemm.beta = 1.0f;
-      gemm.stride_c = gemm.stride_out;
-    }
+    gemm.bias = *bias;
+    gemm.epilogue = GemmEpilogue_Bias;
+    return success();
+  };
+  auto addResidual = [&](Value residual) {
+    FailureOr<uint32_t> c = bufferOf(residual);
+    if (failed(c))
+      return failure();
+    gemm.c = *c;
+    gemm.beta = 1.0f;
+    gemm.stride_c = gemm.stride_out;
+    return success();
+  };
+  switch (epilogue.getAddend()) {
+  case LibraryAddend::None:
+    break;
+  case LibraryAddend::Bias:
+    if (failed(addBias(ops.addend)))
+      return failure();
+    break;
+  case LibraryAddend::Residual:
+    if (failed(addResidual(ops.addend)))
+      return failure();
+    break;
+  case LibraryAddend::BiasResidual:
+    if (failed(addBias(ops.addend)) || failed(addResidual(ops.residual)))
+      return failure();
+    break;
   }
   bool bias = gemm.epilogue == GemmEpilogue_Bias;
   switch (epilogue.getActivation()) {

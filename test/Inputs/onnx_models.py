@@ -342,6 +342,36 @@ def gemm_epilogues(args):
 
 
 @model
+def bias_residual(args):
+    """A pre-LayerNorm MLP over x: [batch, 4, 16] from MatMul + Add exports:
+    y = x + (Relu(x @ w1 + b1) @ w2 + b2), z = Relu(y @ w3 + b3 + y). Each
+    bias row and residual is one cuBLASLt call's bias and C (beta 1)."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4, 16])
+
+    def weight(name, *shape):
+        values = (np.arange(np.prod(shape)) % 7 - 3) / 16.0
+        return numpy_helper.from_array(
+            values.astype(np.float32).reshape(shape), name)
+
+    n = helper.make_node
+    nodes = [
+        n("MatMul", ["x", "w1"], ["p1"], name="fc1"),
+        n("Add", ["p1", "b1"], ["g1"], name="fc1_bias"),
+        n("Relu", ["g1"], ["h"], name="relu"),
+        n("MatMul", ["h", "w2"], ["p2"], name="fc2"),
+        n("Add", ["p2", "b2"], ["g2"], name="fc2_bias"),
+        n("Add", ["x", "g2"], ["y"], name="residual"),
+        n("MatMul", ["y", "w3"], ["p3"], name="fc3"),
+        n("Add", ["b3", "p3"], ["g3"], name="fc3_bias"),
+        n("Add", ["g3", "y"], ["s3"], name="residual3"),
+        n("Relu", ["s3"], ["z"], name="relu3"),
+    ]
+    return _model(nodes, [x], ["z"], [weight("w1", 16, 32), weight("b1", 32),
+                                      weight("w2", 32, 16), weight("b2", 16),
+                                      weight("w3", 16, 16), weight("b3", 16)])
+
+
+@model
 def gemm_logits(args):
     """y = Relu(Gemm(x, w, b)) over x: [batch, 16], f32, n = 24: at
     --precision fp16 the cast of the result back to f32 joins the Gemm's

@@ -180,3 +180,64 @@ func.func @widened_scores(%q: tensor<2x8x4xf16>, %k: tensor<2x4x8xf16>, %bias: t
   %h = kiln.cast %p {to = f16} : tensor<2x8x8xf32> -> tensor<2x8x8xf16>
   return %h : tensor<2x8x8xf16>
 }
+
+// -----
+
+// A pre-LayerNorm block's projection, x + (h @ w + b) (ViT's MLP and the
+// MatMul + Add exports of nn.Linear): the bias row and then the residual
+// are one cuBLASLt call, D = A·B + C + bias (either operand order in each
+// add, through views of the product). An activation after both is the same
+// call's RELU_BIAS / GELU_BIAS epilogue, which cuBLASLt applies after C and
+// the bias.
+// CHECK-LABEL: func.func @bias_residual
+// CHECK: %[[Y:.+]] = kiln.kernel "matmul_add_add_0" library
+// CHECK-SAME: epilogue = #kiln.epilogue<addend = bias_residual>
+// CHECK-NEXT: ^bb0
+// CHECK:      kiln.matmul
+// CHECK-NEXT: kiln.reshape
+// CHECK-NEXT: kiln.add
+// CHECK-NEXT: kiln.add
+// CHECK-NEXT: kiln.yield
+// CHECK: kiln.kernel "matmul_add_add_etc_1" library ins({{.*}}%[[Y]]
+// CHECK-SAME: epilogue = #kiln.epilogue<addend = bias_residual, activation = relu>
+// CHECK-NOT: kiln.kernel
+func.func @bias_residual(%x: tensor<2x8x16xf32>, %h: tensor<16x32xf32>, %w: tensor<32x16xf32>, %b: tensor<16xf32>, %w2: tensor<16x16xf32>) -> (tensor<2x8x16xf32>, tensor<2x8x16xf32>) {
+  %s = kiln.constant dense<[2, 8, 16]> : tensor<3xi64>
+  %m0 = kiln.matmul %h, %w : tensor<16x32xf32>, tensor<32x16xf32> -> tensor<16x16xf32>
+  %r0 = kiln.reshape %m0, %s : tensor<16x16xf32>, tensor<3xi64> -> tensor<2x8x16xf32>
+  %a0 = kiln.add %r0, %b : tensor<2x8x16xf32>, tensor<16xf32> -> tensor<2x8x16xf32>
+  %y0 = kiln.add %x, %a0 : tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>
+  %m1 = kiln.matmul %y0, %w2 : tensor<2x8x16xf32>, tensor<16x16xf32> -> tensor<2x8x16xf32>
+  %a1 = kiln.add %b, %m1 : tensor<16xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>
+  %s1 = kiln.add %a1, %y0 : tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>
+  %y1 = kiln.relu %s1 : tensor<2x8x16xf32> -> tensor<2x8x16xf32>
+  return %y0, %y1 : tensor<2x8x16xf32>, tensor<2x8x16xf32>
+}
+
+// -----
+
+// Not one call: a bias add with another user (its sum is needed as it is),
+// a residual added before the bias (cuBLASLt's C comes after the bias row in
+// no exported graph; the adds stay one pointwise kernel), and a residual that
+// broadcasts.
+// CHECK-LABEL: func.func @bias_residual_not_fused
+// CHECK: kiln.kernel "matmul_add_0" library
+// CHECK-SAME: epilogue = #kiln.epilogue<addend = bias>
+// CHECK: kiln.kernel "add_1" pointwise
+// CHECK: kiln.kernel "matmul_2" library
+// CHECK: kiln.kernel "add_add_3" pointwise
+// CHECK: kiln.kernel "matmul_4" library
+// CHECK: kiln.kernel "add_add_5" pointwise
+// CHECK-NOT: kiln.kernel
+func.func @bias_residual_not_fused(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %b: tensor<16xf32>, %c: tensor<8x1xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) {
+  %m0 = kiln.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %a0 = kiln.add %m0, %b : tensor<8x16xf32>, tensor<16xf32> -> tensor<8x16xf32>
+  %y0 = kiln.add %a0, %x : tensor<8x16xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
+  %m1 = kiln.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %a1 = kiln.add %m1, %x : tensor<8x16xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
+  %y1 = kiln.add %a1, %b : tensor<8x16xf32>, tensor<16xf32> -> tensor<8x16xf32>
+  %m2 = kiln.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %a2 = kiln.add %m2, %b : tensor<8x16xf32>, tensor<16xf32> -> tensor<8x16xf32>
+  %y2 = kiln.add %a2, %c : tensor<8x16xf32>, tensor<8x1xf32> -> tensor<8x16xf32>
+  return %a0, %y0, %y1, %y2 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
+}

@@ -43,7 +43,8 @@ std::optional<ConvEpilogue> matchConvEpilogue(mlir::Operation *root);
 struct GemmEpilogue {
   mlir::Operation *gemm = nullptr;           // The kiln.matmul / kiln.gemm.
   llvm::SmallVector<mlir::Operation *> views; // Between gemm and the root.
-  mlir::Operation *add = nullptr;            // The residual add, or null.
+  mlir::Operation *add = nullptr;             // The residual add, or null
+                                              // (after biasAdd when both).
   mlir::Value residual;                      // Its other operand.
   mlir::Operation *biasAdd = nullptr;        // The add of a bias row, or null.
   mlir::Value bias;                          // That row ([n] or [1, .., n]).
@@ -52,8 +53,9 @@ struct GemmEpilogue {
   mlir::Operation *root = nullptr;           // The epilogue's last op.
 };
 
-/// Matches |root| = act(views(gemm)), act(views(gemm) + bias),
-/// views(gemm) + bias, views(gemm) + residual or cast(views(gemm)), where
+/// Matches |root| = act(views(gemm) [+ bias] [+ residual]) (the activation
+/// optional; act(views(gemm)), views(gemm) + bias, views(gemm) + bias +
+/// residual, ...) or cast(views(gemm)), where
 /// the views may include one output cast (isGemmOutputCast) (adds in either
 /// operand order; the residual of the add's type, no broadcast; the bias a row
 /// of the result's last dim, for a GEMM without one) where the GEMM is

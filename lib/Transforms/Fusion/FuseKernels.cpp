@@ -12,8 +12,9 @@
 //     whose users of it are pointwise, and becomes the anchor of a
 //     row_reduce kernel). A relu rooted on a library convolution (with an
 //     optional residual add between) is the convolution's epilogue: the
-//     three form one library kernel; so is a relu, tanh GELU or residual add
-//     on a library GEMM, or a cast of its f16/bf16 product to f32
+//     three form one library kernel; so is a bias row add, a residual add
+//     (both: one call) and a relu or tanh GELU on a library GEMM, or a cast
+//     of its f16/bf16 product to f32
 //     (matchGemmEpilogue). The library kernel records what it fuses as its
 //     `epilogue` attribute (LibraryEpilogue.h), which the packager reads.
 //     A cast of a GEMM's f16/bf16 product to f32 that the GEMM can take
@@ -123,8 +124,8 @@ struct LibraryGroup {
   LibraryEpilogueAttr epilogue;
 };
 
-/// The library call and epilogue rooted at |root|: act(gemm [+ bias]) or
-/// gemm + residual, with an f16/bf16 -> f32 cast of the product (cuBLASLt),
+/// The library call and epilogue rooted at |root|: act(gemm [+ bias]
+/// [+ residual]), with an f16/bf16 -> f32 cast of the product (cuBLASLt),
 /// relu(conv + bias [+ residual]) (cuDNN); none when |root| ends no such
 /// epilogue.
 std::optional<LibraryGroup> libraryEpilogue(Operation *root) {
@@ -133,12 +134,14 @@ std::optional<LibraryGroup> libraryEpilogue(Operation *root) {
   if (std::optional<GemmEpilogue> epilogue = matchGemmEpilogue(root)) {
     group.members = {epilogue->root, epilogue->gemm};
     group.members.append(epilogue->views.begin(), epilogue->views.end());
-    for (Operation *member : {epilogue->biasAdd, epilogue->cast})
+    for (Operation *member : {epilogue->add, epilogue->biasAdd, epilogue->cast})
       if (member && member != epilogue->root)
         group.members.push_back(member);
-    LibraryAddend addend = epilogue->biasAdd ? LibraryAddend::Bias
-                           : epilogue->add   ? LibraryAddend::Residual
-                                             : LibraryAddend::None;
+    LibraryAddend addend = epilogue->biasAdd && epilogue->add
+                               ? LibraryAddend::BiasResidual
+                           : epilogue->biasAdd ? LibraryAddend::Bias
+                           : epilogue->add     ? LibraryAddend::Residual
+                                               : LibraryAddend::None;
     LibraryActivation activation =
         !epilogue->activation                ? LibraryActivation::None
         : isa<ReluOp>(epilogue->activation) ? LibraryActivation::Relu

@@ -1,7 +1,7 @@
 // The epilogue cuBLASLt fuses after a library GEMM: a bias row, a relu or
-// tanh GELU (CUBLASLT_EPILOGUE_[RELU_|GELU_]BIAS, _RELU, _GELU) or a residual
-// read as C with beta 1, and a cast of the product from f16/bf16 to f32
-// (D and C in f32).
+// tanh GELU (CUBLASLT_EPILOGUE_[RELU_|GELU_]BIAS, _RELU, _GELU) and a residual
+// read as C with beta 1 (D = act(A·B + C + bias)), and a cast of the product
+// from f16/bf16 to f32 (D and C in f32).
 #include "kiln/Transforms/FusionRules.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -105,6 +105,39 @@ bool matchBiasAdd(Value value, bool isRoot, GemmEpilogue &epilogue) {
   epilogue.bias = *bias;
   return true;
 }
+/// |value| = views(gemm) [+ bias row] + residual (either order in each add;
+/// the residual of the add's type, no broadcast), for |epilogue|: sets its
+/// gemm, views, add and residual, and biasAdd and bias when there is one.
+/// |isRoot|: the residual add is the epilogue's last op.
+bool matchResidualAdd(Value value, bool isRoot, GemmEpilogue &epilogue) {
+  auto add = value.getDefiningOp<AddOp>();
+  if (!add || (!isRoot && !add->hasOneUse()) ||
+      add.getLhs().getType() != add.getType() ||
+      add.getRhs().getType() != add.getType())
+    return false;
+  std::optional<Value> residual = addedToGemm(
+      add, [](Value, Operation *) { return true; }, epilogue);
+  if (!residual) {
+    // (views(gemm) + bias) + residual: cuBLASLt adds both in one call.
+    for (unsigned side : {0u, 1u}) {
+      GemmEpilogue withBias;
+      if (!matchBiasAdd(add->getOperand(side), /*isRoot=*/false, withBias))
+        continue;
+      epilogue.gemm = withBias.gemm;
+      epilogue.views = std::move(withBias.views);
+      epilogue.cast = withBias.cast;
+      epilogue.biasAdd = withBias.biasAdd;
+      epilogue.bias = withBias.bias;
+      residual = add->getOperand(1 - side);
+      break;
+    }
+  }
+  if (!residual)
+    return false;
+  epilogue.add = add;
+  epilogue.residual = *residual;
+  return true;
+}
 } // namespace
 
 std::optional<GemmEpilogue> matchGemmEpilogue(Operation *root) {
@@ -115,7 +148,8 @@ std::optional<GemmEpilogue> matchGemmEpilogue(Operation *root) {
   auto gelu = dyn_cast<GeluOp>(root);
   if (isa<ReluOp>(root) || (gelu && gelu.getApproximate() == "tanh")) {
     epilogue.activation = root;
-    if (matchBiasAdd(root->getOperand(0), /*isRoot=*/false, epilogue))
+    if (matchBiasAdd(root->getOperand(0), /*isRoot=*/false, epilogue) ||
+        matchResidualAdd(root->getOperand(0), /*isRoot=*/false, epilogue))
       return epilogue;
     epilogue.gemm =
         gemmThroughViews(root->getOperand(0), epilogue.views, epilogue.cast);
@@ -131,19 +165,10 @@ std::optional<GemmEpilogue> matchGemmEpilogue(Operation *root) {
       return std::nullopt;
     return epilogue;
   }
-  if (matchBiasAdd(root->getResult(0), /*isRoot=*/true, epilogue))
+  if (matchBiasAdd(root->getResult(0), /*isRoot=*/true, epilogue) ||
+      matchResidualAdd(root->getResult(0), /*isRoot=*/true, epilogue))
     return epilogue;
-  auto add = dyn_cast<AddOp>(root);
-  if (!add || add.getLhs().getType() != add.getType() ||
-      add.getRhs().getType() != add.getType())
-    return std::nullopt;
-  std::optional<Value> residual = addedToGemm(
-      add, [](Value, Operation *) { return true; }, epilogue);
-  if (!residual)
-    return std::nullopt;
-  epilogue.add = add;
-  epilogue.residual = *residual;
-  return epilogue;
+  return std::nullopt;
 }
 
 } // namespace kiln

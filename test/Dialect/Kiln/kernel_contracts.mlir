@@ -334,6 +334,40 @@ func.func @library_epilogue(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tenso
 
 // -----
 
+// A bias row and then a residual: one cuBLASLt call (D = A·B + C + bias).
+// CHECK-LABEL: func.func @library_bias_residual
+// CHECK: kiln.kernel "l" library {{.*}} {epilogue = #kiln.epilogue<addend = bias_residual, activation = relu>
+func.func @library_bias_residual(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<16xf32>, %d: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %e = kiln.empty : tensor<4x16xf32>
+  %r = kiln.kernel "l" library ins(%a, %b, %c, %d : tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>, tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) attributes {epilogue = #kiln.epilogue<addend = bias_residual, activation = relu>} {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8x16xf32>, %z: tensor<16xf32>, %w: tensor<4x16xf32>, %o: tensor<4x16xf32>):
+    %m = kiln.matmul %x, %y : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    %s = kiln.add %z, %m : tensor<16xf32>, tensor<4x16xf32> -> tensor<4x16xf32>
+    %u = kiln.add %s, %w : tensor<4x16xf32>, tensor<4x16xf32> -> tensor<4x16xf32>
+    %t = kiln.relu %u : tensor<4x16xf32> -> tensor<4x16xf32>
+    kiln.yield %t : tensor<4x16xf32>
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+// Two residuals are not one call: cuBLASLt has one C.
+func.func @library_two_residuals(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %e = kiln.empty : tensor<4x16xf32>
+  // expected-error @+1 {{'l' breaks the library kernel contract: two adds follow the library call, but not a bias row and then a residual of the result's type}}
+  %r = kiln.kernel "l" library ins(%a, %b, %c : tensor<4x8xf32>, tensor<8x16xf32>, tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) attributes {epilogue = #kiln.epilogue<addend = bias_residual>} {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8x16xf32>, %z: tensor<4x16xf32>, %o: tensor<4x16xf32>):
+    %m = kiln.matmul %x, %y : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    %s = kiln.add %m, %z : tensor<4x16xf32>, tensor<4x16xf32> -> tensor<4x16xf32>
+    %u = kiln.add %s, %z : tensor<4x16xf32>, tensor<4x16xf32> -> tensor<4x16xf32>
+    kiln.yield %u : tensor<4x16xf32>
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
 func.func @library_epilogue_not_recorded(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
   %e = kiln.empty : tensor<4x16xf32>
   // expected-error @+1 {{'l' breaks the library kernel contract: it records #kiln.epilogue<> but its body computes #kiln.epilogue<activation = relu>}}

@@ -237,6 +237,38 @@ def gemm_cast(outdir):
            outdir, "")
 
 
+def gemm_bias_residual(outdir):
+    """A pre-LayerNorm block's projections from MatMul + Add exports over
+    x: [2, 24, 64]: y = x + (Relu(x @ w1 + b1) @ w2 + b2) and
+    z = Relu(y @ w3 + b3 + y). Each bias row and residual is one cuBLASLt
+    call (the bias epilogue and C with beta 1, D = act(A B + C + bias)); m =
+    48 rows, n = 64 and 96."""
+    rng = np.random.RandomState(19)
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["p1"], name="fc1"),
+        helper.make_node("Add", ["p1", "b1"], ["g1"], name="fc1_bias"),
+        helper.make_node("Relu", ["g1"], ["h"], name="relu"),
+        helper.make_node("MatMul", ["h", "w2"], ["p2"], name="fc2"),
+        helper.make_node("Add", ["p2", "b2"], ["g2"], name="fc2_bias"),
+        helper.make_node("Add", ["x", "g2"], ["y"], name="residual"),
+        helper.make_node("MatMul", ["y", "w3"], ["p3"], name="fc3"),
+        helper.make_node("Add", ["b3", "p3"], ["g3"], name="fc3_bias"),
+        helper.make_node("Add", ["g3", "y"], ["s3"], name="residual3"),
+        helper.make_node("Relu", ["s3"], ["out"], name="relu3"),
+    ]
+    inits = [numpy_helper.from_array(nonzero(rng, (64, 96), 0.1), "w1"),
+             numpy_helper.from_array(nonzero(rng, (96,), 0.5), "b1"),
+             numpy_helper.from_array(nonzero(rng, (96, 64), 0.1), "w2"),
+             numpy_helper.from_array(nonzero(rng, (64,), 0.5), "b2"),
+             numpy_helper.from_array(nonzero(rng, (64, 64), 0.1), "w3"),
+             numpy_helper.from_array(nonzero(rng, (64,), 0.5), "b3")]
+    feeds = [nonzero(rng, (2, 24, 64))]
+    finish("gemm_bias_residual", nodes,
+           [value("x", TensorProto.FLOAT, [2, 24, 64])],
+           [value("out", TensorProto.FLOAT, [2, 24, 64])], inits, feeds,
+           outdir, "")
+
+
 def conv_stem_fp16(outdir):
     """An f16 RGB stem (Conv 7x7 stride 2 pad 3, C = 3, bias, Relu) in NHWC
     through cuDNN with 3 channels. Inputs are multiples of
@@ -361,6 +393,7 @@ def main():
     conv_block(outdir)
     conv_grouped(outdir)
     gemm_cast(outdir)
+    gemm_bias_residual(outdir)
     conv_stem_fp16(outdir)
     ranged_movement(outdir)
     ranged_encoder(outdir)

@@ -56,6 +56,11 @@ FailureOr<LibraryEpilogueOps> traceLibraryEpilogue(KernelOp kernel,
     } else if (isa<AddOp>(user) && beforeAdd) {
       ops.add = user;
       ops.addend = user->getOperand(user->getOperand(0) == value ? 1 : 0);
+    } else if (!conv && isa<AddOp>(user) && ops.add && !ops.residualAdd &&
+               !ops.activation) {
+      // cuBLASLt adds a bias row and C in one call: (gemm + bias) + residual.
+      ops.residualAdd = user;
+      ops.residual = user->getOperand(user->getOperand(0) == value ? 1 : 0);
     } else if (!ops.activation &&
                (isa<ReluOp>(user) ||
                 (!conv && gelu && gelu.getApproximate() == "tanh"))) {
@@ -64,8 +69,8 @@ FailureOr<LibraryEpilogueOps> traceLibraryEpilogue(KernelOp kernel,
       *why = "'" + user->getName().getStringRef().str() +
              "' follows the library call but is no part of the epilogue " +
              (conv ? "cuDNN fuses (relu(conv + bias [+ residual]))"
-                   : "cuBLASLt fuses (views, a cast to f32, a bias row or "
-                     "residual add, a relu or tanh GELU)");
+                   : "cuBLASLt fuses (views, a cast to f32, a bias row "
+                     "and/or residual add, a relu or tanh GELU)");
       return failure();
     }
     ops.chain.push_back(user);
@@ -94,6 +99,19 @@ describeLibraryEpilogue(const LibraryEpilogueOps &ops, std::string *why) {
              "residual of its result's type";
       return failure();
     }
+  }
+  if (ops.residualAdd) {
+    // D = A·B + bias + C: the first add must be the bias epilogue's row,
+    // the second a residual read as C.
+    Type result = ops.residualAdd->getResult(0).getType();
+    if (addend != LibraryAddend::Bias ||
+        ops.residualAdd->getOperand(0).getType() != result ||
+        ops.residualAdd->getOperand(1).getType() != result) {
+      *why = "two adds follow the library call, but not a bias row and "
+             "then a residual of the result's type";
+      return failure();
+    }
+    addend = LibraryAddend::BiasResidual;
   }
   LibraryActivation activation = LibraryActivation::None;
   if (ops.activation)

@@ -73,7 +73,8 @@ def Kiln_KernelVariantAttr : EnumAttr<Kiln_Dialect, Kiln_KernelVariant,
 def Kiln_LibraryAddend : I32EnumAttr<"LibraryAddend", "library epilogue addend", [
   I32EnumAttrCase<"None", 0, "none">,
   I32EnumAttrCase<"Bias", 1, "bias">,
-  I32EnumAttrCase<"Residual", 2, "residual">
+  I32EnumAttrCase<"Residual", 2, "residual">,
+  I32EnumAttrCase<"BiasResidual", 3, "bias_residual">
 ]> {
   let cppNamespace = "::kiln";
   let genSpecializedAttr = 0;
@@ -94,9 +95,9 @@ def Kiln_LibraryEpilogueAttr : AttrDef<Kiln_Dialect, "LibraryEpilogue"> {
   let summary = "What cuBLASLt or cuDNN fuses after a library kernel's call";
   let description = [{
     Recorded by kiln-fuse-kernels on a `library` kernel whose body continues
-    after the call: `addend` (a bias row, cuBLASLt's bias epilogue; or a
-    residual of the result's type, read as C with beta 1 or as cuDNN's z),
-    then `activation` (relu; tanh GELU for a GEMM), and `output_cast` (the
+    after the call: `addend` (a bias row, cuBLASLt's bias epilogue; a
+    residual of the result's type, read as C with beta 1 or as cuDNN's z; or
+    a bias row and then a residual, both in one cuBLASLt call), then `activation` (relu; tanh GELU for a GEMM), and `output_cast` (the
     f16/bf16 product is written as f32). The kernel op's verifier checks it
     against the body (LibraryEpilogue.h); the packager reads it.
 

@@ -15,12 +15,15 @@ namespace kiln {
 
 /// The ops of a library kernel's body after the call (its anchor), found by
 /// following the anchor's result to the yield: views, at most one output
-/// cast (isGemmOutputCast), one add of |addend| and one activation, in that
-/// order (the views and the cast may mix).
+/// cast (isGemmOutputCast), one add of |addend| (and, for a GEMM, a second
+/// add of |residual|) and one activation, in that order (the views and the
+/// cast may mix).
 struct LibraryEpilogueOps {
   mlir::Operation *anchor = nullptr;
   mlir::Operation *add = nullptr;        // The bias or residual add, or null.
   mlir::Value addend;                    // Its other operand.
+  mlir::Operation *residualAdd = nullptr; // A second add (after a bias row's).
+  mlir::Value residual;                   // Its other operand.
   mlir::Operation *activation = nullptr; // kiln.relu or tanh kiln.gelu.
   mlir::Operation *cast = nullptr;       // The output cast, or null.
   llvm::SmallVector<mlir::Operation *> chain; // The anchor and every op after.
@@ -34,11 +37,12 @@ struct LibraryEpilogueOps {
 mlir::FailureOr<LibraryEpilogueOps> traceLibraryEpilogue(KernelOp kernel,
                                                          std::string *why);
 
-/// The epilogue attribute that describes |ops| (addend a bias row or a
-/// residual of the result's type; activation relu or tanh GELU; whether the
-/// product is cast to f32), or failure with |*why| when the library call
-/// cannot fuse it: a conv takes relu(conv + bias [+ residual]) only, a GEMM
-/// no bias row when it has a C already.
+/// The epilogue attribute that describes |ops| (addend a bias row, a
+/// residual of the result's type, or a bias row and then a residual;
+/// activation relu or tanh GELU; whether the product is cast to f32), or
+/// failure with |*why| when the library call cannot fuse it: a conv takes
+/// relu(conv + bias [+ residual]) only, a GEMM no bias row when it has a C
+/// already, and two adds only as a bias row and then a residual.
 mlir::FailureOr<LibraryEpilogueAttr>
 describeLibraryEpilogue(const LibraryEpilogueOps &ops, std::string *why);
 
