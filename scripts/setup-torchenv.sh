@@ -9,9 +9,9 @@
 set -euo pipefail
 venv="${KILN_TORCH_VENV:-/work/torchenv}"
 packages=(torch==2.11.0 torchvision==0.26.0 transformers==5.17.0 onnx==1.23.1
-          onnxscript==0.7.2 onnx-ir==1.0.0 "numpy<2.5")
+          onnxscript==0.7.2 onnx-ir==1.0.0 "numpy<2.5" onnxruntime==1.23.2)
 if [[ -x "$venv/bin/python" ]] && "$venv/bin/python" - <<'PY' 2>/dev/null; then
-import torch, torchvision, transformers, onnx
+import torch, torchvision, transformers, onnx, onnxruntime
 assert torch.__version__.startswith("2.11.") and transformers.__version__ == "5.17.0"
 PY
   echo "setup-torchenv: $venv ready"
