@@ -60,6 +60,26 @@ def weight(rng, name, *shape):
         rng.uniform(-0.5, 0.5, shape).astype(np.float32), name)
 
 
+def qkv_heads(rng, source, width, inits, nodes):
+    """q, k and v of |source| ([batch, seq, width]): a projection with bias
+    each, split by "split_shape" into heads and transposed (k to [b, h, d,
+    s], q and v to [b, h, s, d]); appends the weights and nodes."""
+    n = helper.make_node
+    for head, perm in (("q", [0, 2, 1, 3]), ("k", [0, 2, 3, 1]),
+                       ("v", [0, 2, 1, 3])):
+        inits += [weight(rng, f"w_{head}", width, width),
+                  weight(rng, f"b_{head}", width)]
+        nodes += [
+            n("MatMul", [source, f"w_{head}"], [f"{head}_mm"], name=f"{head}_mm"),
+            n("Add", [f"{head}_mm", f"b_{head}"], [f"{head}_flat"],
+              name=f"{head}_bias"),
+            n("Reshape", [f"{head}_flat", "split_shape"], [f"{head}_split"],
+              name=f"{head}_split"),
+            n("Transpose", [f"{head}_split"], [f"{head}_t"], name=f"{head}_t",
+              perm=perm),
+        ]
+
+
 def ints(name, values):
     return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
 
@@ -91,18 +111,7 @@ def bert():
         n("Concat", ["b_1d", "seq_1d", "heads"], ["split_shape"],
           name="split_shape", axis=0),
     ]
-    for head, perm in (("q", [0, 2, 1, 3]), ("k", [0, 2, 3, 1]),
-                       ("v", [0, 2, 1, 3])):
-        inits += [weight(rng, f"w_{head}", 16, 16), weight(rng, f"b_{head}", 16)]
-        nodes += [
-            n("MatMul", ["h", f"w_{head}"], [f"{head}_mm"], name=f"{head}_mm"),
-            n("Add", [f"{head}_mm", f"b_{head}"], [f"{head}_flat"],
-              name=f"{head}_bias"),
-            n("Reshape", [f"{head}_flat", "split_shape"], [f"{head}_split"],
-              name=f"{head}_split"),
-            n("Transpose", [f"{head}_split"], [f"{head}_t"], name=f"{head}_t",
-              perm=perm),
-        ]
+    qkv_heads(rng, "h", 16, inits, nodes)
     nodes += [
         n("MatMul", ["q_t", "k_t"], ["scores"], name="scores"),
         n("Div", ["scores", "sqrt_head"], ["scaled"], name="scale"),
@@ -323,18 +332,7 @@ def attention():
         n("Concat", ["batch_dim", "seq_dim", "width"], ["merge_shape"],
           axis=0, name="merge_shape"),
     ]
-    for head, perm in (("q", [0, 2, 1, 3]), ("k", [0, 2, 3, 1]),
-                       ("v", [0, 2, 1, 3])):
-        inits += [weight(rng, f"w_{head}", 64, 64), weight(rng, f"b_{head}", 64)]
-        nodes += [
-            n("MatMul", ["x", f"w_{head}"], [f"{head}_mm"], name=f"{head}_mm"),
-            n("Add", [f"{head}_mm", f"b_{head}"], [f"{head}_flat"],
-              name=f"{head}_bias"),
-            n("Reshape", [f"{head}_flat", "split_shape"], [f"{head}_split"],
-              name=f"{head}_split"),
-            n("Transpose", [f"{head}_split"], [f"{head}_t"], name=f"{head}_t",
-              perm=perm),
-        ]
+    qkv_heads(rng, "x", 64, inits, nodes)
     inits += [weight(rng, "w_o", 64, 64), weight(rng, "b_o", 64)]
     nodes += [
         n("MatMul", ["q_t", "k_t"], ["scores"], name="scores"),
