@@ -50,7 +50,8 @@ import zoo_export  # noqa: E402
 from zoo_bundle import timed_run  # noqa: E402
 # A phase line; kiln-compile before its phase CPU times printed the wall only.
 PHASE = re.compile(r"^kiln-compile: ([a-z-]+) ([0-9.]+) ms(?: \(([0-9.]+) ms CPU\))?$")
-SUMMARY = re.compile(r"^kiln-compile: ([0-9]+) kernels \(([0-9]+) launches\), "
+# (A ranged artifact's adds ", N bucket(s)" after the launches.)
+SUMMARY = re.compile(r"^kiln-compile: ([0-9]+) kernels \(([0-9]+) launches(?:, [0-9]+ buckets?)?\), "
                      r"([0-9]+) library calls")
 # NVRTC's programs (several kernels each); kiln-compile before them printed none.
 PROGRAMS = re.compile(r"^kiln-compile: nvrtc: ([0-9]+) kernels in ([0-9]+) programs "

@@ -5,7 +5,7 @@ Build machine (kiln built, .venv):
 
     .venv/bin/python benchmarks/dynamic_latency.py make OUTDIR
         [--model resnet50-torchscript] [--range batch=1..64]
-        [--shapes 1,7,32,64] [--precisions fp16,fp32]
+        [--shapes 1,7,32,64] [--precisions fp16,fp32] [--unbucketed]
     .venv/bin/python benchmarks/dynamic_latency.py make OUTDIR
         --model bert-dynamo --range batch=1..32,seq=16..512
         --shapes 1x16,1x128,8x128,8x77,32x512 --precisions fp16
@@ -17,7 +17,10 @@ artifact) and once per shape with each ranged dim fixed (the static
 artifacts; a shape gives the range's dims in order, `8x77` is
 batch=8,seq=77), and writes OUTDIR/meta.json with the commands and each
 artifact's size (the ranged one's against the largest static one's: the
-issue's "artifact size <= 3x"). OUTDIR also gets bin/kiln-run, the
+issue's "artifact size <= 3x"). --unbucketed adds a third artifact per
+precision, the ranged one compiled with --buckets=false (every count runs
+the configuration of the ranges' maximum), to show what the buckets are
+worth in the same run. OUTDIR also gets bin/kiln-run, the
 graph-only model, fill-weights.py and this script. (--batches is the old
 name of --shapes.)
 
@@ -37,7 +40,8 @@ and the static artifact are timed alternately (kiln-run --bench: CUDA
 events around each replay of the session's CUDA graph; the median of
 --runs after warm-up), three rounds each, the best median of each kept;
 the JSON gives both medians and ranged_over_static (the issue's target:
-<= 1.15), with the command, the machine (nvidia-smi), the versions and
+<= 1.15; with an unbucketed artifact, it is timed in the same rounds and
+checked the same way: unbucketed_ms and unbucketed_over_static), with the command, the machine (nvidia-smi), the versions and
 meta.json's sizes. --shapes and --precisions run a subset of the bundle's
 (a device call's time is bounded: each kiln-run chooses its library
 algorithms afresh).
@@ -105,13 +109,15 @@ def make(args):
                 model=args.model, range=args.range, dims=names, shapes=shapes,
                 precisions=args.precisions.split(","), artifacts={})
     for precision in meta["precisions"]:
-        compiles = [("ranged", args.range)] + [
-            (f"static-{shape}", fixed_shape(names, shape)) for shape in shapes]
-        for label, shape in compiles:
+        compiles = [("ranged", args.range, [])] + [
+            (f"static-{shape}", fixed_shape(names, shape), []) for shape in shapes]
+        if args.unbucketed:
+            compiles.append(("unbucketed", args.range, ["--buckets=false"]))
+        for label, shape, extra in compiles:
             artifact = os.path.join(out, f"{label}-{precision}.kiln")
             command = [os.path.join(build, "bin", "kiln-compile"), filled,
                        "--input-shape", shape, "--precision", precision,
-                       "--external-weights", "-o", artifact]
+                       "--external-weights", *extra, "-o", artifact]
             log = run_checked(command)
             meta["artifacts"][f"{label}-{precision}"] = dict(
                 shape=shape, bytes=os.path.getsize(artifact),
@@ -256,31 +262,37 @@ def run(args):
             row = dict(precision=precision, shape=fixed_shape(meta["dims"], shape),
                        rel_l2_limit=limit)
             result["results"].append(row)
-            ranged = f"ranged-{precision}.kiln"
-            static = f"static-{shape}-{precision}.kiln"
-            for label, artifact in (("ranged", ranged), ("static", static)):
+            artifacts = {"ranged": f"ranged-{precision}.kiln",
+                         "static": f"static-{shape}-{precision}.kiln"}
+            if f"unbucketed-{precision}" in meta["artifacts"]:
+                artifacts["unbucketed"] = f"unbucketed-{precision}.kiln"
+            for label, artifact in artifacts.items():
                 ok, detail = check(bundle, artifact, inputs, expected, limit)
                 row[f"{label}_check"] = detail
                 row[f"{label}_accuracy"] = "ok" if ok else "MISMATCH"
                 if not ok:
                     mismatches.append(f"{label} {precision} {row['shape']}")
-            if "MISMATCH" in (row["ranged_accuracy"], row["static_accuracy"]):
-                print(f"{precision} {row['shape']}: MISMATCH, no time "
-                      f"({row['ranged_check']} | {row['static_check']})",
-                      flush=True)
+            if any(row[f"{label}_accuracy"] == "MISMATCH" for label in artifacts):
+                print(f"{precision} {row['shape']}: MISMATCH, no time (" +
+                      " | ".join(row[f"{label}_check"] for label in artifacts) +
+                      ")", flush=True)
                 continue
-            times = {"ranged": [], "static": []}
+            times = {label: [] for label in artifacts}
             for _ in range(args.rounds):  # Alternating, in one process each.
-                times["ranged"].append(median_ms(bundle, ranged, inputs, args.runs))
-                times["static"].append(median_ms(bundle, static, inputs, args.runs))
-            row["ranged_ms_rounds"] = times["ranged"]
-            row["static_ms_rounds"] = times["static"]
-            row["ranged_ms"] = min(times["ranged"])
-            row["static_ms"] = min(times["static"])
+                for label, artifact in artifacts.items():
+                    times[label].append(median_ms(bundle, artifact, inputs, args.runs))
+            for label in artifacts:
+                row[f"{label}_ms_rounds"] = times[label]
+                row[f"{label}_ms"] = min(times[label])
             row["ranged_over_static"] = row["ranged_ms"] / row["static_ms"]
-            print(f"{precision} {row['shape']}: ranged {row['ranged_ms']:.3f} ms, "
-                  f"static {row['static_ms']:.3f} ms, ranged / static "
-                  f"{row['ranged_over_static']:.3f}", flush=True)
+            line = (f"{precision} {row['shape']}: ranged {row['ranged_ms']:.3f} ms, "
+                    f"static {row['static_ms']:.3f} ms, ranged / static "
+                    f"{row['ranged_over_static']:.3f}")
+            if "unbucketed" in artifacts:
+                row["unbucketed_over_static"] = row["unbucketed_ms"] / row["static_ms"]
+                line += (f", unbucketed {row['unbucketed_ms']:.3f} ms "
+                         f"({row['unbucketed_over_static']:.3f})")
+            print(line, flush=True)
             with open(out, "w") as f:  # after every measurement
                 json.dump(result, f, indent=1)
     with open(out, "w") as f:
@@ -302,6 +314,8 @@ def main():
                        "(the range's dims in order; default 1,7,32,64)")
     build.add_argument("--batches", help="the old name of --shapes")
     build.add_argument("--precisions", default="fp16,fp32")
+    build.add_argument("--unbucketed", action="store_true",
+                       help="also compile the range with --buckets=false")
     gpu = commands.add_parser("run", help="GPU machine: check, then time")
     gpu.add_argument("bundle")
     gpu.add_argument("--runs", type=int, default=200)

@@ -399,6 +399,21 @@ LogicalResult EntryPointBuilder::buildKernelSteps(const LaunchGraph &graph) {
                  << kernel.getSymName() << "' of kind "
                  << stringifyKernelKind(kernel.getKind())
                  << " has run-time extents, which its kind does not launch";
+        // Its buckets: the same body configured for counts up to each.
+        for (const BucketLaunch &bucket : launch->buckets) {
+          if (bucket.kernel < 0 || bucket.unitsPerBlock <= 0)
+            return kernel.emitError("packager: a bucket of kernel '")
+                   << kernel.getSymName() << "' has no emitted CUDA kernel";
+          auto added = std::make_unique<LaunchBucketT>();
+          added->max_count = uint64_t(bucket.maxCount);
+          added->kernel = uint32_t(bucket.kernel);
+          added->grid = uint32_t(bucket.grid);
+          added->block = uint32_t(bucket.block);
+          added->shared_bytes = uint32_t(bucket.dynamicSharedBytes);
+          added->units_per_block = uint64_t(bucket.unitsPerBlock);
+          extents->buckets.push_back(std::move(added));
+          ++counts.buckets;
+        }
         step->run_time_extents = std::move(extents);
       }
       ++counts.launches;

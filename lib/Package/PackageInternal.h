@@ -107,6 +107,7 @@ struct WeightTable {
 
 struct EntryPointCounts {
   unsigned launches = 0, gemms = 0, copies = 0, convs = 0;
+  unsigned buckets = 0; // LaunchBuckets of the launches.
 };
 
 /// Fills |step| (kind, Gemm or Conv, out) for a `library` kernel; |bufferOf|

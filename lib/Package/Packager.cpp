@@ -178,6 +178,7 @@ LogicalResult buildArtifact(ModuleOp module, const CUDAModule &cuda,
   if (summary) {
     summary->kernels = model.kernels.size();
     summary->launches = counts.launches;
+    summary->buckets = counts.buckets;
     summary->gemms = counts.gemms;
     summary->convs = counts.convs;
     summary->copies = counts.copies;

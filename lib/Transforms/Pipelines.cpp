@@ -63,8 +63,10 @@ void buildFusePipeline(mlir::OpPassManager &pm) {
   pm.addNestedPass<mlir::func::FuncOp>(createKilnFuseKernels());
 }
 
-void buildTilePipeline(mlir::OpPassManager &pm) {
-  pm.addNestedPass<mlir::func::FuncOp>(createKilnTileKernels());
+void buildTilePipeline(mlir::OpPassManager &pm, bool buckets) {
+  KilnTileKernelsOptions options;
+  options.buckets = buckets;
+  pm.addNestedPass<mlir::func::FuncOp>(createKilnTileKernels(options));
 }
 
 void buildSchedulePipeline(mlir::OpPassManager &pm, int64_t maxStreams) {
@@ -137,10 +139,11 @@ void registerKilnPipelines() {
       "Outlines the init program and fuses each function into kernels "
       "(--emit fused)",
       buildFusePipeline);
-  mlir::PassPipelineRegistration<>("kiln-tile-pipeline",
-                                   "Gives every kernel its launch geometry "
-                                   "(--emit tiled)",
-                                   buildTilePipeline);
+  mlir::PassPipelineRegistration<>(
+      "kiln-tile-pipeline",
+      "Gives every kernel its launch geometry "
+      "(--emit tiled)",
+      [](mlir::OpPassManager &pm) { buildTilePipeline(pm); });
   mlir::PassPipelineRegistration<ScheduleCLOptions>(
       "kiln-schedule-pipeline", "Assigns each function's launch DAG to streams",
       [](mlir::OpPassManager &pm, const ScheduleCLOptions &options) {

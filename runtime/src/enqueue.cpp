@@ -26,8 +26,11 @@ kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
     }
     // Run-time extents: the ranged dims as `long long` parameters after the
     // buffers (the manifest's order), and the grid for this run's count.
+    // A bucket (issue 18) launches its own kernel, block and shared memory.
     long long dims[kMaxKernelParameters];
-    dim3 grid = step.grid;
+    dim3 grid = step.grid, block = step.block;
+    const void *function = step.function;
+    unsigned sharedBytes = step.sharedBytes;
     if (session.shapes.hasLaunchExtents(index)) {
       std::vector<long long> dimValues = session.shapes.launchDims(index);
       for (size_t i = 0; i < dimValues.size(); ++i) {
@@ -35,6 +38,13 @@ kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
         parameters[count++] = &dims[i];
       }
       grid.x = session.shapes.launchGrid(index);
+      int bucket = session.shapes.launchBucket(index);
+      if (bucket >= 0) {
+        const PreparedStep::Bucket &chosen = step.buckets[size_t(bucket)];
+        function = chosen.function;
+        block = chosen.block;
+        sharedBytes = chosen.sharedBytes;
+      }
     }
     // Bounds-checked kernels: the fault record and this step's index.
     unsigned long long stepIndex = index;
@@ -54,12 +64,12 @@ kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
     attribute.val.programmaticStreamSerializationAllowed = 1;
     cudaLaunchConfig_t config = {};
     config.gridDim = grid;
-    config.blockDim = step.block;
-    config.dynamicSmemBytes = step.sharedBytes;
+    config.blockDim = block;
+    config.dynamicSmemBytes = sharedBytes;
     config.stream = stream;
     config.attrs = &attribute;
     config.numAttrs = session.programmaticLaunch ? 1 : 0;
-    error = cudaLaunchKernelExC(&config, step.function, parameters);
+    error = cudaLaunchKernelExC(&config, function, parameters);
     break;
   }
   case StepKind_Gemm: {

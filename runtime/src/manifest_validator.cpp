@@ -248,6 +248,41 @@ private:
     return nullptr;
   }
 
+  /// A launch's buckets (LaunchBucket): by ascending max_count below the
+  /// ranges' largest count, each a kernel of the model launched with the
+  /// step's arguments in a valid geometry.
+  kiln_status_t validateBuckets(const Step &step) {
+    const LaunchExtents *extents = step.run_time_extents();
+    if (!extents || !extents->buckets())
+      return nullptr;
+    uint64_t previous = 0;
+    for (uint32_t b = 0; b < extents->buckets()->size(); ++b) {
+      const LaunchBucket &bucket = *extents->buckets()->Get(b);
+      std::string what = "bucket " + std::to_string(b);
+      if (bucket.max_count() <= previous)
+        return Error(KILN_STATUS_DATA_LOSS)
+               << what << ": max_count " << bucket.max_count()
+               << " is not above the previous bucket's";
+      previous = bucket.max_count();
+      if (bucket.kernel() >= count(model.kernels()))
+        return Error(KILN_STATUS_DATA_LOSS)
+               << what << ": kernel " << bucket.kernel() << " but there are "
+               << count(model.kernels());
+      if (bucket.grid() == 0 || bucket.block() == 0 ||
+          bucket.block() > kMaxBlockThreads || bucket.units_per_block() == 0)
+        return Error(KILN_STATUS_DATA_LOSS)
+               << what << ": grid " << bucket.grid() << ", block "
+               << bucket.block() << " and " << bucket.units_per_block()
+               << " units per block";
+      if (parameterCounts[bucket.kernel()] != count(step.args()))
+        return Error(KILN_STATUS_DATA_LOSS)
+               << what << ": kernel " << bucket.kernel() << " is launched with "
+               << count(step.args()) << " arguments here and "
+               << parameterCounts[bucket.kernel()] << " elsewhere";
+    }
+    return nullptr;
+  }
+
   kiln_status_t validateStep(const Step &step) {
     if (step.stream() >= std::max<uint32_t>(entry.num_streams(), 1))
       return Error(KILN_STATUS_DATA_LOSS)
@@ -283,7 +318,7 @@ private:
                << "kernel " << step.kernel() << " is launched with "
                << count(step.args()) << " arguments here and "
                << parameterCounts[step.kernel()] << " elsewhere";
-      return nullptr;
+      return validateBuckets(step);
     case StepKind_Gemm:
       KILN_RETURN_IF_ERROR(validateGemmStep(checks, step.gemm()));
       return validateLibraryExtent(step, model);
@@ -328,9 +363,16 @@ std::vector<uint32_t> kernelParameterCounts(const Model &model) {
     const EntryPoint &entry = *model.entry_points()->Get(e);
     for (uint32_t s = 0; s < count(entry.steps()); ++s) {
       const Step &step = *entry.steps()->Get(s);
-      if (step.kind() == StepKind_Launch && step.kernel() < counts.size() &&
-          counts[step.kernel()] == kNotLaunched)
-        counts[step.kernel()] = count(step.args());
+      if (step.kind() != StepKind_Launch)
+        continue;
+      // The step's kernel and its buckets' take the same parameters.
+      std::vector<uint32_t> kernels = {step.kernel()};
+      if (const LaunchExtents *extents = step.run_time_extents())
+        for (uint32_t b = 0; b < count(extents->buckets()); ++b)
+          kernels.push_back(extents->buckets()->Get(b)->kernel());
+      for (uint32_t kernel : kernels)
+        if (kernel < counts.size() && counts[kernel] == kNotLaunched)
+          counts[kernel] = count(step.args());
     }
   }
   return counts;

@@ -103,13 +103,33 @@ static uint32_t operandAlignment(const EntryPoint &entry, uint32_t id,
   return static_cast<uint32_t>(bits & (~bits + 1)); // Lowest set bit.
 }
 
+/// Checks that kernel |kernel| takes a block of |threads| threads on this
+/// GPU and allows it |sharedBytes| of dynamic shared memory.
+static kiln_status_t prepareKernel(kiln_model_s &model, uint32_t kernel,
+                                   uint64_t threads, unsigned sharedBytes) {
+  const char *symbol = str(model.manifest().kernels()->Get(kernel)->symbol());
+  if (threads > static_cast<uint64_t>(model.kernelMaxThreads[kernel]))
+    return Error(KILN_STATUS_INCOMPATIBLE)
+           << "a block of " << threads << " threads, but kernel '" << symbol
+           << "' allows at most " << model.kernelMaxThreads[kernel]
+           << " on this GPU";
+  // The argument count matches the kernel's parameters: the manifest
+  // validator checks one count per kernel and loadKernels the cubin.
+  if (sharedBytes > 48 * 1024)
+    KILN_RETURN_IF_ERROR(cudaStatus(
+        cudaKernelSetAttributeForDevice(
+            model.kernels[kernel], cudaFuncAttributeMaxDynamicSharedMemorySize,
+            static_cast<int>(sharedBytes), model.device),
+        "allowing " + std::to_string(sharedBytes) + " bytes of shared memory"));
+  return nullptr;
+}
+
 static kiln_status_t prepareLaunch(kiln_session_s *session, const Step &step,
                                    PreparedStep &prepared) {
   kiln_model_s &model = *session->model;
   uint32_t kernel = step.kernel();
-  const char *symbol = str(model.manifest().kernels()->Get(kernel)->symbol());
   prepared.function = reinterpret_cast<const void *>(model.kernels[kernel]);
-  prepared.symbol = symbol;
+  prepared.symbol = str(model.manifest().kernels()->Get(kernel)->symbol());
   uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
   for (uint32_t i = 0; i < step.grid()->size(); ++i)
     grid[i] = step.grid()->Get(i);
@@ -118,21 +138,23 @@ static kiln_status_t prepareLaunch(kiln_session_s *session, const Step &step,
   prepared.grid = dim3(grid[0], grid[1], grid[2]);
   prepared.block = dim3(block[0], block[1], block[2]);
   prepared.sharedBytes = step.shared_bytes();
-  uint64_t threads = uint64_t(block[0]) * block[1] * block[2];
-  if (threads > static_cast<uint64_t>(model.kernelMaxThreads[kernel]))
-    return Error(KILN_STATUS_INCOMPATIBLE)
-           << "a block of " << threads << " threads, but kernel '" << symbol
-           << "' allows at most " << model.kernelMaxThreads[kernel]
-           << " on this GPU";
-  // The argument count matches the kernel's parameters: the manifest
-  // validator checks one count per kernel and loadKernels the cubin.
-  if (prepared.sharedBytes > 48 * 1024)
-    KILN_RETURN_IF_ERROR(cudaStatus(
-        cudaKernelSetAttributeForDevice(
-            model.kernels[kernel], cudaFuncAttributeMaxDynamicSharedMemorySize,
-            static_cast<int>(prepared.sharedBytes), model.device),
-        "allowing " + std::to_string(prepared.sharedBytes) +
-            " bytes of shared memory"));
+  KILN_RETURN_IF_ERROR(prepareKernel(model, kernel,
+                                     uint64_t(block[0]) * block[1] * block[2],
+                                     prepared.sharedBytes));
+  // Buckets (validated): each its own kernel, block and shared memory.
+  if (const LaunchExtents *extents = step.run_time_extents())
+    for (uint32_t b = 0; extents->buckets() && b < extents->buckets()->size();
+         ++b) {
+      const LaunchBucket &bucket = *extents->buckets()->Get(b);
+      PreparedStep::Bucket preparedBucket;
+      preparedBucket.function =
+          reinterpret_cast<const void *>(model.kernels[bucket.kernel()]);
+      preparedBucket.block = dim3(bucket.block(), 1, 1);
+      preparedBucket.sharedBytes = bucket.shared_bytes();
+      KILN_RETURN_IF_ERROR(prepareKernel(model, bucket.kernel(), bucket.block(),
+                                         preparedBucket.sharedBytes));
+      prepared.buckets.push_back(std::move(preparedBucket));
+    }
   return nullptr;
 }
 

@@ -90,6 +90,11 @@ kiln_status_t RunTimeShapes::create(const Model &model,
                      names.begin()));
       launch.unitsPerBlock = extents->units_per_block();
       launch.maxGrid = step.grid()->Get(0);
+      for (uint32_t b = 0; b < count(extents->buckets()); ++b) {
+        const LaunchBucket &bucket = *extents->buckets()->Get(b);
+        launch.buckets.push_back(
+            {bucket.max_count(), bucket.units_per_block(), bucket.grid()});
+      }
     }
     shapes.launches.push_back(std::move(launch));
   }
@@ -169,14 +174,27 @@ bool RunTimeShapes::hasLaunchExtents(size_t index) const {
   return index < launches.size() && launches[index].ranged;
 }
 
+int RunTimeShapes::launchBucket(size_t index) const {
+  const Launch &launch = launches[index];
+  uint64_t elements =
+      uint64_t(std::max<int64_t>(launch.count.evaluate(dims).value_or(0), 0));
+  for (size_t b = 0; b < launch.buckets.size(); ++b)
+    if (elements <= launch.buckets[b].maxCount)
+      return int(b);
+  return -1;
+}
+
 uint32_t RunTimeShapes::launchGrid(size_t index) const {
   const Launch &launch = launches[index];
-  int64_t elements = launch.count.evaluate(dims).value_or(0);
-  uint64_t blocks = (uint64_t(std::max<int64_t>(elements, 0)) +
-                     launch.unitsPerBlock - 1) /
-                    launch.unitsPerBlock;
-  return uint32_t(std::max<uint64_t>(1, std::min<uint64_t>(blocks,
-                                                           launch.maxGrid)));
+  int bucket = launchBucket(index);
+  uint64_t units =
+      bucket < 0 ? launch.unitsPerBlock : launch.buckets[bucket].unitsPerBlock;
+  uint32_t maxGrid =
+      bucket < 0 ? launch.maxGrid : launch.buckets[bucket].maxGrid;
+  uint64_t elements =
+      uint64_t(std::max<int64_t>(launch.count.evaluate(dims).value_or(0), 0));
+  uint64_t blocks = (elements + units - 1) / units;
+  return uint32_t(std::max<uint64_t>(1, std::min<uint64_t>(blocks, maxGrid)));
 }
 
 std::vector<long long> RunTimeShapes::launchDims(size_t index) const {

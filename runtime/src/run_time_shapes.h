@@ -45,6 +45,11 @@ public:
   /// Whether step |index| is a launch with run-time extents; its grid.x and
   /// the `long long` values of its dim parameters at the current values.
   bool hasLaunchExtents(size_t index) const;
+  /// The bucket (LaunchBucket) that launch |index| runs at the current
+  /// values: the first whose max_count admits its element count; -1 for
+  /// the step's own kernel.
+  int launchBucket(size_t index) const;
+  /// grid.x at the current values, for the kernel launchBucket chooses.
   uint32_t launchGrid(size_t index) const;
   std::vector<long long> launchDims(size_t index) const;
 
@@ -64,12 +69,17 @@ private:
     std::vector<int64_t> staticShape;    // The manifest's shape.
     uint64_t elementBytes = 0, bytes = 0;
   };
+  struct Bucket {
+    uint64_t maxCount = 0, unitsPerBlock = 1;
+    uint32_t maxGrid = 1;
+  };
   struct Launch {
     bool ranged = false;
     DimExpression count = DimExpression::constant(0);
     std::vector<uint32_t> dims;
     uint64_t unitsPerBlock = 1;
     uint32_t maxGrid = 1;
+    std::vector<Bucket> buckets; // By ascending maxCount.
   };
   std::vector<int64_t> shapeAt(const Extents &extents) const;
   std::string describeValues(const std::vector<int64_t> &values) const;

@@ -40,6 +40,14 @@ struct PreparedStep {
   const void *function = nullptr; // Launch: the cudaKernel_t.
   dim3 grid, block;
   unsigned sharedBytes = 0;
+  /// Launch with run-time extents: its buckets' kernels (LaunchBucket), in
+  /// the manifest's order, which RunTimeShapes::launchBucket indexes.
+  struct Bucket {
+    const void *function = nullptr;
+    dim3 block;
+    unsigned sharedBytes = 0;
+  };
+  std::vector<Bucket> buckets;
   std::unique_ptr<GemmPlan> gemm; // Gemm.
   uint32_t gemmBuffers[5] = {
       0, 0, 0, 0, 0}; // a, b, c, bias, out (c/bias valid if >= 0 below).

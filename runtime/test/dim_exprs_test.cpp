@@ -177,6 +177,50 @@ TEST(DimExprsManifestTest, ChecksLaunchCounts) {
                       "run-time extents without an element_count"));
 }
 
+/// A bucket of the sample's launch for counts up to |maxCount|, on the
+/// step's own kernel.
+std::unique_ptr<LaunchBucketT> bucketUpTo(ModelT &model, uint64_t maxCount) {
+  auto bucket = std::make_unique<LaunchBucketT>();
+  bucket->max_count = maxCount;
+  bucket->kernel = entry(model).steps.back()->kernel;
+  bucket->grid = 2;
+  bucket->block = 64;
+  bucket->units_per_block = 16;
+  return bucket;
+}
+
+TEST(DimExprsManifestTest, ChecksLaunchBuckets) {
+  EXPECT_TRUE(isOk(readRanged([](ModelT &m) {
+    launch(m).buckets.push_back(bucketUpTo(m, 16));
+    launch(m).buckets.push_back(bucketUpTo(m, 32));
+  })));
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) {
+                        launch(m).buckets.push_back(bucketUpTo(m, 32));
+                        launch(m).buckets.push_back(bucketUpTo(m, 32));
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "bucket 1: max_count 32 is not above the previous "
+                      "bucket's"));
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) {
+                        launch(m).buckets.push_back(bucketUpTo(m, 16));
+                        launch(m).buckets.back()->kernel = 99;
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "bucket 0: kernel 99 but there "
+                      "are"));
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) {
+                        launch(m).buckets.push_back(bucketUpTo(m, 16));
+                        launch(m).buckets.back()->units_per_block = 0;
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "bucket 0: grid 2, block 64 and 0 units per block"));
+  EXPECT_TRUE(isError(readRanged([](ModelT &m) {
+                        launch(m).buckets.push_back(bucketUpTo(m, 16));
+                        launch(m).buckets.back()->block = 2048;
+                      }),
+                      KILN_STATUS_DATA_LOSS, "bucket 0: grid 2, block 2048"));
+}
+
 GemmT &gemm(ModelT &model) {
   for (auto &step : entry(model).steps)
     if (step->gemm)
@@ -250,6 +294,36 @@ TEST_F(RunTimeShapesTest, SetsShapesWithinTheRange) {
   EXPECT_EQ(shapes.launchDims(launch), std::vector<long long>{3});
   EXPECT_EQ(shapes.launchGrid(launch), 1u); // 48 elements, 256 a block.
   EXPECT_EQ(shapes.describeValues(), "batch = 3");
+}
+
+TEST(RunTimeShapesBucketsTest, LaunchesTheFirstBucketThatAdmitsTheCount) {
+  ArtifactBuilder builder;
+  buildSample(builder);
+  makeRanged(builder.model);
+  // batch*16 elements: batch 1 in the first bucket, 2 in the second, 3 and
+  // 4 in the step's own configuration (256 a block, its grid of 1).
+  launch(builder.model).buckets.push_back(bucketUpTo(builder.model, 16));
+  launch(builder.model).buckets.push_back(bucketUpTo(builder.model, 32));
+  launch(builder.model).buckets.back()->units_per_block = 8;
+  launch(builder.model).buckets.back()->grid = 3;
+  std::vector<uint8_t> bytes = builder.finish(builder.model.format_version);
+  Artifact artifact;
+  ASSERT_TRUE(
+      isOk(readArtifact(bytes.data(), bytes.size(), "test.kiln", &artifact)));
+  const EntryPoint &entry = *artifact.manifest->entry_points()->Get(0);
+  RunTimeShapes shapes;
+  ASSERT_TRUE(isOk(RunTimeShapes::create(*artifact.manifest, entry, &shapes)));
+  size_t step = entry.steps()->size() - 1;
+  auto at = [&](int64_t batch) {
+    int64_t shape[] = {batch, kSampleK};
+    EXPECT_TRUE(isOk(shapes.setInputShape(0, shape, 2)));
+    return std::make_pair(shapes.launchBucket(step), shapes.launchGrid(step));
+  };
+  EXPECT_EQ(at(1), std::make_pair(0, 1u)); // 16 elements, 16 a block.
+  EXPECT_EQ(at(2), std::make_pair(1, 3u)); // 32 elements, 8 a block: 4, capped.
+  EXPECT_EQ(at(3), std::make_pair(-1, 1u));
+  EXPECT_EQ(at(4), std::make_pair(-1, 1u));
+  EXPECT_EQ(shapes.launchBucket(0), -1); // The Gemm has none.
 }
 
 TEST_F(RunTimeShapesTest, RangeViolationsNameTheInputTheDimAndTheRange) {

@@ -38,6 +38,15 @@ extern "C" __global__ void ranged_affine(const float* __restrict__ x, float* __r
        i += (long long)gridDim.x * blockDim.x)
     y[i] = x[i] * 2.0f + 1.0f;
 }
+// A bucket's kernel (LaunchBucket) beside it, told apart by its result.
+extern "C" __global__ void ranged_affine_bucket(const float* __restrict__ x,
+                                                float* __restrict__ y,
+                                                long long kiln_dim0) {
+  const long long count = kiln_dim0 * 16LL;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += (long long)gridDim.x * blockDim.x)
+    y[i] = x[i] * 3.0f + 1.0f;
+}
 // Bounds-checked samples (format 2): kernels take the fault record
 // (kiln::artifact::BoundsFaultRecord) and their step index last.
 // bounds_fault records what a failed Gather index check does

@@ -36,7 +36,9 @@ void addBatchRange(ModelT &model) {
   model.dim_ranges.push_back(std::move(range));
 }
 
-std::vector<uint8_t> rangedArtifact() {
+/// With |bucket|, the launch has a bucket for batch 1 and 2 (32 elements)
+/// that runs ranged_affine_bucket (x * 3 + 1) in blocks of 32.
+std::vector<uint8_t> rangedArtifact(bool bucket = false) {
   ArtifactBuilder builder;
   ModelT &model = builder.model;
   model.format_version = kDynamicShapesFormatVersion;
@@ -45,13 +47,15 @@ std::vector<uint8_t> rangedArtifact() {
       "cubin:" + compiledKernels().arch + ":ranged_affine",
       std::vector<uint8_t>(compiledKernels().cubin.begin(),
                            compiledKernels().cubin.end()));
-  auto kernel = std::make_unique<KernelT>();
-  kernel->symbol = "ranged_affine";
-  auto image = std::make_unique<KernelImageT>();
-  image->arch = compiledKernels().arch;
-  image->section = cubin;
-  kernel->images.push_back(std::move(image));
-  model.kernels.push_back(std::move(kernel));
+  for (const char *symbol : {"ranged_affine", "ranged_affine_bucket"}) {
+    auto kernel = std::make_unique<KernelT>();
+    kernel->symbol = symbol;
+    auto image = std::make_unique<KernelImageT>();
+    image->arch = compiledKernels().arch;
+    image->section = cubin;
+    kernel->images.push_back(std::move(image));
+    model.kernels.push_back(std::move(kernel));
+  }
   addBatchRange(model);
 
   auto entry = std::make_unique<EntryPointT>();
@@ -85,6 +89,15 @@ std::vector<uint8_t> rangedArtifact() {
   launch->run_time_extents->element_count = "batch*16";
   launch->run_time_extents->dim_args = {"batch"};
   launch->run_time_extents->units_per_block = 64;
+  if (bucket) {
+    auto small = std::make_unique<LaunchBucketT>();
+    small->max_count = 2 * kRow;
+    small->kernel = 1;
+    small->grid = 1;
+    small->block = 32;
+    small->units_per_block = 32;
+    launch->run_time_extents->buckets.push_back(std::move(small));
+  }
   entry->steps.push_back(std::move(launch));
   model.entry_points.push_back(std::move(entry));
   return builder.finish(kDynamicShapesFormatVersion);
@@ -219,6 +232,45 @@ TEST_F(RunTimeExtentsGPUTest, RunsOneArtifactAtEveryBatch) {
   EXPECT_EQ(session->graphStatistics.captures, captures - 1);
   EXPECT_EQ(session->graphStatistics.instantiations, captures - 1);
   EXPECT_EQ(session->graphStatistics.launches, captures);
+}
+
+TEST(RunTimeExtentsBucketGPUTest, LaunchesTheBucketsKernelForItsCounts) {
+  if (!hasCudaDevice())
+    GTEST_SKIP() << "no CUDA device";
+  ASSERT_TRUE(compiledKernels().error.empty()) << compiledKernels().error;
+  std::vector<uint8_t> bytes = rangedArtifact(/*bucket=*/true);
+  kiln_model_t *model = nullptr;
+  kiln_session_t *session = nullptr;
+  cudaStream_t stream = nullptr;
+  float *x = nullptr, *y = nullptr;
+  ASSERT_TRUE(isOk(kiln_model_load_from_memory(bytes.data(), bytes.size(),
+                                               nullptr, &model)));
+  ASSERT_TRUE(isOk(kiln_session_create(model, nullptr, &session)));
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&x, kMaxBatch * kRow * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&y, kMaxBatch * kRow * sizeof(float)), cudaSuccess);
+  // Batch 1 and 2 (up to 32 elements) run the bucket's kernel, the others
+  // the step's own; back at 2, the graph captured for it replays.
+  for (int64_t batch : {1, 2, 3, 64, 2}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    std::vector<float> input(kMaxBatch * kRow), result;
+    for (size_t i = 0; i < input.size(); ++i)
+      input[i] = std::cos(0.29f * float(i) + float(batch));
+    ASSERT_TRUE(
+        runBatch(session, stream, x, y, batch, kRow, kRow, input, &result));
+    float scale = batch <= 2 ? 3.0f : 2.0f;
+    for (int64_t i = 0; i < batch * kRow; ++i)
+      ASSERT_EQ(result[i], input[i] * scale + 1.0f) << "element " << i;
+    for (int64_t i = batch * kRow; i < kMaxBatch * kRow; ++i)
+      ASSERT_TRUE(std::isnan(result[i]))
+          << "element " << i << " past the batch";
+  }
+  EXPECT_EQ(session->graphStatistics.captures, 4);
+  cudaFree(x);
+  cudaFree(y);
+  cudaStreamDestroy(stream);
+  kiln_session_release(session);
+  kiln_model_release(model);
 }
 
 TEST_F(RunTimeExtentsGPUTest, KeepsAGraphForEachOfTheLast16Shapes) {

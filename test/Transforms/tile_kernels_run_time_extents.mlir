@@ -6,7 +6,8 @@
 // RUN: kiln-opt %s --split-input-file --kiln-fuse-kernels --kiln-tile-kernels | FileCheck %s
 
 // [batch, 8] f32 with a bias row: vectors of 4 (8 % 4 == 0), one block at
-// batch 64 (512 elements).
+// batch 64 (512 elements); every count of the range chooses the same, so
+// the kernel has no buckets (kiln.buckets would come before kiln.dim_exprs).
 // CHECK-LABEL: func.func @bias_relu
 // CHECK:         kiln.kernel "add_relu_0" pointwise
 // CHECK-SAME:      block_size = 256 : i64, elements_per_thread = 1 : i64, grid_size = 1 : i64, kiln.dim_exprs = ["batch", "8"], kiln.element_count = "batch*8", variant = #kiln.variant<loop>, vector_width = 4 : i64
@@ -34,10 +35,14 @@ func.func @six(%x: tensor<?x6xf32> {kiln.name = "x", kiln.dim_names = ["batch", 
 // -----
 
 // A large range: 4 vectors per thread and the grid of the largest count
-// (4096 x 1024 elements / (256 x 4 x 4) = 1024 blocks).
+// (4096 x 1024 elements / (256 x 4 x 4) = 1024 blocks). Below a million
+// elements the choice is 1 vector per thread: one bucket, chosen at
+// 2^20 - 1 elements (1024 blocks of 256 x 4), for the counts up to it; the
+// smaller powers of two choose the same, so no other bucket.
 // CHECK-LABEL: func.func @large
 // CHECK:         kiln.kernel "relu_0" pointwise
 // CHECK-SAME:      elements_per_thread = 4 : i64, grid_size = 1024 : i64
+// CHECK-SAME:      kiln.buckets = [{block_size = 256 : i64, elements_per_thread = 1 : i64, grid_size = 1024 : i64, max_count = 1048575 : i64, vector_width = 4 : i64}]
 // CHECK-SAME:      kiln.element_count = "rows*1024"
 // CHECK-SAME:      vector_width = 4 : i64
 func.func @large(%x: tensor<?x1024xf32> {kiln.name = "x", kiln.dim_names = ["rows", ""]}) -> tensor<?x1024xf32>
@@ -92,3 +97,4 @@ func.func @channels_last(%x: tensor<?x8x8x64xf16> {kiln.name = "x", kiln.dim_nam
   %0 = kiln.reduce_mean %p, %axes {kiln.dim_exprs = ["batch", "1", "1", "64"]} : tensor<?x4x4x64xf16>, tensor<2xi64> -> tensor<?x1x1x64xf16>
   return %0 : tensor<?x1x1x64xf16>
 }
+

@@ -69,6 +69,13 @@ llvm::cl::opt<int64_t>
     maxStreams("max-streams",
                llvm::cl::desc("Most CUDA streams the schedule uses"),
                llvm::cl::init(4), llvm::cl::cat(kiln::tools::kilnCategory()));
+llvm::cl::opt<bool> launchBuckets(
+    "buckets",
+    llvm::cl::desc("With ranged dims, specialise a kernel for the smaller "
+                   "counts where its configuration would differ (buckets; "
+                   "--buckets=false runs every count with the configuration "
+                   "of the ranges' maximum)"),
+    llvm::cl::init(true), llvm::cl::cat(kiln::tools::kilnCategory()));
 llvm::cl::opt<uint64_t> gemmWorkspaceBytes(
     "gemm-workspace-bytes",
     llvm::cl::desc("cuBLASLt workspace after the activation arena"),

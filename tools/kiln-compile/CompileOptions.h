@@ -26,6 +26,7 @@ extern llvm::cl::opt<std::string> gpuArchs;
 extern llvm::cl::opt<bool> keepPTX;
 extern llvm::cl::opt<unsigned> kernelsPerProgram;
 extern llvm::cl::opt<int64_t> maxStreams;
+extern llvm::cl::opt<bool> launchBuckets;
 extern llvm::cl::opt<uint64_t> gemmWorkspaceBytes;
 extern llvm::cl::opt<uint64_t> convWorkspaceBytes;
 extern llvm::cl::list<std::string> inputShapes;

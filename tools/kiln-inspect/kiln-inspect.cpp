@@ -111,6 +111,14 @@ void printStep(uint32_t index, const Step &step, const EntryPoint &entry) {
       for (uint32_t i = 0; i < count(extents->dim_args()); ++i)
         std::printf("%s%s", i ? ", " : " ",
                     shownName(extents->dim_args()->Get(i)).c_str());
+      for (uint32_t i = 0; i < count(extents->buckets()); ++i) {
+        const LaunchBucket &bucket = *extents->buckets()->Get(i);
+        std::printf("; bucket to %" PRIu64 ": kernel %u grid %u block %u "
+                    "shared %u per block %" PRIu64,
+                    bucket.max_count(), bucket.kernel(), bucket.grid(),
+                    bucket.block(), bucket.shared_bytes(),
+                    bucket.units_per_block());
+      }
     }
     break;
   case StepKind_Gemm:

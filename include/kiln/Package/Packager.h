@@ -40,6 +40,7 @@ struct PackageOptions {
 struct PackageSummary {
   unsigned kernels = 0;  // Unique CUDA kernels.
   unsigned launches = 0; // Launch steps.
+  unsigned buckets = 0;  // Buckets of launches with run-time extents.
   unsigned gemms = 0;    // Library (cuBLASLt) steps.
   unsigned convs = 0;    // Library (cuDNN) convolution steps.
   unsigned copies = 0;

@@ -468,7 +468,11 @@ def KilnTileKernels : Pass<"kiln-tile-kernels", "mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"multiprocessors", "multiprocessors", "int64_t", "132",
-           "Multiprocessors of the target GPU (H200: 132), to size grids">
+           "Multiprocessors of the target GPU (H200: 132), to size grids">,
+    Option<"buckets", "buckets", "bool", "true",
+           "Record kiln.buckets where a kernel with run-time extents would "
+           "be configured differently at smaller counts (false: every count "
+           "runs the configuration of the largest)">
   ];
 }
 

@@ -38,7 +38,7 @@ void buildGraphPipeline(mlir::OpPassManager &pm,
 void buildFusePipeline(mlir::OpPassManager &pm);
 
 /// kiln-tile-pipeline: kiln-tile-kernels per function.
-void buildTilePipeline(mlir::OpPassManager &pm);
+void buildTilePipeline(mlir::OpPassManager &pm, bool buckets = true);
 
 /// kiln-schedule-pipeline: kiln-schedule per function, with at most
 /// |maxStreams| streams.

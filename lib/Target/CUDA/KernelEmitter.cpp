@@ -6,6 +6,7 @@
 #include "ElementalModels.h"
 #include "KernelTemplates.h"
 #include "kiln/Dialect/Kiln/IR/DimRanges.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -296,18 +297,14 @@ FailureOr<CUDAModule> emitCUDAModule(Operation *root) {
   CUDAModule module;
   llvm::StringMap<int> byName;
   bool failedAny = false;
-  root->walk([&](KernelOp kernel) {
-    KernelLaunch launch;
-    launch.op = kernel;
-    if (kernel.getKind() == KernelKind::Library) {
-      module.launches.push_back(launch);
-      return;
-    }
-    cuda::LaunchGeometry geometry;
+  // Emits |kernel| as it is configured now: the index of its unique CUDA
+  // kernel (-1 after an error) and its geometry.
+  auto emit = [&](KernelOp kernel, const std::string &origin,
+                  cuda::LaunchGeometry &geometry) -> int {
     FailureOr<std::string> source = emitKernelSource(kernel, geometry);
     if (failed(source)) {
       failedAny = true;
-      return;
+      return -1;
     }
     char hash[17];
     snprintf(hash, sizeof(hash), "%016llx",
@@ -323,14 +320,60 @@ FailureOr<CUDAModule> emitCUDAModule(Operation *root) {
       emitted.source = source->replace(at, strlen(kNamePlaceholder), name);
       module.kernels.push_back(std::move(emitted));
     }
+    module.kernels[it->second].origins.push_back(origin);
+    return it->second;
+  };
+  root->walk([&](KernelOp kernel) {
+    KernelLaunch launch;
+    launch.op = kernel;
+    if (kernel.getKind() == KernelKind::Library) {
+      module.launches.push_back(launch);
+      return;
+    }
+    std::optional<std::vector<KernelBucket>> buckets = getKernelBuckets(kernel);
+    if (!buckets) {
+      failedAny = true;
+      return;
+    }
     std::string nodes = describeONNXNodes(kernel);
-    module.kernels[it->second].origins.push_back(
-        "kiln.kernel \"" + kernel.getSymName().str() + "\"" +
-        (nodes.empty() ? "" : " (ONNX nodes: " + nodes + ")"));
-    launch.kernel = it->second;
+    std::string origin = "kiln.kernel \"" + kernel.getSymName().str() + "\"" +
+                         (nodes.empty() ? "" : " (ONNX nodes: " + nodes + ")");
+    cuda::LaunchGeometry geometry;
+    launch.kernel = emit(kernel, origin, geometry);
+    if (launch.kernel < 0)
+      return;
     launch.grid = geometry.grid;
     launch.block = geometry.block;
     launch.dynamicSharedBytes = geometry.dynamicSharedBytes;
+    // Each bucket: the kernel emitted with the bucket's configuration, then
+    // its own configuration restored.
+    if (!buckets->empty()) {
+      std::optional<uint64_t> width = kernel.getVectorWidth(),
+                              perThread = kernel.getElementsPerThread(),
+                              block = kernel.getBlockSize(),
+                              grid = kernel.getGridSize();
+      for (const KernelBucket &bucket : *buckets) {
+        applyKernelBucket(kernel, bucket);
+        cuda::LaunchGeometry bucketGeometry;
+        BucketLaunch added;
+        added.maxCount = bucket.maxCount;
+        added.kernel = emit(kernel,
+                            origin + ", bucket of counts up to " +
+                                std::to_string(bucket.maxCount),
+                            bucketGeometry);
+        added.grid =
+            bucketGeometry.grid ? bucketGeometry.grid : bucket.gridSize;
+        added.block =
+            bucketGeometry.block ? bucketGeometry.block : bucket.blockSize;
+        added.dynamicSharedBytes = bucketGeometry.dynamicSharedBytes;
+        added.unitsPerBlock = launchUnitsPerBlock(kernel);
+        launch.buckets.push_back(added);
+      }
+      kernel.setVectorWidth(width);
+      kernel.setElementsPerThread(perThread);
+      kernel.setBlockSize(block);
+      kernel.setGridSize(grid);
+    }
     module.launches.push_back(launch);
   });
   if (failedAny)

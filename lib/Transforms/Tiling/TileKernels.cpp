@@ -13,13 +13,15 @@
 //    million elements; fewer elements per thread, then narrower vectors,
 //    where the loads of one step would hold more than 128 registers; a grid
 //    that covers the output's vectors, capped at 64 blocks per multiprocessor
-//    (the loop is grid-stride). The channels_last_pool variant (the
-//    channels-last window template): a vector of channels (16 bytes, halved
-//    until it divides C) per thread and step for a pool or a depthwise conv
-//    (which takes 4 or 2 adjacent pixels of a row with stride 1 along W while
-//    1024 threads per SM remain); for a column reduction a block per (outer
-//    index, row of vectors of channels), the block's rows of threads along the
-//    reduced length.
+//    (the loop is grid-stride). With run-time extents that is at the ranges'
+//    largest count, and a bucket (kiln.buckets) records the configuration
+//    at each smaller power of two where it differs. The channels_last_pool
+//    variant (the channels-last window template): a vector of channels (16
+//    bytes, halved until it divides C) per thread and step for a pool or a
+//    depthwise conv (which takes 4 or 2 adjacent pixels of a row with stride 1
+//    along W while 1024 threads per SM remain); for a column reduction a block
+//    per (outer index, row of vectors of channels), the block's rows of threads
+//    along the reduced length.
 //  - row_reduce: rows of <= 1024 elements get one warp each, 4 rows per
 //    128-thread block; longer rows get a block each (512 threads, 1024 for
 //    rows of 8192 and more; softmax: about 16 values per thread, 128 to 1024
@@ -309,7 +311,12 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     if (!largest)
       return signalPassFailure();
     int64_t elements = *largest;
-    if (chooseVariant(kernel) == KernelVariant::ChannelsLastPool) {
+    // A test may pin any of the configuration: then the kernel has no
+    // buckets either. The channels-last window templates have none.
+    bool pinned = kernel.getBlockSize() || kernel.getVectorWidth() ||
+                  kernel.getElementsPerThread() || kernel.getGridSize();
+    bool loop = chooseVariant(kernel) != KernelVariant::ChannelsLastPool;
+    if (!loop) {
       // A thread per output pixel x vector of channels, one per step (a
       // column reduction: a block per vectors of channels).
       std::optional<ChannelsLastWindow> window = getChannelsLastWindow(kernel);
@@ -331,20 +338,84 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
       if (window->kind == ChannelsLastWindowKind::ColumnReduction)
         return tileColumnReduction(kernel, window->op);
     }
-    setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize, 256);
-    int64_t width = vectorWidth(kernel);
-    int64_t perThread = elements >= (1 << 20) ? 4 : 1;
-    fitLoadRegisters(kernel, width, perThread);
+    KernelBucket chosen = loopConfiguration(kernel, elements);
+    setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize,
+                chosen.blockSize);
     setIfAbsent(kernel, &KernelOp::getVectorWidth, &KernelOp::setVectorWidth,
-                width);
+                chosen.vectorWidth);
     setIfAbsent(kernel, &KernelOp::getElementsPerThread,
-                &KernelOp::setElementsPerThread, perThread);
+                &KernelOp::setElementsPerThread, chosen.elementsPerThread);
     int64_t perBlock = kernel.getBlockSize().value_or(256) *
                        kernel.getVectorWidth().value_or(1) *
                        kernel.getElementsPerThread().value_or(1);
     setIfAbsent(kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
                 std::clamp<int64_t>(ceilDiv(elements, perBlock), 1,
                                     64 * multiprocessors));
+    if (buckets && loop && !pinned)
+      recordLoopBuckets(kernel, chosen);
+  }
+
+  /// The loop template's configuration for |elements| output elements: 256
+  /// threads, the widest vectors the accesses allow, 4 of them per thread
+  /// from a million elements, narrowed to kMaxLoadRegisters, and the grid
+  /// that covers |elements| (capped).
+  KernelBucket loopConfiguration(KernelOp kernel, int64_t elements) {
+    KernelBucket configuration;
+    configuration.maxCount = elements;
+    configuration.blockSize = 256;
+    configuration.vectorWidth = vectorWidth(kernel);
+    configuration.elementsPerThread = elements >= (1 << 20) ? 4 : 1;
+    fitLoadRegisters(kernel, configuration.vectorWidth,
+                     configuration.elementsPerThread);
+    int64_t perBlock = configuration.blockSize * configuration.vectorWidth *
+                       configuration.elementsPerThread;
+    configuration.gridSize = std::clamp<int64_t>(ceilDiv(elements, perBlock), 1,
+                                                 64 * multiprocessors);
+    return configuration;
+  }
+
+  /// Buckets (issue 18): a kernel with run-time extents is configured for
+  /// the ranges' largest count, which is what every count can run with;
+  /// where the configuration chosen at a smaller count differs (a million
+  /// elements or fewer take 1 vector per thread, not 4, so that the grid
+  /// keeps every multiprocessor busy), the kernel records a bucket. The
+  /// counts tried are one less than each power of two from the ranges'
+  /// smallest count up (the thresholds of the choices above are powers of
+  /// two); a bucket's max_count is the largest count tried with its
+  /// configuration, at which it is chosen, so it is valid for every count
+  /// up to it, as the kernel's own configuration is for every count of the
+  /// ranges.
+  void recordLoopBuckets(KernelOp kernel, const KernelBucket &chosen) {
+    auto count = kernel->getAttrOfType<StringAttr>(kElementCountAttrName);
+    std::optional<DimExpr> parsed =
+        count ? DimExpr::parse(count.getValue()) : std::nullopt;
+    if (!parsed || parsed->getConstant())
+      return;
+    std::optional<int64_t> smallest = minimumExtent(
+        *parsed, getDimRanges(kernel->getParentOfType<func::FuncOp>()));
+    if (!smallest)
+      return;
+    auto sameChoice = [](const KernelBucket &a, const KernelBucket &b) {
+      return a.vectorWidth == b.vectorWidth &&
+             a.elementsPerThread == b.elementsPerThread &&
+             a.blockSize == b.blockSize;
+    };
+    // Down from the largest count: a new bucket where the choice changes.
+    std::vector<KernelBucket> buckets;
+    KernelBucket above = chosen;
+    int64_t power = int64_t(1) << 62;
+    while (power > 1 && power - 1 >= chosen.maxCount)
+      power /= 2;
+    for (; power > 1 && power - 1 >= std::max<int64_t>(*smallest, 1);
+         power /= 2) {
+      KernelBucket bucket = loopConfiguration(kernel, power - 1);
+      if (sameChoice(bucket, above))
+        continue;
+      buckets.push_back(bucket);
+      above = bucket;
+    }
+    std::reverse(buckets.begin(), buckets.end());
+    setKernelBuckets(kernel, buckets);
   }
 
   /// A column reduction [outer, length, inner]: a block per (outer, row of

@@ -44,11 +44,20 @@ struct EmittedKernel {
   std::vector<std::string> origins;
 };
 
+/// A bucket of a launch with run-time extents (kiln.buckets): the kernel
+/// emitted with the bucket's configuration, for counts up to maxCount.
+struct BucketLaunch {
+  int64_t maxCount = 0;
+  int kernel = -1; // Index into CUDAModule::kernels.
+  int64_t grid = 0, block = 0, dynamicSharedBytes = 0, unitsPerBlock = 0;
+};
+
 /// One kiln.kernel op in program order.
 struct KernelLaunch {
   KernelOp op;
   int kernel = -1; // Index into CUDAModule::kernels; -1 for library kernels.
   int64_t grid = 0, block = 0, dynamicSharedBytes = 0;
+  std::vector<BucketLaunch> buckets; // By ascending maxCount.
 };
 
 struct CUDAModule {

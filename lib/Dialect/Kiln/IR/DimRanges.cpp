@@ -41,9 +41,11 @@ std::string describeExtents(ArrayRef<std::optional<DimExpr>> extents,
   return text + "]";
 }
 
-std::optional<int64_t>
-maximumExtent(const DimExpr &extent,
-              const llvm::MapVector<StringRef, DimRange> &ranges) {
+/// The largest (|largest|) or smallest value of |extent| at the corners of
+/// the box of |ranges|: every name at its lo or hi.
+static std::optional<int64_t>
+cornerExtent(const DimExpr &extent,
+             const llvm::MapVector<StringRef, DimRange> &ranges, bool largest) {
   std::vector<std::string> names = extent.getSymbols();
   for (const std::string &name : names)
     if (!ranges.count(name))
@@ -51,7 +53,7 @@ maximumExtent(const DimExpr &extent,
   // Every corner of the box of ranges (2^names, names are few).
   if (names.size() > 16)
     return std::nullopt;
-  std::optional<int64_t> largest;
+  std::optional<int64_t> best;
   for (uint64_t corner = 0; corner < (uint64_t(1) << names.size()); ++corner) {
     std::optional<int64_t> value = extent.evaluate(
         [&](const std::string &name) -> std::optional<int64_t> {
@@ -61,9 +63,23 @@ maximumExtent(const DimExpr &extent,
         });
     if (!value)
       return std::nullopt;
-    largest = largest ? std::max(*largest, *value) : *value;
+    best = !best     ? *value
+           : largest ? std::max(*best, *value)
+                     : std::min(*best, *value);
   }
-  return largest;
+  return best;
+}
+
+std::optional<int64_t>
+maximumExtent(const DimExpr &extent,
+              const llvm::MapVector<StringRef, DimRange> &ranges) {
+  return cornerExtent(extent, ranges, /*largest=*/true);
+}
+
+std::optional<int64_t>
+minimumExtent(const DimExpr &extent,
+              const llvm::MapVector<StringRef, DimRange> &ranges) {
+  return cornerExtent(extent, ranges, /*largest=*/false);
 }
 
 llvm::MapVector<StringRef, DimRange> getDimRanges(Operation *function) {

@@ -491,4 +491,76 @@ std::optional<std::string> unmetRunTimeExtentRule(KernelKind kind,
   return unmetOpRule(op);
 }
 
+namespace {
+constexpr llvm::StringLiteral kBucketFields[] = {"max_count", "vector_width",
+                                                 "elements_per_thread",
+                                                 "block_size", "grid_size"};
+
+int64_t KernelBucket::*bucketField(size_t index) {
+  static int64_t KernelBucket::*const fields[] = {
+      &KernelBucket::maxCount, &KernelBucket::vectorWidth,
+      &KernelBucket::elementsPerThread, &KernelBucket::blockSize,
+      &KernelBucket::gridSize};
+  return fields[index];
+}
+} // namespace
+
+std::optional<std::vector<KernelBucket>> getKernelBuckets(KernelOp kernel) {
+  std::vector<KernelBucket> buckets;
+  Attribute attribute = kernel->getAttr(kBucketsAttrName);
+  if (!attribute)
+    return buckets;
+  auto fail = [&](const llvm::Twine &why) {
+    kernel.emitError("'") << kernel.getSymName() << "' has a malformed "
+                          << kBucketsAttrName << ": " << why;
+    return std::nullopt;
+  };
+  auto list = dyn_cast<ArrayAttr>(attribute);
+  if (!list)
+    return fail("not an array");
+  for (Attribute entry : list) {
+    auto dictionary = dyn_cast<DictionaryAttr>(entry);
+    if (!dictionary || dictionary.size() != std::size(kBucketFields))
+      return fail("each bucket is a dictionary of max_count, vector_width, "
+                  "elements_per_thread, block_size and grid_size");
+    KernelBucket bucket;
+    for (auto [index, name] : llvm::enumerate(kBucketFields)) {
+      auto value = dictionary.getAs<IntegerAttr>(name);
+      if (!value || value.getInt() < 1)
+        return fail("'" + name + "' is not a positive integer");
+      bucket.*bucketField(index) = value.getInt();
+    }
+    if (!buckets.empty() && bucket.maxCount <= buckets.back().maxCount)
+      return fail("the buckets are not by ascending max_count");
+    buckets.push_back(bucket);
+  }
+  if (!buckets.empty() && !kernel->hasAttr(kElementCountAttrName))
+    return fail("a kernel without run-time extents has no buckets");
+  return buckets;
+}
+
+void setKernelBuckets(KernelOp kernel, ArrayRef<KernelBucket> buckets) {
+  if (buckets.empty()) {
+    kernel->removeAttr(kBucketsAttrName);
+    return;
+  }
+  Builder builder(kernel.getContext());
+  SmallVector<Attribute> entries;
+  for (const KernelBucket &bucket : buckets) {
+    SmallVector<NamedAttribute> fields;
+    for (auto [index, name] : llvm::enumerate(kBucketFields))
+      fields.push_back(builder.getNamedAttr(
+          name, builder.getI64IntegerAttr(bucket.*bucketField(index))));
+    entries.push_back(builder.getDictionaryAttr(fields));
+  }
+  kernel->setAttr(kBucketsAttrName, builder.getArrayAttr(entries));
+}
+
+void applyKernelBucket(KernelOp kernel, const KernelBucket &bucket) {
+  kernel.setVectorWidth(uint64_t(bucket.vectorWidth));
+  kernel.setElementsPerThread(uint64_t(bucket.elementsPerThread));
+  kernel.setBlockSize(uint64_t(bucket.blockSize));
+  kernel.setGridSize(uint64_t(bucket.gridSize));
+}
+
 } // namespace kiln

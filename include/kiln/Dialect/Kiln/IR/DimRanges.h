@@ -49,6 +49,10 @@ describeExtents(llvm::ArrayRef<std::optional<DimExpr>> extents,
 std::optional<int64_t>
 maximumExtent(const DimExpr &extent,
               const llvm::MapVector<llvm::StringRef, DimRange> &ranges);
+/// The smallest value of |extent| over |ranges|, at the corners as above.
+std::optional<int64_t>
+minimumExtent(const DimExpr &extent,
+              const llvm::MapVector<llvm::StringRef, DimRange> &ranges);
 
 /// The extents recorded for |value| outside kernel bodies: the
 /// `kiln.dim_exprs` of the op that defines it, or for a function argument

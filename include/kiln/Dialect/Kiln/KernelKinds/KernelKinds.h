@@ -121,6 +121,33 @@ std::vector<std::string> getKernelDimParameters(KernelOp kernel);
 inline constexpr llvm::StringLiteral kElementCountAttrName =
     "kiln.element_count";
 
+/// The kernel attribute in which kiln-tile-kernels records the buckets of a
+/// kernel with run-time extents (issue 18): an array, by ascending
+/// `max_count`, of dictionaries of `max_count` and the configuration the
+/// kernel takes at counts up to it (`vector_width`, `elements_per_thread`,
+/// `block_size`, `grid_size`, as i64), where that differs from the
+/// configuration chosen at the ranges' largest count. The CUDA target
+/// emits one more kernel per bucket, the packager writes them as the
+/// launch's LaunchBuckets. (Discardable, as kiln.element_count.)
+inline constexpr llvm::StringLiteral kBucketsAttrName = "kiln.buckets";
+
+/// One entry of kiln.buckets.
+struct KernelBucket {
+  int64_t maxCount = 0;
+  int64_t vectorWidth = 1, elementsPerThread = 1, blockSize = 1, gridSize = 1;
+};
+
+/// |kernel|'s kiln.buckets; empty without them, std::nullopt (after a
+/// located error) when the attribute is malformed or not ascending.
+std::optional<std::vector<KernelBucket>> getKernelBuckets(KernelOp kernel);
+
+/// Records |buckets| as |kernel|'s kiln.buckets (removes it when empty).
+void setKernelBuckets(KernelOp kernel, llvm::ArrayRef<KernelBucket> buckets);
+
+/// Gives |kernel| |bucket|'s configuration attributes (the CUDA target
+/// emits each bucket's kernel this way, then restores the kernel's own).
+void applyKernelBucket(KernelOp kernel, const KernelBucket &bucket);
+
 } // namespace kiln
 
 #endif // KILN_DIALECT_KILN_KERNELKINDS_KERNELKINDS_H
