@@ -45,7 +45,7 @@ extern "C" __global__ void ranged_affine_bucket(const float* __restrict__ x,
   const long long count = kiln_dim0 * 16LL;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
        i += (long long)gridDim.x * blockDim.x)
-    y[i] = x[i] * 3.0f + 1.0f;
+    y[i] = x[i] * 4.0f + 1.0f;
 }
 // Bounds-checked samples (format 2): kernels take the fault record
 // (kiln::artifact::BoundsFaultRecord) and their step index last.

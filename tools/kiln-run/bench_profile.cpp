@@ -153,8 +153,26 @@ bool cudaFailed(cudaError_t error, const char *what) {
   return true;
 }
 
+/// Tensor |name|'s shape at the session's current shapes (an artifact with
+/// ranged dims runs at its input files' shapes) and its bytes; false (the
+/// error printed) on failure.
+bool currentShape(kiln_session_t *session, const kiln_tensor_info_t &info,
+                  std::vector<int64_t> *dims, size_t *bytes) {
+  dims->assign(info.rank, 0);
+  size_t rank = 0;
+  if (failed(kiln_session_tensor_shape(session, info.name, dims->data(),
+                                       dims->size(), &rank),
+             "tensor shape"))
+    return false;
+  size_t elements = 1;
+  for (int64_t dim : *dims)
+    elements *= size_t(dim);
+  *bytes = elements * kiln_dtype_size(info.dtype);
+  return true;
+}
+
 bool profile(kiln_model_t *model, const kiln_session_options_t &options,
-             const std::vector<void *> &inputs,
+             kiln_session_t *run, const std::vector<void *> &inputs,
              const std::vector<void *> &outputs, cudaStream_t stream,
              const std::string &path) {
   kiln_session_t *session = nullptr;
@@ -165,20 +183,29 @@ bool profile(kiln_model_t *model, const kiln_session_options_t &options,
          std::string(options.entry_point) !=
              kiln_model_entry_point_name(model, entry))
     ++entry;
+  // The run's shapes first (a ranged artifact's session starts at the
+  // ranges' maximum), then every tensor bound at its bytes there.
   bool ok = true;
+  std::vector<int64_t> dims;
+  size_t bytes = 0;
   for (size_t i = 0; ok && i < kiln_model_input_count(model, entry); ++i) {
     kiln_tensor_info_t info;
     kiln_status_free(kiln_model_input_info(model, entry, i, &info));
-    kiln_tensor_t bound = kiln_device_tensor(inputs[i], info.bytes);
-    ok = !failed(kiln_session_bind_input(session, info.name, &bound),
-                 "profile binding");
+    ok = currentShape(run, info, &dims, &bytes) &&
+         !failed(kiln_session_set_input_shape(session, info.name, dims.data(),
+                                              dims.size()),
+                 "profile shapes");
+    kiln_tensor_t bound = kiln_device_tensor(inputs[i], bytes);
+    ok = ok && !failed(kiln_session_bind_input(session, info.name, &bound),
+                       "profile binding");
   }
   for (size_t i = 0; ok && i < outputs.size(); ++i) {
     kiln_tensor_info_t info;
     kiln_status_free(kiln_model_output_info(model, entry, i, &info));
-    kiln_tensor_t bound = kiln_device_tensor(outputs[i], info.bytes);
-    ok = !failed(kiln_session_bind_output(session, info.name, &bound),
-                 "profile binding");
+    ok = currentShape(session, info, &dims, &bytes);
+    kiln_tensor_t bound = kiln_device_tensor(outputs[i], bytes);
+    ok = ok && !failed(kiln_session_bind_output(session, info.name, &bound),
+                       "profile binding");
   }
   // One warm-up run, then the profiled one.
   for (int run = 0; ok && run < 2; ++run)

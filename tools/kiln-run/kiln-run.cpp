@@ -93,24 +93,6 @@ std::string cudaVersionText(int version) {
          std::to_string(version % 1000 / 10);
 }
 
-/// Tensor |name|'s shape at the session's current shapes (an artifact with
-/// ranged dims runs at its input files' shapes) and its bytes; false (the
-/// error printed) on failure.
-bool currentShape(kiln_session_t *session, const kiln_tensor_info_t &info,
-                  std::vector<int64_t> *dims, size_t *bytes) {
-  dims->assign(info.rank, 0);
-  size_t rank = 0;
-  if (failed(kiln_session_tensor_shape(session, info.name, dims->data(),
-                                       dims->size(), &rank),
-             "tensor shape"))
-    return false;
-  size_t elements = 1;
-  for (int64_t dim : *dims)
-    elements *= size_t(dim);
-  *bytes = elements * kiln_dtype_size(info.dtype);
-  return true;
-}
-
 /// The shapes of entry point |entry|'s inputs, "x=8x64, mask=8x1".
 std::string entryShapes(const kiln_model_t *model, size_t entry) {
   std::string text;
@@ -641,8 +623,8 @@ int runModel(const RunOptions &options) {
   }
   if (!options.profile.empty()) {
     sessionOptions.profile = 1;
-    if (!profile(model, sessionOptions, deviceBuffers, outputBuffers, stream,
-                 options.profile))
+    if (!profile(model, sessionOptions, session, deviceBuffers, outputBuffers,
+                 stream, options.profile))
       return finish(kExitFailure);
   }
   if (!options.json.empty()) {
