@@ -12,7 +12,7 @@
 // CHECK: %[[W:.+]] = kiln.transpose %[[S]] {perm = array<i64: 3, 0, 1, 2>} : tensor<3x3x1x4xf32> -> tensor<4x3x3x1xf32>
 // CHECK: kiln.conv %{{.+}}, %[[W]]
 // TILED-LABEL: func.func @depthwise_weight
-// TILED: kiln.kernel "transpose_conv_relu_0" pointwise ins(%{{.+}}, %{{.+}} : tensor<3x3x1x4xf32>, tensor<2x6x5x4xf32>) {{.*}} attributes {block_size = 256 : i64, elements_per_thread = 1 : i64, grid_size = 1 : i64, variant = #kiln.variant<channels_last_pool>, vector_width = 4 : i64}
+// TILED: kiln.kernel "transpose_conv_relu_0" pointwise ins(%{{.+}}, %{{.+}} : tensor<3x3x1x4xf32>, tensor<2x6x5x4xf32>) {{.*}} attributes {block_size = 128 : i64, elements_per_thread = 1 : i64, grid_size = 1 : i64, variant = #kiln.variant<channels_last_pool>, vector_width = 4 : i64}
 // TILED: kiln.transpose %{{.+}} {perm = array<i64: 3, 0, 1, 2>}
 // TILED-NEXT: kiln.conv
 // TILED-NEXT: kiln.relu

@@ -1,20 +1,28 @@
 // The channels-last depthwise convolution template (the channels_last_pool
 // variant's window template for a depthwise conv, KernelConfiguration.h):
 // each thread takes `elements_per_thread` adjacent output pixels of one row
-// (P: 1, or 2-4 with stride 1 along W) x a vector of channels (16 bytes: 8
-// f16/bf16 or 4 f32 channels, narrower when C requires, one channel when C
-// is odd). Per window row it loads the P + (S - 1) x dilation input columns
-// those pixels read once (16-byte vectors of the pixel's channels), then
-// per window column the weight (stored [R, S, 1, C] by
-// kiln-pack-depthwise-weights) as one vector, and accumulates in the
-// computation type; then it computes the fused epilogue (bias, activation,
-// anything pointwise the kernel absorbed) lane by lane and stores each
-// pixel's channels as one vector. With P = 4 a 3x3 conv loads 6 input
-// vectors per window row for 4 outputs instead of 12.
+// (P, 1 to 8; the last group of a row may reach past it, those pixels are
+// neither computed into the output nor stored) x a vector of channels. Per
+// window row it
+//  1. loads the row's S weight vectors (stored [R, S, 1, C] by
+//     kiln-pack-depthwise-weights) and converts them to the computation
+//     type once;
+//  2. walks the (P - 1) x stride + (S - 1) x dilation + 1 input columns the
+//     P pixels read: each is loaded once as a vector (zeros where it lies in
+//     the padding: a predicated load, no branch), converted once, and
+//     multiplied into every (pixel, window column) tap that reads it.
+// Everything in a row is unrolled and free of branches, so the conversions
+// are shared by the taps (with a branch per tap, the CUDA compiler converted
+// x and w again for every multiply-add: 2 conversions and a branch per FMA,
+// 4.5 instructions per FMA for ConvNeXt's 7x7) and the FMAs issue back to
+// back. Then the fused epilogue (bias, activation, anything pointwise the
+// kernel absorbed) lane by lane, each pixel's channels stored as a vector.
 //
 // Numerics are the elemental model's (ConvModels.cpp): each accumulator
-// starts at the bias and adds x * w over the window in row-major order,
-// padding cells skipped.
+// starts at the bias and adds x * w over the window in row-major order (the
+// columns are walked in order, so each pixel's taps are too); padding rows
+// are skipped, and padding columns add 0 x w, which leaves the sum as it is
+// for finite weights (the sign of a zero sum aside).
 #include "KernelTemplates.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 
@@ -37,13 +45,15 @@ LogicalResult emitDepthwiseConvKernel(ElementalEmitter &emitter,
   ArrayRef<int64_t> strides = conv.getStrides(), pads = conv.getPads(),
                     dilations = conv.getDilations();
   int64_t channels = outShape.back(), vectors = channels / width;
-  int64_t groups = outShape[2] / pixels; // Of P pixels per output row.
+  // Groups of P pixels per output row; the last may reach past the row.
+  int64_t groups = (outShape[2] + pixels - 1) / pixels;
+  bool partialGroup = outShape[2] % pixels != 0;
   // The input columns the P pixels read in one window row.
   int64_t columns =
       (pixels - 1) * strides[1] + (window[1] - 1) * dilations[1] + 1;
   Type type = elementTypeOf(result);
   std::string ctype = ElementalEmitter::computeType(type);
-  int64_t units = elementCount(outShape) / width / pixels;
+  int64_t units = outShape[0] * outShape[1] * groups * vectors;
   int64_t block = int64_t(kernel.getBlockSize().value_or(256));
   std::string xVector = vectorTypeName(elementTypeOf(input), width);
   std::string wVector = vectorTypeName(elementTypeOf(stored), width);
@@ -51,9 +61,11 @@ LogicalResult emitDepthwiseConvKernel(ElementalEmitter &emitter,
   emitter.line("// Channels-last depthwise conv " + str(window[0]) + "x" +
                str(window[1]) + ": " + str(units) + " units of " + str(pixels) +
                " output pixel" + (pixels == 1 ? "" : "s") + " x " + str(width) +
-               " channels, one per thread and grid-stride step; input and "
-               "weight ([R, S, 1, C]) read as vectors, " +
-               str(columns) + " input columns per window row.");
+               " channels, one per thread and grid-stride step; per window "
+               "row its " +
+               str(window[1]) + " weight vectors ([R, S, 1, C]) and " +
+               str(columns) +
+               " input columns, each loaded and converted once.");
   emitter.open("for (kiln_index_t i = (kiln_index_t)blockIdx.x * blockDim.x + "
                "threadIdx.x; i < " +
                str(units) + "; i += (kiln_index_t)gridDim.x * blockDim.x)");
@@ -92,40 +104,50 @@ LogicalResult emitDepthwiseConvKernel(ElementalEmitter &emitter,
                  str(lane) + "] = " + init + ";");
   }
   emitter.line("#pragma unroll");
-  emitter.open("for (kiln_index_t kh = 0; kh < " + str(window[0]) + "; ++kh)");
+  emitter.open("for (int kh = 0; kh < " + str(window[0]) + "; ++kh)");
   emitter.line("const kiln_index_t ih = oh * " + str(strides[0]) + " - " +
                str(pads[0]) + " + kh * " + str(dilations[0]) + ";");
   emitter.line("if (ih < 0 || ih >= " + str(inShape[1]) + ") continue;");
-  emitter.line("const kiln_index_t line = (n * " + str(inShape[1]) +
-               " + ih) * " + str(inShape[2]) + ";");
-  // The row's columns, each loaded once; columns in the padding are skipped.
-  emitter.line(xVector + " x[" + str(columns) + "];");
-  emitter.line("bool inside[" + str(columns) + "];");
+  emitter.line("const " + xVector + "* line = reinterpret_cast<const " +
+               xVector + "*>(" + emitter.pointerName(inputNumber) +
+               ") + (n * " + str(inShape[1]) + " + ih) * " +
+               str(inShape[2] * vectors) + " + cv;");
+  // 1. The row's weights, converted once.
+  emitter.line(ctype + " w[" + str(window[1]) + "][" + str(width) + "];");
+  emitter.line("#pragma unroll");
+  emitter.open("for (int kw = 0; kw < " + str(window[1]) + "; ++kw)");
+  emitter.line("const " + wVector + " wv = reinterpret_cast<const " + wVector +
+               "*>(" + emitter.pointerName(weightNumber) + ")[(kh * " +
+               str(window[1]) + " + kw) * " + str(vectors) + " + cv];");
+  emitter.line("#pragma unroll");
+  emitter.line(
+      "for (int l = 0; l < " + str(width) + "; ++l) w[kw][l] = " +
+      ElementalEmitter::loadConversion(elementTypeOf(stored), "wv.v[l]") + ";");
+  emitter.close();
+  // 2. Each input column once, into every tap that reads it: window column
+  // kw of pixel p = (t - kw * dilation) / stride where that divides and p <
+  // P (unrolled, the test is the CUDA compiler's; written per kw, it folds
+  // early enough that the window rows unroll too, where a loop over p and
+  // kw testing p * stride + kw * dilation == t left them rolled).
   emitter.line("#pragma unroll");
   emitter.open("for (int t = 0; t < " + str(columns) + "; ++t)");
   emitter.line("const kiln_index_t iw = ow * " + str(strides[1]) + " - " +
                str(pads[1]) + " + t;");
-  emitter.line("inside[t] = iw >= 0 && iw < " + str(inShape[2]) + ";");
-  emitter.line("if (inside[t]) x[t] = reinterpret_cast<const " + xVector +
-               "*>(" + emitter.pointerName(inputNumber) + ")[(line + iw) * " +
-               str(vectors) + " + cv];");
-  emitter.close();
-  emitter.line("#pragma unroll");
-  emitter.open("for (int kw = 0; kw < " + str(window[1]) + "; ++kw)");
-  emitter.line("const " + wVector + " w = reinterpret_cast<const " + wVector +
-               "*>(" + emitter.pointerName(weightNumber) + ")[(kh * " +
-               str(window[1]) + " + kw) * " + str(vectors) + " + cv];");
-  emitter.line("#pragma unroll");
-  emitter.open("for (int p = 0; p < " + str(pixels) + "; ++p)");
-  std::string t = "p * " + str(strides[1]) + " + kw * " + str(dilations[1]);
-  emitter.open("if (inside[" + t + "])");
+  emitter.line("const " + xVector + " xv = kiln_load_or_zero(line + iw * " +
+               str(vectors) + ", iw >= 0 && iw < " + str(inShape[2]) + ");");
+  emitter.line(ctype + " x[" + str(width) + "];");
   emitter.line("#pragma unroll");
   emitter.line(
-      "for (int l = 0; l < " + str(width) + "; ++l) acc[p][l] += " +
-      ElementalEmitter::loadConversion(elementTypeOf(input),
-                                       "x[" + t + "].v[l]") +
-      " * " +
-      ElementalEmitter::loadConversion(elementTypeOf(stored), "w.v[l]") + ";");
+      "for (int l = 0; l < " + str(width) + "; ++l) x[l] = " +
+      ElementalEmitter::loadConversion(elementTypeOf(input), "xv.v[l]") + ";");
+  emitter.line("#pragma unroll");
+  emitter.open("for (int kw = 0; kw < " + str(window[1]) + "; ++kw)");
+  emitter.line("const int d = t - kw * " + str(dilations[1]) + ";");
+  emitter.open("if (d >= 0 && d % " + str(strides[1]) + " == 0 && d / " +
+               str(strides[1]) + " < " + str(pixels) + ")");
+  emitter.line("#pragma unroll");
+  emitter.line("for (int l = 0; l < " + str(width) + "; ++l) acc[d / " +
+               str(strides[1]) + "][l] += x[l] * w[kw][l];");
   emitter.close();
   emitter.close();
   emitter.close();
@@ -133,9 +155,14 @@ LogicalResult emitDepthwiseConvKernel(ElementalEmitter &emitter,
 
   // The epilogue, pixel by pixel and lane by lane: the conv's value at
   // output element (pixel * vectors + cv) * width + lane is acc[p][lane].
+  // Pixels past the row (a last, partial group) are not there: neither their
+  // epilogue's reads nor their store happen.
   emitter.line("const kiln_index_t first = (row * " + str(outShape[2]) +
                " + ow) * " + str(vectors) + " + cv;");
   for (int64_t p = 0; p < pixels; ++p) {
+    bool guarded = partialGroup && p > 0;
+    if (guarded)
+      emitter.open("if (ow + " + str(p) + " < " + str(outShape[2]) + ")");
     std::string at = p ? "(first + " + str(p * vectors) + ")" : "first";
     std::vector<std::string> lanes, keys;
     for (int64_t lane = 0; lane < width; ++lane) {
@@ -174,6 +201,8 @@ LogicalResult emitDepthwiseConvKernel(ElementalEmitter &emitter,
                    at + "] = " + name + ";");
     }
     emitter.setValueOverride(nullptr);
+    if (guarded)
+      emitter.close();
     if (elsewhere)
       return emitter.error(nullptr)
              << "reads its depthwise conv at another element than the one it "

@@ -240,6 +240,19 @@ KILN_DEVICE long long kiln_iclip(long long x, long long lo, long long hi, bool u
 }
 // Aligned vectors for 16-byte loads and stores.
 template <typename T, int N> struct __align__(sizeof(T) * N) kiln_vec { T v[N]; };
+// *p, or zeros where !inside: one predicated load into registers zeroed a
+// word at a time (zeroing the elements would merge 16-bit halves with a PRMT
+// each). p need not point into the tensor when !inside.
+template <bool Words> struct kiln_load_word { typedef unsigned type; };
+template <> struct kiln_load_word<false> { typedef unsigned short type; };
+template <typename T, int N> KILN_DEVICE kiln_vec<T, N> kiln_load_or_zero(const kiln_vec<T, N> *p, bool inside) {
+  typedef typename kiln_load_word<sizeof(T) * N % 4 == 0>::type word;
+  typedef kiln_vec<word, sizeof(T) * N / sizeof(word)> words;
+  union { words raw; kiln_vec<T, N> v; } bits;
+  bits.raw = words();
+  if (inside) bits.raw = *(const words *)p;
+  return bits.v;
+}
 // Reductions.
 struct kiln_sum_op {
   template <typename T> __device__ T operator()(T a, T b) const { return a + b; }

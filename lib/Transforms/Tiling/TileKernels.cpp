@@ -17,11 +17,11 @@
 //    largest count, and a bucket (kiln.buckets) records the configuration
 //    at each smaller power of two where it differs. The channels_last_pool
 //    variant (the channels-last window template): a vector of channels (16
-//    bytes, halved until it divides C) per thread and step for a pool or a
-//    depthwise conv (which takes 4 or 2 adjacent pixels of a row with stride 1
-//    along W while 1024 threads per SM remain); for a column reduction a block
-//    per (outer index, row of vectors of channels), the block's rows of threads
-//    along the reduced length.
+//    bytes, halved until it divides C) per thread and step for a pool; for a
+//    depthwise conv up to 8 adjacent pixels of a row (balanced groups, while
+//    512 threads per SM remain) x at most 4 channels, 128 threads a block;
+//    for a column reduction a block per (outer index, row of vectors of
+//    channels), the block's rows of threads along the reduced length.
 //  - row_reduce: rows of <= 1024 elements get one warp each, 4 rows per
 //    128-thread block; longer rows get a block each (512 threads, 1024 for
 //    rows of 8192 and more; softmax: about 16 values per thread, 128 to 1024
@@ -59,9 +59,16 @@ namespace {
 constexpr int64_t kWarpSize = 32;
 constexpr int64_t kVectorBytes = 16;
 /// The threads per multiprocessor a depthwise conv's grid keeps when it
-/// gives a thread several pixels (half of what an SM holds: the template
-/// takes about 64 registers a thread).
-constexpr int64_t kMinResidentThreads = 1024;
+/// gives a thread several pixels: 16 warps, two thirds of what an SM holds
+/// of the template at 8 pixels x 4 channels (84 registers, 3 blocks of 256);
+/// each thread has 32 independent multiply-add chains besides.
+constexpr int64_t kMinResidentThreads = 512;
+/// A depthwise conv's threads each take a long run of work and its grid is
+/// about one wave: the multiprocessor given the most blocks sets the time.
+/// Blocks of 128 (a warp per scheduler) spread ConvNeXt's first 7x7 conv
+/// (75,264 threads) over 132 SMs as 4 or 5 blocks each, where blocks of 256
+/// gave 2 or 3 (a third of the SMs working half as long again).
+constexpr int64_t kDepthwiseBlockSize = 128;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -320,18 +327,48 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
       // A thread per output pixel x vector of channels, one per step (a
       // column reduction: a block per vectors of channels).
       std::optional<ChannelsLastWindow> window = getChannelsLastWindow(kernel);
-      setIfAbsent(kernel, &KernelOp::getVectorWidth, &KernelOp::setVectorWidth,
-                  channelsLastWindowVectorWidth(kernel, *window));
-      // A depthwise conv: adjacent pixels of a row per thread where they
-      // share input columns (stride 1 along W), as long as the threads
-      // still fill every multiprocessor with kMinResidentThreads.
+      int64_t width = channelsLastWindowVectorWidth(kernel, *window);
+      // A depthwise conv: up to kMaxDepthwisePixels adjacent pixels of a row
+      // per thread (they share the input columns and weights of a window
+      // row, each converted once: the fewer conversions per multiply-add
+      // the more pixels), within kMaxDepthwiseAccumulators (narrower
+      // vectors rather than fewer pixels: channels share nothing), halved
+      // while the threads would not fill every multiprocessor with
+      // kMinResidentThreads.
       int64_t pixels = 1;
-      if (auto conv = dyn_cast<ConvOp>(window->op)) {
+      auto conv = dyn_cast<ConvOp>(window->op);
+      if (conv)
+        width = std::max<int64_t>(
+            std::min(width, kMaxDepthwiseAccumulators / kMaxDepthwisePixels),
+            1);
+      setIfAbsent(kernel, &KernelOp::getVectorWidth, &KernelOp::setVectorWidth,
+                  width);
+      if (conv) {
         int64_t units = elements / int64_t(*kernel.getVectorWidth());
-        pixels = depthwisePixelsPerThread(conv);
+        int64_t rowPixels = std::max<int64_t>(
+            cast<RankedTensorType>(conv.getResult().getType()).getDimSize(2),
+            1);
+        auto threads = [&](int64_t perThread) {
+          return units / rowPixels * ceilDiv(rowPixels, perThread);
+        };
+        int64_t most = kMaxDepthwisePixels;
+        pixels = depthwisePixelsPerThread(conv, most);
         while (pixels > 1 &&
-               units / pixels < multiprocessors * kMinResidentThreads)
-          pixels /= 2;
+               threads(pixels) < multiprocessors * kMinResidentThreads) {
+          most /= 2;
+          pixels = depthwisePixelsPerThread(conv, most);
+        }
+        // A thread per group of pixels (the last of a row may be partial),
+        // in blocks of kDepthwiseBlockSize.
+        setIfAbsent(kernel, &KernelOp::getElementsPerThread,
+                    &KernelOp::setElementsPerThread, pixels);
+        setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize,
+                    kDepthwiseBlockSize);
+        setIfAbsent(
+            kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
+            std::clamp<int64_t>(ceilDiv(threads(*kernel.getElementsPerThread()),
+                                        *kernel.getBlockSize()),
+                                1, 64 * multiprocessors));
       }
       setIfAbsent(kernel, &KernelOp::getElementsPerThread,
                   &KernelOp::setElementsPerThread, pixels);

@@ -10,6 +10,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
 #include <numeric>
 
 using namespace mlir;
@@ -284,13 +285,11 @@ std::string channelsLastPoolPrecondition(KernelOp kernel,
       return "elements_per_thread " + std::to_string(pixels) +
              ": only a depthwise conv takes several pixels per thread";
     int64_t outputWidth = shapeOf(conv.getResult())[2];
-    if (pixels < 1 || pixels > kMaxDepthwisePixels ||
-        conv.getStrides()[1] != 1 || outputWidth % pixels != 0)
+    if (pixels < 1 || pixels > kMaxDepthwisePixels || pixels > outputWidth)
       return "elements_per_thread " + std::to_string(pixels) +
              " is not a number of adjacent pixels up to " +
-             std::to_string(kMaxDepthwisePixels) +
-             " dividing the output width " + std::to_string(outputWidth) +
-             " with stride 1 along it";
+             std::to_string(kMaxDepthwisePixels) + " and the output width " +
+             std::to_string(outputWidth);
   }
   if (window->kind != ChannelsLastWindowKind::ColumnReduction || !blockSize ||
       *blockSize <= 0)
@@ -623,14 +622,11 @@ int64_t channelsLastWindowVectorWidth(KernelOp kernel,
   return 1;
 }
 
-int64_t depthwisePixelsPerThread(ConvOp conv) {
+int64_t depthwisePixelsPerThread(ConvOp conv, int64_t most) {
   int64_t outputWidth = shapeOf(conv.getResult())[2];
-  if (conv.getStrides()[1] != 1)
-    return 1;
-  for (int64_t pixels = kMaxDepthwisePixels; pixels > 1; pixels /= 2)
-    if (outputWidth % pixels == 0)
-      return pixels;
-  return 1;
+  most = std::clamp<int64_t>(most, 1, std::max<int64_t>(outputWidth, 1));
+  int64_t groups = (outputWidth + most - 1) / most;
+  return (outputWidth + groups - 1) / groups;
 }
 
 int64_t columnReductionPartialBytes(Operation *reduce, int64_t blockSize,

@@ -167,15 +167,22 @@ int64_t channelsLastWindowVectorWidth(KernelOp kernel,
                                       const ChannelsLastWindow &window);
 
 /// The most adjacent output pixels of a row a thread of the depthwise conv
-/// template takes (its `elements_per_thread`).
-constexpr int64_t kMaxDepthwisePixels = 4;
+/// template takes (its `elements_per_thread`): they share the input columns
+/// and the weights of a window row, each loaded and converted once.
+constexpr int64_t kMaxDepthwisePixels = 8;
 
-/// The most output pixels per thread the depthwise conv |conv| allows: with
-/// stride 1 along W, the largest of 4 and 2 that divides the output width
-/// (the thread loads the input columns they share once), else 1.
-/// kiln-tile-kernels halves it while the grid would leave multiprocessors
-/// short of threads.
-int64_t depthwisePixelsPerThread(ConvOp conv);
+/// The accumulators (pixels x channels) a thread of the depthwise conv
+/// template keeps: 8 pixels of 4 channels took 84 registers for ConvNeXt's
+/// 7x7 f16 conv, 8 of 8 channels 192 (one block per multiprocessor).
+constexpr int64_t kMaxDepthwiseAccumulators = 32;
+
+/// The pixels per thread of the depthwise conv |conv| with at most |most|
+/// (>= 1) of them: the output row in ceil(width / most) groups of equal size,
+/// rounded up (56 columns: 8; 28: 7; 14: 7, or 4 with most = 4, the last
+/// group reaching 2 past the row). kiln-tile-kernels halves |most| from
+/// kMaxDepthwisePixels while the grid would leave multiprocessors short of
+/// threads.
+int64_t depthwisePixelsPerThread(ConvOp conv, int64_t most);
 
 /// A column reduction's block (ChannelsLastWindowKind::ColumnReduction):
 /// `vectorsPerRow` consecutive vectors of |width| channels (at least a
