@@ -2,9 +2,17 @@
 """Kernel microbenchmarks at the performance issue's sizes.
 
 Build machine (the repo's .venv; kiln-compile built):
-    .venv/bin/python benchmarks/kernels.py make OUTDIR
+    .venv/bin/python benchmarks/kernels.py make OUTDIR [--cases PREFIX ...]
+        [--build BUILD_DIR --variant NAME]
 GPU machine (numpy, torch):
     python3 benchmarks/kernels.py run OUTDIR [--out FILE]
+
+--cases keeps the cases whose names start with one of the prefixes
+(`--cases dwconv`). --build compiles with another build's kiln-compile
+(default: this checkout's build/); --variant NAME writes CASE-NAME.kiln, which
+`run` times as one more row of CASE, in the same process: an A/B of two
+compilers (`make OUT --cases dwconv --build /work/main/build --variant main`
+beside `make OUT --cases dwconv`), or of two tilings.
 
 `make` writes one fp16 ONNX model per case and compiles it with kiln:
   layernorm  y = LayerNorm(x + r) over [16384, 4096] (scale, bias [4096])
@@ -12,14 +20,34 @@ GPU machine (numpy, torch):
   pointwise  y = Sigmoid(x * 1.5 + 0.25) * x over 2^28 elements ([16384, 16384])
   gemm_*     y = x @ w at the BERT-base bs8 seq128 and GPT-2 bs1 seq1024
              shapes: [1024, 768] @ [768, 768 | 2304 | 3072], [1024, 3072] @ [3072, 768]
+  dwconv*    a depthwise conv (ONNX Conv, group = C, fp16) with bias at the
+             zoo models' shapes, batch 8, its input and output NHWC (a
+             Transpose on either side, which kiln folds: one channels-last
+             kernel, as inside the models): ConvNeXt-T's 7x7 pad 3 of its
+             four stages (dwconv7_c96 [8,56,56,96] ... dwconv7_c768
+             [8,7,7,768]); MobileNet-V2's 3x3 with ReLU6 at stride 2
+             (dwconv3_c96_s2, [8,112,112,96] -> [8,56,56,96]) and stride 1
+             (dwconv3_c144, [8,56,56,144]); EfficientNet-B0's 5x5 stride 2
+             with SiLU (dwconv5_c240_s2, [8,28,28,240] -> [8,14,14,240])
 `run` draws the inputs on the GPU machine (they are too large to carry),
 times each artifact with `kiln-run --bench` (CUDA events, median) and
 `--profile` (the per-kernel table), and measures the ceilings in the same
-process: device-to-device copy bandwidth (torch clone of 1 GiB) and cuBLAS
-through torch.matmul at each GEMM shape (20 replayed from a CUDA graph).
+process: device-to-device copy bandwidth (torch clone of 1 GiB), cuBLAS
+through torch.matmul at each GEMM shape (20 replayed from a CUDA graph) and
+torch's depthwise conv (torch.nn.functional.conv2d, fp16, channels_last,
+groups = C, its epilogue too) at each dwconv shape, timed as cuBLAS is.
 Prints each case's achieved bandwidth or TFLOP/s and its fraction of the
 ceiling, and the end-to-end figure of the `--bench` replay (which adds a
 graph launch); writes JSON with the machine and versions.
+
+A dwconv row has bytes (input, output, weights and bias once) and flops
+(2 x output elements x window), kiln's conv kernel from the profile table
+(kiln_conv_us: CUPTI's kernel time, kiln_conv_replay_us: its step replayed
+alone), gbs / tflops / fraction_of_copy from the kernel time, and torch's
+conv: torch_us (alone, replayed from a CUDA graph as kiln's step is: the
+ratio torch_over_kiln = torch_us / kiln_conv_replay_us) and
+torch_back_to_back_us (20 in one graph), and torch_conv_only_us (the conv
+without its epilogue's kernel).
 
 Which time is which (benchmarks/profile_log.py reads the profile):
   kiln_kernel_ms       the kernels' GPU time from CUPTI (the profile's
@@ -45,11 +73,25 @@ import time
 
 import numpy as np
 
-from profile_log import parse_profile, step_ms
+from profile_log import parse_profile, step_ms, table_rows
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEMMS = {"gemm_qkv": (1024, 768, 2304), "gemm_proj": (1024, 768, 768),
          "gemm_fc1": (1024, 768, 3072), "gemm_fc2": (1024, 3072, 768)}
+# Depthwise convs: name -> (N, H, W, C, window, stride, epilogue), NHWC input.
+DWCONVS = {"dwconv7_c96": (8, 56, 56, 96, 7, 1, None),
+           "dwconv7_c192": (8, 28, 28, 192, 7, 1, None),
+           "dwconv7_c384": (8, 14, 14, 384, 7, 1, None),
+           "dwconv7_c768": (8, 7, 7, 768, 7, 1, None),
+           "dwconv3_c96_s2": (8, 112, 112, 96, 3, 2, "relu6"),
+           "dwconv3_c144": (8, 56, 56, 144, 3, 1, "relu6"),
+           "dwconv5_c240_s2": (8, 28, 28, 240, 5, 2, "silu")}
+
+
+def dwconv_output(name):
+    """The output [N, OH, OW, C] of depthwise conv |name| (pad k // 2)."""
+    n, h, w, c, k, stride, _ = DWCONVS[name]
+    return [n, (h - 1) // stride + 1, (w - 1) // stride + 1, c]
 
 
 def cases():
@@ -62,16 +104,24 @@ def cases():
     }
     for name, (m, k, n) in GEMMS.items():
         table[name] = ({"x": [m, k]}, 2 * (m * k + k * n + m * n), 2 * m * n * k)
+    for name, (n, h, w, c, k, _, _) in DWCONVS.items():
+        out = np.prod(dwconv_output(name))
+        table[name] = ({"x": [n, h, w, c]},
+                       2 * (n * h * w * c + out + k * k * c + c), 2 * out * k * k)
     return table
 
 
-def make(out):
+def make(out, prefixes=None, build=None, variant=None):
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     import shutil
+    build = build or os.path.join(ROOT, "build")
     os.makedirs(os.path.join(out, "bin"), exist_ok=True)
-    shutil.copy(os.path.join(ROOT, "build", "bin", "kiln-run"),
-                os.path.join(out, "bin"))
+    # A variant's bundle keeps the kiln-run already there (the runtime runs
+    # either compiler's artifacts).
+    if not variant or not os.path.exists(os.path.join(out, "bin", "kiln-run")):
+        shutil.copy(os.path.join(build, "bin", "kiln-run"),
+                    os.path.join(out, "bin"))
     half = TensorProto.FLOAT16
     rng = np.random.RandomState(0)
 
@@ -83,6 +133,8 @@ def make(out):
         return numpy_helper.from_array(np.array(value, dtype=np.float16), name)
 
     for name, (inputs, _, _) in cases().items():
+        if prefixes and not any(name.startswith(p) for p in prefixes):
+            continue
         n = helper.make_node
         if name == "layernorm":
             nodes = [n("Add", ["x", "r"], ["s"]),
@@ -94,6 +146,20 @@ def make(out):
             nodes = [n("Mul", ["x", "a"], ["t0"]), n("Add", ["t0", "b"], ["t1"]),
                      n("Sigmoid", ["t1"], ["t2"]), n("Mul", ["t2", "x"], ["y"])]
             inits = [scalar("a", 1.5), scalar("b", 0.25)]
+        elif name in DWCONVS:
+            _, _, _, c, k, stride, epilogue = DWCONVS[name]
+            nodes = [n("Transpose", ["x"], ["xt"], perm=[0, 3, 1, 2]),
+                     n("Conv", ["xt", "w", "b"], ["c"], group=c,
+                       kernel_shape=[k, k], pads=[k // 2] * 4,
+                       strides=[stride, stride])]
+            inits = [f16("w", c, 1, k, k), f16("b", c)]
+            if epilogue == "relu6":
+                nodes.append(n("Clip", ["c", "lo", "hi"], ["e"]))
+                inits += [scalar("lo", 0.0), scalar("hi", 6.0)]
+            elif epilogue == "silu":
+                nodes += [n("Sigmoid", ["c"], ["s"]), n("Mul", ["c", "s"], ["e"])]
+            nodes.append(n("Transpose", ["e" if epilogue else "c"], ["y"],
+                           perm=[0, 2, 3, 1]))
         else:
             m, k, width = GEMMS[name]
             nodes, inits = [n("MatMul", ["x", "w"], ["y"])], [f16("w", k, width)]
@@ -105,14 +171,15 @@ def make(out):
         model.ir_version = 8
         path = os.path.join(out, name + ".onnx")
         onnx.save(model, path)
+        artifact = name + ("-" + variant if variant else "") + ".kiln"
         log = subprocess.run(
-            [os.path.join(ROOT, "build", "bin", "kiln-compile"), path,
-             "-o", os.path.join(out, name + ".kiln")],
+            [os.path.join(build, "bin", "kiln-compile"), path,
+             "-o", os.path.join(out, artifact)],
             capture_output=True, text=True)
         if log.returncode:
             sys.exit(f"{name}: {log.stderr}")
         os.remove(path)
-        print(f"{name}: {log.stderr.strip().splitlines()[-1]}")
+        print(f"{artifact}: {log.stderr.strip().splitlines()[-1]}")
 
 
 def median_ms(function, runs=50, warmup=5):
@@ -155,6 +222,55 @@ def single_replay_ms(function, runs=50):
     return float(np.median(times))
 
 
+def dwconv_row(name, text, moved, flops, copy_gbs):
+    """kiln's conv kernel from the profile table against torch's
+    depthwise conv of the same shape, epilogue and layout."""
+    import torch
+    import torch.nn.functional as F
+    n, h, w, c, k, stride, epilogue = DWCONVS[name]
+    row = {}
+    profile = parse_profile(text) or {}
+    row["kiln_profile_source"] = profile.get("source")
+    conv = next((r for r in table_rows(text, limit=50) if "conv" in r["kernel"]),
+                None)
+    if conv:
+        row["kiln_conv_kernel"] = conv["kernel"]
+        row["kiln_conv_us"], row["kiln_conv_replay_us"] = (conv["time_us"],
+                                                           conv["replay_us"])
+        row["gbs"] = moved / (conv["time_us"] * 1e-6) / 1e9
+        row["tflops"] = flops / (conv["time_us"] * 1e-6) / 1e12
+        row["fraction_of_copy"] = row["gbs"] / copy_gbs
+    x = torch.randn(n, c, h, w, dtype=torch.float16, device="cuda").to(
+        memory_format=torch.channels_last)
+    weight = (torch.randn(c, 1, k, k, dtype=torch.float16, device="cuda") /
+              k).to(memory_format=torch.channels_last)
+    bias = torch.randn(c, dtype=torch.float16, device="cuda")
+
+    def conv_only():
+        return F.conv2d(x, weight, bias, stride=stride, padding=k // 2, groups=c)
+
+    def torch_conv():  # Eager: the epilogue is a kernel of its own.
+        y = conv_only()
+        if epilogue == "relu6":
+            y = y.clamp_(0.0, 6.0)
+        elif epilogue == "silu":
+            y = F.silu(y, inplace=True)
+        return y
+
+    assert torch_conv().is_contiguous(memory_format=torch.channels_last)
+    graph = torch.cuda.CUDAGraph()
+    torch.cuda.synchronize()
+    with torch.cuda.graph(graph):
+        for _ in range(20):
+            torch_conv()
+    row["torch_back_to_back_us"] = median_ms(graph.replay) / 20 * 1e3
+    row["torch_us"] = single_replay_ms(torch_conv) * 1e3
+    row["torch_conv_only_us"] = single_replay_ms(conv_only) * 1e3
+    if conv:
+        row["torch_over_kiln"] = row["torch_us"] / conv["replay_us"]
+    return row
+
+
 def run(out, result_path):
     import torch
     kiln_run = os.path.join(out, "bin", "kiln-run")
@@ -168,12 +284,17 @@ def run(out, result_path):
     print(f"copy ceiling: {copy_gbs:.0f} GB/s (torch clone of 1 GiB)")
     rows = []
     rng = np.random.RandomState(1)
-    variants = sorted(f[:-5] for f in os.listdir(out)
-                      if f.startswith("softmax-") and f.endswith(".kiln"))
-    table = cases()
-    for variant in variants:  # Tuning experiments: other tilings, same case.
-        table[variant] = table["softmax"]
+    # CASE.kiln, and CASE-VARIANT.kiln (make --variant: another compiler or
+    # tiling of the same case) after it; cases without an artifact are not
+    # in this bundle (make --cases).
+    artifacts = {f[:-5] for f in os.listdir(out) if f.endswith(".kiln")}
+    table = {}
+    for case, entry in cases().items():
+        for name in sorted(artifacts):
+            if name == case or name.startswith(case + "-"):
+                table[name] = entry
     for name, (inputs, moved, flops) in table.items():
+        case = name.partition("-")[0]
         folder = os.path.join(out, name + "-inputs")
         os.makedirs(folder, exist_ok=True)
         for input_name, shape in inputs.items():
@@ -190,11 +311,13 @@ def run(out, result_path):
                    profile=[l for l in text.splitlines() if l.startswith("  ")][:6])
         if log.returncode or not match:
             row["error"] = text[-600:]
+        elif case in DWCONVS:
+            row.update(dwconv_row(case, text, moved, flops, copy_gbs))
         elif flops:
             # Kernel against kernel: kiln's GEMM step from its profile table,
             # cuBLAS as one of 20 matmuls replayed from a CUDA graph (a lone
             # a @ b between events would time Python's launch, not the GEMM).
-            m, k, n = GEMMS[name]
+            m, k, n = GEMMS[case]
             a = torch.randn(m, k, dtype=torch.float16, device="cuda")
             b = torch.randn(k, n, dtype=torch.float16, device="cuda")
             a @ b  # cuBLAS initialises its handle and workspace outside capture
@@ -276,9 +399,15 @@ def main():
     parser.add_argument("action", choices=["make", "run"])
     parser.add_argument("outdir")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--cases", nargs="+", default=None,
+                        help="make: only the cases whose names start so")
+    parser.add_argument("--build", default=None,
+                        help="make: the build folder whose kiln-compile runs")
+    parser.add_argument("--variant", default=None,
+                        help="make: write CASE-VARIANT.kiln")
     args = parser.parse_args()
     if args.action == "make":
-        make(args.outdir)
+        make(args.outdir, args.cases, args.build, args.variant)
     else:
         run(args.outdir, args.out)
 
