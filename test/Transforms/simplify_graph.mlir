@@ -122,3 +122,44 @@ func.func @transposed_key_scale(%q: tensor<2x4x16x8xf16>, %k: tensor<2x4x16x8xf1
   %a = kiln.attention %q, %kb, %v : tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16>, tensor<2x4x16x8xf16> -> tensor<2x4x16x8xf16>
   return %a : tensor<2x4x16x8xf16>
 }
+
+// -----
+
+// q scaled before its head split (older nn.MultiheadAttention exports: q *
+// d^-1/2, then [s, b, e] -> [s, b*h, d] -> transpose -> [b, h, s, d]): the
+// factor passes the views, each with one use, and joins the scale.
+// CHECK-LABEL: func.func @attention_scale_before_views
+// CHECK-NOT: kiln.mul
+// CHECK: %[[R:.+]] = kiln.reshape %arg0
+// CHECK: kiln.attention %{{.+}}, %arg1, %arg2 {scale = 5.000000e-01 : f32}
+func.func @attention_scale_before_views(%q: tensor<4x2x16xf16>, %k: tensor<2x2x4x8xf16>, %v: tensor<2x2x4x8xf16>) -> tensor<2x2x4x8xf16> {
+  %c = kiln.constant dense<5.000000e-01> : tensor<f16>
+  %heads = kiln.constant dense<[4, 4, 8]> : tensor<3xi64>
+  %split = kiln.constant dense<[2, 2, 4, 8]> : tensor<4xi64>
+  %qs = kiln.mul %q, %c : tensor<4x2x16xf16>, tensor<f16> -> tensor<4x2x16xf16>
+  %qh = kiln.reshape %qs, %heads : tensor<4x2x16xf16>, tensor<3xi64> -> tensor<4x4x8xf16>
+  %qt = kiln.transpose %qh {perm = array<i64: 1, 0, 2>} : tensor<4x4x8xf16> -> tensor<4x4x8xf16>
+  %qb = kiln.reshape %qt, %split : tensor<4x4x8xf16>, tensor<4xi64> -> tensor<2x2x4x8xf16>
+  %a = kiln.attention %qb, %k, %v : tensor<2x2x4x8xf16>, tensor<2x2x4x8xf16>, tensor<2x2x4x8xf16> -> tensor<2x2x4x8xf16>
+  return %a : tensor<2x2x4x8xf16>
+}
+
+// -----
+
+// Not folded: a factor that is not a constant, and a constant factor whose
+// view has another use (that user needs the scaled values).
+// CHECK-LABEL: func.func @attention_scale_kept
+// CHECK: kiln.mul %arg0, %arg3
+// CHECK: kiln.attention %{{.+}}, %arg1, %arg2 :
+// CHECK: kiln.mul %arg0, %{{.+}}
+// CHECK: kiln.attention %{{.+}}, %arg1, %arg2 :
+func.func @attention_scale_kept(%q: tensor<2x2x4x8xf16>, %k: tensor<2x2x4x8xf16>, %v: tensor<2x2x4x8xf16>, %s: tensor<f16>) -> (tensor<2x2x4x8xf16>, tensor<2x2x4x8xf16>, tensor<2x4x2x8xf16>) {
+  %c = kiln.constant dense<5.000000e-01> : tensor<f16>
+  %qs = kiln.mul %q, %s : tensor<2x2x4x8xf16>, tensor<f16> -> tensor<2x2x4x8xf16>
+  %a = kiln.attention %qs, %k, %v : tensor<2x2x4x8xf16>, tensor<2x2x4x8xf16>, tensor<2x2x4x8xf16> -> tensor<2x2x4x8xf16>
+  %qc = kiln.mul %q, %c : tensor<2x2x4x8xf16>, tensor<f16> -> tensor<2x2x4x8xf16>
+  %qt = kiln.transpose %qc {perm = array<i64: 0, 2, 1, 3>} : tensor<2x2x4x8xf16> -> tensor<2x4x2x8xf16>
+  %qb = kiln.transpose %qt {perm = array<i64: 0, 2, 1, 3>} : tensor<2x4x2x8xf16> -> tensor<2x2x4x8xf16>
+  %b = kiln.attention %qb, %k, %v : tensor<2x2x4x8xf16>, tensor<2x2x4x8xf16>, tensor<2x2x4x8xf16> -> tensor<2x2x4x8xf16>
+  return %a, %b, %qt : tensor<2x2x4x8xf16>, tensor<2x2x4x8xf16>, tensor<2x4x2x8xf16>
+}

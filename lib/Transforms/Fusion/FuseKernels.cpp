@@ -170,24 +170,54 @@ bool allUsersIn(Operation *op, const Group &group) {
 }
 
 /// Adds to an attention |group| the views, transposes and slices that
-/// produce its q, k and v when the kernel can read them by strides (each
-/// operand's chain whole, or none of it).
+/// produce its q, k and v when the kernel can read them by strides. A view
+/// may be shared by the operands (nn.MultiheadAttention's q, k and v are
+/// slices of one transposed projection): it joins when every user of it
+/// joins, and each operand's chain joins whole, or none of it.
 void absorbAttentionOperands(Group &group, AttentionOp attention,
                              const DenseMap<Operation *, unsigned> &groupOf) {
-  for (Value operand :
-       {attention.getQuery(), attention.getKey(), attention.getValue()}) {
-    SmallVector<Operation *> views;
+  SmallVector<Value, 3> operands = {attention.getQuery(), attention.getKey(),
+                                    attention.getValue()};
+  SmallVector<SmallVector<Operation *>, 3> chains;
+  llvm::SetVector<Operation *> candidates;
+  for (Value operand : operands) {
+    SmallVector<Operation *> &chain = chains.emplace_back();
     Operation *op = operand.getDefiningOp();
     while (op && isStridedViewOp(op) && !groupOf.count(op) &&
-           !group.ops.contains(op) && allUsersIn(op, group)) {
-      group.ops.insert(op);
-      views.push_back(op);
+           !group.ops.contains(op) && !llvm::is_contained(chain, op)) {
+      chain.push_back(op);
+      candidates.insert(op);
       op = op->getOperand(0).getDefiningOp();
     }
-    if (!views.empty() && !isStridedAttentionOperand(operand, views))
-      for (Operation *view : views)
-        group.ops.remove(view);
   }
+  // A candidate joins when all its users do; an operand whose views do not
+  // give a strided layout keeps none of them. Both only remove candidates.
+  for (bool changed = true; changed;) {
+    changed = false;
+    SmallVector<Operation *> previous = candidates.takeVector();
+    llvm::SmallPtrSet<Operation *, 16> before(previous.begin(), previous.end());
+    for (Operation *op : previous) {
+      if (llvm::all_of(op->getUsers(), [&](Operation *user) {
+            return group.ops.contains(user) || before.contains(user);
+          }))
+        candidates.insert(op);
+      else
+        changed = true;
+    }
+    for (auto [operand, chain] : llvm::zip(operands, chains)) {
+      SmallVector<Operation *> views;
+      for (Operation *op : chain) {
+        if (!candidates.contains(op))
+          break;
+        views.push_back(op);
+      }
+      if (!views.empty() && !isStridedAttentionOperand(operand, views)) {
+        for (Operation *op : chain)
+          changed |= candidates.remove(op);
+      }
+    }
+  }
+  group.ops.insert(candidates.begin(), candidates.end());
 }
 
 /// A readable kernel name from the mnemonics of its ops: "add_relu_3".

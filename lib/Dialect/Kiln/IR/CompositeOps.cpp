@@ -113,31 +113,58 @@ std::optional<double> scalarConstant(Value value) {
   return (*elements.getValues<APFloat>().begin()).convertToDouble();
 }
 
-// attention(q * c, k, v) -> attention(q, k, v) {scale = scale * c}, and the
-// same for k, when c is a constant scalar, the product has q's type and no
-// other use: softmax(scale * (c q) k^T) = softmax((scale c) q k^T).
+/// The kiln.mul by a constant scalar that |operand| is made from through
+/// views (reshape, transpose, squeeze, unsqueeze, flatten, slice), each with
+/// no other use, when the mul has no other use and the product keeps the
+/// other factor's type; its scaled factor's operand index and the constant.
+struct ViewedScale {
+  MulOp mul;
+  unsigned scaled;
+  double factor;
+};
+std::optional<ViewedScale> findViewedScale(Value operand) {
+  Value value = operand;
+  while (Operation *op = value.getDefiningOp()) {
+    if (!value.hasOneUse())
+      return std::nullopt;
+    if (auto mul = dyn_cast<MulOp>(op)) {
+      for (unsigned side : {0u, 1u}) {
+        std::optional<double> factor =
+            scalarConstant(mul->getOperand(1 - side));
+        if (factor && std::isfinite(*factor) &&
+            mul->getOperand(side).getType() == mul.getType())
+          return ViewedScale{mul, side, *factor};
+      }
+      return std::nullopt;
+    }
+    if (!isa<ReshapeOp, TransposeOp, SqueezeOp, UnsqueezeOp, FlattenOp,
+             SliceOp>(op))
+      return std::nullopt;
+    value = op->getOperand(0);
+  }
+  return std::nullopt;
+}
+
+// attention(views(q * c), k, v) -> attention(views(q), k, v) {scale = scale *
+// c}, and the same for k, when c is a constant scalar, the product has q's
+// type and neither it nor a view has another use: a scalar commutes with
+// views and softmax(scale * (c q) k^T) = softmax((scale c) q k^T). torch's
+// nn.MultiheadAttention scales q by d^-1/2 before its head split (older
+// exports) or q and k by d^-1/4 after it.
 struct FoldOperandScale : OpRewritePattern<AttentionOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
-    for (OpOperand *operand : {&op.getQueryMutable(), &op.getKeyMutable()}) {
-      auto mul = operand->get().getDefiningOp<MulOp>();
-      if (!mul || !mul->hasOneUse())
+    for (Value operand : {op.getQuery(), op.getKey()}) {
+      std::optional<ViewedScale> scale = findViewedScale(operand);
+      if (!scale)
         continue;
-      for (unsigned side : {0u, 1u}) {
-        Value scaled = mul->getOperand(side);
-        std::optional<double> factor = scalarConstant(mul->getOperand(1 - side));
-        if (!factor || scaled.getType() != mul.getType() ||
-            !std::isfinite(*factor))
-          continue;
-        rewriter.modifyOpInPlace(op, [&] {
-          operand->set(scaled);
-          op.setScale(APFloat(float(double(op.getScale().convertToFloat()) *
-                                    *factor)));
-        });
-        rewriter.eraseOp(mul);
-        return success();
-      }
+      rewriter.modifyOpInPlace(op, [&] {
+        op.setScale(APFloat(
+            float(double(op.getScale().convertToFloat()) * scale->factor)));
+      });
+      rewriter.replaceOp(scale->mul, scale->mul->getOperand(scale->scaled));
+      return success();
     }
     return rewriter.notifyMatchFailure(op, "no operand scaled by a constant");
   }

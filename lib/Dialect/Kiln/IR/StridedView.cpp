@@ -175,8 +175,11 @@ bool isStridedViewOp(Operation *op) {
   return true;
 }
 
+namespace {
+/// traceStridedRead with each dim's stride one expression (run-time extents
+/// included): a reshape must keep every merged group contiguous.
 std::optional<StridedLayout>
-traceStridedRead(Value value, function_ref<bool(Operation *)> follow) {
+traceExpressionStrides(Value value, function_ref<bool(Operation *)> follow) {
   std::optional<ExprVector> shape = stridedExtentsOf(value);
   if (!shape)
     return std::nullopt;
@@ -188,7 +191,7 @@ traceStridedRead(Value value, function_ref<bool(Operation *)> follow) {
     return StridedLayout{value, DimExpr(), *strides};
   }
   Value input = op->getOperand(0);
-  std::optional<StridedLayout> layout = traceStridedRead(input, follow);
+  std::optional<StridedLayout> layout = traceExpressionStrides(input, follow);
   if (!layout)
     return std::nullopt;
   ExprVector inShape = *stridedExtentsOf(input);
@@ -219,6 +222,156 @@ traceStridedRead(Value value, function_ref<bool(Operation *)> follow) {
     layout->strides = *strides;
   }
   zeroUnitStrides(*shape, layout->strides);
+  return layout;
+}
+
+/// |size| elements |stride| apart: one run of a static strided layout.
+struct Atom {
+  int64_t size, stride;
+};
+using AtomDims = SmallVector<SmallVector<Atom, 2>, 4>;
+
+/// A static layout whose dims are each a list of runs, outermost first, so
+/// that a dim a reshape merges need not be contiguous: it is still made of
+/// runs, which a later reshape can split apart again.
+struct AtomLayout {
+  Value buffer;
+  int64_t offset = 0;
+  AtomDims dims;
+};
+
+/// The runs of |runs| without size-1 ones.
+SmallVector<Atom, 2> withoutUnitRuns(ArrayRef<Atom> runs) {
+  SmallVector<Atom, 2> kept;
+  for (const Atom &atom : runs)
+    if (atom.size != 1)
+      kept.push_back(atom);
+  return kept;
+}
+
+/// The one (size, stride) that |runs| form, when each run is the next one's
+/// size times stride apart; stride 0 for a dim of size 1.
+std::optional<Atom> mergeRuns(ArrayRef<Atom> runs) {
+  SmallVector<Atom, 2> kept = withoutUnitRuns(runs);
+  if (kept.empty())
+    return Atom{1, 0};
+  Atom merged = kept.back();
+  for (const Atom &atom : llvm::reverse(ArrayRef<Atom>(kept).drop_back())) {
+    if (atom.stride != merged.size * merged.stride)
+      return std::nullopt;
+    merged.size *= atom.size;
+  }
+  return merged;
+}
+
+/// |runs| (every dim's, in order) regrouped into dims of |shape|, splitting a
+/// run where a dim ends inside it; std::nullopt when a dim would end between
+/// two of a run's elements that are not a whole multiple apart.
+std::optional<AtomDims> regroupRuns(ArrayRef<Atom> runs,
+                                    ArrayRef<int64_t> shape) {
+  SmallVector<Atom> queue(withoutUnitRuns(runs));
+  size_t next = 0;
+  AtomDims dims(shape.size());
+  for (auto [dim, size] : llvm::enumerate(shape)) {
+    int64_t remaining = size;
+    while (remaining > 1) {
+      if (next == queue.size())
+        return std::nullopt;
+      Atom &atom = queue[next];
+      if (remaining % atom.size == 0) {
+        dims[dim].push_back(atom);
+        remaining /= atom.size;
+        ++next;
+      } else if (atom.size % remaining == 0) {
+        int64_t inner = atom.size / remaining;
+        dims[dim].push_back(Atom{remaining, atom.stride * inner});
+        atom.size = inner;
+        remaining = 1;
+      } else {
+        return std::nullopt;
+      }
+    }
+  }
+  if (next != queue.size())
+    return std::nullopt;
+  return dims;
+}
+
+/// traceStridedRead for static shapes with each dim a list of runs: a view
+/// chain whose intermediate values merge dims that are not contiguous
+/// (nn.MultiheadAttention's [s, b, e] -> [s, b*h, d] -> transpose ->
+/// [b, h, s, d]) is accepted when the traced value's dims are each one run.
+std::optional<AtomLayout>
+traceStaticRuns(Value value, function_ref<bool(Operation *)> follow) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape() || type.getNumElements() == 0)
+    return std::nullopt;
+  ArrayRef<int64_t> shape = type.getShape();
+  Operation *op = value.getDefiningOp();
+  if (!op || !isStridedViewOp(op) || !follow(op)) {
+    AtomLayout layout{value, 0, AtomDims(shape.size())};
+    int64_t stride = 1;
+    for (int64_t dim = int64_t(shape.size()) - 1; dim >= 0; --dim) {
+      layout.dims[dim].push_back(Atom{shape[dim], stride});
+      if (llvm::MulOverflow(stride, shape[dim], stride))
+        return std::nullopt;
+    }
+    return layout;
+  }
+  Value input = op->getOperand(0);
+  std::optional<AtomLayout> layout = traceStaticRuns(input, follow);
+  if (!layout)
+    return std::nullopt;
+  if (auto transpose = dyn_cast<TransposeOp>(op)) {
+    AtomDims dims;
+    for (int64_t axis : transpose.getPerm())
+      dims.push_back(layout->dims[axis]);
+    layout->dims = std::move(dims);
+  } else if (auto slice = dyn_cast<SliceOp>(op)) {
+    ArrayRef<int64_t> inShape =
+        cast<RankedTensorType>(input.getType()).getShape();
+    ExprVector extents;
+    for (int64_t size : inShape)
+      extents.push_back(DimExpr::constant(size));
+    auto [begin, step] = *sliceBeginsAndSteps(slice, extents);
+    for (size_t dim = 0; dim < inShape.size(); ++dim) {
+      if (begin[dim] == 0 && step[dim] == 1 && shape[dim] == inShape[dim])
+        continue;
+      std::optional<Atom> run = mergeRuns(layout->dims[dim]);
+      if (!run)
+        return std::nullopt;
+      layout->offset += begin[dim] * run->stride;
+      layout->dims[dim] = {Atom{shape[dim], run->stride * step[dim]}};
+    }
+  } else {
+    SmallVector<Atom> runs;
+    for (const auto &dim : layout->dims)
+      llvm::append_range(runs, dim);
+    std::optional<AtomDims> dims = regroupRuns(runs, shape);
+    if (!dims)
+      return std::nullopt;
+    layout->dims = std::move(*dims);
+  }
+  return layout;
+}
+} // namespace
+
+std::optional<StridedLayout>
+traceStridedRead(Value value, function_ref<bool(Operation *)> follow) {
+  if (std::optional<StridedLayout> layout =
+          traceExpressionStrides(value, follow))
+    return layout;
+  // Static shapes: merged dims that a later view splits again.
+  std::optional<AtomLayout> runs = traceStaticRuns(value, follow);
+  if (!runs)
+    return std::nullopt;
+  StridedLayout layout{runs->buffer, DimExpr::constant(runs->offset), {}};
+  for (const auto &dim : runs->dims) {
+    std::optional<Atom> run = mergeRuns(dim);
+    if (!run)
+      return std::nullopt;
+    layout.strides.push_back(DimExpr::constant(run->stride));
+  }
   return layout;
 }
 
