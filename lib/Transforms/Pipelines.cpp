@@ -24,6 +24,9 @@ void buildGraphPipeline(mlir::OpPassManager &pm,
     pm.addPass(createKilnSimplifyGraph(simplify));
     // After folding, so that the recognisers see constant values.
     pm.addNestedPass<mlir::func::FuncOp>(createKilnRecognizePatterns());
+    // After recognition, so that q, k and v are the attention's operands:
+    // the transposes around the projections join their views.
+    pm.addNestedPass<mlir::func::FuncOp>(createKilnMoveRowPermutations());
     pm.addNestedPass<mlir::func::FuncOp>(createKilnMergeProjections());
     pm.addNestedPass<mlir::func::FuncOp>(createKilnFoldBatchNorm());
     // After the fold, which may give a patch convolution its bias.

@@ -265,6 +265,45 @@ def KilnAssignLayout : Pass<"kiln-assign-layout", "mlir::func::FuncOp"> {
   ];
 }
 
+def KilnMoveRowPermutations : Pass<"kiln-move-row-permutations", "mlir::func::FuncOp"> {
+  let summary = "Moves transposes of leading dims across row-wise ops to the views they compose with.";
+  let description = [{
+    A `kiln.transpose` that permutes only leading dims (its first k dims; the
+    last dim stays) moves whole rows, so it commutes with every op that
+    computes each row of its result from the same row of one operand: an
+    elementwise op whose other operands do not vary along those dims (a bias
+    row), a matmul with a 2-D rhs (x·W along the last dim), a gemm of a
+    non-transposed `a` whose `c` is a row, a layer_norm after those dims, and
+    a reshape that keeps them (or merges them into one dim of their product
+    and splits them back). The transpose moves up across such ops (each
+    result with one use) when a transpose or a `kiln.attention` makes the
+    value it reaches, or otherwise down when every user of the value it
+    reaches is a view, a transpose or a slice; each transpose moves once.
+    `nn.MultiheadAttention`'s `[b, s, e] -> [s, b, e]` transposes around its
+    projections then join the head split and merge, which the attention
+    kernel reads and writes by strides. Static shapes only.
+
+    Before:
+
+    ```mlir
+    %t = kiln.transpose %x {perm = array<i64: 1, 0, 2>} : tensor<2x4x8xf32> -> tensor<4x2x8xf32>
+    %p = kiln.matmul %t, %w : tensor<4x2x8xf32>, tensor<8x24xf32> -> tensor<4x2x24xf32>
+    %r = kiln.reshape %p, %shape : tensor<4x2x24xf32>, tensor<4xi64> -> tensor<4x2x3x8xf32>
+    %u = kiln.unsqueeze %r, %axes : ...
+    ```
+
+    After:
+
+    ```mlir
+    %p = kiln.matmul %x, %w : tensor<2x4x8xf32>, tensor<8x24xf32> -> tensor<2x4x24xf32>
+    %r = kiln.reshape %p, %shape : tensor<2x4x24xf32>, tensor<4xi64> -> tensor<2x4x3x8xf32>
+    %t = kiln.transpose %r {perm = array<i64: 1, 0, 2, 3>} : tensor<2x4x3x8xf32> -> tensor<4x2x3x8xf32>
+    %u = kiln.unsqueeze %t, %axes : ...
+    ```
+  }];
+  let dependentDialects = ["kiln::KilnDialect"];
+}
+
 def KilnMergeProjections : Pass<"kiln-merge-projections", "mlir::func::FuncOp"> {
   let summary = "Merges matmuls of one activation with constant weights into one matmul and slices.";
   let description = [{
