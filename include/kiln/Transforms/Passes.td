@@ -274,8 +274,9 @@ def KilnMoveRowPermutations : Pass<"kiln-move-row-permutations", "mlir::func::Fu
     elementwise op whose other operands do not vary along those dims (a bias
     row), a matmul with a 2-D rhs (x·W along the last dim), a gemm of a
     non-transposed `a` whose `c` is a row, a layer_norm after those dims, and
-    a reshape that keeps them (or merges them into one dim of their product
-    and splits them back). The transpose moves up across such ops (each
+    a reshape that keeps them, or merges them into one dim as its outermost
+    factor (their product alone, or times the dims after them: a 2-D gemm's
+    rows) and splits them back. The transpose moves up across such ops (each
     result with one use) when a transpose or a `kiln.attention` makes the
     value it reaches, or otherwise down when every user of the value it
     reaches is a view, a transpose or a slice; each transpose moves once.
