@@ -37,10 +37,11 @@ kiln_status_t enqueueStep(const kiln_session_s &session, size_t index,
         dims[i] = dimValues[i];
         parameters[count++] = &dims[i];
       }
-      grid.x = session.shapes.launchGrid(index);
-      int bucket = session.shapes.launchBucket(index);
-      if (bucket >= 0) {
-        const PreparedStep::Bucket &chosen = step.buckets[size_t(bucket)];
+      RunTimeShapes::LaunchChoice choice = session.shapes.launchChoice(index);
+      grid.x = choice.gridX;
+      if (choice.bucket >= 0) {
+        const PreparedStep::Bucket &chosen =
+            step.buckets[size_t(choice.bucket)];
         function = chosen.function;
         block = chosen.block;
         sharedBytes = chosen.sharedBytes;

@@ -174,27 +174,23 @@ bool RunTimeShapes::hasLaunchExtents(size_t index) const {
   return index < launches.size() && launches[index].ranged;
 }
 
-int RunTimeShapes::launchBucket(size_t index) const {
+RunTimeShapes::LaunchChoice RunTimeShapes::launchChoice(size_t index) const {
   const Launch &launch = launches[index];
   uint64_t elements =
       uint64_t(std::max<int64_t>(launch.count.evaluate(dims).value_or(0), 0));
-  for (size_t b = 0; b < launch.buckets.size(); ++b)
+  LaunchChoice choice;
+  for (size_t b = 0; b < launch.buckets.size() && choice.bucket < 0; ++b)
     if (elements <= launch.buckets[b].maxCount)
-      return int(b);
-  return -1;
-}
-
-uint32_t RunTimeShapes::launchGrid(size_t index) const {
-  const Launch &launch = launches[index];
-  int bucket = launchBucket(index);
-  uint64_t units =
-      bucket < 0 ? launch.unitsPerBlock : launch.buckets[bucket].unitsPerBlock;
-  uint32_t maxGrid =
-      bucket < 0 ? launch.maxGrid : launch.buckets[bucket].maxGrid;
-  uint64_t elements =
-      uint64_t(std::max<int64_t>(launch.count.evaluate(dims).value_or(0), 0));
+      choice.bucket = int(b);
+  uint64_t units = choice.bucket < 0
+                       ? launch.unitsPerBlock
+                       : launch.buckets[choice.bucket].unitsPerBlock;
+  uint32_t maxGrid = choice.bucket < 0 ? launch.maxGrid
+                                       : launch.buckets[choice.bucket].maxGrid;
   uint64_t blocks = (elements + units - 1) / units;
-  return uint32_t(std::max<uint64_t>(1, std::min<uint64_t>(blocks, maxGrid)));
+  choice.gridX =
+      uint32_t(std::max<uint64_t>(1, std::min<uint64_t>(blocks, maxGrid)));
+  return choice;
 }
 
 std::vector<long long> RunTimeShapes::launchDims(size_t index) const {

@@ -45,12 +45,14 @@ public:
   /// Whether step |index| is a launch with run-time extents; its grid.x and
   /// the `long long` values of its dim parameters at the current values.
   bool hasLaunchExtents(size_t index) const;
-  /// The bucket (LaunchBucket) that launch |index| runs at the current
-  /// values: the first whose max_count admits its element count; -1 for
-  /// the step's own kernel.
-  int launchBucket(size_t index) const;
-  /// grid.x at the current values, for the kernel launchBucket chooses.
-  uint32_t launchGrid(size_t index) const;
+  /// What launch |index| runs at the current values: |bucket|, the first
+  /// bucket (LaunchBucket) whose max_count admits its element count, or -1
+  /// for the step's own kernel; |gridX|, that kernel's grid.x for the count.
+  struct LaunchChoice {
+    int bucket = -1;
+    uint32_t gridX = 1;
+  };
+  LaunchChoice launchChoice(size_t index) const;
   std::vector<long long> launchDims(size_t index) const;
 
   /// The current value of each ranged dim, in manifest order (a key for

@@ -41,7 +41,7 @@ struct PreparedStep {
   dim3 grid, block;
   unsigned sharedBytes = 0;
   /// Launch with run-time extents: its buckets' kernels (LaunchBucket), in
-  /// the manifest's order, which RunTimeShapes::launchBucket indexes.
+  /// the manifest's order, which RunTimeShapes::launchChoice indexes.
   struct Bucket {
     const void *function = nullptr;
     dim3 block;

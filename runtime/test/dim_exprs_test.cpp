@@ -292,7 +292,8 @@ TEST_F(RunTimeShapesTest, SetsShapesWithinTheRange) {
   EXPECT_TRUE(shapes.hasLaunchExtents(launch));
   EXPECT_FALSE(shapes.hasLaunchExtents(0)); // The Gemm.
   EXPECT_EQ(shapes.launchDims(launch), std::vector<long long>{3});
-  EXPECT_EQ(shapes.launchGrid(launch), 1u); // 48 elements, 256 a block.
+  EXPECT_EQ(shapes.launchChoice(launch).gridX, 1u); // 48 elements, 256 a block.
+  EXPECT_EQ(shapes.launchChoice(launch).bucket, -1);
   EXPECT_EQ(shapes.describeValues(), "batch = 3");
 }
 
@@ -317,13 +318,14 @@ TEST(RunTimeShapesBucketsTest, LaunchesTheFirstBucketThatAdmitsTheCount) {
   auto at = [&](int64_t batch) {
     int64_t shape[] = {batch, kSampleK};
     EXPECT_TRUE(isOk(shapes.setInputShape(0, shape, 2)));
-    return std::make_pair(shapes.launchBucket(step), shapes.launchGrid(step));
+    RunTimeShapes::LaunchChoice choice = shapes.launchChoice(step);
+    return std::make_pair(choice.bucket, choice.gridX);
   };
   EXPECT_EQ(at(1), std::make_pair(0, 1u)); // 16 elements, 16 a block.
   EXPECT_EQ(at(2), std::make_pair(1, 3u)); // 32 elements, 8 a block: 4, capped.
   EXPECT_EQ(at(3), std::make_pair(-1, 1u));
   EXPECT_EQ(at(4), std::make_pair(-1, 1u));
-  EXPECT_EQ(shapes.launchBucket(0), -1); // The Gemm has none.
+  EXPECT_EQ(shapes.launchChoice(0).bucket, -1); // The Gemm has none.
 }
 
 TEST_F(RunTimeShapesTest, RangeViolationsNameTheInputTheDimAndTheRange) {
