@@ -29,6 +29,20 @@ beside `make OUT --cases dwconv`), or of two tilings.
              (dwconv3_c96_s2, [8,112,112,96] -> [8,56,56,96]) and stride 1
              (dwconv3_c144, [8,56,56,144]); EfficientNet-B0's 5x5 stride 2
              with SiLU (dwconv5_c240_s2, [8,28,28,240] -> [8,14,14,240])
+  attention_* softmax(q k^T / 8 + mask) v as the exporters write it (MatMul,
+             Transpose, Mul, Add, Softmax, MatMul; kiln's flash kernel),
+             fp16, q, k, v [B, 12, S, 64] inputs: attention_bert at BERT-base
+             bs8 seq128 with an additive padding mask input [8, 1, 1, 128]
+             (the last 16 keys of odd rows masked with -65504), and
+             attention_gpt2 at GPT-2 bs1 seq1024 with the causal mask as a
+             constant (-65504 above the diagonal, as GPT-2's export
+             computes it). Correct before fast: kiln's output is checked
+             against torch's fp32 attention on the same inputs (rel-L2 1e-2,
+             `kiln-run --expect`) before its time counts; torch's
+             scaled_dot_product_attention in fp16 (its flash backend for
+             the causal case, is_causal=True; the padding mask as attn_mask)
+             is timed as kiln's step is. flops are those of the keys each
+             row attends (the causal case's upper triangle is not counted).
 `run` draws the inputs on the GPU machine (they are too large to carry),
 times each artifact with `kiln-run --bench` (CUDA events, median) and
 `--profile` (the per-kernel table), and measures the ceilings in the same
@@ -78,6 +92,11 @@ from profile_log import parse_profile, step_ms, table_rows
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEMMS = {"gemm_qkv": (1024, 768, 2304), "gemm_proj": (1024, 768, 768),
          "gemm_fc1": (1024, 768, 3072), "gemm_fc2": (1024, 3072, 768)}
+# Attention: name -> (batch, heads, seq, head size, causal); the non-causal
+# one takes a padding mask input.
+ATTENTIONS = {"attention_bert": (8, 12, 128, 64, False),
+              "attention_gpt2": (1, 12, 1024, 64, True)}
+MASKED = -65504.0
 # Depthwise convs: name -> (N, H, W, C, window, stride, epilogue), NHWC input.
 DWCONVS = {"dwconv7_c96": (8, 56, 56, 96, 7, 1, None),
            "dwconv7_c192": (8, 28, 28, 192, 7, 1, None),
@@ -108,7 +127,29 @@ def cases():
         out = np.prod(dwconv_output(name))
         table[name] = ({"x": [n, h, w, c]},
                        2 * (n * h * w * c + out + k * k * c + c), 2 * out * k * k)
+    for name, (b, h, sq, d, causal) in ATTENTIONS.items():
+        inputs = {x: [b, h, sq, d] for x in "qkv"}
+        if not causal:
+            inputs["mask"] = [b, 1, 1, sq]
+        # q, k, v read and the output written once; QK^T and PV per attended key.
+        pairs = b * h * (sq * (sq + 1) // 2 if causal else sq * sq)
+        table[name] = (inputs, 2 * 4 * b * h * sq * d, 4 * pairs * d)
     return table
+
+
+def attention_inputs(name, rng):
+    """Seeded q, k, v (and a padding mask) of attention case |name|."""
+    b, h, sq, d, causal = ATTENTIONS[name]
+    tensors = {x: rng.uniform(-1, 1, (b, h, sq, d)).astype(np.float16) for x in "qkv"}
+    if not causal:
+        mask = np.zeros((b, 1, 1, sq), np.float16)
+        mask[1::2, ..., sq - 16:] = MASKED
+        tensors["mask"] = mask
+    return tensors
+
+
+def causal_mask(sq):
+    return np.triu(np.full((1, 1, sq, sq), MASKED, np.float16), 1)
 
 
 def make(out, prefixes=None, build=None, variant=None):
@@ -160,6 +201,17 @@ def make(out, prefixes=None, build=None, variant=None):
                 nodes += [n("Sigmoid", ["c"], ["s"]), n("Mul", ["c", "s"], ["e"])]
             nodes.append(n("Transpose", ["e" if epilogue else "c"], ["y"],
                            perm=[0, 2, 3, 1]))
+        elif name in ATTENTIONS:
+            _, _, sq, d, causal = ATTENTIONS[name]
+            nodes = [n("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+                     n("MatMul", ["q", "kt"], ["s"]),
+                     n("Mul", ["s", "scale"], ["ss"]),
+                     n("Add", ["ss", "mask"], ["sm"]),
+                     n("Softmax", ["sm"], ["p"], axis=-1),
+                     n("MatMul", ["p", "v"], ["y"])]
+            inits = [scalar("scale", 1.0 / np.sqrt(d))]
+            if causal:
+                inits.append(numpy_helper.from_array(causal_mask(sq), "mask"))
         else:
             m, k, width = GEMMS[name]
             nodes, inits = [n("MatMul", ["x", "w"], ["y"])], [f16("w", k, width)]
@@ -271,6 +323,51 @@ def dwconv_row(name, text, moved, flops, copy_gbs):
     return row
 
 
+def attention_reference(name, tensors):
+    """softmax(q k^T / sqrt(d) + mask) v in fp32 (torch, on the GPU), the
+    fp16 inputs as they are: the output kiln's must match."""
+    import torch
+    _, _, sq, d, causal = ATTENTIONS[name]
+    q, k, v = (torch.from_numpy(tensors[x]).cuda().float() for x in "qkv")
+    mask = torch.from_numpy(causal_mask(sq) if causal else tensors["mask"]).cuda().float()
+    p = torch.softmax(q @ k.transpose(-1, -2) / np.sqrt(d) + mask, dim=-1)
+    return (p @ v).cpu().numpy().astype(np.float16)
+
+
+def attention_row(name, tensors, text, moved, flops, copy_gbs):
+    """kiln's attention kernel from the profile table against torch's
+    scaled_dot_product_attention in fp16 on the same inputs."""
+    import torch
+    import torch.nn.functional as F
+    _, _, sq, d, causal = ATTENTIONS[name]
+    row = {}
+    profile = parse_profile(text) or {}
+    row["kiln_profile_source"] = profile.get("source")
+    step = next((r for r in table_rows(text, limit=50) if "attention" in r["kernel"]),
+                None)
+    if step:
+        row["kiln_attention_kernel"] = step["kernel"]
+        row["kiln_attention_us"] = step["time_us"]
+        row["kiln_attention_replay_us"] = step["replay_us"]
+        row["gbs"] = moved / (step["time_us"] * 1e-6) / 1e9
+        row["tflops"] = flops / (step["time_us"] * 1e-6) / 1e12
+        row["fraction_of_fp16_peak"] = row["tflops"] / 740.0
+    q, k, v = (torch.from_numpy(tensors[x]).cuda() for x in "qkv")
+    mask = None if causal else torch.from_numpy(tensors["mask"]).cuda()
+
+    def sdpa():
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal)
+
+    reference = attention_reference(name, tensors).astype(np.float32)
+    row["torch_rel_l2"] = float(np.linalg.norm(sdpa().float().cpu().numpy() - reference) /
+                                np.linalg.norm(reference))
+    row["torch_us"] = single_replay_ms(sdpa) * 1e3
+    row["torch_tflops"] = flops / (row["torch_us"] * 1e-6) / 1e12
+    if step:
+        row["torch_over_kiln"] = row["torch_us"] / step["replay_us"]
+    return row
+
+
 def run(out, result_path):
     import torch
     kiln_run = os.path.join(out, "bin", "kiln-run")
@@ -297,12 +394,20 @@ def run(out, result_path):
         case = name.partition("-")[0]
         folder = os.path.join(out, name + "-inputs")
         os.makedirs(folder, exist_ok=True)
-        for input_name, shape in inputs.items():
-            np.save(os.path.join(folder, input_name + ".npy"),
-                    rng.uniform(-1, 1, shape).astype(np.float16))
+        tensors = (attention_inputs(case, rng) if case in ATTENTIONS else
+                   {i: rng.uniform(-1, 1, shape).astype(np.float16)
+                    for i, shape in inputs.items()})
+        for input_name, tensor in tensors.items():
+            np.save(os.path.join(folder, input_name + ".npy"), tensor)
         command = [kiln_run, os.path.join(out, name + ".kiln"), "--inputs",
                    folder, "--bench", "50", "--profile",
                    os.path.join(out, name + "-profile.json")]
+        if case in ATTENTIONS:
+            # Correct before fast: the same run checks the output first.
+            expected = os.path.join(out, name + "-expected")
+            os.makedirs(expected, exist_ok=True)
+            np.save(os.path.join(expected, "y.npy"), attention_reference(case, tensors))
+            command += ["--expect", expected, "--rel-l2", "1e-2"]
         log = subprocess.run(command, capture_output=True, text=True)
         text = log.stdout + log.stderr
         match = re.search(r"median ([0-9.]+) ms", text)
@@ -313,6 +418,8 @@ def run(out, result_path):
             row["error"] = text[-600:]
         elif case in DWCONVS:
             row.update(dwconv_row(case, text, moved, flops, copy_gbs))
+        elif case in ATTENTIONS:
+            row.update(attention_row(case, tensors, text, moved, flops, copy_gbs))
         elif flops:
             # Kernel against kernel: kiln's GEMM step from its profile table,
             # cuBLAS as one of 20 matmuls replayed from a CUDA graph (a lone
@@ -375,6 +482,7 @@ def run(out, result_path):
                      for k, v in row.items() if k not in ("profile", "error")},
               row.get("error", ""), flush=True)
         shutil_rm(folder)
+        shutil_rm(os.path.join(out, name + "-expected"))
     machine = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
                               "--format=csv,noheader"], capture_output=True,
                              text=True).stdout.strip()
