@@ -30,6 +30,7 @@ struct SimplifyGraphPass : impl::KilnSimplifyGraphBase<SimplifyGraphPass> {
       if (op.getDialectNamespace() == KilnDialect::getDialectNamespace())
         op.getCanonicalizationPatterns(set, context);
     populateShapeArithmeticPatterns(set);
+    populateBroadcastPatterns(set);
     patterns = FrozenRewritePatternSet(std::move(set));
     return success();
   }

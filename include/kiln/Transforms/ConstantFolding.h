@@ -23,6 +23,11 @@ bool isWeightExpression(mlir::Value value);
 /// kiln.shape where the selected dims are static.
 void populateShapeArithmeticPatterns(mlir::RewritePatternSet &patterns);
 
+/// Broadcast rewrites (BroadcastSimplification.cpp): and(x, true) and
+/// or(x, false) are x broadcast; a select whose operands are broadcasts is
+/// computed at their shape and broadcast after.
+void populateBroadcastPatterns(mlir::RewritePatternSet &patterns);
+
 } // namespace kiln
 
 #endif // KILN_TRANSFORMS_CONSTANTFOLDING_H

@@ -169,9 +169,27 @@ struct FoldOperandScale : OpRewritePattern<AttentionOp> {
     return rewriter.notifyMatchFailure(op, "no operand scaled by a constant");
   }
 };
+
+// attention(q, k, v, expand(m)) -> attention(q, k, v, m): the mask
+// broadcasts to the scores either way, and the kernel reads m's entries at
+// its broadcast indices instead of a tensor expanded for it (transformers'
+// [b, 1, q, k] padding masks, after kiln-simplify-graph's broadcast rewrites).
+struct ReadMaskUnexpanded : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Value mask = op.getMask();
+    auto expand = mask ? mask.getDefiningOp<ExpandOp>() : ExpandOp();
+    if (!expand || !isa<RankedTensorType>(expand.getInput().getType()))
+      return rewriter.notifyMatchFailure(op, "the mask is not an expand");
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getMaskMutable().assign(expand.getInput()); });
+    return success();
+  }
+};
 } // namespace
 
 void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<FoldOperandScale>(context);
+  results.add<FoldOperandScale, ReadMaskUnexpanded>(context);
 }
