@@ -4,8 +4,9 @@
 //
 // Algorithm (fp16/bf16, target type T):
 //  1. Every f32 argument is cast to T on entry; its other uses read the cast.
-//  2. Every f32 result of an op but index and weight arithmetic and the
-//     reduction statistics (below) becomes T. Small dense f32 constants (but
+//  2. Every f32 result of an op but index and weight arithmetic, the
+//     reduction statistics and the batch norms with constant parameters
+//     (below) becomes T. Small dense f32 constants (but
 //     those only index or weight arithmetic reads) are rebuilt in T with their
 //     values saturated to T's finite range; weights (resource blobs) are cast
 //     by a kiln.cast that kiln-outline-init turns into part of the init
@@ -44,6 +45,27 @@
 // without this rule, the H200's own 1.95e-2, and 1.35e-2 with it, under
 // torch eager fp16's 1.71e-2; EfficientNet-B0 1.05e-2 (H200 1.09e-2) and
 // 4.9e-3 (torch 6.4e-3).)
+//
+// An inference batch norm that no convolution absorbed computes in f32
+// (ConstantBatchNorms): with parameters computed from constants it reads its
+// input widened (exact), keeps its scale, bias, mean and variance f32 and is
+// rounded to T once, where an op outside it reads it. kiln-assign-layout
+// writes a channels-last one as (x - mean) * factor + bias, and with T
+// parameters folded factor = scale / sqrt(variance + epsilon) in T, rounded
+// at the parameters, + epsilon, the sqrt and the division: for DenseNet-121's
+// first pre-activation norm a per-channel error of rms 2.3e-4 (9.6e-5 for
+// torch's fp16 eager, which rounds only the parameters and computes in f32;
+// 0 now), which every activation of the channel carries into the next
+// convolution, besides the mean and bias rounded to T. The parameters are a
+// channel's worth of values, read by a kernel that computes in float anyway.
+// DenseNet-121 (62 such norms) at the zoo benchmark's weights and input,
+// kiln-interpret --kernel-numerics against onnxruntime: rel-L2 4.88e-3 ->
+// 3.84e-3 at batch 8 (4.97e-3 -> 3.86e-3 at batch 2; torch's fp16 eager,
+// emulated on the CPU, 5.28e-3 at batch 8, the H200's own figure); with the
+// factor rounded to f16 once and the mean and bias in f16 it would be
+// 4.53e-3, with torch's f16 parameters 4.32e-3. The cost: f32 operands make
+// the loop template's vectors 4 elements (16 bytes of f32) where f16 alone
+// gave 8, for DenseNet's 62 concat + norm + relu kernels.
 //
 // Reduction statistics compute in f32 (ReductionStatistics): a sum or mean
 // that is computed with further (var + eps, x - mean, e^x / sum), the
@@ -245,6 +267,31 @@ private:
   llvm::DenseSet<Operation *> ops;
 };
 
+/// The inference batch norms of a block that compute in f32 (see the file
+/// comment): those of an f32 activation whose scale, bias, mean and variance
+/// are each a constant or weight arithmetic, which keep f32 for them.
+class ConstantBatchNorms {
+public:
+  ConstantBatchNorms(Block &body, const WeightArithmetic &weights) {
+    for (auto norm : body.getOps<BatchNormOp>())
+      if (isF32Tensor(norm.getType()) && !weights.contains(norm) &&
+          llvm::all_of(ValueRange{norm.getScale(), norm.getBias(),
+                                  norm.getMean(), norm.getVariance()},
+                       [&](Value parameter) {
+                         Operation *producer = parameter.getDefiningOp();
+                         return isF32Tensor(parameter.getType()) && producer &&
+                                (isa<ConstantOp>(producer) ||
+                                 weights.contains(producer));
+                       }))
+        norms.insert(norm);
+  }
+
+  bool contains(Operation *op) const { return norms.contains(op); }
+
+private:
+  llvm::DenseSet<Operation *> norms;
+};
+
 /// Whether |op| accumulates its input (a sum, mean, product or log-sum-exp
 /// reduction), so its result's range and rounding grow with the row; max
 /// and min select an element, exact in any type.
@@ -387,17 +434,21 @@ struct ConvertPrecisionPass
     IndexArithmetic indexArithmetic(body);
     WeightArithmetic weightArithmetic(body);
     ReductionStatistics statistics(body);
+    ConstantBatchNorms batchNorms(body, weightArithmetic);
     // Whether |user| reads f32 values as they are: index or weight
-    // arithmetic, or an op computing in f32 for the statistics.
+    // arithmetic, or an op computing in f32 for the statistics or a batch
+    // norm's parameters.
     auto keepsF32 = [&](Operation *user) {
       return indexArithmetic.readsOnlyIndices(user) ||
-             weightArithmetic.contains(user) || statistics.contains(user);
+             weightArithmetic.contains(user) || statistics.contains(user) ||
+             batchNorms.contains(user);
     };
     for (Operation &op : llvm::make_early_inc_range(body)) {
       if (isa<func::ReturnOp>(op) || indexArithmetic.contains(&op))
         continue;
       bool computesF32 =
-          statistics.contains(&op) && !weightArithmetic.contains(&op);
+          (statistics.contains(&op) || batchNorms.contains(&op)) &&
+          !weightArithmetic.contains(&op);
       if (computesF32) {
         // Its operands converted to T already are read widened (exactly),
         // by a cast of its own that fuses into its kernel.

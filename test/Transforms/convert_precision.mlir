@@ -229,3 +229,29 @@ func.func @main(%q: tensor<2x8x4xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x8x4xf
   %3 = kiln.matmul %2, %v : tensor<2x8x8xf32>, tensor<2x8x4xf32> -> tensor<2x8x4xf32>
   return %3 : tensor<2x8x4xf32>
 }
+
+// -----
+
+// An inference batch norm that no convolution absorbed (DenseNet's
+// pre-activation norms) computes in f32: it reads its input widened, its
+// constant parameters stay f32 (the mean 1.50485325 is 1.50488281 in f16)
+// and its result is rounded to f16 once. With f16 parameters the factor
+// scale / sqrt(variance + epsilon) was folded in f16, rounded at every step.
+// CHECK-LABEL: func.func @main
+// CHECK-DAG:     %[[MEAN:.+]] = kiln.constant dense<1.50485325> : tensor<4xf32>
+// CHECK-DAG:     %[[VAR:.+]] = kiln.constant dense<0.337100804> : tensor<4xf32>
+// CHECK:         %[[X:.+]] = kiln.relu %{{.+}} : tensor<2x4x3x3xf16> -> tensor<2x4x3x3xf16>
+// CHECK:         %[[WIDE:.+]] = kiln.cast %[[X]] {to = f32} : tensor<2x4x3x3xf16> -> tensor<2x4x3x3xf32>
+// CHECK:         %[[NORM:.+]] = kiln.batch_norm %[[WIDE]], %{{.+}}, %{{.+}}, %[[MEAN]], %[[VAR]] : tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<2x4x3x3xf32>
+// CHECK:         %[[HALF:.+]] = kiln.cast %[[NORM]] {to = f16} : tensor<2x4x3x3xf32> -> tensor<2x4x3x3xf16>
+// CHECK:         kiln.relu %[[HALF]] : tensor<2x4x3x3xf16> -> tensor<2x4x3x3xf16>
+func.func @main(%x: tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32> {
+  %scale = kiln.constant dense<1.0> : tensor<4xf32>
+  %bias = kiln.constant dense<0.0> : tensor<4xf32>
+  %mean = kiln.constant dense<1.50485325> : tensor<4xf32>
+  %var = kiln.constant dense<0.337100804> : tensor<4xf32>
+  %0 = kiln.relu %x : tensor<2x4x3x3xf32> -> tensor<2x4x3x3xf32>
+  %1 = kiln.batch_norm %0, %scale, %bias, %mean, %var {epsilon = 1.0e-05 : f32} : tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<2x4x3x3xf32>
+  %2 = kiln.relu %1 : tensor<2x4x3x3xf32> -> tensor<2x4x3x3xf32>
+  return %2 : tensor<2x4x3x3xf32>
+}

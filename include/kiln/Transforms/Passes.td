@@ -405,6 +405,10 @@ def KilnConvertPrecision : Pass<"kiln-convert-precision", "mlir::ModuleOp"> {
     reads its logits in f32: the ops computed only for it (q kT plus a
     position bias and mask) keep f32, a GEMM's product among them widened
     (kiln-fuse-kernels gives that cast to the GEMM, which writes f32).
+    An inference batch norm with constant parameters that no convolution
+    absorbed (DenseNet's pre-activation norms) computes in f32: it reads its
+    input widened, keeps its parameters f32 (its factor scale / sqrt(var +
+    eps) then folds in f32, not in f16 steps) and rounds to T once.
     `tf32` changes no
     types: it marks the module so that fp32 GEMMs may use TF32 tensor cores.
     The precision is recorded as `kiln.precision` on the module.
