@@ -274,23 +274,31 @@ def single_replay_ms(function, runs=50):
     return float(np.median(times))
 
 
+def profiled_step(text, word, prefix, moved, flops):
+    """The first step of kiln-run's profile table whose kernel name holds
+    |word|, and the row's fields from it: PREFIX_kernel, PREFIX_us (the
+    kernel time, CUPTI's when it loaded), PREFIX_replay_us (the step
+    replayed alone), gbs and tflops from the kernel time, and the profile's
+    source."""
+    row = {"kiln_profile_source": (parse_profile(text) or {}).get("source")}
+    step = next((r for r in table_rows(text, limit=50) if word in r["kernel"]), None)
+    if step:
+        row[prefix + "_kernel"] = step["kernel"]
+        row[prefix + "_us"], row[prefix + "_replay_us"] = (step["time_us"],
+                                                           step["replay_us"])
+        row["gbs"] = moved / (step["time_us"] * 1e-6) / 1e9
+        row["tflops"] = flops / (step["time_us"] * 1e-6) / 1e12
+    return row, step
+
+
 def dwconv_row(name, text, moved, flops, copy_gbs):
     """kiln's conv kernel from the profile table against torch's
     depthwise conv of the same shape, epilogue and layout."""
     import torch
     import torch.nn.functional as F
     n, h, w, c, k, stride, epilogue = DWCONVS[name]
-    row = {}
-    profile = parse_profile(text) or {}
-    row["kiln_profile_source"] = profile.get("source")
-    conv = next((r for r in table_rows(text, limit=50) if "conv" in r["kernel"]),
-                None)
+    row, conv = profiled_step(text, "conv", "kiln_conv", moved, flops)
     if conv:
-        row["kiln_conv_kernel"] = conv["kernel"]
-        row["kiln_conv_us"], row["kiln_conv_replay_us"] = (conv["time_us"],
-                                                           conv["replay_us"])
-        row["gbs"] = moved / (conv["time_us"] * 1e-6) / 1e9
-        row["tflops"] = flops / (conv["time_us"] * 1e-6) / 1e12
         row["fraction_of_copy"] = row["gbs"] / copy_gbs
     x = torch.randn(n, c, h, w, dtype=torch.float16, device="cuda").to(
         memory_format=torch.channels_last)
@@ -334,23 +342,14 @@ def attention_reference(name, tensors):
     return (p @ v).cpu().numpy().astype(np.float16)
 
 
-def attention_row(name, tensors, text, moved, flops, copy_gbs):
+def attention_row(name, tensors, text, moved, flops):
     """kiln's attention kernel from the profile table against torch's
     scaled_dot_product_attention in fp16 on the same inputs."""
     import torch
     import torch.nn.functional as F
     _, _, sq, d, causal = ATTENTIONS[name]
-    row = {}
-    profile = parse_profile(text) or {}
-    row["kiln_profile_source"] = profile.get("source")
-    step = next((r for r in table_rows(text, limit=50) if "attention" in r["kernel"]),
-                None)
+    row, step = profiled_step(text, "attention", "kiln_attention", moved, flops)
     if step:
-        row["kiln_attention_kernel"] = step["kernel"]
-        row["kiln_attention_us"] = step["time_us"]
-        row["kiln_attention_replay_us"] = step["replay_us"]
-        row["gbs"] = moved / (step["time_us"] * 1e-6) / 1e9
-        row["tflops"] = flops / (step["time_us"] * 1e-6) / 1e12
         row["fraction_of_fp16_peak"] = row["tflops"] / 740.0
     q, k, v = (torch.from_numpy(tensors[x]).cuda() for x in "qkv")
     mask = None if causal else torch.from_numpy(tensors["mask"]).cuda()
@@ -419,7 +418,7 @@ def run(out, result_path):
         elif case in DWCONVS:
             row.update(dwconv_row(case, text, moved, flops, copy_gbs))
         elif case in ATTENTIONS:
-            row.update(attention_row(case, tensors, text, moved, flops, copy_gbs))
+            row.update(attention_row(case, tensors, text, moved, flops))
         elif flops:
             # Kernel against kernel: kiln's GEMM step from its profile table,
             # cuBLAS as one of 20 matmuls replayed from a CUDA graph (a lone
