@@ -1,0 +1,56 @@
+"""benchmarks/kernels.py: the attention cases' graphs compile to the one
+flash kernel they are meant to time, and the seeded inputs and reference
+are what the GPU run checks against."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+BENCHMARKS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO_ROOT = os.path.dirname(BENCHMARKS)
+sys.path.insert(0, BENCHMARKS)
+import kernels  # noqa: E402
+
+BUILD = os.environ.get("KILN_BUILD_DIR", os.path.join(REPO_ROOT, "build"))
+
+
+def test_attention_cases_count_the_keys_each_row_attends():
+    table = kernels.cases()
+    inputs, moved, flops = table["attention_bert"]
+    assert inputs == {"q": [8, 12, 128, 64], "k": [8, 12, 128, 64],
+                      "v": [8, 12, 128, 64], "mask": [8, 1, 1, 128]}
+    assert flops == 4 * 8 * 12 * 128 * 128 * 64
+    inputs, moved, flops = table["attention_gpt2"]
+    assert "mask" not in inputs  # a constant of the graph
+    assert flops == 4 * 12 * (1024 * 1025 // 2) * 64
+    assert moved == 2 * 4 * 12 * 1024 * 64
+
+
+def test_attention_inputs_mask_the_last_keys_of_odd_batch_rows():
+    tensors = kernels.attention_inputs("attention_bert", np.random.RandomState(1))
+    mask = tensors["mask"]
+    assert mask.shape == (8, 1, 1, 128) and mask.dtype == np.float16
+    assert (mask[0::2] == 0).all()
+    assert (mask[1::2, ..., :112] == 0).all()
+    assert (mask[1::2, ..., 112:] == kernels.MASKED).all()
+    causal = kernels.causal_mask(4)[0, 0]
+    assert (causal[np.tril_indices(4)] == 0).all()
+    assert (causal[np.triu_indices(4, 1)] == kernels.MASKED).all()
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(BUILD, "bin", "kiln-compile")),
+                    reason="kiln-compile is not built")
+def test_attention_cases_compile_to_one_flash_kernel(tmp_path):
+    kernels.make(str(tmp_path), prefixes=["attention"], build=BUILD)
+    for name, mask in [("attention_bert", "F16[8x1x1x128]"), ("attention_gpt2", None)]:
+        listing = subprocess.run(
+            [os.path.join(BUILD, "bin", "kiln-inspect"), str(tmp_path / (name + ".kiln"))],
+            capture_output=True, text=True, check=True).stdout
+        steps = [line for line in listing.splitlines() if line.strip().startswith("step ")]
+        assert len(steps) == 1 and "'attention_0'" in steps[0], listing
+        if mask:
+            assert f"input 3 'mask': {mask}" in listing
+        else:  # the causal mask is known at compile time: not an input
+            assert "'mask'" not in listing
