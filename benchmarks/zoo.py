@@ -474,11 +474,21 @@ def run_all(args):
 
 def mark_timeout(path, name, timeout):
     """Keeps what a stopped model measured, marked TIMEOUT (the summary counts
-    only models whose status is ok)."""
+    only models whose status is ok). A model whose run had already finished
+    (its status final, no longer "running": bench_model's `finally` wrote it
+    with its seconds) keeps that status, with stopped_after_finishing_s: only
+    its process outlived the budget (inductor's compile workers and CUDA's
+    teardown can take seconds after the last result is saved; Llama, H200,
+    2026-12-02: finished in 105 s, stopped at 120 s and marked TIMEOUT with
+    its ratio measured)."""
     result = dict(model=name)
     if os.path.exists(path):
         with open(path) as f:
             result = json.load(f)
+    if result.get("status", "running") != "running":
+        result["stopped_after_finishing_s"] = round(timeout)
+        save(result, path)
+        return
     result["status"] = "TIMEOUT"
     result["error"] = f"stopped after {timeout:.0f} s"
     save(result, path)

@@ -517,3 +517,26 @@ def test_inductor_cache_state_says_whether_autotuning_was_carried(tmp_path, monk
     assert zoo.inductor_cache_state() == "cold"
     (tmp_path / "cache" / "0123abcd").write_text('{"system": {}, "cache": {}}')
     assert zoo.inductor_cache_state() == "carried"
+
+
+def test_timeout_marks_only_a_run_stopped_part_way(tmp_path):
+    # Stopped while measuring: TIMEOUT, with what it had measured kept.
+    running = tmp_path / "swin.json"
+    running.write_text(json.dumps(dict(model="swin", status="running", kiln_ms=1.0)))
+    zoo.mark_timeout(str(running), "swin", 163)
+    result = json.loads(running.read_text())
+    assert result["status"] == "TIMEOUT" and result["kiln_ms"] == 1.0
+    assert result["error"] == "stopped after 163 s"
+    # Finished (its status final, its seconds written), only the process
+    # lingered: the status stays, the stop is recorded.
+    finished = tmp_path / "llama.json"
+    finished.write_text(json.dumps(dict(model="llama", status="ok", seconds=105.0,
+                                        kiln_over_max_autotune_ratio=0.6)))
+    zoo.mark_timeout(str(finished), "llama", 120)
+    result = json.loads(finished.read_text())
+    assert result["status"] == "ok" and "error" not in result
+    assert result["stopped_after_finishing_s"] == 120
+    # No JSON at all (stopped before its first save): TIMEOUT.
+    missing = tmp_path / "t5.json"
+    zoo.mark_timeout(str(missing), "t5", 60)
+    assert json.loads(missing.read_text())["status"] == "TIMEOUT"
