@@ -456,11 +456,7 @@ def run_all(args):
                 (["--skip-max-autotune"] if args.skip_max_autotune else []),
                 stdout=log, stderr=subprocess.STDOUT, env=environment,
                 start_new_session=True)  # its own group: inductor's workers stop with it
-            try:
-                child.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(child.pid, signal.SIGKILL)
-                child.wait()
+            if not wait_for_model(child, os.path.join(args.out, name + ".json"), timeout):
                 mark_timeout(os.path.join(args.out, name + ".json"), name, timeout)
         path = os.path.join(args.out, name + ".json")
         if os.path.exists(path):
@@ -470,6 +466,38 @@ def run_all(args):
           f"{time.time() - start:.0f} s" + (f"; not started: {', '.join(not_started)}"
                                             if not_started else ""))
     return 0
+
+
+def finished(path):
+    """Whether the model's JSON at |path| holds a finished run: a final status
+    (not "running") and the seconds bench_model's `finally` writes."""
+    try:
+        with open(path) as f:
+            result = json.load(f)
+    except (OSError, ValueError):  # not written yet, or being written
+        return False
+    return result.get("status", "running") != "running" and "seconds" in result
+
+
+def wait_for_model(child, path, timeout, grace_s=10.0, poll_s=1.0):
+    """Waits for the model's process |child| (its own process group) at most
+    |timeout| seconds; once its JSON says it finished, at most |grace_s| more
+    for the process to exit (inductor's compile workers and CUDA's teardown
+    took Llama's past the runner's limit, seconds of a device call spent on
+    nothing), then stops its group. Returns False when it stopped the
+    process before its run had finished (a timeout), else True."""
+    start = time.time()
+    done_at = None
+    while child.poll() is None:
+        now = time.time()
+        if done_at is None and finished(path):
+            done_at = now
+        if now - start >= timeout or (done_at is not None and now - done_at >= grace_s):
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            return finished(path)
+        time.sleep(poll_s)
+    return True
 
 
 def mark_timeout(path, name, timeout):

@@ -8,6 +8,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -540,3 +541,25 @@ def test_timeout_marks_only_a_run_stopped_part_way(tmp_path):
     missing = tmp_path / "t5.json"
     zoo.mark_timeout(str(missing), "t5", 60)
     assert json.loads(missing.read_text())["status"] == "TIMEOUT"
+
+
+def test_runner_stops_a_process_that_outlives_its_finished_run(tmp_path):
+    # The child writes a finished result, then lingers (as inductor's workers
+    # do): the runner stops it after the grace period, not at the timeout,
+    # and the run counts as finished.
+    path = tmp_path / "m.json"
+    script = ("import json, sys, time; json.dump(dict(status='ok', seconds=1.0), "
+              f"open({str(path)!r}, 'w')); time.sleep(60)")
+    child = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+    start = time.time()
+    assert zoo.wait_for_model(child, str(path), timeout=50, grace_s=1.0, poll_s=0.1)
+    assert time.time() - start < 20 and child.returncode is not None
+    # A child stopped part-way (its status still running) is not finished.
+    path.write_text(json.dumps(dict(status="running")))
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                             start_new_session=True)
+    assert not zoo.wait_for_model(child, str(path), timeout=1.0, poll_s=0.1)
+    assert child.returncode is not None
+    # One that exits by itself is not a timeout, whatever it wrote.
+    child = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
+    assert zoo.wait_for_model(child, str(path), timeout=30, poll_s=0.1)
