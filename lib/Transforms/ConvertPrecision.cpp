@@ -245,11 +245,8 @@ public:
     for (Operation &op : body)
       if (!isa<ConstantOp>(op) && op.getNumRegions() == 0 &&
           op.getNumResults() != 0 && op.getNumOperands() != 0 &&
-          llvm::all_of(op.getOperands(), [&](Value operand) {
-            Operation *producer = operand.getDefiningOp();
-            return producer &&
-                   (isa<ConstantOp>(producer) || ops.contains(producer));
-          })) {
+          llvm::all_of(op.getOperands(),
+                       [&](Value operand) { return isWeight(operand); })) {
         ops.insert(&op);
         members.push_back(&op);
       }
@@ -262,6 +259,11 @@ public:
   }
 
   bool contains(Operation *op) const { return ops.contains(op); }
+  /// Whether |value| is a constant or a result of weight arithmetic.
+  bool isWeight(Value value) const {
+    Operation *producer = value.getDefiningOp();
+    return producer && (isa<ConstantOp>(producer) || ops.contains(producer));
+  }
 
 private:
   llvm::DenseSet<Operation *> ops;
@@ -278,10 +280,8 @@ public:
           llvm::all_of(ValueRange{norm.getScale(), norm.getBias(),
                                   norm.getMean(), norm.getVariance()},
                        [&](Value parameter) {
-                         Operation *producer = parameter.getDefiningOp();
-                         return isF32Tensor(parameter.getType()) && producer &&
-                                (isa<ConstantOp>(producer) ||
-                                 weights.contains(producer));
+                         return isF32Tensor(parameter.getType()) &&
+                                weights.isWeight(parameter);
                        }))
         norms.insert(norm);
   }
