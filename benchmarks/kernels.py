@@ -342,9 +342,10 @@ def attention_reference(name, tensors):
     return (p @ v).cpu().numpy().astype(np.float16)
 
 
-def attention_row(name, tensors, text, moved, flops):
+def attention_row(name, tensors, reference, text, moved, flops):
     """kiln's attention kernel from the profile table against torch's
-    scaled_dot_product_attention in fp16 on the same inputs."""
+    scaled_dot_product_attention in fp16 on the same inputs (|reference|:
+    attention_reference's output, which kiln's was checked against)."""
     import torch
     import torch.nn.functional as F
     _, _, sq, d, causal = ATTENTIONS[name]
@@ -357,7 +358,7 @@ def attention_row(name, tensors, text, moved, flops):
     def sdpa():
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal)
 
-    reference = attention_reference(name, tensors).astype(np.float32)
+    reference = reference.astype(np.float32)
     row["torch_rel_l2"] = float(np.linalg.norm(sdpa().float().cpu().numpy() - reference) /
                                 np.linalg.norm(reference))
     row["torch_us"] = single_replay_ms(sdpa) * 1e3
@@ -403,9 +404,10 @@ def run(out, result_path):
                    os.path.join(out, name + "-profile.json")]
         if case in ATTENTIONS:
             # Correct before fast: the same run checks the output first.
+            reference = attention_reference(case, tensors)
             expected = os.path.join(out, name + "-expected")
             os.makedirs(expected, exist_ok=True)
-            np.save(os.path.join(expected, "y.npy"), attention_reference(case, tensors))
+            np.save(os.path.join(expected, "y.npy"), reference)
             command += ["--expect", expected, "--rel-l2", "1e-2"]
         log = subprocess.run(command, capture_output=True, text=True)
         text = log.stdout + log.stderr
@@ -418,7 +420,7 @@ def run(out, result_path):
         elif case in DWCONVS:
             row.update(dwconv_row(case, text, moved, flops, copy_gbs))
         elif case in ATTENTIONS:
-            row.update(attention_row(case, tensors, text, moved, flops))
+            row.update(attention_row(case, tensors, reference, text, moved, flops))
         elif flops:
             # Kernel against kernel: kiln's GEMM step from its profile table,
             # cuBLAS as one of 20 matmuls replayed from a CUDA graph (a lone
