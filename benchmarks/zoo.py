@@ -456,8 +456,9 @@ def run_all(args):
                 (["--skip-max-autotune"] if args.skip_max_autotune else []),
                 stdout=log, stderr=subprocess.STDOUT, env=environment,
                 start_new_session=True)  # its own group: inductor's workers stop with it
-            if not wait_for_model(child, os.path.join(args.out, name + ".json"), timeout):
-                mark_timeout(os.path.join(args.out, name + ".json"), name, timeout)
+            stopped_s = wait_for_model(child, os.path.join(args.out, name + ".json"), timeout)
+            if stopped_s is not None:
+                mark_stopped(os.path.join(args.out, name + ".json"), name, stopped_s)
         path = os.path.join(args.out, name + ".json")
         if os.path.exists(path):
             with open(path) as f:
@@ -484,8 +485,8 @@ def wait_for_model(child, path, timeout, grace_s=10.0, poll_s=1.0):
     |timeout| seconds; once its JSON says it finished, at most |grace_s| more
     for the process to exit (inductor's compile workers and CUDA's teardown
     took Llama's past the runner's limit, seconds of a device call spent on
-    nothing), then stops its group. Returns False when it stopped the
-    process before its run had finished (a timeout), else True."""
+    nothing), then stops its group. Returns the seconds after which it
+    stopped the process, or None when the process exited by itself."""
     start = time.time()
     done_at = None
     while child.poll() is None:
@@ -495,30 +496,28 @@ def wait_for_model(child, path, timeout, grace_s=10.0, poll_s=1.0):
         if now - start >= timeout or (done_at is not None and now - done_at >= grace_s):
             os.killpg(child.pid, signal.SIGKILL)
             child.wait()
-            return finished(path)
+            return now - start
         time.sleep(poll_s)
-    return True
+    return None
 
 
-def mark_timeout(path, name, timeout):
-    """Keeps what a stopped model measured, marked TIMEOUT (the summary counts
-    only models whose status is ok). A model whose run had already finished
-    (its status final, no longer "running": bench_model's `finally` wrote it
-    with its seconds) keeps that status, with stopped_after_finishing_s: only
-    its process outlived the budget (inductor's compile workers and CUDA's
-    teardown can take seconds after the last result is saved; Llama, H200,
-    2026-12-02: finished in 105 s, stopped at 120 s and marked TIMEOUT with
-    its ratio measured)."""
+def mark_stopped(path, name, seconds):
+    """Records that the runner stopped the model's process after |seconds|. A
+    run that had finished (finished(): bench_model's `finally` wrote its final
+    status and seconds) keeps its status, with stopped_after_finishing_s: only
+    its process outlived its result (Llama, H200, 2026-12-02: finished in
+    105 s, stopped at 120 s and, before this rule, marked TIMEOUT with its
+    ratio measured). Else it is TIMEOUT, keeping what it measured (the
+    summary counts only models whose status is ok)."""
     result = dict(model=name)
     if os.path.exists(path):
         with open(path) as f:
             result = json.load(f)
-    if result.get("status", "running") != "running":
-        result["stopped_after_finishing_s"] = round(timeout)
-        save(result, path)
-        return
-    result["status"] = "TIMEOUT"
-    result["error"] = f"stopped after {timeout:.0f} s"
+    if finished(path):
+        result["stopped_after_finishing_s"] = round(seconds)
+    else:
+        result["status"] = "TIMEOUT"
+        result["error"] = f"stopped after {seconds:.0f} s"
     save(result, path)
 
 

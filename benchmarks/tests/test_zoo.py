@@ -520,11 +520,11 @@ def test_inductor_cache_state_says_whether_autotuning_was_carried(tmp_path, monk
     assert zoo.inductor_cache_state() == "carried"
 
 
-def test_timeout_marks_only_a_run_stopped_part_way(tmp_path):
+def test_a_stop_marks_only_a_run_stopped_part_way(tmp_path):
     # Stopped while measuring: TIMEOUT, with what it had measured kept.
     running = tmp_path / "swin.json"
     running.write_text(json.dumps(dict(model="swin", status="running", kiln_ms=1.0)))
-    zoo.mark_timeout(str(running), "swin", 163)
+    zoo.mark_stopped(str(running), "swin", 163)
     result = json.loads(running.read_text())
     assert result["status"] == "TIMEOUT" and result["kiln_ms"] == 1.0
     assert result["error"] == "stopped after 163 s"
@@ -533,33 +533,37 @@ def test_timeout_marks_only_a_run_stopped_part_way(tmp_path):
     finished = tmp_path / "llama.json"
     finished.write_text(json.dumps(dict(model="llama", status="ok", seconds=105.0,
                                         kiln_over_max_autotune_ratio=0.6)))
-    zoo.mark_timeout(str(finished), "llama", 120)
+    zoo.mark_stopped(str(finished), "llama", 120)
     result = json.loads(finished.read_text())
     assert result["status"] == "ok" and "error" not in result
     assert result["stopped_after_finishing_s"] == 120
     # No JSON at all (stopped before its first save): TIMEOUT.
     missing = tmp_path / "t5.json"
-    zoo.mark_timeout(str(missing), "t5", 60)
+    zoo.mark_stopped(str(missing), "t5", 60)
     assert json.loads(missing.read_text())["status"] == "TIMEOUT"
 
 
 def test_runner_stops_a_process_that_outlives_its_finished_run(tmp_path):
     # The child writes a finished result, then lingers (as inductor's workers
     # do): the runner stops it after the grace period, not at the timeout,
-    # and the run counts as finished.
+    # and the run keeps its status with the stop recorded.
     path = tmp_path / "m.json"
     script = ("import json, sys, time; json.dump(dict(status='ok', seconds=1.0), "
               f"open({str(path)!r}, 'w')); time.sleep(60)")
     child = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
-    start = time.time()
-    assert zoo.wait_for_model(child, str(path), timeout=50, grace_s=1.0, poll_s=0.1)
-    assert time.time() - start < 20 and child.returncode is not None
-    # A child stopped part-way (its status still running) is not finished.
+    stopped_s = zoo.wait_for_model(child, str(path), timeout=50, grace_s=1.0, poll_s=0.1)
+    assert stopped_s is not None and stopped_s < 20 and child.returncode is not None
+    zoo.mark_stopped(str(path), "m", stopped_s)
+    result = json.loads(path.read_text())
+    assert result["status"] == "ok" and result["stopped_after_finishing_s"] < 20
+    # A child stopped part-way (its status still running) times out.
     path.write_text(json.dumps(dict(status="running")))
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
                              start_new_session=True)
-    assert not zoo.wait_for_model(child, str(path), timeout=1.0, poll_s=0.1)
-    assert child.returncode is not None
-    # One that exits by itself is not a timeout, whatever it wrote.
+    stopped_s = zoo.wait_for_model(child, str(path), timeout=1.0, poll_s=0.1)
+    assert stopped_s is not None and child.returncode is not None
+    zoo.mark_stopped(str(path), "m", stopped_s)
+    assert json.loads(path.read_text())["status"] == "TIMEOUT"
+    # One that exits by itself is not stopped, whatever it wrote.
     child = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
-    assert zoo.wait_for_model(child, str(path), timeout=30, poll_s=0.1)
+    assert zoo.wait_for_model(child, str(path), timeout=30, poll_s=0.1) is None
