@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <dirent.h>
@@ -308,15 +309,25 @@ int main(int argc, char **argv) {
                  "{\n  \"passed\": %d, \"failed\": %d, \"skipped\": %d,\n"
                  "  \"cases\": [\n",
                  passed, failed, skipped);
+    // JSON has no inf or NaN (a relative error against an expected 0 is
+    // inf): those are written as null.
+    auto number = [](double value) {
+      if (!std::isfinite(value))
+        return std::string("null");
+      char text[32];
+      std::snprintf(text, sizeof(text), "%.6g", value);
+      return std::string(text);
+    };
     for (size_t i = 0; i < results.size(); ++i) {
       const CaseResult &r = results[i];
       std::fprintf(json,
                    "    {\"name\": %s, \"status\": %s, \"message\": %s, "
-                   "\"max_abs_error\": %.6g, \"max_rel_error\": %.6g, "
+                   "\"max_abs_error\": %s, \"max_rel_error\": %s, "
                    "\"milliseconds\": %.4f}%s\n",
                    jsonString(r.name).c_str(), jsonString(r.status).c_str(),
-                   jsonString(r.message).c_str(), r.maxAbsError, r.maxRelError,
-                   r.milliseconds, i + 1 < results.size() ? "," : "");
+                   jsonString(r.message).c_str(), number(r.maxAbsError).c_str(),
+                   number(r.maxRelError).c_str(), r.milliseconds,
+                   i + 1 < results.size() ? "," : "");
     }
     std::fprintf(json, "  ]\n}\n");
     std::fclose(json);

@@ -232,13 +232,48 @@ func.func @transpose_short_rows_too_large(%a: tensor<16x40xf64>) -> tensor<40x16
 // -----
 
 // Attention: f16 with head sizes multiples of 16 (d) and 8 (dv), q/k/v
-// kernel inputs: the flash kernel; f32, or f16 with d = 40: the query-row
-// kernel.
+// kernel inputs: the flash kernel, one key group of 128 threads for 5 key
+// tiles; f32, or f16 with d = 40: the query-row kernel.
 // CHECK-LABEL: func.func @attention_flash
 // CHECK: kiln.kernel "attention_0" attention {{.*}} attributes {block_size = 128 : i64, grid_size = 308 : i64, variant = #kiln.variant<flash>}
 func.func @attention_flash(%q: tensor<2x2x77x64xf16>, %k: tensor<2x2x300x64xf16>, %v: tensor<2x2x300x40xf16>) -> tensor<2x2x77x40xf16> {
   %0 = kiln.attention %q, %k, %v {scale = 0.125 : f32} : tensor<2x2x77x64xf16>, tensor<2x2x300x64xf16>, tensor<2x2x300x40xf16> -> tensor<2x2x77x40xf16>
   return %0 : tensor<2x2x77x40xf16>
+}
+
+// -----
+
+// Two key groups (256 threads) where a query tile visits 8 key tiles or
+// more and the two-group blocks of all query tiles fit on the
+// multiprocessors at once (3 groups each): GPT-2 bs1 s1024's 12 x 16 query
+// tiles of up to 16 key tiles.
+// CHECK-LABEL: func.func @attention_flash_key_groups
+// CHECK: kiln.kernel "attention_0" attention {{.*}} attributes {block_size = 256 : i64, grid_size = 8448 : i64, variant = #kiln.variant<flash>}
+func.func @attention_flash_key_groups(%q: tensor<1x12x1024x64xf16>, %k: tensor<1x12x1024x64xf16>, %v: tensor<1x12x1024x64xf16>) -> tensor<1x12x1024x64xf16> {
+  %0 = kiln.attention %q, %k, %v {scale = 0.125 : f32} : tensor<1x12x1024x64xf16>, tensor<1x12x1024x64xf16>, tensor<1x12x1024x64xf16> -> tensor<1x12x1024x64xf16>
+  return %0 : tensor<1x12x1024x64xf16>
+}
+
+// -----
+
+// One group: 8 x 12 x 4 query tiles of 8 key tiles would take 768 groups,
+// more than 3 x 132 at once (ViT-like: the two-group blocks ran in waves).
+// CHECK-LABEL: func.func @attention_flash_many_query_tiles
+// CHECK: kiln.kernel "attention_0" attention {{.*}} attributes {block_size = 128 : i64
+func.func @attention_flash_many_query_tiles(%q: tensor<8x12x256x64xf16>, %k: tensor<8x12x512x64xf16>, %v: tensor<8x12x512x64xf16>) -> tensor<8x12x256x64xf16> {
+  %0 = kiln.attention %q, %k, %v {scale = 0.125 : f32} : tensor<8x12x256x64xf16>, tensor<8x12x512x64xf16>, tensor<8x12x512x64xf16> -> tensor<8x12x256x64xf16>
+  return %0 : tensor<8x12x256x64xf16>
+}
+
+// -----
+
+// One group: head size 128's two K and V tiles (2 x 34816 bytes) do not fit
+// 48 KiB.
+// CHECK-LABEL: func.func @attention_flash_head_128
+// CHECK: kiln.kernel "attention_0" attention {{.*}} attributes {block_size = 128 : i64
+func.func @attention_flash_head_128(%q: tensor<1x2x1024x128xf16>, %k: tensor<1x2x1024x128xf16>, %v: tensor<1x2x1024x128xf16>) -> tensor<1x2x1024x128xf16> {
+  %0 = kiln.attention %q, %k, %v {scale = 0.125 : f32} : tensor<1x2x1024x128xf16>, tensor<1x2x1024x128xf16>, tensor<1x2x1024x128xf16> -> tensor<1x2x1024x128xf16>
+  return %0 : tensor<1x2x1024x128xf16>
 }
 
 // -----

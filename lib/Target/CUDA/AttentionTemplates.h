@@ -99,6 +99,11 @@ std::optional<KeyTileBounds> findKeyTileBounds(KernelOp kernel,
                                                int64_t sk, int64_t rowsPerTile,
                                                int64_t keysPerTile);
 
+/// What converts a difference of the flash kernel's scores to base 2: ` *
+/// log2(e)` when a mask read at run time keeps them in natural units
+/// (|readMask|), else nothing (they are in base 2 already).
+std::string flashScoreToBase2(AttentionOp attention, bool readMask);
+
 /// The key-tile loop's online softmax in the flash kernel, after S = Q K^T
 /// (FlashAttentionSoftmax.cpp); |readMask|: the loop has read bias[j][c].
 mlir::LogicalResult emitFlashSoftmax(ElementalEmitter &emitter,

@@ -15,13 +15,76 @@ namespace kiln::cuda {
 namespace {
 
 // kFlashAttentionWarps warps of 16 query rows (one m16 tile of the mma) per
-// block (KernelConfiguration.h), kFlashKeys keys per shared-memory tile of K
-// and V.
+// key group (KernelConfiguration.h), kFlashKeys keys per shared-memory tile
+// of K and V.
 constexpr int64_t kFlashRows = 16 * kFlashAttentionWarps;
-constexpr int64_t kFlashKeys = 64;
+constexpr int64_t kFlashKeys = kFlashAttentionKeys;
+constexpr int64_t kGroupThreads = 32 * kFlashAttentionWarps;
 // Shared rows are padded by 8 elements (16 bytes), so the 8 rows that one
 // fragment load touches start 4 banks apart: a warp's 32 loads hit 32 banks.
-constexpr int64_t kFlashPad = 8;
+constexpr int64_t kFlashPad = kFlashAttentionPad;
+
+/// After the key-tile loop of G > 1 key groups: groups 1 ... G - 1 post m,
+/// l (this lane's partial sum) and O per thread, group 0 merges them into
+/// its own. |toBase2| converts differences of m to base 2 (empty when the
+/// scores already are).
+void emitKeyGroupMerge(ElementalEmitter &emitter, int64_t groups, int64_t dv,
+                       const std::string &toBase2) {
+  auto text = [](int64_t value) { return std::to_string(value); };
+  int64_t values = 4 + dv / 2, threads = kGroupThreads;
+  std::string negInf = ElementalEmitter::floatLiteral(
+      Float32Type::get(emitter.getKernel().getContext()), -INFINITY);
+  emitter.line("// Merge the key groups: groups 1 ... " + text(groups - 1) +
+               " post m, l and O (value i of thread x at [i][x]), group 0 "
+               "scales each by 2^(m_g - max m) and adds.");
+  emitter.line("__syncthreads();  // Every group is done with its tiles.");
+  emitter.line("float *const kiln_posts = reinterpret_cast<float "
+               "*>(kiln_tiles);");
+  emitter.open("if (keyGroup > 0)");
+  emitter.line("float *post = kiln_posts + (keyGroup - 1) * " +
+               text(values * threads) + " + groupThread;");
+  emitter.line("post[0] = m[0];");
+  emitter.line("post[" + text(threads) + "] = m[1];");
+  emitter.line("post[" + text(2 * threads) + "] = l[0];");
+  emitter.line("post[" + text(3 * threads) + "] = l[1];");
+  emitter.line("#pragma unroll");
+  emitter.open("for (int e = 0; e < " + text(dv / 8) + "; ++e)");
+  emitter.line("#pragma unroll");
+  emitter.line("for (int c = 0; c < 4; ++c) post[(4 + e * 4 + c) * " +
+               text(threads) + "] = o[e][c];");
+  emitter.close();
+  emitter.close();
+  emitter.line("__syncthreads();");
+  emitter.open("if (keyGroup == 0)");
+  emitter.line("#pragma unroll");
+  emitter.open("for (int g = 0; g < " + text(groups - 1) + "; ++g)");
+  emitter.line("const float *post = kiln_posts + g * " +
+               text(values * threads) + " + groupThread;");
+  emitter.line("float alpha[2], beta[2];");
+  emitter.line("#pragma unroll");
+  emitter.open("for (int r = 0; r < 2; ++r)");
+  emitter.line("const float mOther = post[r * " + text(threads) +
+               "], mNew = fmaxf(m[r], mOther);");
+  emitter.line("const float base = mNew == " + negInf +
+               " ? 0.0f : mNew;  // Both -inf: l = 0, O = 0.");
+  emitter.line("alpha[r] = kiln_flash_exp2((m[r] - base)" + toBase2 + ");");
+  emitter.line("beta[r] = kiln_flash_exp2((mOther - base)" + toBase2 + ");");
+  emitter.line("l[r] = l[r] * alpha[r] + post[(2 + r) * " + text(threads) +
+               "] * beta[r];");
+  emitter.line("m[r] = mNew;");
+  emitter.close();
+  emitter.line("#pragma unroll");
+  emitter.open("for (int e = 0; e < " + text(dv / 8) + "; ++e)");
+  emitter.line("#pragma unroll");
+  emitter.line("for (int c = 0; c < 4; ++c) o[e][c] = o[e][c] * alpha[c >> 1] "
+               "+ post[(4 + e * 4 + c) * " +
+               text(threads) + "] * beta[c >> 1];");
+  emitter.close();
+  emitter.close();
+  emitter.close();
+  emitter.line("__syncthreads();  // The posts are read: the next tile's "
+               "copies may overwrite them.");
+}
 
 } // namespace
 
@@ -52,6 +115,14 @@ constexpr int64_t kFlashPad = 8;
 /// tile; query tiles are then taken in reverse, the longest first, with the
 /// batch index varying fastest (tile t: query tile queryTiles - 1 - t / batch
 /// of batch index t % batch), so the heaviest tiles of every head start first.
+/// With G = block_size / 128 key groups (flashKeyGroups), each group of 4
+/// warps takes the same query rows against key tiles first + g, first + g +
+/// G, ... with its own tiles in shared memory and its own named barrier
+/// (kiln_flash_group_sync), so groups with different trip counts never wait
+/// for each other in the loop; then groups 1 ... G - 1 post their rows' m, l
+/// and O fragments to shared memory and group 0 merges them (the lanes'
+/// fragment layouts agree, so each lane reads its own), scaling each by
+/// 2^(m_g - max m) as the online softmax does, and writes the output.
 LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                               LaunchGeometry &launch) {
   KernelOp kernel = emitter.getKernel();
@@ -73,7 +144,10 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
       runTime ? batch.text + " * " + queryTiles
               : std::to_string(batch.size *
                                ((sq.size + kFlashRows - 1) / kFlashRows));
-  int64_t block = 32 * kFlashAttentionWarps;
+  int64_t groups = std::max<int64_t>(
+      int64_t(kernel.getBlockSize().value_or(kGroupThreads)) / kGroupThreads,
+      1);
+  int64_t block = kGroupThreads * groups;
   Type type = elementTypeOf(attention.getQuery());
   std::string storage = ElementalEmitter::storageType(type);
   auto text = [](int64_t value) { return std::to_string(value); };
@@ -96,13 +170,16 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                           const std::string &keyStart,
                           const std::string &condition) {
     int64_t pieces = cols / 8, total = kFlashKeys * pieces;
+    int64_t threads = kGroupThreads;
     if (!condition.empty())
       emitter.open("if (" + condition + ")");
     emitter.line("#pragma unroll");
-    emitter.open("for (int i = 0; i < " + text((total + block - 1) / block) +
-                 "; ++i)");
-    emitter.line("const int c = threadIdx.x + i * " + text(block) + ";");
-    if (total % block != 0)
+    emitter.open("for (int i = 0; i < " +
+                 text((total + threads - 1) / threads) + "; ++i)");
+    emitter.line("const int c = " +
+                 std::string(groups > 1 ? "groupThread" : "threadIdx.x") +
+                 " + i * " + text(threads) + ";");
+    if (total % threads != 0)
       emitter.line("if (c >= " + text(total) + ") break;");
     emitter.line("const int r = c / " + text(pieces) + ", col = (c % " +
                  text(pieces) + ") * 8;");
@@ -124,12 +201,39 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                " query rows (a warp per 16), tensor cores, key/value tiles "
                "of " +
                text(kFlashKeys) + " in shared memory, online softmax.");
-  emitter.line("__align__(16) __shared__ unsigned short kiln_k[" +
-               text(kFlashKeys * (d + kFlashPad)) + "];");
-  emitter.line("__align__(16) __shared__ unsigned short kiln_v[" +
-               text(kFlashKeys * (dv + kFlashPad)) + "];");
-  emitter.line("const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, "
-               "group = lane >> 2, pair = lane & 3;");
+  int64_t keyElements = kFlashKeys * (d + kFlashPad),
+          valueElements = kFlashKeys * (dv + kFlashPad);
+  // Within the loop a group waits for its own threads only.
+  std::string sync = groups > 1 ? "kiln_flash_group_sync(keyGroup + 1, " +
+                                      text(kGroupThreads) + ");"
+                                : "__syncthreads();";
+  if (groups == 1) {
+    emitter.line("__align__(16) __shared__ unsigned short kiln_k[" +
+                 text(keyElements) + "];");
+    emitter.line("__align__(16) __shared__ unsigned short kiln_v[" +
+                 text(valueElements) + "];");
+    emitter.line("const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, "
+                 "group = lane >> 2, pair = lane & 3;");
+  } else {
+    emitter.line("// " + text(groups) + " key groups of " +
+                 text(kFlashAttentionWarps) +
+                 " warps: group g takes key tiles first + g, first + g + " +
+                 text(groups) +
+                 ", ...; each its own K and V tile, and afterwards the "
+                 "merge's posts, in one array.");
+    emitter.line("__align__(16) __shared__ unsigned short kiln_tiles[" +
+                 text(flashSharedBytes(groups, d, dv) / 2) + "];");
+    emitter.line("const int lane = threadIdx.x & 31, warp = (threadIdx.x >> "
+                 "5) % " +
+                 text(kFlashAttentionWarps) +
+                 ", group = lane >> 2, pair = lane & 3;");
+    emitter.line("const int keyGroup = threadIdx.x / " + text(kGroupThreads) +
+                 ", groupThread = threadIdx.x % " + text(kGroupThreads) + ";");
+    emitter.line("unsigned short *const kiln_k = kiln_tiles + keyGroup * " +
+                 text(keyElements + valueElements) + ";");
+    emitter.line("unsigned short *const kiln_v = kiln_k + " +
+                 text(keyElements) + ";");
+  }
   emitter.line("// The shared row this lane addresses for ldmatrix: of K, key "
                "(lane & 7) + 8 (lane >> 4) at column 8 ((lane >> 3) & 1); of V,");
   emitter.line("// key lane & 15 at column 8 (lane >> 4).");
@@ -215,10 +319,25 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   }
   std::string queryStride = rowStrides[0], keyRowStride = rowStrides[1],
               valueRowStride = rowStrides[2];
-  std::string firstKey =
-      bounds ? loopStart + " * " + text(kFlashKeys) : std::string("0");
-  emitTileCopy("kiln_k", "k", d, keyRowStride, firstKey, "");
-  emitTileCopy("kiln_v", "v", dv, valueRowStride, firstKey, "");
+  // Key group g starts at tile loopStart + g and steps by |groups|; a group
+  // without a tile copies nothing (its commits are empty).
+  std::string firstCondition;
+  if (groups > 1) {
+    loopStart = bounds ? loopStart + " + keyGroup" : "keyGroup";
+    firstCondition =
+        bounds ? loopStart + " <= lastTile" : "keyGroup < " + keyTiles;
+    nextCondition =
+        "t + " + text(groups) + (bounds ? " <= lastTile" : " < " + keyTiles);
+  }
+  std::string firstKey = "0";
+  if (groups > 1 && bounds)
+    firstKey = "(" + loopStart + ") * " + text(kFlashKeys);
+  else if (groups > 1)
+    firstKey = "keyGroup * " + text(kFlashKeys);
+  else if (bounds)
+    firstKey = loopStart + " * " + text(kFlashKeys);
+  emitTileCopy("kiln_k", "k", d, keyRowStride, firstKey, firstCondition);
+  emitTileCopy("kiln_v", "v", dv, valueRowStride, firstKey, firstCondition);
 
   emitter.line("// A fragments of the warp's 16 query rows (zero past " +
                sq.text + ").");
@@ -242,7 +361,9 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                "}, l[2] = {0.0f, 0.0f};  // Per row; l summed over the quad "
                "at the end.");
 
-  emitter.open("for (int t = " + loopStart + "; " + loopCondition + "; ++t)");
+  emitter.open("for (int t = " + loopStart + "; " + loopCondition + "; " +
+               (groups > 1 ? "t += " + text(groups) : std::string("++t")) +
+               ")");
   emitter.line("const kiln_index_t key0 = t * " + text(kFlashKeys) + ";");
   // A mask read at run time: its entries of this tile, loaded before the
   // wait so that their latency overlaps it and S = Q K^T.
@@ -269,7 +390,7 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   }
   emitter.line("kiln_flash_wait_one();  // This thread's copies of key tile "
                "t have landed,");
-  emitter.line("__syncthreads();        // and everyone's.");
+  emitter.line(sync + "  // and everyone's.");
   emitter.line("// s[j]: the C fragment of keys key0 + 8j ... key0 + 8j + 7.");
   emitter.line("float s[" + text(kFlashKeys / 8) + "][4];");
   emitter.line("#pragma unroll");
@@ -288,16 +409,16 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   emitter.line("kiln_flash_mma(s[j + 1], qa[ks], b[2], b[3]);");
   emitter.close();
   emitter.close();
-  emitter.line("__syncthreads();  // Every warp is done with kiln_k.");
-  emitTileCopy("kiln_k", "k", d, keyRowStride, "key0 + " + text(kFlashKeys),
-               nextCondition);
+  emitter.line(sync + "  // Every warp is done with kiln_k.");
+  emitTileCopy("kiln_k", "k", d, keyRowStride,
+               "key0 + " + text(groups * kFlashKeys), nextCondition);
   if (failed(emitFlashSoftmax(emitter, attention, bounds ? &*bounds : nullptr,
                               readMask, kFlashKeys)))
     return failure();
 
   // O += P V.
   emitter.line("kiln_flash_wait_one();  // Value tile t has landed.");
-  emitter.line("__syncthreads();");
+  emitter.line(sync);
   emitter.line("#pragma unroll");
   emitter.open("for (int kk = 0; kk < " + text(kFlashKeys / 16) + "; ++kk)");
   emitter.line("// The A fragment of P for keys key0 + 16kk ...: the C "
@@ -324,12 +445,17 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
     emitter.line("kiln_flash_mma(o[e + 1], pa, b[2], b[3]);");
   emitter.close();
   emitter.close();
-  emitter.line("__syncthreads();  // Every warp is done with kiln_v.");
+  emitter.line(sync + "  // Every warp is done with kiln_v.");
   emitTileCopy("kiln_v", "v", dv, valueRowStride,
-               "key0 + " + text(kFlashKeys), nextCondition);
+               "key0 + " + text(groups * kFlashKeys), nextCondition);
   emitter.close();
+  if (groups > 1)
+    emitKeyGroupMerge(emitter, groups, dv,
+                      flashScoreToBase2(attention, readMask));
 
-  // The output rows: O / l.
+  // The output rows: O / l (group 0's, merged).
+  if (groups > 1)
+    emitter.open("if (keyGroup == 0)");
   emitter.line("#pragma unroll");
   emitter.open("for (int r = 0; r < 2; ++r)");
   emitter.line("l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);");
@@ -358,6 +484,8 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                ") *reinterpret_cast<unsigned *>(out + row1 * " + outStride +
                " + col) = kiln_flash_pack(o[e][2] * l[1], o[e][3] * l[1]);");
   emitter.close();
+  if (groups > 1)
+    emitter.close();
   emitter.close();
 
   launch.block = block;

@@ -68,6 +68,11 @@ KILN_DEVICE void kiln_flash_copy16(void *shared, const void *global, bool valid)
 KILN_DEVICE void kiln_flash_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 // Waits for all of this thread's groups but the newest.
 KILN_DEVICE void kiln_flash_wait_one() { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
+// Waits for |threads| threads (whole warps) at named barrier |id| (1 ... 15;
+// __syncthreads is barrier 0): one key group of the block, not all of them.
+KILN_DEVICE void kiln_flash_group_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
 #else
 // Host emulation: synchronous copies; the mma gathers its operands from the
 // warp's lanes through an exchange, by the layout written above.
@@ -127,6 +132,7 @@ inline void kiln_flash_copy16(void *shared, const void *global, bool valid) {
 }
 inline void kiln_flash_commit() {}
 inline void kiln_flash_wait_one() {}
+inline void kiln_flash_group_sync(int id, int threads) { kiln_named_barrier_sync(id, threads); }
 #endif
 // ---- end of flash attention helpers ----)CUDA";
 

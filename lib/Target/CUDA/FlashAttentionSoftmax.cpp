@@ -9,6 +9,11 @@ using namespace mlir;
 
 namespace kiln::cuda {
 
+std::string flashScoreToBase2(AttentionOp attention, bool readMask) {
+  Type f32 = Float32Type::get(attention.getContext());
+  return readMask ? " * " + ElementalEmitter::floatLiteral(f32, M_LOG2E) : "";
+}
+
 /// Emits, inside the key-tile loop after S = Q K^T, with s[j][c] the C
 /// fragments of keys key0 + 8j ...:
 ///  1. Scores in base-2 units: scale log2(e) s, so that e^x = 2^(x log2 e)
@@ -40,8 +45,7 @@ LogicalResult emitFlashSoftmax(ElementalEmitter &emitter,
   // In base 2: the fp32 scale times log2(e), rounded to fp32 once.
   std::string scoreScale = ElementalEmitter::floatLiteral(
       f32, readMask ? scale : double(float(scale)) * M_LOG2E);
-  std::string toBase2 =
-      readMask ? " * " + ElementalEmitter::floatLiteral(f32, M_LOG2E) : "";
+  std::string toBase2 = flashScoreToBase2(attention, readMask);
   bool diagonal = bounds && bounds->zeroCausal;
 
   // Step 1 and the row maxima.

@@ -607,8 +607,15 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     if (!elements)
       return signalPassFailure();
     int64_t rows = *elements / std::max<int64_t>(output.getShape().back(), 1);
+    // The variant is chosen at 128 threads (the query-row template's
+    // block, the flash template's one key group); the flash one then takes
+    // flashKeyGroups groups, unless the block size was given.
+    bool givenBlock = kernel.getBlockSize().has_value();
     setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize, 128);
     KernelVariant variant = *chooseVariant(kernel);
+    if (variant == KernelVariant::Flash && !givenBlock)
+      kernel.setBlockSize(32 * kFlashAttentionWarps *
+                          flashKeyGroups(kernel, multiprocessors));
     if (variant == KernelVariant::QueryRows)
       setIfAbsent(kernel, &KernelOp::getKeyChunk, &KernelOp::setKeyChunk,
                   queryRowsKeyChunk(kernel));

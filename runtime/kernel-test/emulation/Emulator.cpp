@@ -54,6 +54,7 @@ void runGrid(void (*launch)(void **), void **arguments, unsigned grid,
   blockDim = {block, 1, 1};
   for (unsigned b = 0; b < grid; ++b) {
     std::barrier<> blockBarrier(block);
+    kiln_emulated_named_barriers namedBarriers;
     unsigned warps = (block + 31) / 32;
     std::vector<std::unique_ptr<std::barrier<>>> warpBarriers;
     std::vector<kiln_emulated_warp> warpStates(warps);
@@ -68,6 +69,7 @@ void runGrid(void (*launch)(void **), void **arguments, unsigned grid,
         threadIdx = {t, 0, 0};
         blockIdx = {b, 0, 0};
         kiln_block_barrier = &blockBarrier;
+        kiln_named_barriers = &namedBarriers;
         kiln_warp = &warpStates[t / 32];
         launch(arguments);
         blockBarrier.arrive_and_drop();

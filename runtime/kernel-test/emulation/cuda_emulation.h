@@ -1,8 +1,8 @@
 // Host emulation of the CUDA features generated kernels use (thread/block
-// indices, __syncthreads, warp shuffles, __shared__), so that kernel-test
-// cases can be checked on a machine without a GPU: each block runs with one
-// std::thread per CUDA thread. For testing the emitter's logic only; it says
-// nothing about performance or the GPU's floating-point library.
+// indices, __syncthreads and named barriers, warp shuffles, __shared__), so
+// that kernel-test cases can be checked on a machine without a GPU: each block
+// runs with one std::thread per CUDA thread. For testing the emitter's logic
+// only; it says nothing about performance or the GPU's floating-point library.
 #ifndef KILN_KERNEL_TEST_CUDA_EMULATION_H
 #define KILN_KERNEL_TEST_CUDA_EMULATION_H
 
@@ -13,6 +13,8 @@
 #include <cmath>
 #include <cstring>
 #include <math.h>
+#include <memory>
+#include <mutex>
 
 #undef __global__
 #define __global__
@@ -41,6 +43,25 @@ inline thread_local std::barrier<> *kiln_block_barrier = nullptr;
 inline thread_local kiln_emulated_warp *kiln_warp = nullptr;
 
 inline void __syncthreads() { kiln_block_barrier->arrive_and_wait(); }
+
+// Named barriers (PTX bar.sync id, count) of the block: the first thread to
+// arrive at barrier |id| makes it for |count| threads.
+struct kiln_emulated_named_barriers {
+  std::mutex mutex;
+  std::unique_ptr<std::barrier<>> barriers[16];
+};
+inline thread_local kiln_emulated_named_barriers *kiln_named_barriers = nullptr;
+inline void kiln_named_barrier_sync(int id, int count) {
+  std::barrier<> *barrier;
+  {
+    std::lock_guard<std::mutex> lock(kiln_named_barriers->mutex);
+    std::unique_ptr<std::barrier<>> &slot = kiln_named_barriers->barriers[id];
+    if (!slot)
+      slot = std::make_unique<std::barrier<>>(count);
+    barrier = slot.get();
+  }
+  barrier->arrive_and_wait();
+}
 
 template <typename T> T __shfl_xor_sync(unsigned, T value, int offset) {
   static_assert(sizeof(T) <= sizeof(unsigned long long), "shuffle width");

@@ -1,6 +1,7 @@
 // The flash attention kernel: f16/bf16 kiln.attention with head sizes it
 // tiles (d a multiple of 16, dv of 8, both <= 128) on tensor cores; a block
-// of 4 warps per 64 query rows, key/value tiles of 64 in shared memory.
+// of 4 warps per 64 query rows, key/value tiles of 64 in shared memory; two
+// such key groups per block where flashKeyGroups says so (the last cases).
 // kiln-translate compiles every kernel with NVRTC.
 // RUN: kiln-opt %s --kiln-fuse-kernels --kiln-tile-kernels | kiln-translate --emit-cuda | FileCheck %s
 
@@ -165,4 +166,64 @@ func.func @flash_merged_projection(%x: tensor<1x128x384xf16>) -> tensor<1x128x2x
   %o = kiln.attention %q, %k, %v {scale = 0.125 : f32} : tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16>, tensor<1x2x128x64xf16> -> tensor<1x2x128x64xf16>
   %t = kiln.transpose %o {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x128x64xf16> -> tensor<1x128x2x64xf16>
   return %t : tensor<1x128x2x64xf16>
+}
+
+// Two key groups (block_size 256, flashKeyGroups): 600 keys are 10 key
+// tiles (the last predicated) for 8 query tiles. Both groups take the same
+// query rows, key group 0 tiles 0, 2, ..., 8 and group 1 tiles 1, ..., 9,
+// each group with its K tile (64 x 72) and V tile (64 x 48) in one stretch
+// of kiln_tiles and waiting at its own named barrier. Then group 1 posts m,
+// l and its 5 x 4 output values per thread and group 0 merges them, the
+// differences of m in natural units (the mask is read) times log2(e), and
+// writes the rows.
+// CHECK-LABEL: void __launch_bounds__(256) kiln_attention_
+// CHECK:         __align__(16) __shared__ unsigned short kiln_tiles[15360];
+// CHECK:         const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) % 4, group = lane >> 2, pair = lane & 3;
+// CHECK-NEXT:    const int keyGroup = threadIdx.x / 128, groupThread = threadIdx.x % 128;
+// CHECK-NEXT:    unsigned short *const kiln_k = kiln_tiles + keyGroup * 7680;
+// CHECK-NEXT:    unsigned short *const kiln_v = kiln_k + 4608;
+// CHECK:         for (kiln_index_t tile = blockIdx.x; tile < 8; tile += gridDim.x) {
+// CHECK:           if (keyGroup < 10) {
+// CHECK:             const int c = groupThread + i * 128;
+// CHECK:             const kiln_index_t key = keyGroup * 64 + r;
+// CHECK:           for (int t = keyGroup; t < 10; t += 2) {
+// CHECK:             = __half2float(in3[((b / 2) * 600 + maskKey)]);
+// CHECK:             kiln_flash_wait_one();
+// CHECK-NEXT:        kiln_flash_group_sync(keyGroup + 1, 128);
+// CHECK:             s[j][c] = key >= 600 ? (-__int_as_float(0x7f800000)) : s[j][c] * 0.125f + bias[j][c];
+// CHECK:             if (t + 2 < 10) {
+// CHECK:               const kiln_index_t key = key0 + 128 + r;
+// CHECK:           __syncthreads();  // Every group is done with its tiles.
+// CHECK:           if (keyGroup > 0) {
+// CHECK-NEXT:        float *post = kiln_posts + (keyGroup - 1) * 3072 + groupThread;
+// CHECK:           if (keyGroup == 0) {
+// CHECK:               beta[r] = kiln_flash_exp2((mOther - base) * 1.44269502f);
+// CHECK:               l[r] = l[r] * alpha[r] + post[(2 + r) * 128] * beta[r];
+// CHECK:           __syncthreads();  // The posts are read: the next tile's copies may overwrite them.
+// CHECK-NEXT:      if (keyGroup == 0) {
+// CHECK:             l[r] = 1.0f / l[r];
+func.func @flash_key_groups_padding(%q: tensor<2x2x77x64xf16>, %k: tensor<2x2x600x64xf16>, %v: tensor<2x2x600x40xf16>, %m: tensor<2x1x1x600xf16>) -> tensor<2x2x77x40xf16> {
+  %0 = kiln.attention %q, %k, %v, %m {scale = 0.125 : f32} : tensor<2x2x77x64xf16>, tensor<2x2x600x64xf16>, tensor<2x2x600x40xf16>, tensor<2x1x1x600xf16> -> tensor<2x2x77x40xf16>
+  return %0 : tensor<2x2x77x40xf16>
+}
+
+// Two key groups under a causal mask known at compile time (512 keys, 8 key
+// tiles): group g starts at firstTile + g; group 1 has no tile in query
+// tile 0 and copies nothing. The scores are in base 2, so the merge's
+// differences are too.
+// CHECK-LABEL: void __launch_bounds__(256) kiln_attention_
+// CHECK:         const int firstTile = 0, lastTile = queryTile;
+// CHECK:         if (firstTile + keyGroup <= lastTile) {
+// CHECK:           const kiln_index_t key = (firstTile + keyGroup) * 64 + r;
+// CHECK:         for (int t = firstTile + keyGroup; t <= lastTile; t += 2) {
+// CHECK-NOT:         bias
+// CHECK:           if (t + 2 <= lastTile) {
+// CHECK:           const bool diagonalTile = t == lastTile;
+// CHECK:         beta[r] = kiln_flash_exp2((mOther - base));
+func.func @flash_key_groups_causal(%q: tensor<1x2x512x64xf16>, %k: tensor<1x2x512x64xf16>, %v: tensor<1x2x512x64xf16>) -> tensor<1x2x512x64xf16> {
+  %big = kiln.constant dense<-65504.0> : tensor<1x1x512x512xf16>
+  %one = kiln.constant dense<1> : tensor<i64>
+  %mask = kiln.trilu %big, %one {upper = true} : tensor<1x1x512x512xf16>, tensor<i64> -> tensor<1x1x512x512xf16>
+  %0 = kiln.attention %q, %k, %v, %mask {scale = 0.125 : f32} : tensor<1x2x512x64xf16>, tensor<1x2x512x64xf16>, tensor<1x2x512x64xf16>, tensor<1x1x512x512xf16> -> tensor<1x2x512x64xf16>
+  return %0 : tensor<1x2x512x64xf16>
 }

@@ -144,9 +144,23 @@ std::string flashPrecondition(KernelOp kernel,
   Type type = elementTypeOf(attention.getQuery());
   if (!type.isF16() && !type.isBF16())
     return "the query is not f16 or bf16";
-  if (blockSize && *blockSize != 32 * kFlashAttentionWarps)
-    return "block_size " + std::to_string(*blockSize) + " is not " +
-           std::to_string(32 * kFlashAttentionWarps);
+  int64_t d = shapeOf(attention.getKey()).back();
+  int64_t dv = shapeOf(attention.getValue()).back();
+  int64_t groupThreads = 32 * kFlashAttentionWarps;
+  if (blockSize) {
+    int64_t groups = *blockSize / groupThreads;
+    if (*blockSize % groupThreads != 0 || groups < 1 ||
+        groups > kFlashAttentionMaxKeyGroups)
+      return "block_size " + std::to_string(*blockSize) + " is not " +
+             std::to_string(groupThreads) + " x 1 to " +
+             std::to_string(kFlashAttentionMaxKeyGroups) + " key groups";
+    if (flashSharedBytes(groups, d, dv) > kFlashAttentionSharedBytes)
+      return "block_size " + std::to_string(*blockSize) + ": " +
+             std::to_string(groups) + " key groups need " +
+             std::to_string(flashSharedBytes(groups, d, dv)) +
+             " bytes of shared memory, more than " +
+             std::to_string(kFlashAttentionSharedBytes);
+  }
   for (Value value :
        {attention.getKey(), attention.getValue(), attention.getResult()})
     if (elementTypeOf(value) != type)
@@ -164,8 +178,6 @@ std::string flashPrecondition(KernelOp kernel,
       attentionOutputLayout(kernel, attention);
   if (!stored || !hasAlignedRows(*stored, 2))
     return "the output is not written by rows aligned to 4 bytes";
-  int64_t d = shapeOf(attention.getKey()).back();
-  int64_t dv = shapeOf(attention.getValue()).back();
   if (d % 16 != 0 || d > kFlashAttentionMaxHeadSize || dv % 8 != 0 ||
       dv > kFlashAttentionMaxHeadSize)
     return "head sizes " + std::to_string(d) + "/" + std::to_string(dv) +
@@ -310,6 +322,36 @@ std::string channelsLastPoolPrecondition(KernelOp kernel,
 }
 
 } // namespace
+
+int64_t flashSharedBytes(int64_t groups, int64_t d, int64_t dv) {
+  int64_t tiles = kFlashAttentionKeys *
+                  (d + kFlashAttentionPad + dv + kFlashAttentionPad) * 2;
+  int64_t posted = 32 * kFlashAttentionWarps * (4 + dv / 2) * 4;
+  return std::max(groups * tiles, (groups - 1) * posted);
+}
+
+int64_t flashKeyGroups(KernelOp kernel, int64_t multiprocessors) {
+  auto attention = dyn_cast_or_null<AttentionOp>(getKernelAnchor(kernel));
+  if (!attention)
+    return 1;
+  auto output = cast<RankedTensorType>(attention.getType());
+  ArrayRef<int64_t> keyShape = shapeOf(attention.getKey());
+  if (!output.hasStaticShape() ||
+      ShapedType::isDynamic(keyShape.drop_back().back()))
+    return 1;
+  int64_t rank = output.getRank();
+  int64_t rowsPerTile = 16 * kFlashAttentionWarps;
+  int64_t queryTiles =
+      output.getNumElements() / output.getDimSize(rank - 1) /
+      output.getDimSize(rank - 2) *
+      ((output.getDimSize(rank - 2) + rowsPerTile - 1) / rowsPerTile);
+  int64_t keyTiles = (keyShape.drop_back().back() + kFlashAttentionKeys - 1) /
+                     kFlashAttentionKeys;
+  int64_t d = keyShape.back(), dv = shapeOf(attention.getValue()).back();
+  bool fits = flashSharedBytes(2, d, dv) <= kFlashAttentionSharedBytes;
+  bool resident = 2 * queryTiles <= kFlashResidentGroups * multiprocessors;
+  return keyTiles >= kFlashKeyGroupsMinKeyTiles && fits && resident ? 2 : 1;
+}
 
 int64_t queryRowsKeyChunk(KernelOp kernel) {
   auto attention = dyn_cast_or_null<AttentionOp>(getKernelAnchor(kernel));

@@ -19,10 +19,45 @@
 
 namespace kiln {
 
-/// The flash attention kernel's block: kFlashAttentionWarps warps of 16
-/// query rows each; head sizes up to kFlashAttentionMaxHeadSize.
+/// The flash attention kernel's block: one or more key groups of
+/// kFlashAttentionWarps warps of 16 query rows each (every group takes the
+/// same kFlashAttentionWarps x 16 query rows, against its own share of the
+/// key tiles); head sizes up to kFlashAttentionMaxHeadSize. A key group
+/// holds a tile of kFlashAttentionKeys keys of K and of V in shared memory,
+/// rows padded by kFlashAttentionPad elements; all groups together at most
+/// kFlashAttentionSharedBytes (static shared memory).
 constexpr int64_t kFlashAttentionWarps = 4;
 constexpr int64_t kFlashAttentionMaxHeadSize = 128;
+constexpr int64_t kFlashAttentionKeys = 64;
+constexpr int64_t kFlashAttentionPad = 8;
+constexpr int64_t kFlashAttentionSharedBytes = 48 * 1024;
+constexpr int64_t kFlashAttentionMaxKeyGroups = 4;
+
+/// The shared memory of the flash kernel with |groups| key groups, head
+/// sizes |d| (keys) and |dv| (values), 2-byte elements: each group's key
+/// and value tile, or, when more, what the groups after the first post for
+/// the first to merge (per thread its rows' running max and sum and its
+/// output fragments, fp32), which reuses the tiles' memory.
+int64_t flashSharedBytes(int64_t groups, int64_t d, int64_t dv);
+
+/// The key groups kiln-tile-kernels gives |kernel|'s flash attention (its
+/// block_size is 32 x kFlashAttentionWarps x that) on |multiprocessors|:
+/// two when a query tile visits at least kFlashKeyGroupsMinKeyTiles key
+/// tiles, two groups' tiles fit the shared memory and the two-group blocks
+/// of every query tile fit on the multiprocessors at once
+/// (kFlashResidentGroups groups each); else one. A query tile's key tiles
+/// are visited one after the other, so with few query tiles and many key
+/// tiles (GPT-2 bs1 s1024: 192 query tiles for 132 multiprocessors, up to
+/// 16 key tiles) their count is the kernel's time: two groups halve it and
+/// double the warps that hide each other's latency (H100: 16.9 -> 13.7 us).
+/// With few key tiles the merge and the lost overlap of one group's copies
+/// with its own compute cost more than they save (BERT bs8 s128, 2 key
+/// tiles: 6.3 -> 7.4 us), and when the two-group blocks do not all fit they
+/// run in waves (ViT-B/16 bs8, 384 query tiles of 4 key tiles: 11.2 -> 16.5
+/// us). Run-time extents: one (the tile counts are not known).
+constexpr int64_t kFlashKeyGroupsMinKeyTiles = 8;
+constexpr int64_t kFlashResidentGroups = 3;
+int64_t flashKeyGroups(KernelOp kernel, int64_t multiprocessors);
 
 /// The short-row transpose: output rows of at most this many elements, and
 /// the shared memory its staged rows may take.
