@@ -10,8 +10,9 @@ must be at its model's standard size, as benchmarks/zoo_export.py's
 STANDARD_SIZES says now (its size and model_config keys): the summary refuses
 a folder that holds another size (the zoo's small configurations of the
 first results, kept apart in results/zoo-small, or a table since changed) and
-names the files. Writes benchmarks/results/<date>-h200-zoo-standard.json
-(date: the newest result's, or --date) with each model's row and size,
+names the files. Writes benchmarks/results/<date>-<gpus>-zoo-standard.json
+(date: the newest result's, or --date; gpus: the GPUs the results ran on,
+`h200` or `h200-h100`: each ratio is of one run on one machine) with each model's row and size,
 kiln_over_max_autotune_ratio for the models whose status is ok, the
 geometric mean of those ratios, the models whose kiln outputs did not match
 (MISMATCH: no ratio), and every TorchScript model of test/zoo/zoo.json not
@@ -161,12 +162,24 @@ def plot(summary, path):
     pyplot.close(figure)
 
 
+def machine_tag(machines):
+    """The GPUs of |machines| (`NVIDIA H100 80GB HBM3, 580.159.04`) for a file
+    name: their model numbers, lower case, newest first (`h200-h100`)."""
+    tags = []
+    for machine in machines:
+        words = machine.split(",")[0].split()
+        tag = (words[1] if len(words) > 1 and words[0] == "NVIDIA" else words[0]).lower()
+        if tag not in tags:
+            tags.append(tag)
+    return "-".join(sorted(tags, reverse=True)) or "gpu"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default=os.path.join(HERE, "results", "zoo"))
     parser.add_argument("--zoo-dir", default=zoo_common.ZOO_DIR)
     parser.add_argument("--out",
-                        help="default: benchmarks/results/<date>-h200-zoo-standard.json")
+                        help="default: benchmarks/results/<date>-<gpus>-zoo-standard.json")
     parser.add_argument("--plot", help="default: the JSON's name with .png")
     parser.add_argument("--date", help="default: the newest result's date")
     args = parser.parse_args()
@@ -185,7 +198,8 @@ def main():
                         if r["exporter"] == zoo_export.EXPORTER)
     summary = summarise(results, zoo_models)
     date = args.date or summary["last_run"][:10]
-    out = args.out or os.path.join(HERE, "results", f"{date}-h200-zoo-standard.json")
+    tag = machine_tag(summary["machines"])
+    out = args.out or os.path.join(HERE, "results", f"{date}-{tag}-zoo-standard.json")
     with open(out, "w") as f:
         json.dump(summary, f, indent=1)
         f.write("\n")

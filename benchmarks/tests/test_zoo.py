@@ -93,6 +93,15 @@ def test_summary_merges_per_model_results(tmp_path):
     assert width > 300 and height > 100
 
 
+def test_summary_names_the_gpus_it_ran_on():
+    import zoo_summary
+    assert zoo_summary.machine_tag(["NVIDIA H200, 580.159.04"]) == "h200"
+    # Models measured on two machines (each ratio within one run).
+    assert zoo_summary.machine_tag(["NVIDIA H100 80GB HBM3, 580.159.04",
+                                    "NVIDIA H200, 580.159.04"]) == "h200-h100"
+    assert zoo_summary.machine_tag([]) == "gpu"
+
+
 def zoo_models():
     return sorted(r["model"] for r in zoo_common.load_index()["models"]
                   if r["exporter"] == zoo_export.EXPORTER)
