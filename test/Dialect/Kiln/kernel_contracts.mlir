@@ -182,7 +182,7 @@ func.func @flash_f32(%q: tensor<1x64x64xf32>, %k: tensor<1x64x64xf32>, %v: tenso
 // The flash kernel's block is 128 threads per key group.
 func.func @flash_block_size(%q: tensor<1x64x64xf16>, %k: tensor<1x64x64xf16>, %v: tensor<1x64x64xf16>) -> tensor<1x64x64xf16> {
   %e = kiln.empty : tensor<1x64x64xf16>
-  // expected-error @+1 {{'a' records variant 'flash', whose precondition does not hold: block_size 192 is not 128 x 1 to 4 key groups}}
+  // expected-error @+1 {{'a' records variant 'flash', whose precondition does not hold: block_size 192 is not 128 x 1 to 2 key groups}}
   %r = kiln.kernel "a" attention ins(%q, %k, %v : tensor<1x64x64xf16>, tensor<1x64x64xf16>, tensor<1x64x64xf16>) outs(%e : tensor<1x64x64xf16>) attributes {block_size = 192 : i64, variant = #kiln.variant<flash>} {
   ^bb0(%a: tensor<1x64x64xf16>, %b: tensor<1x64x64xf16>, %c: tensor<1x64x64xf16>, %o: tensor<1x64x64xf16>):
     %y = kiln.attention %a, %b, %c {scale = 1.0 : f32} : tensor<1x64x64xf16>, tensor<1x64x64xf16>, tensor<1x64x64xf16> -> tensor<1x64x64xf16>

@@ -25,13 +25,14 @@ namespace kiln {
 /// key tiles); head sizes up to kFlashAttentionMaxHeadSize. A key group
 /// holds a tile of kFlashAttentionKeys keys of K and of V in shared memory,
 /// rows padded by kFlashAttentionPad elements; all groups together at most
-/// kFlashAttentionSharedBytes (static shared memory).
+/// kFlashAttentionSharedBytes (static shared memory), at most
+/// kFlashAttentionMaxKeyGroups groups (the counts the kernel tests run).
 constexpr int64_t kFlashAttentionWarps = 4;
 constexpr int64_t kFlashAttentionMaxHeadSize = 128;
 constexpr int64_t kFlashAttentionKeys = 64;
 constexpr int64_t kFlashAttentionPad = 8;
 constexpr int64_t kFlashAttentionSharedBytes = 48 * 1024;
-constexpr int64_t kFlashAttentionMaxKeyGroups = 4;
+constexpr int64_t kFlashAttentionMaxKeyGroups = 2;
 
 /// The shared memory of the flash kernel with |groups| key groups, head
 /// sizes |d| (keys) and |dv| (values), 2-byte elements: each group's key
