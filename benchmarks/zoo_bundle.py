@@ -52,8 +52,12 @@ RESULTS = os.path.join(REPO_ROOT, "benchmarks", "results", "zoo")
 
 
 def expected_seconds(name, results):
-    """The GPU run's expected seconds: the last completed run's at the same
-    size, with a margin, else zoo.DEFAULT_EXPECTED_S."""
+    """The GPU run's expected seconds with max-autotune: the last completed
+    run's at the same size that ran max-autotune, with a margin, else
+    zoo.DEFAULT_EXPECTED_S. A run without it (`--skip-max-autotune`, or
+    stopped before it) says nothing about its compile, which dominates:
+    SqueezeNet's eager-only 6 s gave an expected 22 s, and its max-autotune
+    run then took 300 s of a call's budget."""
     import zoo
     path = os.path.join(results, name + ".json")
     if os.path.exists(path):
@@ -61,7 +65,9 @@ def expected_seconds(name, results):
             last = json.load(f)
         same_size = all(last.get(key) == value
                         for key, value in zoo_export.standard_size(name).items())
-        if same_size and last.get("status") == "ok" and last.get("seconds"):
+        ran_max_autotune = last.get("torch_max_autotune_ms") is not None
+        if (same_size and last.get("status") == "ok" and ran_max_autotune
+                and last.get("seconds")):
             return round(last["seconds"] * 1.2 + 15)
     return zoo.DEFAULT_EXPECTED_S
 

@@ -281,6 +281,22 @@ def zoo_bundle_files():
     return [os.path.basename(path) for path in zoo_bundle.BUNDLED]
 
 
+def test_expected_seconds_come_from_a_max_autotune_run(tmp_path):
+    import zoo
+    import zoo_bundle
+    size = zoo_export.standard_size("squeezenet")
+
+    def last_run(**fields):
+        (tmp_path / "squeezenet.json").write_text(json.dumps(dict(size, status="ok", **fields)))
+        return zoo_bundle.expected_seconds("squeezenet", str(tmp_path))
+
+    # An eager-only run's 6 s says nothing of max-autotune's compile.
+    assert last_run(seconds=6, max_autotune_skipped=True) == zoo.DEFAULT_EXPECTED_S
+    assert last_run(seconds=100, torch_max_autotune_ms=0.4) == 135
+    assert last_run(seconds=100, torch_max_autotune_ms=0.4,
+                    size="another") == zoo.DEFAULT_EXPECTED_S
+
+
 def test_profile_steps_keep_every_step_in_plan_order(tmp_path):
     # kiln-run --profile's trace: a launch CUPTI timed and a library step it
     # did not (no kernel_us: its replay time stands in).
