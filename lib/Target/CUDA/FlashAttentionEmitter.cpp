@@ -34,8 +34,11 @@ void emitKeyGroupMerge(ElementalEmitter &emitter, int64_t groups, int64_t dv,
   int64_t values = 4 + dv / 2, threads = kGroupThreads;
   std::string negInf = ElementalEmitter::floatLiteral(
       Float32Type::get(emitter.getKernel().getContext()), -INFINITY);
-  emitter.line("// Merge the key groups: groups 1 ... " + text(groups - 1) +
-               " post m, l and O (value i of thread x at [i][x]), group 0 "
+  std::string posters = groups == 2
+                            ? "group 1 posts"
+                            : "groups 1 ... " + text(groups - 1) + " post";
+  emitter.line("// Merge the key groups: " + posters +
+               " m, l and O (value i of thread x at [i][x]), group 0 "
                "scales each by 2^(m_g - max m) and adds.");
   emitter.line("__syncthreads();  // Every group is done with its tiles.");
   emitter.line("float *const kiln_posts = reinterpret_cast<float "

@@ -11,6 +11,8 @@
 
 #include <barrier>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <math.h>
 #include <memory>
@@ -44,20 +46,36 @@ inline thread_local kiln_emulated_warp *kiln_warp = nullptr;
 
 inline void __syncthreads() { kiln_block_barrier->arrive_and_wait(); }
 
-// Named barriers (PTX bar.sync id, count) of the block: the first thread to
-// arrive at barrier |id| makes it for |count| threads.
+// Named barriers (PTX bar.sync id, count) of the block, ids 1 ... 15 (id 0
+// is __syncthreads' barrier): the first thread to arrive at barrier |id|
+// makes it for |count| threads; every later arrival must name the same
+// count, as the hardware requires.
 struct kiln_emulated_named_barriers {
   std::mutex mutex;
   std::unique_ptr<std::barrier<>> barriers[16];
+  int counts[16] = {};
 };
 inline thread_local kiln_emulated_named_barriers *kiln_named_barriers = nullptr;
 inline void kiln_named_barrier_sync(int id, int count) {
+  if (id < 1 || id > 15 || count <= 0 || count % 32 != 0) {
+    std::fprintf(stderr,
+                 "emulated bar.sync %d, %d: the id must be 1 to 15, "
+                 "the count a positive multiple of 32\n",
+                 id, count);
+    std::abort();
+  }
   std::barrier<> *barrier;
   {
     std::lock_guard<std::mutex> lock(kiln_named_barriers->mutex);
     std::unique_ptr<std::barrier<>> &slot = kiln_named_barriers->barriers[id];
-    if (!slot)
+    if (!slot) {
       slot = std::make_unique<std::barrier<>>(count);
+      kiln_named_barriers->counts[id] = count;
+    } else if (kiln_named_barriers->counts[id] != count) {
+      std::fprintf(stderr, "emulated bar.sync %d: count %d, but %d before\n",
+                   id, count, kiln_named_barriers->counts[id]);
+      std::abort();
+    }
     barrier = slot.get();
   }
   barrier->arrive_and_wait();
