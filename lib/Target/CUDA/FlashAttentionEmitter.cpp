@@ -31,7 +31,7 @@ constexpr int64_t kFlashPad = kFlashAttentionPad;
 void emitKeyGroupMerge(ElementalEmitter &emitter, int64_t groups, int64_t dv,
                        const std::string &toBase2) {
   auto text = [](int64_t value) { return std::to_string(value); };
-  int64_t values = 4 + dv / 2, threads = kGroupThreads;
+  int64_t values = flashMergePostValues(dv), threads = kGroupThreads;
   std::string negInf = ElementalEmitter::floatLiteral(
       Float32Type::get(emitter.getKernel().getContext()), -INFINITY);
   std::string posters = groups == 2
@@ -204,8 +204,8 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                " query rows (a warp per 16), tensor cores, key/value tiles "
                "of " +
                text(kFlashKeys) + " in shared memory, online softmax.");
-  int64_t keyElements = kFlashKeys * (d + kFlashPad),
-          valueElements = kFlashKeys * (dv + kFlashPad);
+  int64_t keyElements = flashTileElements(d),
+          valueElements = flashTileElements(dv);
   // Within the loop a group waits for its own threads only.
   std::string sync = groups > 1 ? "kiln_flash_group_sync(keyGroup + 1, " +
                                       text(kGroupThreads) + ");"

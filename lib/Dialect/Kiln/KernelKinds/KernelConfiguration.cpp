@@ -323,10 +323,15 @@ std::string channelsLastPoolPrecondition(KernelOp kernel,
 
 } // namespace
 
+int64_t flashTileElements(int64_t cols) {
+  return kFlashAttentionKeys * (cols + kFlashAttentionPad);
+}
+
+int64_t flashMergePostValues(int64_t dv) { return 4 + dv / 2; }
+
 int64_t flashSharedBytes(int64_t groups, int64_t d, int64_t dv) {
-  int64_t tiles = kFlashAttentionKeys *
-                  (d + kFlashAttentionPad + dv + kFlashAttentionPad) * 2;
-  int64_t posted = 32 * kFlashAttentionWarps * (4 + dv / 2) * 4;
+  int64_t tiles = (flashTileElements(d) + flashTileElements(dv)) * 2;
+  int64_t posted = 32 * kFlashAttentionWarps * flashMergePostValues(dv) * 4;
   return std::max(groups * tiles, (groups - 1) * posted);
 }
 

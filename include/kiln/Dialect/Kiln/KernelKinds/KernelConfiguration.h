@@ -34,6 +34,15 @@ constexpr int64_t kFlashAttentionPad = 8;
 constexpr int64_t kFlashAttentionSharedBytes = 48 * 1024;
 constexpr int64_t kFlashAttentionMaxKeyGroups = 2;
 
+/// The 2-byte elements of one shared-memory tile of the flash kernel: its
+/// kFlashAttentionKeys rows of |cols| elements (a head size), each padded by
+/// kFlashAttentionPad.
+int64_t flashTileElements(int64_t cols);
+/// The fp32 values a thread of a key group after the first posts for the
+/// first to merge: its two rows' running max and sum, and its dv / 2 output
+/// fragment values.
+int64_t flashMergePostValues(int64_t dv);
+
 /// The shared memory of the flash kernel with |groups| key groups, head
 /// sizes |d| (keys) and |dv| (values), 2-byte elements: each group's key
 /// and value tile, or, when more, what the groups after the first post for
