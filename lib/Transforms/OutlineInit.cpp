@@ -10,12 +10,23 @@
 //     kiln.constant or the result of another weight transform.
 //  2. Pure view chains (reshape-like ops of constants) stay: views cost
 //     nothing and keep the weight's own buffer.
-//  3. The values of weight transforms used by anything else become results
+//  3. A broadcast of weights (kiln.expand to more elements) stays when every
+//     user is an op that fusion absorbs producers into by index maps
+//     (pointwise, data movement, row reductions) and is no weight transform
+//     itself: its operand is outlined instead, and the kernels read that
+//     small operand through the broadcast's index map. Outlined, the
+//     broadcast is a full copy in the weight arena that every run reads
+//     again (DeBERTa's position indices expanded over batch x heads: a
+//     4 MiB i64 tensor per layer read by two kernels, where 128 KiB hold
+//     the same values). A library or attention user needs the buffer, so
+//     there the broadcast is outlined.
+//  4. The values of weight transforms used by anything else become results
 //     of @kiln_init, which clones the transforms (and the constants and
 //     views they read). In the entry function each such value is replaced by
 //     a kiln.constant `dense_resource<kiln_init.N>` without data, marked
 //     `kiln.init_result = N`, and the transforms are erased.
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
+#include "kiln/Dialect/Kiln/KernelKinds/OpClasses.h"
 #include "kiln/Transforms/Passes.h"
 #include "kiln/Transforms/Planning/LaunchGraph.h"
 
@@ -51,6 +62,26 @@ DenseResourceElementsAttr getInitResource(ShapedType type, StringRef name) {
   return DenseResourceElementsAttr::get(type, handle);
 }
 
+/// Step 3: a broadcast that stays in the entry function.
+bool keepsBroadcast(Operation *op,
+                    const llvm::SetVector<Operation *> &transforms) {
+  auto expand = dyn_cast<ExpandOp>(op);
+  if (!expand)
+    return false;
+  auto from = dyn_cast<RankedTensorType>(expand->getOperand(0).getType());
+  auto to = dyn_cast<RankedTensorType>(expand.getType());
+  if (!from || !to || !from.hasStaticShape() || !to.hasStaticShape() ||
+      to.getNumElements() <= from.getNumElements())
+    return false;
+  return llvm::all_of(expand->getUsers(), [&](Operation *user) {
+    if (transforms.contains(user))
+      return false;
+    FusionClass kind = classifyForFusion(user);
+    return kind == FusionClass::Pointwise ||
+           kind == FusionClass::DataMovement || kind == FusionClass::Reduction;
+  });
+}
+
 struct OutlineInitPass : impl::KilnOutlineInitBase<OutlineInitPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -73,10 +104,15 @@ struct OutlineInitPass : impl::KilnOutlineInitBase<OutlineInitPass> {
       if (fromWeights && !(isViewOp(&op) && isConstantView(op.getResult(0))))
         transforms.insert(&op);
     }
+    // Step 3, in reverse program order: a user is a transform or not before
+    // its operand's broadcast is looked at.
+    for (Operation *op : llvm::to_vector(llvm::reverse(transforms)))
+      if (keepsBroadcast(op, transforms))
+        transforms.remove(op);
     if (transforms.empty())
       return;
 
-    // Step 3: the values the rest of the function reads.
+    // Step 4: the values the rest of the function reads.
     SmallVector<Value> outlined;
     for (Operation *op : transforms)
       for (Value result : op->getResults())
