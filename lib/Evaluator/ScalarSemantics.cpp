@@ -128,7 +128,7 @@ const ElementwiseSemantics kTable[] = {
      "kiln_relu($0)", "kiln_irelu($0, $U)"},
     {K::Sigmoid, "sigmoid", 1, R::SameAsFirstOperand, sigmoidF, nullptr,
      "x >= 0: 1/(1+e^-x), else e^x/(1+e^x) (no overflow)",
-     "kiln_sigmoid($0)", nullptr},
+     "kiln_sigmoid($0)", nullptr, "kiln_sigmoid_f16($0)"},
     {K::Tanh, "tanh", 1, R::SameAsFirstOperand, tanhF, nullptr, "",
      "kiln_tanh($0)", nullptr},
     {K::Erf, "erf", 1, R::SameAsFirstOperand, erfF, nullptr, "",

@@ -16,6 +16,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
@@ -194,12 +195,11 @@ llvm::Error writeCase(func::FuncOp original, func::FuncOp tiled,
 
   if (auto tolerance = tiled->getAttrOfType<ArrayAttr>("kiln.test_tolerance"))
     if (tolerance.size() == 2)
-      manifest +=
-          "tolerance " +
-          std::to_string(cast<FloatAttr>(tolerance[0]).getValueAsDouble()) +
-          " " +
-          std::to_string(cast<FloatAttr>(tolerance[1]).getValueAsDouble()) +
-          "\n";
+      // 17 digits: std::to_string's six decimals wrote an atol of 1e-7 as 0.
+      manifest += llvm::formatv(
+          "tolerance {0:e16} {1:e16}\n",
+          cast<FloatAttr>(tolerance[0]).getValueAsDouble(),
+          cast<FloatAttr>(tolerance[1]).getValueAsDouble());
 
   llvm::DenseMap<Value, int> bufferOf;
   int buffers = 0;

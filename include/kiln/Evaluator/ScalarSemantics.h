@@ -168,6 +168,12 @@ struct ElementwiseSemantics {
   const char *notes;      // Edge cases every implementation must match.
   const char *cudaFloat = nullptr; // CUDA template on float operands.
   const char *cudaInt = nullptr;   // CUDA template on integer/bool operands.
+  // CUDA template for an f16 result (nullptr: cudaFloat): it may use the
+  // hardware approximations (__expf, __fdividef) when they stay within a
+  // few ulp of f32 over the f16 range, which rounding to f16's 11 bits
+  // hides but for rare elements one f16 ulp apart; it keeps cudaFloat's
+  // edge cases (NaN, infinities).
+  const char *cudaHalf = nullptr;
 };
 
 /// The table, indexed by ElementwiseKind.

@@ -38,6 +38,24 @@ mlir::FailureOr<llvm::SmallVector<std::string>>
 emitBroadcastOperands(mlir::Operation *op, ElementalEmitter &emitter,
                       const ElementIndex &index);
 
+/// An op with a scalar-table row: the row's CUDA template (cudaHalf for an
+/// f16 result where the row has one) on the operands broadcast to |index|,
+/// then the op's parameters as literals of the operands' computation type.
+mlir::FailureOr<std::string> emitTableOp(mlir::Operation *op,
+                                         ElementalEmitter &emitter,
+                                         const ElementIndex &index);
+
+/// The elemental model of an op with a scalar-table row (emitTableOp).
+template <typename OpT>
+struct TableModel
+    : public ElementalOpInterface::ExternalModel<TableModel<OpT>, OpT> {
+  mlir::FailureOr<std::string> emitElement(mlir::Operation *op,
+                                           ElementalEmitter &emitter,
+                                           const ElementIndex &index) const {
+    return emitTableOp(op, emitter, index);
+  }
+};
+
 /// Operand |operand| of |op| as constant integers, or a located error.
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 constantIntegers(ElementalEmitter &emitter, mlir::Operation *op,

@@ -50,14 +50,13 @@ FailureOr<SmallVector<std::string>> emitBroadcastOperands(Operation *op,
   return values;
 }
 
-namespace {
-
-using eval::ElementwiseKind;
-
-/// Any op whose row in the table has a CUDA template.
+/// The op's row template on its operands (broadcast to the result's index)
+/// and its parameters as literals of the operands' computation type.
 FailureOr<std::string> emitTableOp(Operation *op, ElementalEmitter &emitter,
                                    const ElementIndex &index) {
-  std::optional<ElementwiseKind> kind = eval::getElementwiseKind(op);
+  std::optional<eval::ElementwiseKind> kind = eval::getElementwiseKind(op);
+  if (!kind)
+    return emitter.error(op) << "has no scalar-table row";
   const eval::ElementwiseSemantics &row = eval::getElementwiseSemantics(*kind);
   size_t firstValue = row.result == eval::ResultElement::SameAsValues ? 1 : 0;
   Type valueType = elementTypeOf(op->getOperand(firstValue));
@@ -66,7 +65,10 @@ FailureOr<std::string> emitTableOp(Operation *op, ElementalEmitter &emitter,
     return emitter.error(op) << "has unsupported element type " << valueType;
   bool isFloat =
       *compute == ComputeKind::Float || *compute == ComputeKind::Double;
+  Type resultType = elementTypeOf(op->getResult(0));
   const char *pattern = isFloat ? row.cudaFloat : row.cudaInt;
+  if (isFloat && row.cudaHalf && resultType.isF16())
+    pattern = row.cudaHalf;
   if (!pattern)
     return emitter.error(op)
            << "is not defined on " << valueType << " operands";
@@ -74,22 +76,19 @@ FailureOr<std::string> emitTableOp(Operation *op, ElementalEmitter &emitter,
       emitBroadcastOperands(op, emitter, index);
   if (failed(operands))
     return failure();
+  SmallVector<std::string> values = std::move(*operands);
+  for (double parameter : eval::getElementwiseParameters(op))
+    values.push_back(ElementalEmitter::floatLiteral(valueType, parameter));
   std::string expression = instantiateTemplate(
-      pattern, *operands, ElementalEmitter::isUnsignedInteger(valueType));
-  Type resultType = elementTypeOf(op->getResult(0));
+      pattern, values, ElementalEmitter::isUnsignedInteger(valueType));
   if (*ElementalEmitter::computeKind(resultType) == ComputeKind::Int)
     expression = ElementalEmitter::wrapInteger(resultType, expression);
   return expression;
 }
 
-template <typename OpT>
-struct TableModel
-    : public ElementalOpInterface::ExternalModel<TableModel<OpT>, OpT> {
-  FailureOr<std::string> emitElement(Operation *op, ElementalEmitter &emitter,
-                                     const ElementIndex &index) const {
-    return emitTableOp(op, emitter, index);
-  }
-};
+namespace {
+
+using eval::ElementwiseKind;
 
 FailureOr<std::string> emitCast(CastOp op, ElementalEmitter &emitter,
                                 const ElementIndex &index) {

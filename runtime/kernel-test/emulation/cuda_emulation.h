@@ -44,6 +44,11 @@ struct kiln_emulated_warp {
 inline thread_local std::barrier<> *kiln_block_barrier = nullptr;
 inline thread_local kiln_emulated_warp *kiln_warp = nullptr;
 
+// The fast-math intrinsics, computed exactly: the emulator checks the
+// emitter's logic, the GPU run the intrinsics' error.
+inline float __expf(float x) { return std::exp(x); }
+inline float __fdividef(float x, float y) { return x / y; }
+
 inline void __syncthreads() { kiln_block_barrier->arrive_and_wait(); }
 
 // Named barriers (PTX bar.sync id, count) of the block, ids 1 ... 15 (id 0

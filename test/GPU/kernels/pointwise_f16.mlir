@@ -9,6 +9,7 @@
 // CHECK: wrote case pointwise_f16.row_broadcast_tiled (1 kernels, 1 launches)
 // CHECK: wrote case pointwise_f16.bias_gelu_rows_tiled (1 kernels, 1 launches)
 // CHECK: wrote case pointwise_f16.row_broadcast_3d_tiled (1 kernels, 1 launches)
+// CHECK: wrote case pointwise_f16.sigmoid_wide_tiled (1 kernels, 1 launches)
 
 func.func @vectorised(%a: tensor<8x4096xf16>, %b: tensor<8x4096xf16>) -> tensor<8x4096xf16> {
   %e = kiln.empty : tensor<8x4096xf16>
@@ -83,4 +84,17 @@ func.func @row_broadcast_3d_tiled(%x: tensor<3x7x20xf16>, %b: tensor<1x1x20xf16>
   %m = kiln.mul %x, %b : tensor<3x7x20xf16>, tensor<1x1x20xf16> -> tensor<3x7x20xf16>
   %n = kiln.sub %m, %x : tensor<3x7x20xf16>, tensor<3x7x20xf16> -> tensor<3x7x20xf16>
   return %n : tensor<3x7x20xf16>
+}
+
+// The f16 sigmoid (kiln_sigmoid_f16: __expf, __fdividef) over the range
+// where it is neither 0 nor 1 and past it (x in [-24, 24]): within one f16
+// ulp of the CPU evaluator's (rtol 1e-3: an ulp is at most 9.8e-4 of the
+// value; atol 1e-7 for the subnormal results below 6.1e-5, whose ulp is
+// 6e-8). Alone, not in a chain: the evaluator rounds every op's result to
+// f16, the kernel only the stored one, and that difference, not the
+// approximation's, would dominate the subnormal products of a SiLU.
+func.func @sigmoid_wide_tiled(%x: tensor<8x4096xf16> {kiln.test_range = [-24.0, 24.0]}) -> tensor<8x4096xf16>
+    attributes {kiln.test_tolerance = [1.0e-3, 1.0e-7]} {
+  %g = kiln.sigmoid %x : tensor<8x4096xf16> -> tensor<8x4096xf16>
+  return %g : tensor<8x4096xf16>
 }

@@ -20,7 +20,7 @@
 // CHECK-NEXT:      const float x0 = __half2float(vin0_0.v[0]);
 // CHECK-NEXT:      const float v1 = (x0 * 1.5f);
 // CHECK-NEXT:      const float v2 = (v1 + 0.25f);
-// CHECK-NEXT:      const float v3 = kiln_sigmoid(v2);
+// CHECK-NEXT:      const float v3 = kiln_sigmoid_f16(v2);
 // CHECK:           reinterpret_cast<kiln_vec<__half, 8>*>(out0)[i3] = vout0_3;
 // CHECK:         for (kiln_index_t i = kiln_unit; i < kiln_count; i += (kiln_index_t)blockDim.x) {
 // CHECK:           reinterpret_cast<kiln_vec<__half, 8>*>(out0)[i] = vout0_0;
@@ -148,7 +148,7 @@ func.func @view_f16(%x: tensor<64x8xf16>, %y: tensor<512xf16>) -> tensor<512xf16
 // CHECK:           const kiln_vec<__half, 8> vin0_0 = reinterpret_cast<const kiln_vec<__half, 8>*>(in0)[((i / 196) * 4 + (i % 4))];
 // CHECK-NEXT:      const kiln_vec<__half, 8> vin1_0 = reinterpret_cast<const kiln_vec<__half, 8>*>(in1)[i];
 // CHECK-NEXT:      const float x0 = __half2float(vin0_0.v[0]);
-// CHECK-NEXT:      const float v1 = kiln_sigmoid(x0);
+// CHECK-NEXT:      const float v1 = kiln_sigmoid_f16(x0);
 // CHECK-NEXT:      const float x2 = __half2float(vin1_0.v[0]);
 // CHECK-NEXT:      const float v3 = (v1 * x2);
 // CHECK:           const float x28 = __half2float(vin0_0.v[7]);
