@@ -214,6 +214,12 @@ void ElementalEmitter::open(const Twine &header) {
   line(header + " {");
   ++indent;
   scopes.emplace_back();
+  scopes.back().id = ++scopesOpened;
+}
+
+bool ElementalEmitter::isScopeOpen(unsigned id) const {
+  return llvm::any_of(scopes,
+                      [&](const Scope &scope) { return scope.id == id; });
 }
 
 void ElementalEmitter::close(StringRef trailer) {

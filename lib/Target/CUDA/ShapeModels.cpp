@@ -121,9 +121,16 @@ regroupedDims(const Extents &out, const Extents &in,
   return inDims;
 }
 
-/// Reshape and flatten: the linear index passes through; a per-dim index
-/// with run-time extents is regrouped (regroupedDims) where it can be.
-/// Static kernels keep the linear form, whose divisions are by constants.
+/// Reshape and flatten: the linear index passes through; a per-dim index is
+/// regrouped (regroupedDims) where it can be. With static extents the
+/// linear index goes along (the input's element is the same), so a
+/// consumer that reads by linear index (a load) takes it as before, and
+/// one that needs the input's dims (a transpose, slice, concat) takes the
+/// regrouped ones instead of dividing the whole linear index by every
+/// stride: Swin-V2's window reverse (`[512, 64, 96] -> [8, 8, 8, 8, 8, 96]`,
+/// a transpose, `-> [8, 64, 64, 96]`, the shift's slices and concats)
+/// divided a 4-level linear index by 393216, 49152, 6144, 768 and 96 for
+/// each of 8 loads per thread, and its LayerNorm ran at 0.10 of copy.
 template <typename OpT>
 FailureOr<std::string> emitView(OpT op, ElementalEmitter &emitter,
                                 const ElementIndex &index) {
@@ -132,10 +139,15 @@ FailureOr<std::string> emitView(OpT op, ElementalEmitter &emitter,
     Extents in = emitter.extentsOf(op->getOperand(0));
     bool runTime = llvm::any_of(out.sizes, ShapedType::isDynamic) ||
                    llvm::any_of(in.sizes, ShapedType::isDynamic);
-    if (runTime)
-      if (std::optional<SmallVector<std::string>> dims =
-              regroupedDims(out, in, index.dims))
-        return emitter.emit(op->getOperand(0), ElementIndex::fromDims(*dims));
+    if (std::optional<SmallVector<std::string>> dims =
+            regroupedDims(out, in, index.dims)) {
+      ElementIndex regrouped = ElementIndex::fromDims(*dims);
+      // Run-time extents: the linear index would divide by run-time
+      // strides wherever it is used; the regrouped dims serve alone.
+      if (!runTime)
+        regrouped.linear = emitter.linearOf(index, out);
+      return emitter.emit(op->getOperand(0), regrouped);
+    }
   }
   return emitLinearView(op, emitter, index);
 }

@@ -157,8 +157,11 @@ LogicalResult VectorRowKernel::forEachVector(
     lanes.indices.push_back(index);
   }
 
-  // Vector loads: one per input and vector index in this step.
-  llvm::StringMap<std::string> loaded;
+  // Vector loads: one per input and vector index in this step, declared at
+  // the first read and reused while the scope of the declaration is open
+  // (a read in a branch declares it there: Swin-V2's shifted windows read
+  // the bias under each of the roll's four branches).
+  llvm::StringMap<std::pair<std::string, unsigned>> loaded;
   if (width > 1)
     emitter.setLoadOverride(
         [&](unsigned argument,
@@ -169,15 +172,15 @@ LogicalResult VectorRowKernel::forEachVector(
             return std::nullopt;
           auto [it, inserted] = loaded.try_emplace(std::to_string(argument) +
                                                    ":" + read->vectorIndex);
-          if (inserted) {
+          if (inserted || !emitter.isScopeOpen(it->second.second)) {
             std::string vector = vectorTypeName(elementTypeOf(input), width);
-            it->second = emitter.fresh("vin");
-            emitter.line("const " + vector + " " + it->second +
+            it->second = {emitter.fresh("vin"), emitter.currentScope()};
+            emitter.line("const " + vector + " " + it->second.first +
                          " = reinterpret_cast<const " + vector + "*>(" +
                          emitter.pointerName(argument) + ")[" +
                          read->vectorIndex + "];");
           }
-          return it->second + ".v[" + std::to_string(read->lane) + "]";
+          return it->second.first + ".v[" + std::to_string(read->lane) + "]";
         });
   LogicalResult result = body(lanes);
   emitter.setLoadOverride(nullptr);

@@ -1,8 +1,9 @@
 // Host emulation of the CUDA features generated kernels use (thread/block
-// indices, __syncthreads and named barriers, warp shuffles, __shared__), so
-// that kernel-test cases can be checked on a machine without a GPU: each block
-// runs with one std::thread per CUDA thread. For testing the emitter's logic
-// only; it says nothing about performance or the GPU's floating-point library.
+// indices, __syncthreads and named barriers, warp shuffles (xor, down),
+// __shared__), so that kernel-test cases can be checked on a machine without a
+// GPU: each block runs with one std::thread per CUDA thread. For testing the
+// emitter's logic only; it says nothing about performance or the GPU's
+// floating-point library.
 #ifndef KILN_KERNEL_TEST_CUDA_EMULATION_H
 #define KILN_KERNEL_TEST_CUDA_EMULATION_H
 
@@ -86,15 +87,28 @@ inline void kiln_named_barrier_sync(int id, int count) {
   barrier->arrive_and_wait();
 }
 
-template <typename T> T __shfl_xor_sync(unsigned, T value, int offset) {
+// A shuffle of the whole warp: every lane posts |value|, then reads the
+// slot of lane |source|(lane).
+template <typename T, typename Source>
+T kiln_emulated_shuffle(T value, Source source) {
   static_assert(sizeof(T) <= sizeof(unsigned long long), "shuffle width");
   unsigned lane = threadIdx.x & 31;
   std::memcpy(&kiln_warp->slots[lane], &value, sizeof(T));
   kiln_warp->barrier->arrive_and_wait();
   T result;
-  std::memcpy(&result, &kiln_warp->slots[lane ^ offset], sizeof(T));
+  std::memcpy(&result, &kiln_warp->slots[source(lane)], sizeof(T));
   kiln_warp->barrier->arrive_and_wait();
   return result;
+}
+template <typename T> T __shfl_xor_sync(unsigned, T value, int offset) {
+  return kiln_emulated_shuffle(value,
+                               [&](unsigned lane) { return lane ^ offset; });
+}
+// Lanes past the last read their own value, as on the GPU (width 32).
+template <typename T> T __shfl_down_sync(unsigned, T value, unsigned delta) {
+  return kiln_emulated_shuffle(value, [&](unsigned lane) {
+    return lane + delta < 32 ? lane + delta : lane;
+  });
 }
 
 inline float __int_as_float(int bits) {

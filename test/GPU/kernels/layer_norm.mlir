@@ -15,6 +15,7 @@
 // CHECK: wrote case layer_norm.embedding_f16 (1 kernels, 1 launches)
 // CHECK: wrote case layer_norm.log_softmax_f32_64x1000 (1 kernels, 1 launches)
 // CHECK: wrote case layer_norm.log_softmax_f16_8x5000 (1 kernels, 1 launches)
+// CHECK: wrote case layer_norm.swin_window_reverse_shift_f16 (1 kernels, 1 launches)
 
 // BERT-base rows (256 of them; f16 below has all 1024: the bundle must stay
 // under 64 MiB): one warp per row, vectors of 4, 6 per lane.
@@ -104,4 +105,33 @@ func.func @log_softmax_f32_64x1000(%x: tensor<64x1000xf32>) -> tensor<64x1000xf3
 func.func @log_softmax_f16_8x5000(%x: tensor<8x5000xf16>) -> tensor<8x5000xf16> {
   %0 = kiln.log_softmax %x {axis = 1 : i64} : tensor<8x5000xf16> -> tensor<8x5000xf16>
   return %0 : tensor<8x5000xf16>
+}
+
+// Swin's block end: the projection's bias added to the windows [B x
+// windows, 16, C], which are put back in place (reshape, transpose,
+// reshape: the static reshapes index by regrouped dims) and rolled back by
+// 2 along H and W (slices and concats), LayerNorm over C and the residual
+// add, fused into one row kernel. The bias is read as a vector under each
+// of the roll's branches (declared in each).
+func.func @swin_window_reverse_shift_f16(%w: tensor<8x16x16xf16>, %bias: tensor<16xf16>, %r: tensor<2x8x8x16xf16>, %g: tensor<16xf16>, %beta: tensor<16xf16>) -> tensor<2x8x8x16xf16> {
+  %s6 = kiln.constant dense<[2, 2, 2, 4, 4, 16]> : tensor<6xi64>
+  %s4 = kiln.constant dense<[2, 8, 8, 16]> : tensor<4xi64>
+  %minus2 = kiln.constant dense<-2> : tensor<1xi64>
+  %zero = kiln.constant dense<0> : tensor<1xi64>
+  %end = kiln.constant dense<9223372036854775807> : tensor<1xi64>
+  %one = kiln.constant dense<1> : tensor<1xi64>
+  %two = kiln.constant dense<2> : tensor<1xi64>
+  %wb = kiln.add %bias, %w : tensor<16xf16>, tensor<8x16x16xf16> -> tensor<8x16x16xf16>
+  %0 = kiln.reshape %wb, %s6 : tensor<8x16x16xf16>, tensor<6xi64> -> tensor<2x2x2x4x4x16xf16>
+  %1 = kiln.transpose %0 {perm = array<i64: 0, 1, 3, 2, 4, 5>} : tensor<2x2x2x4x4x16xf16> -> tensor<2x2x4x2x4x16xf16>
+  %2 = kiln.reshape %1, %s4 : tensor<2x2x4x2x4x16xf16>, tensor<4xi64> -> tensor<2x8x8x16xf16>
+  %3 = kiln.slice %2, %minus2, %end, %one, %one : tensor<2x8x8x16xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<2x2x8x16xf16>
+  %4 = kiln.slice %2, %zero, %minus2, %one, %one : tensor<2x8x8x16xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<2x6x8x16xf16>
+  %5 = kiln.concat %3, %4 {axis = 1 : i64} : tensor<2x2x8x16xf16>, tensor<2x6x8x16xf16> -> tensor<2x8x8x16xf16>
+  %6 = kiln.slice %5, %minus2, %end, %two, %one : tensor<2x8x8x16xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<2x8x2x16xf16>
+  %7 = kiln.slice %5, %zero, %minus2, %two, %one : tensor<2x8x8x16xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<2x8x6x16xf16>
+  %8 = kiln.concat %6, %7 {axis = 2 : i64} : tensor<2x8x2x16xf16>, tensor<2x8x6x16xf16> -> tensor<2x8x8x16xf16>
+  %9 = kiln.layer_norm %8, %g, %beta {axis = -1 : i64, epsilon = 1.0e-5 : f32} : tensor<2x8x8x16xf16>, tensor<16xf16>, tensor<16xf16> -> tensor<2x8x8x16xf16>
+  %10 = kiln.add %r, %9 : tensor<2x8x8x16xf16>, tensor<2x8x8x16xf16> -> tensor<2x8x8x16xf16>
+  return %10 : tensor<2x8x8x16xf16>
 }

@@ -75,6 +75,12 @@ public:
   /// `header {` and a new cache scope; close() ends both.
   void open(const llvm::Twine &header);
   void close(llvm::StringRef trailer = "");
+  /// The innermost open scope (an id unique within the kernel), and whether
+  /// scope |id| is still open: a template that declares a variable on first
+  /// use reuses it only while the scope it was declared in is open (a use
+  /// in a sibling branch must declare it again).
+  unsigned currentScope() const { return scopes.back().id; }
+  bool isScopeOpen(unsigned id) const;
   /// A new variable name: prefix + counter.
   std::string fresh(llvm::StringRef prefix);
   /// The statements emitted so far.
@@ -191,6 +197,7 @@ private:
   bool boundsChecks = false;
   struct Scope {
     llvm::StringMap<std::string> cache;
+    unsigned id = 0;
   };
   std::string cacheKey(mlir::Value value, const ElementIndex &index) const;
   /// The cached expression of |value| at |index|, or null.
@@ -211,6 +218,7 @@ private:
   /// Nesting of emit() calls, which emitChainBottomUp keeps bounded.
   unsigned depth = 0;
   std::vector<Scope> scopes;
+  unsigned scopesOpened = 0;
   llvm::DenseMap<mlir::Value, unsigned> valueIds;
   ValueOverride valueOverride;
   LoadOverride loadOverride;
