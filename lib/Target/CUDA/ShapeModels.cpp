@@ -134,7 +134,7 @@ regroupedDims(const Extents &out, const Extents &in,
 template <typename OpT>
 FailureOr<std::string> emitView(OpT op, ElementalEmitter &emitter,
                                 const ElementIndex &index) {
-  if (index.hasDims && index.linear.empty()) {
+  if (index.hasDims) {
     Extents out = emitter.extentsOf(op->getResult(0));
     Extents in = emitter.extentsOf(op->getOperand(0));
     bool runTime = llvm::any_of(out.sizes, ShapedType::isDynamic) ||
@@ -142,10 +142,12 @@ FailureOr<std::string> emitView(OpT op, ElementalEmitter &emitter,
     if (std::optional<SmallVector<std::string>> dims =
             regroupedDims(out, in, index.dims)) {
       ElementIndex regrouped = ElementIndex::fromDims(*dims);
-      // Run-time extents: the linear index would divide by run-time
-      // strides wherever it is used; the regrouped dims serve alone.
-      if (!runTime)
-        regrouped.linear = emitter.linearOf(index, out);
+      // The given linear index, else with static extents its Horner form;
+      // with run-time extents that would multiply by run-time strides
+      // wherever it is used, and the regrouped dims serve alone.
+      regrouped.linear = !index.linear.empty() || runTime
+                             ? index.linear
+                             : emitter.linearOf(index, out);
       return emitter.emit(op->getOperand(0), regrouped);
     }
   }

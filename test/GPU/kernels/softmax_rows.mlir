@@ -20,6 +20,7 @@
 // CHECK: wrote case softmax_rows.f64_16x256 (1 kernels, 1 launches)
 // CHECK: wrote case softmax_rows.f16_permuted_rows (1 kernels, 1 launches)
 // CHECK: wrote case softmax_rows.f32_sliced_rows (1 kernels, 1 launches)
+// CHECK: wrote case softmax_rows.swin_shifted_window_f16 (1 kernels, 1 launches)
 // CHECK: wrote case softmax_rows.recomputed_f32_4x8192 (1 kernels, 1 launches)
 // CHECK: wrote case softmax_rows.recomputed_log_softmax_bf16_4x8192 (1 kernels, 1 launches)
 
@@ -116,6 +117,30 @@ func.func @f32_sliced_rows(%x: tensor<16x264xf32>) -> tensor<16x256xf32>
   %0 = kiln.slice %x, %s, %e, %a, %st : tensor<16x264xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<16x256xf32>
   %1 = kiln.softmax %0 : tensor<16x256xf32> -> tensor<16x256xf32>
   return %1 : tensor<16x256xf32>
+}
+
+// Swin-V2's shifted-window attention weights: scores [B x windows, heads,
+// 16, 16] scaled, plus the relative position bias [1, heads, 16, 16], put
+// through a reshape to [B, windows, heads, 16, 16] for the shift mask
+// [1, windows, 1, 16, 16] and back, softmax in f32. The row template's
+// index (dims and linear) crosses the reshapes as regrouped dims. Scores
+// stay below 5 in magnitude: the evaluator rounds each op's result to f16,
+// the kernel only the softmax's input, and at 8 to 16 an f16 ulp moves
+// exp by 0.8%.
+func.func @swin_shifted_window_f16(%s: tensor<8x2x16x16xf16>, %b: tensor<1x2x16x16xf16>, %m: tensor<1x4x1x16x16xf16> {kiln.test_range = [-2.0, 0.0]}) -> tensor<8x2x16x16xf16>
+    attributes {kiln.test_tolerance = [1.0e-2, 1.0e-5]} {
+  %scale = kiln.constant dense<0.5> : tensor<2x1x1xf16>
+  %s5 = kiln.constant dense<[2, 4, 2, 16, 16]> : tensor<5xi64>
+  %s4 = kiln.constant dense<[-1, 2, 16, 16]> : tensor<4xi64>
+  %0 = kiln.mul %s, %scale : tensor<8x2x16x16xf16>, tensor<2x1x1xf16> -> tensor<8x2x16x16xf16>
+  %1 = kiln.add %0, %b : tensor<8x2x16x16xf16>, tensor<1x2x16x16xf16> -> tensor<8x2x16x16xf16>
+  %2 = kiln.reshape %1, %s5 : tensor<8x2x16x16xf16>, tensor<5xi64> -> tensor<2x4x2x16x16xf16>
+  %3 = kiln.add %2, %m : tensor<2x4x2x16x16xf16>, tensor<1x4x1x16x16xf16> -> tensor<2x4x2x16x16xf16>
+  %4 = kiln.reshape %3, %s4 : tensor<2x4x2x16x16xf16>, tensor<4xi64> -> tensor<8x2x16x16xf16>
+  %5 = kiln.cast %4 {to = f32} : tensor<8x2x16x16xf16> -> tensor<8x2x16x16xf32>
+  %6 = kiln.softmax %5 {axis = -1 : i64} : tensor<8x2x16x16xf32> -> tensor<8x2x16x16xf32>
+  %7 = kiln.cast %6 {to = f16} : tensor<8x2x16x16xf32> -> tensor<8x2x16x16xf16>
+  return %7 : tensor<8x2x16x16xf16>
 }
 
 // Rows too long for registers at this block size (128 values per thread):
