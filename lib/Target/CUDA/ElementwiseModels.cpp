@@ -88,8 +88,6 @@ FailureOr<std::string> emitTableOp(Operation *op, ElementalEmitter &emitter,
 
 namespace {
 
-using eval::ElementwiseKind;
-
 FailureOr<std::string> emitCast(CastOp op, ElementalEmitter &emitter,
                                 const ElementIndex &index) {
   Type from = elementTypeOf(op.getInput());

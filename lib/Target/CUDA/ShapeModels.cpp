@@ -121,14 +121,15 @@ regroupedDims(const Extents &out, const Extents &in,
   return inDims;
 }
 
-/// Reshape and flatten: the linear index passes through; a per-dim index is
-/// regrouped (regroupedDims) where it can be. With static extents the
-/// linear index goes along (the input's element is the same), so a
-/// consumer that reads by linear index (a load) takes it as before, and
-/// one that needs the input's dims (a transpose, slice, concat) takes the
-/// regrouped ones instead of dividing the whole linear index by every
-/// stride: Swin-V2's window reverse (`[512, 64, 96] -> [8, 8, 8, 8, 8, 96]`,
-/// a transpose, `-> [8, 64, 64, 96]`, the shift's slices and concats)
+/// Reshape, flatten, squeeze and unsqueeze: the linear index passes
+/// through; a per-dim index is regrouped (regroupedDims: size-1 dims read
+/// index 0, the others map group by group) where it can be. With static
+/// extents the linear index goes along (the input's element is the same),
+/// so a consumer that reads by linear index (a load) takes it as before,
+/// and one that needs the input's dims (a transpose, slice, concat) takes
+/// the regrouped ones instead of dividing the whole linear index by every
+/// stride: Swin-V2's window reverse ([512, 64, 96] -> [8, 8, 8, 8, 8, 96],
+/// a transpose, -> [8, 64, 64, 96], the shift's slices and concats)
 /// divided a 4-level linear index by 393216, 49152, 6144, 768 and 96 for
 /// each of 8 loads per thread, and its LayerNorm ran at 0.10 of copy.
 template <typename OpT>
@@ -152,54 +153,6 @@ FailureOr<std::string> emitView(OpT op, ElementalEmitter &emitter,
     }
   }
   return emitLinearView(op, emitter, index);
-}
-
-/// Squeeze drops size-1 dims: with a per-dim index, insert 0 for them.
-FailureOr<std::string> emitSqueeze(SqueezeOp op, ElementalEmitter &emitter,
-                                   const ElementIndex &index) {
-  ArrayRef<int64_t> inShape = shapeOf(op.getData());
-  if (!index.linear.empty() || !index.hasDims)
-    return emitLinearView(op, emitter, index);
-  std::vector<bool> squeezed(inShape.size(), false);
-  if (op.getAxes()) {
-    std::optional<SmallVector<int64_t>> axes =
-        getConstantIntegers(op.getAxes());
-    if (!axes)
-      return emitLinearView(op, emitter, index);
-    for (int64_t axis : *axes)
-      if (std::optional<int64_t> a = normalizeAxis(axis, inShape.size()))
-        squeezed[*a] = true;
-  } else {
-    for (size_t d = 0; d < inShape.size(); ++d)
-      squeezed[d] = inShape[d] == 1;
-  }
-  SmallVector<std::string> dims;
-  size_t next = 0;
-  for (size_t d = 0; d < inShape.size(); ++d)
-    dims.push_back(squeezed[d] ? std::string("0") : index.dims[next++]);
-  if (next != index.dims.size())
-    return emitLinearView(op, emitter, index);
-  return emitter.emit(op.getData(), ElementIndex::fromDims(dims));
-}
-
-/// Unsqueeze inserts size-1 dims: with a per-dim index, drop their entries.
-FailureOr<std::string> emitUnsqueeze(UnsqueezeOp op, ElementalEmitter &emitter,
-                                     const ElementIndex &index) {
-  ArrayRef<int64_t> outShape = shapeOf(op.getOutput());
-  if (!index.linear.empty() || !index.hasDims)
-    return emitLinearView(op, emitter, index);
-  std::optional<SmallVector<int64_t>> axes = getConstantIntegers(op.getAxes());
-  if (!axes)
-    return emitLinearView(op, emitter, index);
-  std::vector<bool> inserted(outShape.size(), false);
-  for (int64_t axis : *axes)
-    if (std::optional<int64_t> a = normalizeAxis(axis, outShape.size()))
-      inserted[*a] = true;
-  SmallVector<std::string> dims;
-  for (size_t d = 0; d < outShape.size(); ++d)
-    if (!inserted[d])
-      dims.push_back(index.dims[d]);
-  return emitter.emit(op.getData(), ElementIndex::fromDims(dims));
 }
 
 FailureOr<std::string> emitExpand(ExpandOp op, ElementalEmitter &emitter,
@@ -416,9 +369,10 @@ void attachShapeModels(MLIRContext &context) {
       context);
   FlattenOp::attachInterface<FunctionModel<FlattenOp, emitView<FlattenOp>>>(
       context);
-  SqueezeOp::attachInterface<FunctionModel<SqueezeOp, emitSqueeze>>(context);
-  UnsqueezeOp::attachInterface<FunctionModel<UnsqueezeOp, emitUnsqueeze>>(
+  SqueezeOp::attachInterface<FunctionModel<SqueezeOp, emitView<SqueezeOp>>>(
       context);
+  UnsqueezeOp::attachInterface<
+      FunctionModel<UnsqueezeOp, emitView<UnsqueezeOp>>>(context);
   ExpandOp::attachInterface<FunctionModel<ExpandOp, emitExpand>>(context);
   TransposeOp::attachInterface<FunctionModel<TransposeOp, emitTranspose>>(
       context);
