@@ -18,13 +18,15 @@ namespace {
 using Dims = SmallVector<std::string, 4>;
 std::string str(int64_t v) { return std::to_string(v); }
 
-std::string real(double value) {
+// A literal of the resize's arithmetic type: double, or float with an f
+// suffix where the taps are computed in float.
+std::string real(double value, bool single = false) {
   char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.17g", value);
+  std::snprintf(buffer, sizeof(buffer), single ? "%.9g" : "%.17g", value);
   std::string text = buffer;
   if (text.find_first_of(".eEn") == std::string::npos)
     text += ".0";
-  return "(" + text + ")";
+  return "(" + text + (single ? "f" : "") + ")";
 }
 
 struct Tap {
@@ -63,36 +65,62 @@ FailureOr<std::string> emitResize(ResizeOp op, ElementalEmitter &e,
   std::string outside = "false";
   SmallVector<SmallVector<Tap>> taps(rank);
   StringRef mode = op.getMode();
+  Type type = elementTypeOf(op.getOutput());
+  // An f16 or bf16 result keeps 11 or 8 bits: its coordinates, weights and
+  // sum are computed in float (exact to 2^-24 of the extent), at the
+  // hardware's full rate, where double costs a dozen conversions and f64
+  // operations per element. f32 and f64 results keep double, and so does
+  // nearest, whose rounding picks the element read.
+  bool single = isa<Float16Type, BFloat16Type>(type) && mode != "nearest";
+  std::string fp = single ? "float" : "double";
+  auto lit = [&](const char *literal) {
+    return single ? std::string(literal) + "f" : std::string(literal);
+  };
   for (size_t k = 0; k < rank; ++k) {
     if (!crop && in[k] == out[k] && scale[k] == 1.0) {
       taps[k].push_back({d[k], ""});
       continue;
     }
-    std::string x = "(double)" + d[k], s = real(scale[k]);
+    std::string x = "(" + fp + ")" + d[k];
+    // Dividing by the scale; in float by multiplying with its reciprocal.
+    auto divide = [&](const std::string &numerator) {
+      return single ? numerator + " * " + real(1.0 / scale[k], true)
+                    : numerator + " / " + real(scale[k]);
+    };
     double width = scale[k] * double(in[k]);
-    std::string source;
+    std::string half = lit("0.5"), source;
     if (ctm == "half_pixel")
-      source = "(" + x + " + 0.5) / " + s + " - 0.5";
+      source = divide("(" + x + " + " + half + ")") + " - " + half;
     else if (ctm == "pytorch_half_pixel")
-      source = width == 1 ? "-0.5" : "(" + x + " + 0.5) / " + s + " - 0.5";
+      source = width == 1 ? "-" + half
+                          : divide("(" + x + " + " + half + ")") + " - " + half;
     else if (ctm == "align_corners")
-      source = width == 1 ? "0.0" : x + " * " + real(double(in[k] - 1) / (width - 1));
+      source = width == 1
+                   ? lit("0.0")
+                   : x + " * " + real(double(in[k] - 1) / (width - 1), single);
     else if (ctm == "asymmetric")
-      source = x + " / " + s;
+      source = divide(x);
     else if (ctm == "tf_half_pixel_for_nn")
-      source = "(" + x + " + 0.5) / " + s;
+      source = divide("(" + x + " + " + half + ")");
     else {
       double span = (roi[rank + k] - roi[k]) * double(in[k] - 1);
-      source = (out[k] == 1 ? real(span / 2)
-                            : x + " * " + real(span / double(out[k] - 1))) +
-               " + " + real(roi[k] * double(in[k] - 1));
+      source =
+          (out[k] == 1 ? real(span / 2, single)
+                       : x + " * " + real(span / double(out[k] - 1), single)) +
+          " + " + real(roi[k] * double(in[k] - 1), single);
     }
     std::string src = e.fresh("s"), base = e.fresh("b"), ratio = e.fresh("r");
-    e.line("const double " + src + " = " + source + ";");
+    e.line("const " + fp + " " + src + " = " + source + ";");
     if (crop)
-      outside += " || " + src + " < 0.0 || " + src + " > " + real(in[k] - 1);
-    e.line("const long long " + base + " = (long long)ceil(" + src + ") - 1;");
-    e.line("const double " + ratio + " = " + src + " - (double)" + base + ";");
+      outside += " || " + src + " < " + lit("0.0") + " || " + src + " > " +
+                 real(in[k] - 1, single);
+    if (single)
+      e.line("const int " + base + " = (int)ceilf(" + src + ") - 1;");
+    else
+      e.line("const long long " + base + " = (long long)ceil(" + src +
+             ") - 1;");
+    e.line("const " + fp + " " + ratio + " = " + src + " - (" + fp + ")" +
+           base + ";");
     auto clampIndex = [&](int64_t offset) {
       std::string name = e.fresh("q");
       std::string raw = "(" + base + " + " + str(offset) + ")";
@@ -119,20 +147,26 @@ FailureOr<std::string> emitResize(ResizeOp op, ElementalEmitter &e,
     }
     SmallVector<std::string> weights;
     int64_t first = mode == "linear" ? 0 : -1;
+    std::string one = lit("1.0");
     if (mode == "linear") {
-      weights = {"(1.0 - " + ratio + ")", ratio};
+      weights = {"(" + one + " - " + ratio + ")", ratio};
     } else {
-      std::string a = real(op.getCubicCoeffA().convertToDouble());
-      std::string r1 = "(" + ratio + " + 1.0)", q = "(1.0 - " + ratio + ")",
-                  q1 = "(" + q + " + 1.0)";
-      weights = {"(((" + a + " * " + r1 + " - 5.0 * " + a + ") * " + r1 +
-                     " + 8.0 * " + a + ") * " + r1 + " - 4.0 * " + a + ")",
-                 "(((" + a + " + 2.0) * " + ratio + " - (" + a + " + 3.0)) * " +
-                     ratio + " * " + ratio + " + 1.0)",
-                 "(((" + a + " + 2.0) * " + q + " - (" + a + " + 3.0)) * " + q +
-                     " * " + q + " + 1.0)",
-                 "(((" + a + " * " + q1 + " - 5.0 * " + a + ") * " + q1 +
-                     " + 8.0 * " + a + ") * " + q1 + " - 4.0 * " + a + ")"};
+      std::string a = real(op.getCubicCoeffA().convertToDouble(), single);
+      std::string two = lit("2.0"), three = lit("3.0"), four = lit("4.0"),
+                  five = lit("5.0"), eight = lit("8.0");
+      std::string r1 = "(" + ratio + " + " + one + ")",
+                  q = "(" + one + " - " + ratio + ")",
+                  q1 = "(" + q + " + " + one + ")";
+      auto outer = [&](const std::string &t) {
+        return "(((" + a + " * " + t + " - " + five + " * " + a + ") * " + t +
+               " + " + eight + " * " + a + ") * " + t + " - " + four + " * " +
+               a + ")";
+      };
+      auto inner = [&](const std::string &t) {
+        return "(((" + a + " + " + two + ") * " + t + " - (" + a + " + " +
+               three + ")) * " + t + " * " + t + " + " + one + ")";
+      };
+      weights = {outer(r1), inner(ratio), inner(q), outer(q1)};
     }
     SmallVector<std::string> names;
     for (auto [j, weight] : llvm::enumerate(weights)) {
@@ -142,20 +176,23 @@ FailureOr<std::string> emitResize(ResizeOp op, ElementalEmitter &e,
                              ? "(" + raw + " >= 0 && " + raw + " < " +
                                    str(in[k]) + ")"
                              : "true";
-      e.line("double " + w + " = " + keep + " ? " + weight + " : 0.0;");
+      e.line(fp + " " + w + " = " + keep + " ? " + weight + " : " + lit("0.0") +
+             ";");
       names.push_back(w);
     }
     if (op.getExcludeOutside()) {
       std::string total = e.fresh("t");
-      e.line("const double " + total + " = " + llvm::join(names, " + ") + ";");
+      e.line("const " + fp + " " + total + " = " + llvm::join(names, " + ") +
+             ";");
       for (const std::string &w : names)
-        e.line(w + " = " + total + " != 0.0 ? " + w + " / " + total + " : 0.0;");
+        e.line(w + " = " + total + " != " + lit("0.0") + " ? " + w + " / " +
+               total + " : " + lit("0.0") + ";");
     }
     for (auto [j, w] : llvm::enumerate(names))
       taps[k].push_back({clampIndex(first + int64_t(j)), w});
   }
   std::string sum = e.fresh("sum");
-  e.line("double " + sum + " = 0.0;");
+  e.line(fp + " " + sum + " = " + lit("0.0") + ";");
   SmallVector<size_t> counter(rank, 0);
   while (true) {
     Dims source;
@@ -169,7 +206,7 @@ FailureOr<std::string> emitResize(ResizeOp op, ElementalEmitter &e,
     auto value = e.emit(op.getInput(), ElementIndex::fromDims(source));
     if (failed(value))
       return failure();
-    factors.push_back("(double)" + *value);
+    factors.push_back("(" + fp + ")" + *value);
     e.line(sum + " += " + llvm::join(factors, " * ") + ";");
     int64_t k = int64_t(rank) - 1;
     for (; k >= 0; --k) {
@@ -180,7 +217,6 @@ FailureOr<std::string> emitResize(ResizeOp op, ElementalEmitter &e,
     if (k < 0)
       break;
   }
-  Type type = elementTypeOf(op.getOutput());
   std::string cast = "(" + ElementalEmitter::computeType(type) + ")";
   std::string value = isa<FloatType>(type) ? cast + sum
                                            : "(long long)rint(" + sum + ")";

@@ -5,6 +5,8 @@
 // CHECK: wrote case movement.top_k (1 kernels, 1 launches)
 // CHECK: wrote case movement.scatter_einsum (1 kernels, 1 launches)
 // CHECK: wrote case movement.resize_cubic (1 kernels, 1 launches)
+// CHECK: wrote case movement.resize_linear_f16_tiled (1 kernels, 1 launches)
+// CHECK: wrote case movement.resize_cubic_f16_tiled (1 kernels, 1 launches)
 
 func.func @pad_tile(%a: tensor<2x3xf32>) -> tensor<4x10xf32> {
   %e = kiln.empty : tensor<4x10xf32>
@@ -52,4 +54,23 @@ func.func @resize_cubic(%a: tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32> {
     kiln.yield %y : tensor<1x1x8x8xf32>
   } -> tensor<1x1x8x8xf32>
   return %r : tensor<1x1x8x8xf32>
+}
+
+// f16 results take their taps in float: a segmentation head's bilinear
+// upsampling by 16 (half_pixel, clamped at the edges) cast to f32, and a
+// cubic resize by a scale that is not a power of two (align_corners, taps
+// outside the input excluded and the rest renormalised).
+func.func @resize_linear_f16_tiled(%x: tensor<2x3x14x14xf16>) -> tensor<2x3x224x224xf32>
+    attributes {kiln.test_tolerance = [2.0e-3, 2.0e-3]} {
+  %s = kiln.constant dense<[1.0, 1.0, 16.0, 16.0]> : tensor<4xf32>
+  %y = kiln.resize %x scales %s : tensor<4xf32> {mode = "linear"} : tensor<2x3x14x14xf16> -> tensor<2x3x224x224xf16>
+  %c = kiln.cast %y {to = f32} : tensor<2x3x224x224xf16> -> tensor<2x3x224x224xf32>
+  return %c : tensor<2x3x224x224xf32>
+}
+
+func.func @resize_cubic_f16_tiled(%x: tensor<1x2x7x9xf16>) -> tensor<1x2x24x20xf16>
+    attributes {kiln.test_tolerance = [2.0e-3, 2.0e-3]} {
+  %s = kiln.constant dense<[1.0, 1.0, 3.42857143, 2.22222222]> : tensor<4xf32>
+  %y = kiln.resize %x scales %s : tensor<4xf32> {mode = "cubic", coordinate_transformation_mode = "align_corners", exclude_outside = true} : tensor<1x2x7x9xf16> -> tensor<1x2x24x20xf16>
+  return %y : tensor<1x2x24x20xf16>
 }

@@ -59,3 +59,35 @@ func.func @resize_cubic(%a: tensor<1x1x4x4xf32>) -> tensor<1x1x8x8xf32> {
   } -> tensor<1x1x8x8xf32>
   return %r : tensor<1x1x8x8xf32>
 }
+
+// An f16 result computes its taps in float, dividing by the scale as a
+// multiplication; nearest and wider results keep double.
+// CHECK-LABEL: kiln.kernel "resize_linear_f16"
+// CHECK:         const float [[S:s[0-9]+]] = ((float){{.*}} + 0.5f) * (0.0625f) - 0.5f;
+// CHECK-NEXT:    const int [[B:b[0-9]+]] = (int)ceilf([[S]]) - 1;
+// CHECK-NEXT:    const float r{{[0-9]+}} = [[S]] - (float)[[B]];
+// CHECK:         float [[SUM:sum[0-9]+]] = 0.0f;
+// CHECK:         [[SUM]] += w{{[0-9]+}} * w{{[0-9]+}} * (float)x{{[0-9]+}};
+func.func @resize_linear_f16(%a: tensor<1x1x4x4xf16>) -> tensor<1x1x64x64xf16> {
+  %e = kiln.empty : tensor<1x1x64x64xf16>
+  %r = kiln.kernel "resize_linear_f16" data_movement ins(%a : tensor<1x1x4x4xf16>) outs(%e : tensor<1x1x64x64xf16>) attributes {block_size = 64 : i64, grid_size = 1 : i64} {
+  ^bb0(%x: tensor<1x1x4x4xf16>, %o: tensor<1x1x64x64xf16>):
+    %s = kiln.constant dense<[1.0, 1.0, 16.0, 16.0]> : tensor<4xf32>
+    %y = kiln.resize %x scales %s : tensor<4xf32> {mode = "linear"} : tensor<1x1x4x4xf16> -> tensor<1x1x64x64xf16>
+    kiln.yield %y : tensor<1x1x64x64xf16>
+  } -> tensor<1x1x64x64xf16>
+  return %r : tensor<1x1x64x64xf16>
+}
+
+// CHECK-LABEL: kiln.kernel "resize_nearest_f16"
+// CHECK:         const double s{{[0-9]+}} = ((double){{.*}} + 0.5) / (4.0) - 0.5;
+func.func @resize_nearest_f16(%a: tensor<1x1x4x4xf16>) -> tensor<1x1x16x16xf16> {
+  %e = kiln.empty : tensor<1x1x16x16xf16>
+  %r = kiln.kernel "resize_nearest_f16" data_movement ins(%a : tensor<1x1x4x4xf16>) outs(%e : tensor<1x1x16x16xf16>) attributes {block_size = 64 : i64, grid_size = 1 : i64} {
+  ^bb0(%x: tensor<1x1x4x4xf16>, %o: tensor<1x1x16x16xf16>):
+    %s = kiln.constant dense<[1.0, 1.0, 4.0, 4.0]> : tensor<4xf32>
+    %y = kiln.resize %x scales %s : tensor<4xf32> : tensor<1x1x4x4xf16> -> tensor<1x1x16x16xf16>
+    kiln.yield %y : tensor<1x1x16x16xf16>
+  } -> tensor<1x1x16x16xf16>
+  return %r : tensor<1x1x16x16xf16>
+}
