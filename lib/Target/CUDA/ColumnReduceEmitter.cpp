@@ -11,9 +11,10 @@
 // vector of results (a mean divided by the length, as the elemental model
 // does).
 //
-// A pointwise prologue of the input's shape is computed lane by lane, its
-// kernel inputs of that shape loaded as vectors. Sums add in another order
-// than the elemental model's serial loop (as the row templates' do); a
+// The prologue (pointwise ops, data movement such as a channel concat) is
+// computed lane by lane, its kernel inputs of the input's shape loaded as
+// vectors, others (a concat's pieces) element by element. Sums add in another
+// order than the elemental model's serial loop (as the row templates' do); a
 // maximum is the same (NaN wins, kiln_max).
 #include "KernelTemplates.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"

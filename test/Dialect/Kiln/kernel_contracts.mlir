@@ -332,6 +332,42 @@ func.func @column_reduction_block(%a: tensor<2x6x6x32xf16>) -> tensor<2x1x1x32xf
 
 // -----
 
+// A column reduction reads its input through data movement: a channel
+// concat in the prologue (DenseNet's norm, ReLU and global mean of the last
+// dense block's concat).
+// CHECK-LABEL: func.func @column_reduction_of_concat
+// CHECK: kiln.kernel "m" pointwise
+func.func @column_reduction_of_concat(%a: tensor<2x6x6x16xf16>, %b: tensor<2x6x6x16xf16>) -> tensor<2x1x1x32xf16> {
+  %e = kiln.empty : tensor<2x1x1x32xf16>
+  %r = kiln.kernel "m" pointwise ins(%a, %b : tensor<2x6x6x16xf16>, tensor<2x6x6x16xf16>) outs(%e : tensor<2x1x1x32xf16>) attributes {block_size = 64 : i64, variant = #kiln.variant<channels_last_pool>, vector_width = 8 : i64} {
+  ^bb0(%x: tensor<2x6x6x16xf16>, %y: tensor<2x6x6x16xf16>, %o: tensor<2x1x1x32xf16>):
+    %c = kiln.concat %x, %y {axis = 3 : i64} : tensor<2x6x6x16xf16>, tensor<2x6x6x16xf16> -> tensor<2x6x6x32xf16>
+    %t = kiln.relu %c : tensor<2x6x6x32xf16> -> tensor<2x6x6x32xf16>
+    %axes = kiln.constant dense<[1, 2]> : tensor<2xi64>
+    %m = kiln.reduce_mean %t, %axes : tensor<2x6x6x32xf16>, tensor<2xi64> -> tensor<2x1x1x32xf16>
+    kiln.yield %m : tensor<2x1x1x32xf16>
+  } -> tensor<2x1x1x32xf16>
+  return %r : tensor<2x1x1x32xf16>
+}
+
+// -----
+
+// Only a column reduction reads through data movement: a channels-last pool
+// of a concat is the loop template's.
+func.func @channels_last_pool_of_concat(%a: tensor<1x4x4x8xf16>, %b: tensor<1x4x4x8xf16>) -> tensor<1x2x2x16xf16> {
+  %e = kiln.empty : tensor<1x2x2x16xf16>
+  // expected-error @+1 {{'p' records variant 'channels_last_pool', whose precondition does not hold: 'kiln.concat' moves data in a kernel whose window op is not a column reduction}}
+  %r = kiln.kernel "p" pointwise ins(%a, %b : tensor<1x4x4x8xf16>, tensor<1x4x4x8xf16>) outs(%e : tensor<1x2x2x16xf16>) attributes {variant = #kiln.variant<channels_last_pool>} {
+  ^bb0(%x: tensor<1x4x4x8xf16>, %y: tensor<1x4x4x8xf16>, %o: tensor<1x2x2x16xf16>):
+    %c = kiln.concat %x, %y {axis = 3 : i64} : tensor<1x4x4x8xf16>, tensor<1x4x4x8xf16> -> tensor<1x4x4x16xf16>
+    %p = kiln.max_pool %c {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, layout = "NHWC"} : tensor<1x4x4x16xf16> -> tensor<1x2x2x16xf16>
+    kiln.yield %p : tensor<1x2x2x16xf16>
+  } -> tensor<1x2x2x16xf16>
+  return %r : tensor<1x2x2x16xf16>
+}
+
+// -----
+
 // A library kernel records the epilogue its call fuses (LibraryEpilogue.h):
 // a bias row, then a relu.
 // CHECK-LABEL: func.func @library_epilogue

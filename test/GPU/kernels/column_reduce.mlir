@@ -12,6 +12,7 @@
 // CHECK: wrote case column_reduce.sum_f32_c3_outer_run
 // CHECK: wrote case column_reduce.mean_f32_short_length
 // CHECK: wrote case column_reduce.max_f16_c8_one_vector
+// CHECK: wrote case column_reduce.concat_norm_relu_mean_f16
 
 // EfficientNet-B0's first squeeze-excite mean ([N, 112 x 112, 32] at batch
 // 8; here 2 x 56 x 57): 32 channels, vectors of 8, a block per pixel's two
@@ -78,4 +79,20 @@ func.func @max_f16_c8_one_vector(%x: tensor<2x40x40x8xf16>) -> tensor<2x1x1x8xf1
   %axes = kiln.constant dense<[1, 2]> : tensor<2xi64>
   %m = kiln.reduce_max %x, %axes : tensor<2x40x40x8xf16>, tensor<2xi64> -> tensor<2x1x1x8xf16>
   return %m : tensor<2x1x1x8xf16>
+}
+
+// DenseNet's tail: the dense block's channel concat, the inference norm
+// computed in f32 and ReLU before the global mean, all the reduction's
+// prologue (read lane by lane through the concat's branches). 72 channels
+// in pieces of 40, 24 and 8: vectors of 8, one piece each.
+func.func @concat_norm_relu_mean_f16(%a: tensor<2x7x7x40xf16>, %b: tensor<2x7x7x24xf16>, %c: tensor<2x7x7x8xf16>, %scale: tensor<72xf32>, %shift: tensor<72xf32>) -> tensor<2x1x1x72xf16> {
+  %t = kiln.concat %a, %b, %c {axis = 3 : i64} : tensor<2x7x7x40xf16>, tensor<2x7x7x24xf16>, tensor<2x7x7x8xf16> -> tensor<2x7x7x72xf16>
+  %w = kiln.cast %t {to = f32} : tensor<2x7x7x72xf16> -> tensor<2x7x7x72xf32>
+  %m = kiln.mul %w, %scale : tensor<2x7x7x72xf32>, tensor<72xf32> -> tensor<2x7x7x72xf32>
+  %s = kiln.add %m, %shift : tensor<2x7x7x72xf32>, tensor<72xf32> -> tensor<2x7x7x72xf32>
+  %h = kiln.cast %s {to = f16} : tensor<2x7x7x72xf32> -> tensor<2x7x7x72xf16>
+  %r = kiln.relu %h : tensor<2x7x7x72xf16> -> tensor<2x7x7x72xf16>
+  %axes = kiln.constant dense<[1, 2]> : tensor<2xi64>
+  %y = kiln.reduce_mean %r, %axes : tensor<2x7x7x72xf16>, tensor<2xi64> -> tensor<2x1x1x72xf16>
+  return %y : tensor<2x1x1x72xf16>
 }

@@ -251,16 +251,23 @@ std::string depthwiseConvUnmet(KernelOp kernel, ConvOp conv) {
 
 /// A column reduction the window template runs: see KernelConfiguration.h.
 std::string columnReductionUnmet(KernelOp kernel, Operation *reduce) {
-  Value data = reduce->getOperand(0);
   for (Value value : kernel.getYield().getValues())
     if (value != reduce->getResult(0))
       return "it yields a value other than its column reduction's result";
-  for (Operation &op : kernel.getBody().front().without_terminator())
-    if (&op != reduce && !isa<ConstantOp>(op) &&
-        (classifyForFusion(&op) != FusionClass::Pointwise ||
-         op.getNumResults() != 1 || shapeOf(op.getResult(0)) != shapeOf(data)))
+  // The prologue is read lane by lane through the elemental models: any
+  // pointwise op, and data movement (a channel concat, a slice, a
+  // transpose), each with one result.
+  for (Operation &op : kernel.getBody().front().without_terminator()) {
+    if (&op == reduce || isa<ConstantOp>(op))
+      continue;
+    FusionClass fusionClass = classifyForFusion(&op);
+    if ((fusionClass != FusionClass::Pointwise &&
+         fusionClass != FusionClass::View &&
+         fusionClass != FusionClass::DataMovement) ||
+        op.getNumResults() != 1)
       return "'" + op.getName().getStringRef().str() +
-             "' is not a pointwise prologue of the reduction's input shape";
+             "' is not a pointwise or data-movement prologue of the reduction";
+  }
   return "";
 }
 
@@ -612,12 +619,17 @@ std::optional<ChannelsLastWindow> getChannelsLastWindow(KernelOp kernel,
   };
   if (Operation *pool = getChannelsLastPool(kernel))
     return ChannelsLastWindow{pool, ChannelsLastWindowKind::Pool};
-  Operation *window = nullptr;
+  Operation *window = nullptr, *movement = nullptr;
   for (Operation &op : kernel.getBody().front().without_terminator()) {
     FusionClass fusionClass = classifyForFusion(&op);
     if (isa<ConstantOp>(op) || fusionClass == FusionClass::Pointwise ||
         fusionClass == FusionClass::View || isDepthwiseWeightLayout(&op))
       continue;
+    // Data movement may feed a column reduction (columnReductionUnmet).
+    if (fusionClass == FusionClass::DataMovement) {
+      movement = movement ? movement : &op;
+      continue;
+    }
     if (window)
       return fail("it holds two window or reduction ops");
     window = &op;
@@ -625,6 +637,10 @@ std::optional<ChannelsLastWindow> getChannelsLastWindow(KernelOp kernel,
   if (!window)
     return fail("its body has no window op (a channels-last pool, a "
                 "depthwise conv or a column reduction)");
+  if (movement && !columnReductionExtents(window))
+    return fail("'" + movement->getName().getStringRef().str() +
+                "' moves data in a kernel whose window op is not a column "
+                "reduction");
   if (auto conv = dyn_cast<ConvOp>(window)) {
     std::string unmet = depthwiseConvUnmet(kernel, conv);
     if (!unmet.empty())

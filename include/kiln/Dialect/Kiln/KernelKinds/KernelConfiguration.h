@@ -196,8 +196,8 @@ int64_t channelsLastPoolVectorWidth(mlir::Operation *pool);
 ///    its weight stored channels innermost (isDepthwiseWeightLayout of a
 ///    kernel input), with its pointwise epilogue of the conv's shape;
 ///  - ColumnReduction: one sum, mean or max over a contiguous run of axes
-///    before the innermost (columnReductionExtents) with its pointwise
-///    prologue of the input's shape, yielded as is.
+///    before the innermost (columnReductionExtents) with its prologue of
+///    pointwise and data-movement ops (a channel concat), yielded as is.
 /// (The variant keeps its first name until the dialect's enum is rebuilt
 /// anyway: renaming an enum case recompiles every kiln source.)
 enum class ChannelsLastWindowKind { Pool, DepthwiseConv, ColumnReduction };
