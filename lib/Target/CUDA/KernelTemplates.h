@@ -74,6 +74,17 @@ struct RowGeometry {
   bool warp = true; // One warp per row; else one block per row.
   int64_t block = 0, rowsPerBlock = 1;
   bool runTimeRows = false;
+  /// warp: the threads of a row (warpRowLanes), 32 / lanes rows a warp.
+  int64_t lanes = 32;
+  /// warp: the id of a thread within its row's lanes, `lane`, and the
+  /// loop over the rows, a group of lanes per row.
+  std::string laneDeclaration() const;
+  /// "one warp", "one block" or "8 lanes of a warp", for comments.
+  std::string threadsPerRow() const;
+  std::string rowLoopHeader() const;
+  /// |value| combined over a row's lanes (warp) by |functor|.
+  std::string warpAllReduce(const std::string &value,
+                            llvm::StringRef functor) const;
   /// The row count as CUDA text: a number, or `kiln_rows`.
   std::string rowCount() const {
     return runTimeRows ? "kiln_rows" : std::to_string(rows);

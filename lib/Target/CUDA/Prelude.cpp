@@ -290,9 +290,10 @@ template <bool U> struct kiln_imin_op {
 struct kiln_iprod_op {
   __device__ long long operator()(long long a, long long b) const { return kiln_imul(a, b); }
 };
-template <typename T, typename Op> KILN_DEVICE T kiln_warp_allreduce(T v, Op op) {
+// Over aligned groups of Lanes lanes (a power of two): each group's result.
+template <int Lanes = 32, typename T, typename Op> KILN_DEVICE T kiln_warp_allreduce(T v, Op op) {
 #pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1)
+  for (int offset = Lanes / 2; offset > 0; offset >>= 1)
     v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
   return v;
 }

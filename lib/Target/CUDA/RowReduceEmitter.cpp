@@ -145,6 +145,31 @@ std::string initialValue(Type type, AnchorKind kind) {
 
 } // namespace
 
+std::string RowGeometry::laneDeclaration() const {
+  return "const int lane = threadIdx.x & " + std::to_string(lanes - 1) + ";";
+}
+
+std::string RowGeometry::threadsPerRow() const {
+  if (!warp)
+    return "one block";
+  return lanes == 32 ? "one warp" : std::to_string(lanes) + " lanes of a warp";
+}
+
+std::string RowGeometry::rowLoopHeader() const {
+  int64_t shift = llvm::Log2_64(uint64_t(lanes));
+  std::string perBlock = std::to_string(rowsPerBlock);
+  return "for (kiln_index_t row = (kiln_index_t)blockIdx.x * " + perBlock +
+         " + (threadIdx.x >> " + std::to_string(shift) + "); row < " +
+         rowCount() + "; row += (kiln_index_t)gridDim.x * " + perBlock + ")";
+}
+
+std::string RowGeometry::warpAllReduce(const std::string &value,
+                                       StringRef functor) const {
+  return "kiln_warp_allreduce" +
+         (lanes == 32 ? std::string() : "<" + std::to_string(lanes) + ">") +
+         "(" + value + ", " + functor.str() + ")";
+}
+
 bool RowGeometry::holdsRows(ArrayRef<int64_t> shape, int64_t perRow) const {
   int64_t elements = 1;
   bool runTime = false;
@@ -192,11 +217,12 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
   std::string unmet = unmetVariantPrecondition(kernel, variant, block);
   if (!unmet.empty())
     return emitter.error(nullptr) << unmet;
+  int64_t lanes = warp ? warpRowLanes(kernel) : 32;
   int64_t rowsPerBlock =
-      int64_t(kernel.getRowsPerBlock().value_or(warp ? block / 32 : 1));
+      int64_t(kernel.getRowsPerBlock().value_or(warp ? block / lanes : 1));
 
-  RowGeometry geometry{anchor.rows, anchor.length, warp,
-                       block,       rowsPerBlock,  anchor.runTimeRows};
+  RowGeometry geometry{anchor.rows,  anchor.length,      warp, block,
+                       rowsPerBlock, anchor.runTimeRows, lanes};
   if (anchor.kind == AnchorKind::LayerNorm)
     return emitLayerNormRows(emitter, cast<LayerNormOp>(anchor.op), geometry,
                              launch);
@@ -216,27 +242,23 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
   bool isInt = type.isIntOrIndex();
   std::string rows = geometry.rowCount();
   std::string length = std::to_string(anchor.length);
-  std::string lanes = warp ? "32" : "blockDim.x";
+  std::string stride = warp ? std::to_string(lanes) : "blockDim.x";
   std::string laneId = warp ? "lane" : "threadIdx.x";
   auto allReduce = [&](const std::string &value, AnchorKind kind) {
     std::string functor = combinerFunctor(type, kind);
-    return warp ? "kiln_warp_allreduce(" + value + ", " + functor + ")"
+    return warp ? geometry.warpAllReduce(value, functor)
                 : "kiln_block_allreduce(" + value + ", " + functor +
                       ", kiln_partials)";
   };
 
   emitter.line(
-      "// " + rows + " rows of " + length + " elements; one " +
-      (warp ? "warp" : "block") + " per row" +
+      "// " + rows + " rows of " + length + " elements; " +
+      geometry.threadsPerRow() + " per row" +
       (warp ? ", " + std::to_string(rowsPerBlock) + " rows per block" : "") +
       ".");
   if (warp) {
-    emitter.line("const int lane = threadIdx.x & 31;");
-    emitter.open("for (kiln_index_t row = (kiln_index_t)blockIdx.x * " +
-                 std::to_string(rowsPerBlock) +
-                 " + (threadIdx.x >> 5); row < " + rows +
-                 "; row += (kiln_index_t)gridDim.x * " +
-                 std::to_string(rowsPerBlock) + ")");
+    emitter.line(geometry.laneDeclaration());
+    emitter.open(geometry.rowLoopHeader());
   } else {
     emitter.line("__shared__ " + accType + " kiln_partials[32];");
     emitter.open("for (kiln_index_t row = blockIdx.x; row < " + rows +
@@ -249,7 +271,7 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
       -> LogicalResult {
     emitter.line(header);
     emitter.open("for (kiln_index_t col = " + laneId + "; col < " + length +
-                 "; col += " + lanes + ")");
+                 "; col += " + stride + ")");
     std::string at = emitter.fresh("at");
     emitter.line("const kiln_index_t " + at + " = row * " + length + " + col;");
     FailureOr<std::string> x =

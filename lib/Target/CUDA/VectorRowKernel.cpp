@@ -25,7 +25,7 @@ VectorRowKernel::VectorRowKernel(ElementalEmitter &emitter, Value rowInput,
       geometry(geometry), axis(axis), width(width), shape(shapeOf(rowInput)),
       type(elementTypeOf(rowInput)),
       accType(ElementalEmitter::computeType(type)) {
-  threads = geometry.warp ? 32 : geometry.block;
+  threads = geometry.warp ? geometry.lanes : geometry.block;
   vectors = geometry.length / width;
   perThread = (vectors + threads - 1) / threads;
   held = perThread * width <= kMaxHeldValues;
@@ -58,7 +58,7 @@ void VectorRowKernel::openRowLoop() {
   std::string unit = width == 1 ? "element" : "vector";
   emitter.line(
       "// " + rows + " rows of " + std::to_string(geometry.length) +
-      " elements; one " + (geometry.warp ? "warp" : "block") + " per row" +
+      " elements; " + geometry.threadsPerRow() + " per row" +
       (geometry.warp
            ? ", " + std::to_string(geometry.rowsPerBlock) + " rows per block"
            : "") +
@@ -67,11 +67,8 @@ void VectorRowKernel::openRowLoop() {
       (width == 1 ? "" : " of " + std::to_string(width)) + " per thread" +
       (held ? ", held in registers." : ", recomputed per pass."));
   if (geometry.warp) {
-    std::string perBlock = std::to_string(geometry.rowsPerBlock);
-    emitter.line("const int lane = threadIdx.x & 31;");
-    emitter.open("for (kiln_index_t row = (kiln_index_t)blockIdx.x * " +
-                 perBlock + " + (threadIdx.x >> 5); row < " + rows +
-                 "; row += (kiln_index_t)gridDim.x * " + perBlock + ")");
+    emitter.line(geometry.laneDeclaration());
+    emitter.open(geometry.rowLoopHeader());
   } else {
     emitter.line("__shared__ " + accType + " kiln_partials[32];");
     emitter.open("for (kiln_index_t row = blockIdx.x; row < " + rows +
@@ -94,10 +91,9 @@ void VectorRowKernel::closeRowLoop(LaunchGeometry &launch) {
 
 std::string VectorRowKernel::allReduce(const std::string &value,
                                        StringRef functor) const {
-  return geometry.warp
-             ? "kiln_warp_allreduce(" + value + ", " + functor.str() + ")"
-             : "kiln_block_allreduce(" + value + ", " + functor.str() +
-                   ", kiln_partials)";
+  return geometry.warp ? geometry.warpAllReduce(value, functor)
+                       : "kiln_block_allreduce(" + value + ", " +
+                             functor.str() + ", kiln_partials)";
 }
 
 std::string VectorRowKernel::heldSlot(int64_t j) const {

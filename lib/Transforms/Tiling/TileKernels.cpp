@@ -23,10 +23,12 @@
 //    for a column reduction a block per (outer index, row of vectors of
 //    channels), the block's rows of threads along the reduced length.
 //  - row_reduce: rows of <= 1024 elements get one warp each, 4 rows per
-//    128-thread block; longer rows get a block each (512 threads, 1024 for
-//    rows of 8192 and more; softmax: about 16 values per thread, 128 to 1024
-//    threads, so that each thread has several loads in flight). A layer_norm
-//    or softmax row is read in 16-byte vectors when its length allows
+//    128-thread block (rows of fewer vectors than 32 part of a warp each,
+//    warpRowLanes, so 4 x 32 / lanes rows a block); longer rows get a block
+//    each (512 threads, 1024 for rows of 8192 and more; softmax: about 16
+//    values per thread, 128 to 1024 threads, so that each thread has several
+//    loads in flight). A layer_norm or softmax row is read in 16-byte vectors
+//    when its length allows
 //    (`vector_width`).
 //  - transpose: 32x32 tiles moved by 32x8 threads (4 rows each); the grid is
 //    one block per tile. short_rows: 256 threads, a block per 256 rows.
@@ -506,26 +508,31 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
                   rowVectorWidth(kernel, rowLength, input));
     }
     bool warp = chooseVariant(kernel) == KernelVariant::WarpRows;
+    if (softmax) {
+      // Vectors as for layer_norm. A warp takes several rows of fewer
+      // vectors than it has lanes (warpRowLanes); where the rows do not
+      // allow that, narrower vectors keep the warp's lanes busy (rows of
+      // 128 f16: 32 vectors of 4).
+      int64_t width = rowVectorWidth(kernel, rowLength, input);
+      while (warp && width > 1 && rowLength / width < kWarpSize &&
+             warpRowLanes(rowLength / width, *extents) == kWarpSize)
+        width /= 2;
+      setIfAbsent(kernel, &KernelOp::getVectorWidth, &KernelOp::setVectorWidth,
+                  width);
+    }
     if (warp) {
+      // Four warps a block, each taking 32 / lanes rows at once.
+      int64_t lanes = warpRowLanes(kernel);
       setIfAbsent(kernel, &KernelOp::getRowsPerBlock,
-                  &KernelOp::setRowsPerBlock, 4);
+                  &KernelOp::setRowsPerBlock, 4 * kWarpSize / lanes);
       setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize,
-                  kWarpSize * kernel.getRowsPerBlock().value_or(4));
+                  lanes * kernel.getRowsPerBlock().value_or(4));
     } else {
       setIfAbsent(kernel, &KernelOp::getRowsPerBlock,
                   &KernelOp::setRowsPerBlock, 1);
       setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize,
                   softmax ? softmaxBlockSize(rowLength)
                           : (rowLength >= 8192 ? 1024 : 512));
-    }
-    if (softmax) {
-      // Vectors as for layer_norm, but narrower where whole ones would leave
-      // lanes of a row's warp idle (rows of 128 f16: 32 vectors of 4).
-      int64_t width = rowVectorWidth(kernel, rowLength, input);
-      while (warp && width > 1 && rowLength / width < kWarpSize)
-        width /= 2;
-      setIfAbsent(kernel, &KernelOp::getVectorWidth, &KernelOp::setVectorWidth,
-                  width);
     }
     setIfAbsent(kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
                 std::max<int64_t>(

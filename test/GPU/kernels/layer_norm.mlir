@@ -15,7 +15,8 @@
 // CHECK: wrote case layer_norm.embedding_f16 (1 kernels, 1 launches)
 // CHECK: wrote case layer_norm.log_softmax_f32_64x1000 (1 kernels, 1 launches)
 // CHECK: wrote case layer_norm.log_softmax_f16_8x5000 (1 kernels, 1 launches)
-// CHECK: wrote case layer_norm.swin_window_reverse_shift_f16 (1 kernels, 1 launches)
+// CHECK: wrote case layer_norm.swin_window_reverse_shift_f16
+// CHECK: wrote case layer_norm.f16_channels_last_96 (1 kernels, 1 launches)
 
 // BERT-base rows (256 of them; f16 below has all 1024: the bundle must stay
 // under 64 MiB): one warp per row, vectors of 4, 6 per lane.
@@ -134,4 +135,12 @@ func.func @swin_window_reverse_shift_f16(%w: tensor<8x16x16xf16>, %bias: tensor<
   %9 = kiln.layer_norm %8, %g, %beta {axis = -1 : i64, epsilon = 1.0e-5 : f32} : tensor<2x8x8x16xf16>, tensor<16xf16>, tensor<16xf16> -> tensor<2x8x8x16xf16>
   %10 = kiln.add %r, %9 : tensor<2x8x8x16xf16>, tensor<2x8x8x16xf16> -> tensor<2x8x8x16xf16>
   return %10 : tensor<2x8x8x16xf16>
+}
+
+// A channels-last LayerNorm over 96 channels (ConvNeXt's and Swin's first
+// stage): 12 vectors of 8 a row, 16 lanes each (the last 4 idle), 2 rows a
+// warp.
+func.func @f16_channels_last_96(%x: tensor<2x6x6x96xf16>, %g: tensor<96xf16>, %beta: tensor<96xf16>) -> tensor<2x6x6x96xf16> {
+  %0 = kiln.layer_norm %x, %g, %beta {axis = -1 : i64, epsilon = 1.0e-06 : f32} : tensor<2x6x6x96xf16>, tensor<96xf16>, tensor<96xf16> -> tensor<2x6x6x96xf16>
+  return %0 : tensor<2x6x6x96xf16>
 }

@@ -8,6 +8,8 @@
 // CHECK: wrote case reduce.sum_i32_warp (1 kernels, 1 launches)
 // CHECK: wrote case reduce.row_sum_then_leading_max (2 kernels, 2 launches)
 // CHECK: wrote case reduce.pow_two_mean_f16_warp (1 kernels, 1 launches)
+// CHECK: wrote case reduce.sum_rows_of_7 (1 kernels, 1 launches)
+// CHECK: wrote case reduce.max_rows_of_3 (1 kernels, 1 launches)
 
 // RMSNorm's scale: 1 / sqrt(mean(x^2) + eps), one warp per row of 768.
 func.func @rms_scale_warp(%a: tensor<32x768xf32>) -> tensor<32x1xf32> {
@@ -111,4 +113,19 @@ func.func @pow_two_mean_f16_warp(%a: tensor<64x512xf16> {kiln.test_range = [-3.0
     kiln.yield %m : tensor<64x1xf16>
   } -> tensor<64x1xf16>
   return %r : tensor<64x1xf16>
+}
+
+// Rows shorter than a warp (warpRowLanes): rows of 7 take 8 lanes, 4 rows
+// a warp; rows of 3 would take 4 lanes and 8 rows a warp, but 10 rows are
+// a multiple of 2 only: 16 lanes, 2 rows a warp.
+func.func @sum_rows_of_7(%a: tensor<4x9x7xf32>) -> tensor<4x9x1xf32> {
+  %axes = kiln.constant dense<[2]> : tensor<1xi64>
+  %s = kiln.reduce_sum %a, %axes : tensor<4x9x7xf32>, tensor<1xi64> -> tensor<4x9x1xf32>
+  return %s : tensor<4x9x1xf32>
+}
+
+func.func @max_rows_of_3(%a: tensor<10x3xf16>) -> tensor<10xf16> {
+  %axes = kiln.constant dense<[1]> : tensor<1xi64>
+  %m = kiln.reduce_max %a, %axes {keepdims = false} : tensor<10x3xf16>, tensor<1xi64> -> tensor<10xf16>
+  return %m : tensor<10xf16>
 }

@@ -23,6 +23,8 @@
 // CHECK: wrote case softmax_rows.swin_shifted_window_f16 (1 kernels, 1 launches)
 // CHECK: wrote case softmax_rows.recomputed_f32_4x8192 (1 kernels, 1 launches)
 // CHECK: wrote case softmax_rows.recomputed_log_softmax_bf16_4x8192 (1 kernels, 1 launches)
+// CHECK: wrote case softmax_rows.f16_rows_of_64_sub_warp (1 kernels, 1 launches)
+// CHECK: wrote case softmax_rows.f16_rows_of_64_whole_warp (1 kernels, 1 launches)
 
 // bf16 storage, fp32 math: vectors of 8, 2 per thread.
 func.func @bf16_8x4096(%x: tensor<8x4096xbf16>) -> tensor<8x4096xbf16>
@@ -166,3 +168,20 @@ func.func @recomputed_log_softmax_bf16_4x8192(%a: tensor<4x8192xbf16>) -> tensor
   return %r : tensor<4x8192xbf16>
 }
 
+
+// Rows shorter than a warp's vectors (warpRowLanes): rows of 64 f16 in
+// vectors of 8 take 8 lanes, 4 rows a warp (12 rows: 3 warps' worth).
+func.func @f16_rows_of_64_sub_warp(%x: tensor<3x4x64xf16>, %b: tensor<64xf16>) -> tensor<3x4x64xf16>
+    attributes {kiln.test_tolerance = [1.0e-2, 1.0e-4]} {
+  %0 = kiln.add %x, %b : tensor<3x4x64xf16>, tensor<64xf16> -> tensor<3x4x64xf16>
+  %1 = kiln.softmax %0 {axis = -1 : i64} : tensor<3x4x64xf16> -> tensor<3x4x64xf16>
+  return %1 : tensor<3x4x64xf16>
+}
+
+// 5 rows are no multiple of the rows a warp would take: a warp per row,
+// vectors of 2 keeping its lanes busy.
+func.func @f16_rows_of_64_whole_warp(%x: tensor<5x64xf16>) -> tensor<5x64xf16>
+    attributes {kiln.test_tolerance = [1.0e-2, 1.0e-4]} {
+  %0 = kiln.softmax %x {axis = -1 : i64} : tensor<5x64xf16> -> tensor<5x64xf16>
+  return %0 : tensor<5x64xf16>
+}

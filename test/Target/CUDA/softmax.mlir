@@ -38,21 +38,23 @@ func.func @softmax_4096x4096(%x: tensor<4096x4096xf16>) -> tensor<4096x4096xf16>
 // -----
 
 // Attention scores: the scale and a padding mask [2, 1, 1, 128] fuse in
-// front; rows of 128 f16 get vectors of 4 (one per lane of the row's warp);
-// the mask, broadcast over heads and query rows, is a vector at the row's
-// batch.
-// CHECK-LABEL: // 1024 rows of 128 elements; one warp per row, 4 rows per block; 1 vector of 4 per thread, held in registers.
+// front; rows of 128 f16 get 16 vectors of 8, one per lane of half a warp
+// (a warp takes 2 rows at once); the mask, broadcast over heads and query
+// rows, is a vector at the row's batch.
+// CHECK-LABEL: // 1024 rows of 128 elements; 16 lanes of a warp per row, 8 rows per block; 1 vector of 8 per thread, held in registers.
+// CHECK:         const int lane = threadIdx.x & 15;
+// CHECK-NEXT:    for (kiln_index_t row = (kiln_index_t)blockIdx.x * 8 + (threadIdx.x >> 4); row < 1024; row += (kiln_index_t)gridDim.x * 8) {
 // CHECK:           const long long [[B:r[0-9]+]] = (row / 512);
-// CHECK:             const kiln_vec<__half, 4> [[X:vin[0-9]+]] = reinterpret_cast<const kiln_vec<__half, 4>*>(in0)[row * 32 + [[V:vcol[0-9]+]]];
+// CHECK:             const kiln_vec<__half, 8> [[X:vin[0-9]+]] = reinterpret_cast<const kiln_vec<__half, 8>*>(in0)[row * 16 + [[V:vcol[0-9]+]]];
 // CHECK-NEXT:        const float [[X0:x[0-9]+]] = __half2float([[X]].v[0]);
 // CHECK-NEXT:        const float [[S:v[0-9]+]] = ([[X0]] * 0.125f);
-// CHECK-NEXT:        const kiln_vec<__half, 4> [[M:vin[0-9]+]] = reinterpret_cast<const kiln_vec<__half, 4>*>(in1)[[[B]] * 32 + [[V]]];
+// CHECK-NEXT:        const kiln_vec<__half, 8> [[M:vin[0-9]+]] = reinterpret_cast<const kiln_vec<__half, 8>*>(in1)[[[B]] * 16 + [[V]]];
 // CHECK-NEXT:        const float [[M0:x[0-9]+]] = __half2float([[M]].v[0]);
 // CHECK-NEXT:        const float [[P:v[0-9]+]] = ([[S]] + [[M0]]);
-// CHECK-NEXT:        xs[k * 4 + 0] = [[P]];
-// CHECK:           rowMax = kiln_warp_allreduce(rowMax, kiln_max_op());
-// CHECK:           sum = kiln_warp_allreduce(sum, kiln_sum_op());
-// CHECK:             reinterpret_cast<kiln_vec<__half, 4>*>(out0)[row * 32 + vcol{{[0-9]+}}] = vout{{[0-9]+}};
+// CHECK-NEXT:        xs[k * 8 + 0] = [[P]];
+// CHECK:           rowMax = kiln_warp_allreduce<16>(rowMax, kiln_max_op());
+// CHECK:           sum = kiln_warp_allreduce<16>(sum, kiln_sum_op());
+// CHECK:             reinterpret_cast<kiln_vec<__half, 8>*>(out0)[row * 16 + vcol{{[0-9]+}}] = vout{{[0-9]+}};
 func.func @scaled_masked(%x: tensor<2x4x128x128xf16>, %m: tensor<2x1x1x128xf16>) -> tensor<2x4x128x128xf16> {
   %k = kiln.constant dense<0.125> : tensor<f16>
   %0 = kiln.mul %x, %k : tensor<2x4x128x128xf16>, tensor<f16> -> tensor<2x4x128x128xf16>

@@ -56,8 +56,9 @@ std::string shortRowsPrecondition(KernelOp kernel,
   return "";
 }
 
-/// warp_rows: a warp per row, rows_per_block rows per block, so the block
-/// is rows_per_block warps. block_rows: a block of whole warps per row.
+/// warp_rows: warpRowLanes threads per row (a warp, or part of one for short
+/// rows), rows_per_block rows per block, so the block is rows_per_block x
+/// lanes threads, whole warps. block_rows: a block of whole warps per row.
 std::string rowsPrecondition(KernelOp kernel, bool warp,
                              std::optional<int64_t> blockSize) {
   Operation *anchor = getKernelAnchor(kernel);
@@ -72,9 +73,12 @@ std::string rowsPrecondition(KernelOp kernel, bool warp,
   if (*blockSize % 32 != 0)
     return "block_size " + std::to_string(*blockSize) +
            " is not a multiple of 32";
-  if (warp && rowsPerBlock && *blockSize != int64_t(32 * *rowsPerBlock))
-    return "block_size " + std::to_string(*blockSize) + " != 32 x " +
-           std::to_string(*rowsPerBlock) + " rows_per_block";
+  int64_t lanes = warpRowLanes(kernel);
+  if (warp && rowsPerBlock && *blockSize != int64_t(lanes * *rowsPerBlock))
+    return "block_size " + std::to_string(*blockSize) +
+           " != " + std::to_string(lanes) + " x " +
+           std::to_string(*rowsPerBlock) + " rows_per_block (" +
+           std::to_string(lanes) + " lanes a row)";
   return "";
 }
 
@@ -458,6 +462,25 @@ int64_t launchUnitsPerBlock(KernelOp kernel) {
 int64_t rowReduceLength(KernelOp kernel) {
   std::optional<RowReduceExtents> extents = rowReduceExtents(kernel);
   return extents ? extents->length : 0;
+}
+
+int64_t warpRowLanes(int64_t vectors, const RowReduceExtents &extents) {
+  if (extents.runTimeRows)
+    return 32;
+  int64_t lanes = 1;
+  while (lanes < 32 && lanes < vectors)
+    lanes *= 2;
+  while (lanes < 32 && extents.rows % (32 / lanes) != 0)
+    lanes *= 2;
+  return lanes;
+}
+
+int64_t warpRowLanes(KernelOp kernel) {
+  std::optional<RowReduceExtents> extents = rowReduceExtents(kernel);
+  if (!extents)
+    return 32;
+  int64_t width = std::max<int64_t>(kernel.getVectorWidth().value_or(1), 1);
+  return warpRowLanes(extents->length / width, *extents);
 }
 
 int64_t outputDimOfInputInner(ArrayRef<int64_t> perm) {
