@@ -8,8 +8,10 @@
 // the last axis to emitSoftmaxRows (SoftmaxRowEmitter.cpp).
 #include "ElementalModels.h"
 #include "KernelTemplates.h"
+#include "VectorRowKernel.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
+#include "kiln/Dialect/Kiln/KernelKinds/OpClasses.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -251,18 +253,33 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
                       ", kiln_partials)";
   };
 
-  emitter.line(
-      "// " + rows + " rows of " + length + " elements; " +
-      geometry.threadsPerRow() + " per row" +
-      (warp ? ", " + std::to_string(rowsPerBlock) + " rows per block" : "") +
-      ".");
-  if (warp) {
-    emitter.line(geometry.laneDeclaration());
-    emitter.open(geometry.rowLoopHeader());
+  // A float row in vectors (`vector_width`): VectorRowKernel's loop over
+  // rows and vector loads, each value read once, nothing held.
+  int64_t width = int64_t(kernel.getVectorWidth().value_or(1));
+  std::optional<VectorRowKernel> vectorRow;
+  if (width > 1) {
+    std::optional<int64_t> axis = rowReductionFirstAxis(anchor.op);
+    if (isInt || !axis || anchor.length % width != 0)
+      return emitter.error(nullptr)
+             << "vector_width " << width << " needs float rows of a multiple "
+             << "of it; the rows are " << anchor.length << " elements";
+    vectorRow.emplace(emitter, anchor.data, geometry, *axis, width,
+                      /*hold=*/false);
+    vectorRow->openRowLoop();
   } else {
-    emitter.line("__shared__ " + accType + " kiln_partials[32];");
-    emitter.open("for (kiln_index_t row = blockIdx.x; row < " + rows +
-                 "; row += gridDim.x)");
+    emitter.line(
+        "// " + rows + " rows of " + length + " elements; " +
+        geometry.threadsPerRow() + " per row" +
+        (warp ? ", " + std::to_string(rowsPerBlock) + " rows per block" : "") +
+        ".");
+    if (warp) {
+      emitter.line(geometry.laneDeclaration());
+      emitter.open(geometry.rowLoopHeader());
+    } else {
+      emitter.line("__shared__ " + accType + " kiln_partials[32];");
+      emitter.open("for (kiln_index_t row = blockIdx.x; row < " + rows +
+                   "; row += gridDim.x)");
+    }
   }
 
   // One pass over the row: |visit| gets the prologue value at column `col`.
@@ -298,12 +315,25 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
   ArrayRef<int64_t> resultShape = shapeOf(anchorResult);
 
   std::string init = initialValue(type, anchor.kind);
-  if (failed(pass(accType + " acc = " + init + ";", [&](const std::string &x) {
-        emitter.line(combineLine(type, anchor.kind, "acc", x));
-        return success();
-      })))
-    return failure();
-  emitter.line("acc = " + allReduce("acc", anchor.kind) + ";");
+  if (vectorRow) {
+    emitter.line(accType + " acc = " + init + ";");
+    if (failed(vectorRow->forEachRowValue(
+            /*compute=*/true, [&](const std::string &x, int64_t) {
+              emitter.line(combineLine(type, anchor.kind, "acc", x));
+            })))
+      return failure();
+    emitter.line(
+        "acc = " +
+        vectorRow->allReduce("acc", combinerFunctor(type, anchor.kind)) + ";");
+  } else {
+    if (failed(
+            pass(accType + " acc = " + init + ";", [&](const std::string &x) {
+              emitter.line(combineLine(type, anchor.kind, "acc", x));
+              return success();
+            })))
+      return failure();
+    emitter.line("acc = " + allReduce("acc", anchor.kind) + ";");
+  }
 
   std::string reduced = "acc";
   if (anchor.kind == AnchorKind::Mean) {
@@ -328,6 +358,10 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
     return failure();
   emitter.close();
   emitter.setValueOverride(nullptr);
+  if (vectorRow) {
+    vectorRow->closeRowLoop(launch);
+    return success();
+  }
   emitter.close();
 
   launch.block = block;

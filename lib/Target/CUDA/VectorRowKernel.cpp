@@ -20,7 +20,7 @@ constexpr int64_t kVectorBytes = 16;
 
 VectorRowKernel::VectorRowKernel(ElementalEmitter &emitter, Value rowInput,
                                  const RowGeometry &geometry, int64_t axis,
-                                 int64_t width)
+                                 int64_t width, bool hold)
     : emitter(emitter), kernel(emitter.getKernel()), rowInput(rowInput),
       geometry(geometry), axis(axis), width(width), shape(shapeOf(rowInput)),
       type(elementTypeOf(rowInput)),
@@ -28,7 +28,7 @@ VectorRowKernel::VectorRowKernel(ElementalEmitter &emitter, Value rowInput,
   threads = geometry.warp ? geometry.lanes : geometry.block;
   vectors = geometry.length / width;
   perThread = (vectors + threads - 1) / threads;
-  held = perThread * width <= kMaxHeldValues;
+  held = hold && perThread * width <= kMaxHeldValues;
 }
 
 FailureOr<int64_t> VectorRowKernel::checkVectorWidth(

@@ -27,8 +27,10 @@ public:
   /// The most row values one thread keeps in registers.
   static constexpr int64_t kMaxHeldValues = 64;
 
+  /// |hold| false: the row is read once (a reduction), nothing held.
   VectorRowKernel(ElementalEmitter &emitter, mlir::Value rowInput,
-                  const RowGeometry &geometry, int64_t axis, int64_t width);
+                  const RowGeometry &geometry, int64_t axis, int64_t width,
+                  bool hold = true);
 
   /// Checks the kernel's `vector_width` (a power of two <= 16 dividing the
   /// row length) and that every output has one element per row element;

@@ -502,8 +502,10 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
       rows = *largest / std::max<int64_t>(perElement ? rowLength : 1, 1);
     }
     bool softmax = isa<SoftmaxOp, LogSoftmaxOp>(anchor);
-    if (isa<LayerNormOp>(anchor)) {
-      // The row is read (and written) in 16-byte vectors where it allows.
+    if (isa<LayerNormOp>(anchor) ||
+        (!softmax && isa<FloatType>(input.getElementType()))) {
+      // The row is read (and a layer_norm's written) in 16-byte vectors
+      // where it allows.
       setIfAbsent(kernel, &KernelOp::getVectorWidth, &KernelOp::setVectorWidth,
                   rowVectorWidth(kernel, rowLength, input));
     }

@@ -10,6 +10,8 @@
 // CHECK: wrote case reduce.pow_two_mean_f16_warp (1 kernels, 1 launches)
 // CHECK: wrote case reduce.sum_rows_of_7 (1 kernels, 1 launches)
 // CHECK: wrote case reduce.max_rows_of_3 (1 kernels, 1 launches)
+// CHECK: wrote case reduce.l2_rows_of_32_f16 (1 kernels, 1 launches)
+// CHECK: wrote case reduce.mean_f16_block_vectors (1 kernels, 1 launches)
 
 // RMSNorm's scale: 1 / sqrt(mean(x^2) + eps), one warp per row of 768.
 func.func @rms_scale_warp(%a: tensor<32x768xf32>) -> tensor<32x1xf32> {
@@ -128,4 +130,23 @@ func.func @max_rows_of_3(%a: tensor<10x3xf16>) -> tensor<10xf16> {
   %axes = kiln.constant dense<[1]> : tensor<1xi64>
   %m = kiln.reduce_max %a, %axes {keepdims = false} : tensor<10x3xf16>, tensor<1xi64> -> tensor<10xf16>
   return %m : tensor<10xf16>
+}
+
+// Float rows in 16-byte vectors: Swin-V2's L2 norms of q and k (sum of
+// squares over head dims of 32 f16, in f32), 4 vectors of 8 on 4 lanes, 8
+// rows a warp; and a block per row of 4104 f16 (513 vectors of 8 over 512
+// threads: a tail).
+func.func @l2_rows_of_32_f16(%a: tensor<2x3x16x32xf16>) -> tensor<2x3x16x1xf32> {
+  %w = kiln.cast %a {to = f32} : tensor<2x3x16x32xf16> -> tensor<2x3x16x32xf32>
+  %s = kiln.mul %w, %w : tensor<2x3x16x32xf32>, tensor<2x3x16x32xf32> -> tensor<2x3x16x32xf32>
+  %axes = kiln.constant dense<[3]> : tensor<1xi64>
+  %r = kiln.reduce_sum %s, %axes : tensor<2x3x16x32xf32>, tensor<1xi64> -> tensor<2x3x16x1xf32>
+  return %r : tensor<2x3x16x1xf32>
+}
+
+func.func @mean_f16_block_vectors(%a: tensor<3x4104xf16>) -> tensor<3x1xf16>
+    attributes {kiln.test_tolerance = [2.0e-3, 1.0e-3]} {
+  %axes = kiln.constant dense<[1]> : tensor<1xi64>
+  %m = kiln.reduce_mean %a, %axes : tensor<3x4104xf16>, tensor<1xi64> -> tensor<3x1xf16>
+  return %m : tensor<3x1xf16>
 }
