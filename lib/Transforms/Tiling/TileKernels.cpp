@@ -27,9 +27,8 @@
 //    warpRowLanes, so 4 x 32 / lanes rows a block); longer rows get a block
 //    each (512 threads, 1024 for rows of 8192 and more; softmax: about 16
 //    values per thread, 128 to 1024 threads, so that each thread has several
-//    loads in flight). A layer_norm or softmax row is read in 16-byte vectors
-//    when its length allows
-//    (`vector_width`).
+//    loads in flight). A layer_norm, softmax or float reduction row is read
+//    in 16-byte vectors when its length allows (`vector_width`).
 //  - transpose: 32x32 tiles moved by 32x8 threads (4 rows each); the grid is
 //    one block per tile. short_rows: 256 threads, a block per 256 rows.
 //  - attention: 128 threads; the grid is one block per (batch, query row),
