@@ -76,12 +76,13 @@ struct RowGeometry {
   bool runTimeRows = false;
   /// warp: the threads of a row (warpRowLanes), 32 / lanes rows a warp.
   int64_t lanes = 32;
-  /// warp: the id of a thread within its row's lanes, `lane`, and the
-  /// loop over the rows, a group of lanes per row.
-  std::string laneDeclaration() const;
-  /// "one warp", "one block" or "8 lanes of a warp", for comments.
-  std::string threadsPerRow() const;
-  std::string rowLoopHeader() const;
+  /// "R rows of L elements; one warp per row, 4 rows per block" (or "one
+  /// block", "8 lanes of a warp"), for the kernel's comment.
+  std::string description() const;
+  /// Opens the loop over rows (`row`): warp, a group of lanes per row with
+  /// `lane` its thread's id in the group; block, a block per row with
+  /// `kiln_partials` (of |accType|) for kiln_block_allreduce.
+  void openRowLoop(ElementalEmitter &emitter, const std::string &accType) const;
   /// |value| combined over a row's lanes (warp) by |functor|.
   std::string warpAllReduce(const std::string &value,
                             llvm::StringRef functor) const;

@@ -147,22 +147,32 @@ std::string initialValue(Type type, AnchorKind kind) {
 
 } // namespace
 
-std::string RowGeometry::laneDeclaration() const {
-  return "const int lane = threadIdx.x & " + std::to_string(lanes - 1) + ";";
+std::string RowGeometry::description() const {
+  std::string threads = !warp ? "one block"
+                        : lanes == 32
+                            ? "one warp"
+                            : std::to_string(lanes) + " lanes of a warp";
+  return rowCount() + " rows of " + std::to_string(length) + " elements; " +
+         threads + " per row" +
+         (warp ? ", " + std::to_string(rowsPerBlock) + " rows per block" : "");
 }
 
-std::string RowGeometry::threadsPerRow() const {
-  if (!warp)
-    return "one block";
-  return lanes == 32 ? "one warp" : std::to_string(lanes) + " lanes of a warp";
-}
-
-std::string RowGeometry::rowLoopHeader() const {
-  int64_t shift = llvm::Log2_64(uint64_t(lanes));
+void RowGeometry::openRowLoop(ElementalEmitter &emitter,
+                              const std::string &accType) const {
+  if (!warp) {
+    emitter.line("__shared__ " + accType + " kiln_partials[32];");
+    emitter.open("for (kiln_index_t row = blockIdx.x; row < " + rowCount() +
+                 "; row += gridDim.x)");
+    return;
+  }
   std::string perBlock = std::to_string(rowsPerBlock);
-  return "for (kiln_index_t row = (kiln_index_t)blockIdx.x * " + perBlock +
-         " + (threadIdx.x >> " + std::to_string(shift) + "); row < " +
-         rowCount() + "; row += (kiln_index_t)gridDim.x * " + perBlock + ")";
+  emitter.line("const int lane = threadIdx.x & " + std::to_string(lanes - 1) +
+               ";");
+  emitter.open("for (kiln_index_t row = (kiln_index_t)blockIdx.x * " +
+               perBlock + " + (threadIdx.x >> " +
+               std::to_string(llvm::Log2_64(uint64_t(lanes))) + "); row < " +
+               rowCount() + "; row += (kiln_index_t)gridDim.x * " + perBlock +
+               ")");
 }
 
 std::string RowGeometry::warpAllReduce(const std::string &value,
@@ -242,7 +252,6 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
   Type type = elementTypeOf(anchor.data);
   std::string accType = ElementalEmitter::computeType(type);
   bool isInt = type.isIntOrIndex();
-  std::string rows = geometry.rowCount();
   std::string length = std::to_string(anchor.length);
   std::string stride = warp ? std::to_string(lanes) : "blockDim.x";
   std::string laneId = warp ? "lane" : "threadIdx.x";
@@ -267,19 +276,8 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
                       /*hold=*/false);
     vectorRow->openRowLoop();
   } else {
-    emitter.line(
-        "// " + rows + " rows of " + length + " elements; " +
-        geometry.threadsPerRow() + " per row" +
-        (warp ? ", " + std::to_string(rowsPerBlock) + " rows per block" : "") +
-        ".");
-    if (warp) {
-      emitter.line(geometry.laneDeclaration());
-      emitter.open(geometry.rowLoopHeader());
-    } else {
-      emitter.line("__shared__ " + accType + " kiln_partials[32];");
-      emitter.open("for (kiln_index_t row = blockIdx.x; row < " + rows +
-                   "; row += gridDim.x)");
-    }
+    emitter.line("// " + geometry.description() + ".");
+    geometry.openRowLoop(emitter, accType);
   }
 
   // One pass over the row: |visit| gets the prologue value at column `col`.

@@ -54,26 +54,13 @@ FailureOr<int64_t> VectorRowKernel::checkVectorWidth(
 }
 
 void VectorRowKernel::openRowLoop() {
-  std::string rows = geometry.rowCount();
   std::string unit = width == 1 ? "element" : "vector";
   emitter.line(
-      "// " + rows + " rows of " + std::to_string(geometry.length) +
-      " elements; " + geometry.threadsPerRow() + " per row" +
-      (geometry.warp
-           ? ", " + std::to_string(geometry.rowsPerBlock) + " rows per block"
-           : "") +
-      "; " + std::to_string(perThread) + " " + unit +
-      (perThread == 1 ? "" : "s") +
+      "// " + geometry.description() + "; " + std::to_string(perThread) + " " +
+      unit + (perThread == 1 ? "" : "s") +
       (width == 1 ? "" : " of " + std::to_string(width)) + " per thread" +
       (held ? ", held in registers." : ", recomputed per pass."));
-  if (geometry.warp) {
-    emitter.line(geometry.laneDeclaration());
-    emitter.open(geometry.rowLoopHeader());
-  } else {
-    emitter.line("__shared__ " + accType + " kiln_partials[32];");
-    emitter.open("for (kiln_index_t row = blockIdx.x; row < " + rows +
-                 "; row += gridDim.x)");
-  }
+  geometry.openRowLoop(emitter, accType);
   rowDims.clear();
   for (const std::string &dim :
        emitter.dimsOf(ElementIndex::fromLinear("row"), shape.take_front(axis)))
