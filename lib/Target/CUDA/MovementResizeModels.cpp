@@ -69,9 +69,12 @@ FailureOr<std::string> emitResize(ResizeOp op, ElementalEmitter &e,
   // An f16 or bf16 result keeps 11 or 8 bits: its coordinates, weights and
   // sum are computed in float (exact to 2^-24 of the extent), at the
   // hardware's full rate, where double costs a dozen conversions and f64
-  // operations per element. f32 and f64 results keep double, and so does
-  // nearest, whose rounding picks the element read.
-  bool single = isa<Float16Type, BFloat16Type>(type) && mode != "nearest";
+  // operations per element. f32 and f64 results keep double, and so do
+  // nearest, whose rounding picks the element read, and tf_crop_and_resize,
+  // whose bounds test decides between an element and the extrapolation
+  // value.
+  bool single =
+      isa<Float16Type, BFloat16Type>(type) && mode != "nearest" && !crop;
   std::string fp = single ? "float" : "double";
   auto lit = [&](const char *literal) {
     return single ? std::string(literal) + "f" : std::string(literal);
@@ -103,11 +106,15 @@ FailureOr<std::string> emitResize(ResizeOp op, ElementalEmitter &e,
     else if (ctm == "tf_half_pixel_for_nn")
       source = divide("(" + x + " + " + half + ")");
     else {
+      // x * span / (out - 1), in the evaluator's order
+      // (resizeSourceCoordinate): multiplying by a rounded span / (out - 1) put
+      // the last output one ulp past in - 1, outside, for in 8, out 26 and roi
+      // [0, 1].
       double span = (roi[rank + k] - roi[k]) * double(in[k] - 1);
-      source =
-          (out[k] == 1 ? real(span / 2, single)
-                       : x + " * " + real(span / double(out[k] - 1), single)) +
-          " + " + real(roi[k] * double(in[k] - 1), single);
+      source = (out[k] == 1 ? real(span / 2)
+                            : x + " * " + real(span) + " / " +
+                                  real(double(out[k] - 1))) +
+               " + " + real(roi[k] * double(in[k] - 1));
     }
     std::string src = e.fresh("s"), base = e.fresh("b"), ratio = e.fresh("r");
     e.line("const " + fp + " " + src + " = " + source + ";");

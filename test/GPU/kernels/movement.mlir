@@ -7,6 +7,8 @@
 // CHECK: wrote case movement.resize_cubic (1 kernels, 1 launches)
 // CHECK: wrote case movement.resize_linear_f16_tiled (1 kernels, 1 launches)
 // CHECK: wrote case movement.resize_cubic_f16_tiled (1 kernels, 1 launches)
+// CHECK: wrote case movement.crop_and_resize_last_pixel_f16_tiled (1 kernels, 1 launches)
+// CHECK: wrote case movement.crop_and_resize_last_pixel_f32_tiled (1 kernels, 1 launches)
 
 func.func @pad_tile(%a: tensor<2x3xf32>) -> tensor<4x10xf32> {
   %e = kiln.empty : tensor<4x10xf32>
@@ -73,4 +75,23 @@ func.func @resize_cubic_f16_tiled(%x: tensor<1x2x7x9xf16>) -> tensor<1x2x24x20xf
   %s = kiln.constant dense<[1.0, 1.0, 3.42857143, 2.22222222]> : tensor<4xf32>
   %y = kiln.resize %x scales %s : tensor<4xf32> {mode = "cubic", coordinate_transformation_mode = "align_corners", exclude_outside = true} : tensor<1x2x7x9xf16> -> tensor<1x2x24x20xf16>
   return %y : tensor<1x2x24x20xf16>
+}
+
+// tf_crop_and_resize over the whole input: the last output pixel's source
+// is exactly in - 1, inside (not the extrapolation value 7) when computed
+// as x * span / (out - 1); a rounded span / (out - 1) put it one ulp past
+// in f32 for 8 -> 26 and in float for 4 -> 22.
+func.func @crop_and_resize_last_pixel_f16_tiled(%x: tensor<1x1x4x4xf16>) -> tensor<1x1x22x22xf16>
+    attributes {kiln.test_tolerance = [2.0e-3, 2.0e-3]} {
+  %roi = kiln.constant dense<[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]> : tensor<8xf32>
+  %sz = kiln.constant dense<[1, 1, 22, 22]> : tensor<4xi64>
+  %y = kiln.resize %x roi %roi : tensor<8xf32> sizes %sz : tensor<4xi64> {mode = "linear", coordinate_transformation_mode = "tf_crop_and_resize", extrapolation_value = 7.0 : f32} : tensor<1x1x4x4xf16> -> tensor<1x1x22x22xf16>
+  return %y : tensor<1x1x22x22xf16>
+}
+
+func.func @crop_and_resize_last_pixel_f32_tiled(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x26x26xf32> {
+  %roi = kiln.constant dense<[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]> : tensor<8xf32>
+  %sz = kiln.constant dense<[1, 1, 26, 26]> : tensor<4xi64>
+  %y = kiln.resize %x roi %roi : tensor<8xf32> sizes %sz : tensor<4xi64> {mode = "linear", coordinate_transformation_mode = "tf_crop_and_resize", extrapolation_value = 7.0 : f32} : tensor<1x1x8x8xf32> -> tensor<1x1x26x26xf32>
+  return %y : tensor<1x1x26x26xf32>
 }
