@@ -368,6 +368,21 @@ func.func @channels_last_pool_of_concat(%a: tensor<1x4x4x8xf16>, %b: tensor<1x4x
 
 // -----
 
+// A reduction of integers reads its rows element by element: no vectors.
+func.func @integer_rows_in_vectors(%a: tensor<8x64xi32>) -> tensor<8x1xi32> {
+  %e = kiln.empty : tensor<8x1xi32>
+  // expected-error @+1 {{'s' records variant 'warp_rows', whose precondition does not hold: vector_width 4 on a reduction of integers, which reads elements}}
+  %r = kiln.kernel "s" row_reduce ins(%a : tensor<8x64xi32>) outs(%e : tensor<8x1xi32>) attributes {variant = #kiln.variant<warp_rows>, vector_width = 4 : i64} {
+  ^bb0(%x: tensor<8x64xi32>, %o: tensor<8x1xi32>):
+    %axes = kiln.constant dense<[1]> : tensor<1xi64>
+    %s = kiln.reduce_sum %x, %axes : tensor<8x64xi32>, tensor<1xi64> -> tensor<8x1xi32>
+    kiln.yield %s : tensor<8x1xi32>
+  } -> tensor<8x1xi32>
+  return %r : tensor<8x1xi32>
+}
+
+// -----
+
 // A library kernel records the epilogue its call fuses (LibraryEpilogue.h):
 // a bias row, then a relu.
 // CHECK-LABEL: func.func @library_epilogue

@@ -68,6 +68,22 @@ std::string rowsPrecondition(KernelOp kernel, bool warp,
   if (!warp && rowsPerBlock && *rowsPerBlock != 1)
     return "rows_per_block is " + std::to_string(*rowsPerBlock) +
            ", not 1 (a block per row)";
+  // A reduction's row is read in vectors of a power of two of up to 16
+  // elements dividing it (the layer_norm and softmax templates check their
+  // own); one of integers element by element.
+  if (std::optional<uint64_t> recorded = kernel.getVectorWidth();
+      recorded && *recorded > 1 &&
+      !isa<LayerNormOp, SoftmaxOp, LogSoftmaxOp>(anchor)) {
+    int64_t width = int64_t(*recorded), length = rowReduceLength(kernel);
+    if (!isa<FloatType>(elementTypeOf(anchor->getOperand(0))))
+      return "vector_width " + std::to_string(width) +
+             " on a reduction of integers, which reads elements";
+    if (width > 16 || (width & (width - 1)) != 0 ||
+        (length > 0 && length % width != 0))
+      return "vector_width " + std::to_string(width) +
+             " is not a power of two up to 16 dividing the rows of " +
+             std::to_string(length) + " elements";
+  }
   if (!blockSize || *blockSize <= 0)
     return "";
   if (*blockSize % 32 != 0)

@@ -113,12 +113,13 @@ std::optional<RowReduceExtents> rowReduceExtents(KernelOp kernel);
 /// rowReduceExtents(kernel)'s length; 0 when it has none.
 int64_t rowReduceLength(KernelOp kernel);
 
-/// warp_rows: the threads that share a row, a power of two. 32 (a warp per
-/// row), or, for a row of fewer |vectors| than a warp has lanes, the next
-/// power of two of its vectors where the rows are static and a multiple of
-/// the 32 / lanes rows a warp then takes at once (every row group of a
-/// warp runs the same rows loop, so a shuffle keeps the whole warp): rows
-/// of 64 f16 in vectors of 8 take 8 lanes, 4 rows a warp.
+/// warp_rows: the threads that share a row, a power of two. For static rows
+/// of fewer |vectors| than a warp has lanes, the smallest power of two at
+/// least its vectors for which the rows are a multiple of the 32 / lanes
+/// rows a warp then takes at once (every row group of a warp runs the same
+/// rows loop, so a shuffle keeps the whole warp); else 32, a warp per row.
+/// Rows of 64 f16 in vectors of 8 take 8 lanes, 4 rows a warp; 10 rows of
+/// 3 take 16 lanes (10 is a multiple of 2 rows, not of 8).
 int64_t warpRowLanes(int64_t vectors, const RowReduceExtents &extents);
 /// warpRowLanes for |kernel|'s rows in vectors of its `vector_width`
 /// (1 when unset); 32 for a kernel that is not a row reduction.
