@@ -83,9 +83,11 @@ struct RowGeometry {
   /// `lane` its thread's id in the group; block, a block per row with
   /// `kiln_partials` (of |accType|) for kiln_block_allreduce.
   void openRowLoop(ElementalEmitter &emitter, const std::string &accType) const;
-  /// |value| combined over a row's lanes (warp) by |functor|.
-  std::string warpAllReduce(const std::string &value,
-                            llvm::StringRef functor) const;
+  /// |value| combined over a row's threads by the device functor |functor|
+  /// (`kiln_sum_op()`): a warp's lanes by shuffles, a block's through
+  /// `kiln_partials`; every thread of the row gets the result.
+  std::string allReduce(const std::string &value,
+                        llvm::StringRef functor) const;
   /// The row count as CUDA text: a number, or `kiln_rows`.
   std::string rowCount() const {
     return runTimeRows ? "kiln_rows" : std::to_string(rows);

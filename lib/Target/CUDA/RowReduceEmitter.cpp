@@ -175,8 +175,11 @@ void RowGeometry::openRowLoop(ElementalEmitter &emitter,
                ")");
 }
 
-std::string RowGeometry::warpAllReduce(const std::string &value,
-                                       StringRef functor) const {
+std::string RowGeometry::allReduce(const std::string &value,
+                                   StringRef functor) const {
+  if (!warp)
+    return "kiln_block_allreduce(" + value + ", " + functor.str() +
+           ", kiln_partials)";
   return "kiln_warp_allreduce" +
          (lanes == 32 ? std::string() : "<" + std::to_string(lanes) + ">") +
          "(" + value + ", " + functor.str() + ")";
@@ -255,23 +258,16 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
   std::string length = std::to_string(anchor.length);
   std::string stride = warp ? std::to_string(lanes) : "blockDim.x";
   std::string laneId = warp ? "lane" : "threadIdx.x";
-  auto allReduce = [&](const std::string &value, AnchorKind kind) {
-    std::string functor = combinerFunctor(type, kind);
-    return warp ? geometry.warpAllReduce(value, functor)
-                : "kiln_block_allreduce(" + value + ", " + functor +
-                      ", kiln_partials)";
-  };
 
   // A float row in vectors (`vector_width`): VectorRowKernel's loop over
   // rows and vector loads, each value read once, nothing held.
   int64_t width = int64_t(kernel.getVectorWidth().value_or(1));
   std::optional<VectorRowKernel> vectorRow;
   if (width > 1) {
+    // rowsPrecondition (checked above) has the width dividing float rows.
     std::optional<int64_t> axis = rowReductionFirstAxis(anchor.op);
-    if (isInt || !axis || anchor.length % width != 0)
-      return emitter.error(nullptr)
-             << "vector_width " << width << " needs float rows of a multiple "
-             << "of it; the rows are " << anchor.length << " elements";
+    if (!axis)
+      return emitter.error(anchor.op) << "reduces no trailing axes";
     vectorRow.emplace(emitter, anchor.data, geometry, *axis, width,
                       /*hold=*/false);
     vectorRow->openRowLoop();
@@ -320,9 +316,9 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
               emitter.line(combineLine(type, anchor.kind, "acc", x));
             })))
       return failure();
-    emitter.line(
-        "acc = " +
-        vectorRow->allReduce("acc", combinerFunctor(type, anchor.kind)) + ";");
+    emitter.line("acc = " +
+                 geometry.allReduce("acc", combinerFunctor(type, anchor.kind)) +
+                 ";");
   } else {
     if (failed(
             pass(accType + " acc = " + init + ";", [&](const std::string &x) {
@@ -330,7 +326,9 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
               return success();
             })))
       return failure();
-    emitter.line("acc = " + allReduce("acc", anchor.kind) + ";");
+    emitter.line("acc = " +
+                 geometry.allReduce("acc", combinerFunctor(type, anchor.kind)) +
+                 ";");
   }
 
   std::string reduced = "acc";

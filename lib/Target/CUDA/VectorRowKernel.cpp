@@ -78,9 +78,7 @@ void VectorRowKernel::closeRowLoop(LaunchGeometry &launch) {
 
 std::string VectorRowKernel::allReduce(const std::string &value,
                                        StringRef functor) const {
-  return geometry.warp ? geometry.warpAllReduce(value, functor)
-                       : "kiln_block_allreduce(" + value + ", " +
-                             functor.str() + ", kiln_partials)";
+  return geometry.allReduce(value, functor);
 }
 
 std::string VectorRowKernel::heldSlot(int64_t j) const {

@@ -89,8 +89,10 @@ std::string rowsPrecondition(KernelOp kernel, bool warp,
   if (*blockSize % 32 != 0)
     return "block_size " + std::to_string(*blockSize) +
            " is not a multiple of 32";
+  if (!warp || !rowsPerBlock)
+    return "";
   int64_t lanes = warpRowLanes(kernel);
-  if (warp && rowsPerBlock && *blockSize != int64_t(lanes * *rowsPerBlock))
+  if (*blockSize != int64_t(lanes * *rowsPerBlock))
     return "block_size " + std::to_string(*blockSize) +
            " != " + std::to_string(lanes) + " x " +
            std::to_string(*rowsPerBlock) + " rows_per_block (" +
