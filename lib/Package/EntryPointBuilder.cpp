@@ -68,8 +68,12 @@ private:
   FailureOr<uint32_t> bufferOf(Value value);
   FailureOr<uint32_t> bufferOfUncached(Value value);
   FailureOr<uint32_t> weightBuffer(ConstantOp constant);
-  /// |buffer| itself when |type| matches it, else an alias of it.
-  FailureOr<uint32_t> viewAs(Operation *where, uint32_t buffer, Type type);
+  /// |buffer| itself when |type| matches it, else an alias of it: of all
+  /// its bytes, or for a slice view (getViewByteOffset) of a range of them
+  /// from |sliceOffset| on. The alias names the buffer at the end of
+  /// |buffer|'s alias chain, with the chain's offsets added.
+  FailureOr<uint32_t> viewAs(Operation *where, uint32_t buffer, Type type,
+                             std::optional<int64_t> sliceOffset = {});
   std::unique_ptr<StepT> &addStep(StepKind kind, uint32_t stream,
                                   StringRef name);
 
@@ -135,22 +139,33 @@ FailureOr<uint32_t> EntryPointBuilder::addBuffer(Operation *where,
   return entry.buffers.size() - 1;
 }
 
-FailureOr<uint32_t> EntryPointBuilder::viewAs(Operation *where, uint32_t buffer,
-                                              Type type) {
-  if (bufferTypes[buffer] == type)
+FailureOr<uint32_t>
+EntryPointBuilder::viewAs(Operation *where, uint32_t buffer, Type type,
+                          std::optional<int64_t> sliceOffset) {
+  if (bufferTypes[buffer] == type && sliceOffset.value_or(0) == 0)
     return buffer;
-  while (entry.buffers[buffer]->kind == BufferKind_Alias)
+  // A whole view has the bytes of what it views; a slice view's range lies
+  // in them.
+  uint64_t sourceBytes = entry.buffers[buffer]->bytes;
+  uint64_t offset = sliceOffset.value_or(0);
+  while (entry.buffers[buffer]->kind == BufferKind_Alias) {
+    offset += entry.buffers[buffer]->offset;
     buffer = entry.buffers[buffer]->alias_of;
+  }
   FailureOr<uint32_t> alias =
       addBuffer(where, BufferKind_Alias, type,
                 where->getNumResults() == 1 ? where->getResult(0) : Value());
   if (failed(alias))
     return failure();
-  if (entry.buffers[*alias]->bytes != entry.buffers[buffer]->bytes)
+  BufferT &view = *entry.buffers[*alias];
+  uint64_t start = sliceOffset.value_or(0);
+  if (sliceOffset ? view.bytes > sourceBytes || start > sourceBytes - view.bytes
+                  : view.bytes != sourceBytes)
     return where->emitError("packager: a view of ")
-           << entry.buffers[*alias]->bytes << " bytes of a buffer of "
-           << entry.buffers[buffer]->bytes;
-  entry.buffers[*alias]->alias_of = buffer;
+           << view.bytes << " bytes at offset " << start << " of a buffer of "
+           << sourceBytes;
+  view.alias_of = buffer;
+  view.offset = offset;
   return alias;
 }
 
@@ -238,11 +253,12 @@ FailureOr<uint32_t> EntryPointBuilder::bufferOfUncached(Value value) {
       return failure();
     return viewAs(op, *destination, value.getType());
   }
-  if (isViewOp(op)) {
+  if (std::optional<int64_t> offset = getViewByteOffset(op)) {
     FailureOr<uint32_t> source = bufferOf(op->getOperand(0));
     if (failed(source))
       return failure();
-    return viewAs(op, *source, value.getType());
+    return viewAs(op, *source, value.getType(),
+                  isa<SliceOp>(op) ? offset : std::nullopt);
   }
   if (auto empty = dyn_cast<EmptyOp>(op)) {
     if (auto result = empty->getAttrOfType<IntegerAttr>(kResultIndexAttr)) {

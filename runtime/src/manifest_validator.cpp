@@ -157,21 +157,37 @@ private:
                << "-byte activation arena";
       return nullptr;
     case BufferKind_Alias: {
-      // Follow the chain; it must end at a non-alias within numBuffers hops.
+      // Follow the chain; it must end at a non-alias within numBuffers hops,
+      // and the bytes it views (from the chain's summed offsets, each a
+      // multiple of 256) must lie in that buffer.
       uint32_t target = id;
+      uint64_t offset = 0;
       for (uint32_t hops = 0; hops <= numBuffers; ++hops) {
-        uint32_t next = entry.buffers()->Get(target)->alias_of();
+        const Buffer &link = *entry.buffers()->Get(target);
+        KILN_RETURN_IF_ERROR(checkArenaOffset(link.offset(), name));
+        if (link.offset() != 0 &&
+            model.format_version() == kDynamicShapesFormatVersion)
+          return Error(KILN_STATUS_DATA_LOSS)
+                 << name << ": a slice view (alias offset " << link.offset()
+                 << ") in an artifact with run-time extents";
+        if (link.offset() > kMaxArenaBytes - offset)
+          return Error(KILN_STATUS_DATA_LOSS)
+                 << name << ": alias offsets beyond " << kMaxArenaBytes
+                 << " bytes";
+        offset += link.offset();
+        uint32_t next = link.alias_of();
         if (next >= numBuffers)
           return Error(KILN_STATUS_DATA_LOSS)
                  << name << ": alias_of " << next
                  << " is not a buffer (there are " << numBuffers << ")";
         target = next;
         if (entry.buffers()->Get(target)->kind() != BufferKind_Alias) {
-          if (buffer.bytes() > entry.buffers()->Get(target)->bytes())
+          if (!fits(offset, buffer.bytes(),
+                    entry.buffers()->Get(target)->bytes()))
             return Error(KILN_STATUS_DATA_LOSS)
                    << name << ": an alias of " << buffer.bytes()
-                   << " bytes views buffer " << target << " of "
-                   << entry.buffers()->Get(target)->bytes();
+                   << " bytes at offset " << offset << " views buffer "
+                   << target << " of " << entry.buffers()->Get(target)->bytes();
           return nullptr;
         }
       }

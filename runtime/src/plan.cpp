@@ -55,6 +55,15 @@ static const Buffer &resolvedBuffer(const EntryPoint &entry, uint32_t id) {
   return *entry.buffers()->Get(resolvedBufferId(entry, id));
 }
 
+uint64_t aliasByteOffset(const EntryPoint &entry, uint32_t id) {
+  uint64_t offset = 0;
+  while (entry.buffers()->Get(id)->kind() == BufferKind_Alias) {
+    offset += entry.buffers()->Get(id)->offset();
+    id = entry.buffers()->Get(id)->alias_of();
+  }
+  return offset;
+}
+
 void resolveAddresses(const kiln_session_s &session,
                       std::vector<void *> *addresses) {
   const EntryPoint &entry = *session.entry;
@@ -84,6 +93,8 @@ void resolveAddresses(const kiln_session_s &session,
     default:
       break;
     }
+    if (address && viewed != id)
+      address = static_cast<char *>(address) + aliasByteOffset(entry, id);
     (*addresses)[id] = address;
   }
 }
@@ -94,7 +105,7 @@ void resolveAddresses(const kiln_session_s &session,
 static uint32_t operandAlignment(const EntryPoint &entry, uint32_t id,
                                  int64_t stride, int64_t batch) {
   const Buffer &buffer = resolvedBuffer(entry, id);
-  uint64_t bits = 16;
+  uint64_t bits = 16 | aliasByteOffset(entry, id);
   if (buffer.kind() == BufferKind_Weight ||
       buffer.kind() == BufferKind_Activation)
     bits |= buffer.offset();

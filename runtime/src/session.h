@@ -94,7 +94,12 @@ struct GraphStatistics {
   int captures = 0, updates = 0, instantiations = 0, launches = 0;
 };
 
-/// Resolves every buffer id of the entry point to a device address.
+/// The byte offset at which buffer |id| views the buffer at the end of its
+/// alias chain: the chain's offsets summed (a slice view's start; 0 for a
+/// reshape or a non-alias).
+uint64_t aliasByteOffset(const kiln::artifact::EntryPoint &entry, uint32_t id);
+/// Resolves every buffer id of the entry point to a device address: an
+/// alias's is the viewed buffer's plus aliasByteOffset.
 void resolveAddresses(const kiln_session_s &session,
                       std::vector<void *> *addresses);
 /// Builds PreparedSteps (launch checks, cuBLASLt and cuDNN algorithms) for

@@ -2,6 +2,7 @@
 // per stream after the activations, and overflow-checked rounding.
 #include "arena_layout.h"
 #include "artifact_builder.h"
+#include "session.h"
 #include "test_util.h"
 
 #include "kiln/artifact_format.h"
@@ -97,6 +98,28 @@ TEST(ArenaLayoutTest, PrivateActivationOffsetsDoNotOverlap) {
           *flatbuffers::GetRoot<EntryPoint>(huge.GetBufferPointer()), &offsets,
           &bytes),
       KILN_STATUS_DATA_LOSS, "take more than 64 bits"));
+}
+
+// A slice view (an alias with an offset) of a slice view reads from the sum
+// of the chain's offsets; a reshape of one keeps its offset.
+TEST(ArenaLayoutTest, AliasOffsetsAddAlongTheChain) {
+  EntryPointT entryT;
+  entryT.name = "main";
+  entryT.buffers.push_back(makeBuffer(BufferKind_Activation, {3, 256}, 512));
+  entryT.buffers.push_back(makeBuffer(BufferKind_Alias, {2, 256}, 1024));
+  entryT.buffers.back()->alias_of = 0;
+  entryT.buffers.push_back(makeBuffer(BufferKind_Alias, {1, 256}, 1024));
+  entryT.buffers.back()->alias_of = 1;
+  entryT.buffers.push_back(makeBuffer(BufferKind_Alias, {256}));
+  entryT.buffers.back()->alias_of = 2;
+  flatbuffers::FlatBufferBuilder builder;
+  builder.Finish(EntryPoint::Pack(builder, &entryT));
+  const EntryPoint *entry =
+      flatbuffers::GetRoot<EntryPoint>(builder.GetBufferPointer());
+  EXPECT_EQ(aliasByteOffset(*entry, 0), 0u) << "not an alias";
+  EXPECT_EQ(aliasByteOffset(*entry, 1), 1024u);
+  EXPECT_EQ(aliasByteOffset(*entry, 2), 2048u);
+  EXPECT_EQ(aliasByteOffset(*entry, 3), 2048u);
 }
 
 } // namespace

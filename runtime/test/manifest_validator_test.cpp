@@ -163,6 +163,42 @@ TEST(ManifestValidatorTest, Buffers) {
                       KILN_STATUS_DATA_LOSS, "views buffer 3"));
 }
 
+// A slice view: an alias of part of a buffer from a 256-byte-aligned offset
+// (summed along its alias chain) that must end within the buffer.
+TEST(ManifestValidatorTest, SliceViews) {
+  auto sliceOf = [](uint32_t viewed, std::vector<int64_t> shape,
+                    uint64_t offset) {
+    auto alias = makeBuffer(BufferKind_Alias, std::move(shape), offset);
+    alias->alias_of = viewed;
+    return alias;
+  };
+  // Buffer 1 is the [8, 16] f32 weight: 512 bytes.
+  EXPECT_TRUE(isOk(readMutated([&](ModelT &m) {
+    entry(m).buffers.push_back(sliceOf(1, {4, 16}, 256));
+  })));
+  EXPECT_TRUE(isError(readMutated([&](ModelT &m) {
+                        entry(m).buffers.push_back(sliceOf(1, {4, 16}, 512));
+                      }),
+                      KILN_STATUS_DATA_LOSS,
+                      "an alias of 256 bytes at offset 512 views buffer 1 of "
+                      "512"));
+  EXPECT_TRUE(isError(readMutated([&](ModelT &m) {
+                        entry(m).buffers.push_back(sliceOf(1, {1, 16}, 64));
+                      }),
+                      KILN_STATUS_DATA_LOSS, "offset 64 is not a multiple"));
+  // Through a chain (buffer 5 the first slice): 256 + 256 bytes in.
+  EXPECT_TRUE(isError(readMutated([&](ModelT &m) {
+                        entry(m).buffers.push_back(sliceOf(1, {4, 16}, 256));
+                        entry(m).buffers.push_back(sliceOf(5, {2, 16}, 256));
+                      }),
+                      KILN_STATUS_DATA_LOSS, "at offset 512 views buffer 1"));
+  EXPECT_TRUE(isError(
+      readMutated([&](ModelT &m) {
+        entry(m).buffers.push_back(sliceOf(1, {1, 16}, uint64_t(1) << 56));
+      }),
+      KILN_STATUS_DATA_LOSS, "alias offsets beyond"));
+}
+
 TEST(ManifestValidatorTest, Signatures) {
   EXPECT_TRUE(
       isError(readMutated([](ModelT &m) { entry(m).inputs[0]->buffer = 40; }),

@@ -85,7 +85,10 @@ void printBuffer(uint32_t id, const Buffer &buffer) {
     std::printf(" io %u\n", buffer.io_index());
     break;
   case BufferKind_Alias:
-    std::printf(" of %u\n", buffer.alias_of());
+    if (buffer.offset() != 0)
+      std::printf(" of %u @+%" PRIu64 "\n", buffer.alias_of(), buffer.offset());
+    else
+      std::printf(" of %u\n", buffer.alias_of());
     break;
   default:
     std::printf(" @%" PRIu64 "\n", buffer.offset());

@@ -35,13 +35,16 @@
 //     arithmetic on it, into kernels that can all compute them from their
 //     dim parameters, the shaped value an input), a kiln.empty
 //     is the destination of the root's result, and the root's uses read the
-//     kernel's result. Views left outside kernels stay as aliases.
+//     kernel's result. Views left outside kernels stay as aliases, and so
+//     does a slice of one contiguous range that no consumer took in (an
+//     alias at a byte offset, getViewByteOffset) instead of rooting a copy.
 #include "kiln/Dialect/Kiln/IR/DimRanges.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 #include "kiln/Dialect/Kiln/KernelKinds/LibraryEpilogue.h"
 #include "kiln/Transforms/FusionRules.h"
 #include "kiln/Transforms/Passes.h"
+#include "kiln/Transforms/Planning/LaunchGraph.h"
 #include "kiln/Transforms/RecordDimExprs.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -490,6 +493,10 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
         continue; // Already fused (the pass is idempotent).
       FusionClass cls = classifyForFusion(op);
       if (cls == FusionClass::Constant || cls == FusionClass::View)
+        continue;
+      // A slice of a contiguous range that no consumer took in stays a view
+      // (an alias at an offset) rather than a kernel copying the range out.
+      if (isa<SliceOp>(op) && isViewOp(op))
         continue;
       // A dim value (a kiln.shape of a ranged value, shape arithmetic on
       // it) is computed from the dim parameters: the kernels that read it

@@ -2,6 +2,7 @@
 // recorded stream schedule (see LaunchGraph.h).
 #include "kiln/Transforms/Planning/LaunchGraph.h"
 
+#include "kiln/Dialect/Kiln/IR/StridedView.h"
 #include "kiln/Dialect/Kiln/IR/TensorLimits.h"
 #include "kiln/Transforms/FusionRules.h"
 
@@ -11,9 +12,65 @@ using namespace mlir;
 
 namespace kiln {
 
-bool isViewOp(Operation *op) {
-  return op && op->getNumResults() == 1 && op->getNumOperands() >= 1 &&
-         classifyForFusion(op) == FusionClass::View;
+namespace {
+/// The element offset of a slice whose static result is one contiguous range
+/// of its static operand: its strides into the operand are the result's own
+/// row-major strides.
+std::optional<int64_t> contiguousSliceOffset(SliceOp slice) {
+  auto in = dyn_cast<RankedTensorType>(slice->getOperand(0).getType());
+  auto out = dyn_cast<RankedTensorType>(slice.getType());
+  if (!in || !out || !in.hasStaticShape() || !out.hasStaticShape() ||
+      out.getNumElements() == 0 || !isStridedViewOp(slice))
+    return std::nullopt;
+  Operation *op = slice;
+  std::optional<StridedLayout> layout = traceStridedRead(
+      slice.getResult(), [&](Operation *viewed) { return viewed == op; });
+  std::optional<SmallVector<DimExpr, 4>> extents =
+      stridedExtentsOf(slice.getResult());
+  if (!layout || !extents || layout->buffer != slice->getOperand(0))
+    return std::nullopt;
+  std::optional<SmallVector<DimExpr, 4>> strides = contiguousStrides(*extents);
+  if (!strides || layout->strides != *strides)
+    return std::nullopt;
+  return layout->offset.getConstant();
+}
+} // namespace
+
+std::optional<int64_t> getViewByteOffset(Operation *op) {
+  if (!op || op->getNumResults() != 1 || op->getNumOperands() < 1)
+    return std::nullopt;
+  if (classifyForFusion(op) == FusionClass::View)
+    return 0;
+  auto slice = dyn_cast<SliceOp>(op);
+  if (!slice)
+    return std::nullopt;
+  std::optional<int64_t> offset = contiguousSliceOffset(slice);
+  std::optional<int64_t> elementBytes = getTensorBytes(
+      RankedTensorType::get({1}, slice.getType().getElementType()));
+  if (!offset || !elementBytes || *offset < 0)
+    return std::nullopt;
+  int64_t bytes = *offset * *elementBytes;
+  if (bytes % kArenaAlignment != 0)
+    return std::nullopt;
+  return bytes;
+}
+
+bool isViewOp(Operation *op) { return getViewByteOffset(op).has_value(); }
+
+bool coversStorageRoot(Value value) {
+  while (Operation *op = value.getDefiningOp()) {
+    if (auto kernel = dyn_cast<KernelOp>(op)) {
+      value = kernel.getOutputs()[cast<OpResult>(value).getResultNumber()];
+      continue;
+    }
+    std::optional<int64_t> offset = getViewByteOffset(op);
+    if (!offset)
+      return true;
+    if (isa<SliceOp>(op))
+      return false;
+    value = op->getOperand(0);
+  }
+  return true;
 }
 
 Value getStorageRoot(Value value) {

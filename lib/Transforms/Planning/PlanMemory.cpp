@@ -163,9 +163,12 @@ LogicalResult planActivations(func::FuncOp function,
     Block &body = function.getBody().front();
     auto returnOp = cast<func::ReturnOp>(body.getTerminator());
     DenseMap<Operation *, int64_t> resultIndexOf;
+    // A result that is all of a kernel's destination is written there in
+    // place; a slice view of one is copied out (EntryPointBuilder).
     for (auto [index, value] : llvm::enumerate(returnOp.getOperands()))
       if (auto empty = getStorageRoot(value).getDefiningOp<EmptyOp>())
-        resultIndexOf.try_emplace(empty, index);
+        if (coversStorageRoot(value))
+          resultIndexOf.try_emplace(empty, index);
     DenseMap<Value, SmallVector<unsigned, 4>> usesOf;
     for (auto [index, kernel] : llvm::enumerate(graph->kernels))
       for (Value operand : kernel->getOperands()) {

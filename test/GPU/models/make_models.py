@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "Inputs"))
 from example_io import save_model, write_reference_data  # noqa: E402
+import slice_views_model  # noqa: E402
 import symbolic_dims_models  # noqa: E402
 
 
@@ -30,6 +31,12 @@ def finish(name, nodes, inputs, outputs, initializers, feeds, outdir, shape):
     graph = helper.make_graph(nodes, name, inputs, outputs, initializers)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
+    write_model(name, model, feeds, outdir, shape)
+
+
+def write_model(name, model, feeds, outdir, shape):
+    """OUTDIR/NAME/model.onnx, its data/ (onnxruntime's outputs for |feeds|)
+    and its shape file."""
     folder = os.path.join(outdir, name)
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, "model.onnx")
@@ -292,6 +299,14 @@ def conv_stem_fp16(outdir):
            outdir, "")
 
 
+def slice_views(outdir):
+    """q, k and v read in place out of one projection (alias buffers at byte
+    offsets, test/Inputs/slice_views_model.py): the norm, the transpose, the
+    GEMM and the copy into an output read them there."""
+    model, feeds = slice_views_model.build(np.random.RandomState(23))
+    write_model("slice_views", model, feeds, outdir, "")
+
+
 def save_ranged_model(graph, outdir, name):
     """|graph| (a model of test/Inputs/symbolic_dims_models.py, opset 18) as
     OUTDIR/NAME/model.onnx; returns (the folder, the model's path)."""
@@ -395,6 +410,7 @@ def main():
     gemm_cast(outdir)
     gemm_bias_residual(outdir)
     conv_stem_fp16(outdir)
+    slice_views(outdir)
     ranged_movement(outdir)
     ranged_encoder(outdir)
     ranged_heads(outdir)

@@ -48,8 +48,18 @@ constexpr int64_t kArenaAlignment = 256;
 //===--- Values and their memory
 //-------------------------------------------===//
 
-/// Reshape-like ops: an alias of their first operand's memory, outside kernels.
+/// Views outside kernels: an alias of their first operand's memory.
+/// Reshape-like ops read all of it (byte offset 0); a slice whose result is
+/// one contiguous range of its static operand (a leading-axes slice: `qkv[1]`
+/// of a [3, ...] projection) reads that range, at a byte offset that keeps
+/// the arena's alignment (kernels, cuBLASLt and cuDNN assume kArenaAlignment
+/// for every buffer). std::nullopt for any other op.
+std::optional<int64_t> getViewByteOffset(mlir::Operation *op);
 bool isViewOp(mlir::Operation *op);
+
+/// Whether |value| covers all of its storage root (getStorageRoot): no
+/// slice view on the way.
+bool coversStorageRoot(mlir::Value value);
 
 /// The value that owns the memory |value| lives in: views resolve to their
 /// source, kernel results to their tied destination (`outs`). The result is
