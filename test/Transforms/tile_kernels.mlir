@@ -31,12 +31,13 @@ func.func @vector_width_by_dtype_and_tail(%a: tensor<4x64xf16>, %b: tensor<2x409
 // -----
 
 // A row broadcast (a bias) keeps vectors that divide the row; a scalar keeps
-// them; a column broadcast disables them.
+// them; so does a column broadcast (a statistic per row, [4, 1]: one element
+// per vector, since 4 divides the rows of 64).
 // CHECK-LABEL: func.func @broadcast_vectors
 // CHECK: kiln.kernel "add_0" pointwise {{.*}} vector_width = 4 : i64
 // CHECK: kiln.kernel "mul_1" pointwise {{.*}} vector_width = 4 : i64
 // CHECK: kiln.kernel "add_2" pointwise {{.*}} vector_width = 2 : i64
-// CHECK: kiln.kernel "add_3" pointwise {{.*}} vector_width = 1 : i64
+// CHECK: kiln.kernel "add_3" pointwise {{.*}} vector_width = 4 : i64
 func.func @broadcast_vectors(%a: tensor<4x64xf32>, %b: tensor<64xf32>, %s: tensor<f32>, %c: tensor<4x6xf32>, %r: tensor<6xf32>, %col: tensor<4x1xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x6xf32>, tensor<4x64xf32>) {
   %0 = kiln.add %a, %b : tensor<4x64xf32>, tensor<64xf32> -> tensor<4x64xf32>
   %1 = kiln.mul %a, %s : tensor<4x64xf32>, tensor<f32> -> tensor<4x64xf32>
@@ -307,4 +308,28 @@ func.func @channels_last_pool(%x: tensor<2x21x19x64xf16>, %y: tensor<2x21x19x3xf
   %m = kiln.max_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<2x21x19x64xf16> -> tensor<2x11x10x64xf16>
   %n = kiln.max_pool %y {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, layout = "NHWC", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<2x21x19x3xf16> -> tensor<2x11x10x3xf16>
   return %m, %n : tensor<2x11x10x64xf16>, tensor<2x11x10x3xf16>
+}
+
+// -----
+
+// A row statistic broadcast along the innermost dims (Swin-V2's division by
+// the L2 norms, an f32 [.., 1] under f16 [.., 32]) is one element per
+// vector: vectors of 8 f16 (the f32 statistic does not narrow them); rows of
+// 12 take vectors of 4, which stay within a row.
+// CHECK-LABEL: func.func @row_statistic
+// CHECK: kiln.kernel "sqrt_clip_expand_etc_0" pointwise {{.*}} vector_width = 8 : i64
+// CHECK: kiln.kernel "sub_exp_1" pointwise {{.*}} vector_width = 4 : i64
+func.func @row_statistic(%x: tensor<4x3x16x32xf16>, %n: tensor<4x3x16x1xf32>, %y: tensor<6x12xf16>, %s: tensor<6x1xf16>) -> (tensor<4x3x16x32xf16>, tensor<6x12xf16>) {
+  %eps = kiln.constant dense<1.0e-12> : tensor<f32>
+  %inf = kiln.constant dense<0x7F800000> : tensor<f32>
+  %shape = kiln.constant dense<[4, 3, 16, 32]> : tensor<4xi64>
+  %r = kiln.sqrt %n : tensor<4x3x16x1xf32> -> tensor<4x3x16x1xf32>
+  %c = kiln.clip %r, %eps, %inf : tensor<4x3x16x1xf32>, tensor<f32>, tensor<f32> -> tensor<4x3x16x1xf32>
+  %e = kiln.expand %c, %shape : tensor<4x3x16x1xf32>, tensor<4xi64> -> tensor<4x3x16x32xf32>
+  %w = kiln.cast %x {to = f32} : tensor<4x3x16x32xf16> -> tensor<4x3x16x32xf32>
+  %d = kiln.div %w, %e : tensor<4x3x16x32xf32>, tensor<4x3x16x32xf32> -> tensor<4x3x16x32xf32>
+  %h = kiln.cast %d {to = f16} : tensor<4x3x16x32xf32> -> tensor<4x3x16x32xf16>
+  %m = kiln.sub %y, %s : tensor<6x12xf16>, tensor<6x1xf16> -> tensor<6x12xf16>
+  %x2 = kiln.exp %m : tensor<6x12xf16> -> tensor<6x12xf16>
+  return %h, %x2 : tensor<4x3x16x32xf16>, tensor<6x12xf16>
 }

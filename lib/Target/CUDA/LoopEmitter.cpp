@@ -81,6 +81,26 @@ public:
            rowLength % width == 0;
   }
 
+  /// The kernel's inputs and op results that are row broadcasts of the
+  /// output whose run the width divides (rowBroadcastRun).
+  SmallVector<Value> rowBroadcastValues() {
+    SmallVector<Value> values;
+    auto add = [&](Value value) {
+      auto type = dyn_cast<RankedTensorType>(value.getType());
+      int64_t run = type ? rowBroadcastRun(type.getShape(), outputShape) : 0;
+      if (run && run % width == 0 && elementCount(type.getShape()) > 1)
+        values.push_back(value);
+    };
+    Block &body = kernel.getBody().front();
+    for (BlockArgument argument :
+         body.getArguments().take_front(kernel.getInputs().size()))
+      add(argument);
+    for (Operation &op : body.without_terminator())
+      if (!isa<ConstantOp>(op) && op.getNumResults() == 1)
+        add(op.getResult(0));
+    return values;
+  }
+
   /// The concats loaded by vectors (innermostConcatOfInputs): along the
   /// innermost dim, of the output's element count, every piece an input
   /// whose innermost dim is whole vectors.
@@ -244,12 +264,42 @@ public:
           }
           return std::nullopt;
         });
+    // A value broadcast along the output's innermost dims (rowBroadcastRun,
+    // which the width divides: Swin-V2's L2 norms [.., 1] under [.., 32])
+    // is one value per unit: each lane after the first reads the first's,
+    // computed once (its reads, sqrt and clip), not once per lane.
+    std::map<std::pair<const void *, std::string>, size_t> laterRowLanes;
+    llvm::DenseSet<Value> inFirstLane;
+    for (Value value : rowBroadcastValues())
+      for (auto [u, unitLanes] : llvm::enumerate(lanes))
+        for (const std::string &lane : ArrayRef(unitLanes).drop_front())
+          laterRowLanes[{value.getAsOpaquePointer(),
+                         broadcastLinear(value, lane)}] = u;
     // A vector concat's lanes, read at the lane's own index, are its
     // vector's elements; read elsewhere, the concat's elemental model
     // chooses the piece per element.
     emitter.setValueOverride(
         [&](Value value,
             const ElementIndex &index) -> std::optional<std::string> {
+          if (!laterRowLanes.empty() && !inFirstLane.contains(value)) {
+            std::string at = index.linear.empty()
+                                 ? emitter.linearOf(index, shapeOf(value))
+                                 : index.linear;
+            auto lane = laterRowLanes.find({value.getAsOpaquePointer(), at});
+            if (lane != laterRowLanes.end()) {
+              // The first lane's value, computed without this override for
+              // |value| (its index may spell as a later lane's does).
+              inFirstLane.insert(value);
+              FailureOr<std::string> first = emitter.emit(
+                  value, emitter.broadcastIndex(
+                             ElementIndex::fromLinear(lanes[lane->second][0]),
+                             outputShape, shapeOf(value)));
+              inFirstLane.erase(value);
+              if (succeeded(first))
+                return *first;
+              return std::nullopt;
+            }
+          }
           auto concat = llvm::find_if(
               concats, [&](ConcatOp op) { return op.getOutput() == value; });
           if (concat == concats.end() || index.linear.empty())

@@ -125,8 +125,15 @@ int64_t vectorWidth(KernelOp kernel) {
   // along the innermost dim (DenseNet's channel concat) whose pieces'
   // innermost dims W divides: a vector of it lies in one piece, which the
   // template loads whole. Other data movement, reductions and other
-  // broadcasts read elsewhere.
+  // broadcasts read elsewhere, except a row broadcast (rowBroadcastRun: a
+  // statistic [.., R, 1] under [.., R, C], and the ops and expand computing
+  // it), which is one element per vector when W divides its run: its lanes
+  // read that element, not a vector of it (Swin-V2's division by the L2
+  // norms of q and k).
   ArrayRef<int64_t> outputShape = output.getShape();
+  auto rowBroadcast = [&](ArrayRef<int64_t> shape) {
+    return rowBroadcastRun(shape, outputShape);
+  };
   int64_t innermost = 0;
   for (Operation &op : kernel.getBody().front().without_terminator()) {
     if (isa<ConstantOp>(op))
@@ -138,6 +145,14 @@ int64_t vectorWidth(KernelOp kernel) {
     bool whole = sameElementCount(result, output);
     if (whole && fusionClass == FusionClass::View)
       continue;
+    if (isa<ExpandOp>(op) && whole && result.getShape() == outputShape) {
+      int64_t run =
+          rowBroadcast(cast<ShapedType>(op.getOperand(0).getType()).getShape());
+      if (run == 0)
+        return 1;
+      innermost = std::gcd(innermost, run);
+      continue;
+    }
     if (auto concat = dyn_cast<ConcatOp>(op); concat && whole) {
       int64_t pieces = innermostConcatOfInputs(kernel, concat);
       if (pieces == 0)
@@ -145,20 +160,34 @@ int64_t vectorWidth(KernelOp kernel) {
       innermost = std::gcd(innermost, pieces);
       continue;
     }
+    int64_t resultRun = whole ? 0 : rowBroadcast(result.getShape());
     if (fusionClass != FusionClass::Pointwise ||
-        (!whole && !keepsInnermostDim(result.getShape(), outputShape)))
+        (!whole && !resultRun &&
+         !keepsInnermostDim(result.getShape(), outputShape)))
       return 1;
+    if (resultRun)
+      innermost = std::gcd(innermost, resultRun);
     for (Value operand : op.getOperands()) {
       auto type = cast<RankedTensorType>(operand.getType());
       if (isSingleElement(type) || type.getShape() == result.getShape())
         continue;
+      if (int64_t run = rowBroadcast(type.getShape());
+          run && result.getShape() == outputShape) {
+        innermost = std::gcd(innermost, run);
+        continue;
+      }
       if (!keepsInnermostDim(type.getShape(), result.getShape()))
         return 1;
       innermost = std::gcd(innermost, result.getShape().back());
     }
   }
+  // The element types of the values read or written by vector (a row
+  // broadcast's input is read by element) bound the width to 16 bytes.
   int64_t width = kVectorBytes;
-  for (Type type : kernel.getBody().getArgumentTypes()) {
+  for (BlockArgument argument : kernel.getBody().getArguments()) {
+    Type type = argument.getType();
+    if (rowBroadcast(cast<ShapedType>(type).getShape()))
+      continue;
     int64_t bytes = elementBytes(type);
     if (bytes == 0)
       return 1;

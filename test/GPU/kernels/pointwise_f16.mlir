@@ -10,6 +10,9 @@
 // CHECK: wrote case pointwise_f16.bias_gelu_rows_tiled (1 kernels, 1 launches)
 // CHECK: wrote case pointwise_f16.row_broadcast_3d_tiled (1 kernels, 1 launches)
 // CHECK: wrote case pointwise_f16.sigmoid_wide_tiled (1 kernels, 1 launches)
+// CHECK: wrote case pointwise_f16.row_statistic_divide_tiled (1 kernels, 1 launches)
+// CHECK: wrote case pointwise_f16.row_statistic_two_dims_tiled (1 kernels, 1 launches)
+// CHECK: wrote case pointwise_f16.row_statistic_rows_of_12_tiled (1 kernels, 1 launches)
 
 func.func @vectorised(%a: tensor<8x4096xf16>, %b: tensor<8x4096xf16>) -> tensor<8x4096xf16> {
   %e = kiln.empty : tensor<8x4096xf16>
@@ -97,4 +100,36 @@ func.func @sigmoid_wide_tiled(%x: tensor<8x4096xf16> {kiln.test_range = [-24.0, 
     attributes {kiln.test_tolerance = [1.0e-3, 1.0e-7]} {
   %g = kiln.sigmoid %x : tensor<8x4096xf16> -> tensor<8x4096xf16>
   return %g : tensor<8x4096xf16>
+}
+
+// A row statistic broadcast along the innermost dims (Swin-V2's
+// F.normalize: x / max(sqrt(sum(x^2)), eps) with the sum an f32 [.., 1]):
+// vectors of 8 f16 (the f32 statistic is read by element, one per vector),
+// its sqrt and clip computed once per vector and shared by the lanes.
+func.func @row_statistic_divide_tiled(%x: tensor<4x3x16x32xf16>, %n: tensor<4x3x16x1xf32> {kiln.test_range = [0.25, 4.0]}) -> tensor<4x3x16x32xf16> {
+  %eps = kiln.constant dense<1.0e-12> : tensor<f32>
+  %inf = kiln.constant dense<0x7F800000> : tensor<f32>
+  %shape = kiln.constant dense<[4, 3, 16, 32]> : tensor<4xi64>
+  %r = kiln.sqrt %n : tensor<4x3x16x1xf32> -> tensor<4x3x16x1xf32>
+  %c = kiln.clip %r, %eps, %inf : tensor<4x3x16x1xf32>, tensor<f32>, tensor<f32> -> tensor<4x3x16x1xf32>
+  %e = kiln.expand %c, %shape : tensor<4x3x16x1xf32>, tensor<4xi64> -> tensor<4x3x16x32xf32>
+  %w = kiln.cast %x {to = f32} : tensor<4x3x16x32xf16> -> tensor<4x3x16x32xf32>
+  %d = kiln.div %w, %e : tensor<4x3x16x32xf32>, tensor<4x3x16x32xf32> -> tensor<4x3x16x32xf32>
+  %y = kiln.cast %d {to = f16} : tensor<4x3x16x32xf32> -> tensor<4x3x16x32xf16>
+  return %y : tensor<4x3x16x32xf16>
+}
+
+// A statistic per [16, 32] plane (two broadcast dims, a run of 512) scaling
+// x directly (a broadcasting mul, no expand).
+func.func @row_statistic_two_dims_tiled(%x: tensor<4x3x16x32xf16>, %s: tensor<4x3x1x1xf16>) -> tensor<4x3x16x32xf16> {
+  %m = kiln.mul %x, %s : tensor<4x3x16x32xf16>, tensor<4x3x1x1xf16> -> tensor<4x3x16x32xf16>
+  %t = kiln.tanh %m : tensor<4x3x16x32xf16> -> tensor<4x3x16x32xf16>
+  return %t : tensor<4x3x16x32xf16>
+}
+
+// Rows of 12: vectors of 4 (8 would straddle two rows' statistics).
+func.func @row_statistic_rows_of_12_tiled(%x: tensor<6x12xf16>, %s: tensor<6x1xf16>) -> tensor<6x12xf16> {
+  %m = kiln.sub %x, %s : tensor<6x12xf16>, tensor<6x1xf16> -> tensor<6x12xf16>
+  %e = kiln.exp %m : tensor<6x12xf16> -> tensor<6x12xf16>
+  return %e : tensor<6x12xf16>
 }

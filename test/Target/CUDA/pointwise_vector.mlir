@@ -103,12 +103,19 @@ func.func @row_broadcast_3d_f16(%x: tensor<2x5x20xf16>, %b: tensor<1x1x20xf16>) 
   return %r : tensor<2x5x20xf16>
 }
 
-// A column broadcast ([4, 1] to [4, 4096]) keeps the scalar loop.
+// A column broadcast ([4, 1] to [4, 4096], a statistic per row) is one
+// element per vector of x: x by vectors, the statistic read once per vector
+// and used by its four lanes.
 // CHECK-LABEL: kiln.kernel "column_broadcast_f32"
-// CHECK-NOT:     reinterpret_cast
-// CHECK:         // 16384 elements; 1 element per thread and grid-stride step.
-// CHECK:           const float x1 = in1[(i / 4096)];
-// CHECK-NOT:     reinterpret_cast
+// CHECK:         // 16384 elements in 4096 vectors of 4; 1 vector per thread and grid-stride step.
+// CHECK:           const kiln_vec<float, 4> vin0_0 = reinterpret_cast<const kiln_vec<float, 4>*>(in0)[i];
+// CHECK-NEXT:      const float x0 = vin0_0.v[0];
+// CHECK-NEXT:      const float x1 = in1[((i * 4) / 4096)];
+// CHECK-NEXT:      const float v2 = (x0 + x1);
+// CHECK-NEXT:      const float x3 = vin0_0.v[1];
+// CHECK-NEXT:      const float v4 = (x3 + x1);
+// CHECK-NOT:       in1[
+// CHECK:           reinterpret_cast<kiln_vec<float, 4>*>(out0)[i] = vout0_0;
 func.func @column_broadcast_f32(%x: tensor<4x4096xf32>, %b: tensor<4x1xf32>) -> tensor<4x4096xf32> {
   %e = kiln.empty : tensor<4x4096xf32>
   %r = kiln.kernel "column_broadcast_f32" pointwise ins(%x, %b : tensor<4x4096xf32>, tensor<4x1xf32>) outs(%e : tensor<4x4096xf32>) {

@@ -429,6 +429,21 @@ bool keepsInnermostDim(ArrayRef<int64_t> operand, ArrayRef<int64_t> result) {
   });
 }
 
+int64_t rowBroadcastRun(ArrayRef<int64_t> operand, ArrayRef<int64_t> result) {
+  if (operand.size() != result.size() || operand.empty())
+    return 0;
+  size_t kept = 0;
+  while (kept < operand.size() && operand[kept] == result[kept])
+    ++kept;
+  int64_t run = 1;
+  for (size_t dim = kept; dim < operand.size(); ++dim) {
+    if (operand[dim] != 1 || ShapedType::isDynamic(result[dim]))
+      return 0;
+    run *= result[dim];
+  }
+  return run > 1 ? run : 0;
+}
+
 int64_t innermostConcatOfInputs(KernelOp kernel, ConcatOp concat) {
   auto result = cast<RankedTensorType>(concat.getOutput().getType());
   int64_t rank = result.getRank();

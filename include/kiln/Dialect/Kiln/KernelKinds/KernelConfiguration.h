@@ -145,6 +145,16 @@ int64_t launchUnitsPerBlock(KernelOp kernel);
 bool keepsInnermostDim(llvm::ArrayRef<int64_t> operand,
                        llvm::ArrayRef<int64_t> result);
 
+/// Whether |operand| is |result| with its innermost dims broadcast (a row
+/// statistic: [N, 1] under [N, C], Swin-V2's L2 norms [.., 64, 1] under
+/// [.., 64, 32]): of the result's rank, its leading dims the result's and
+/// the rest 1, at least one of those > 1 in the result. Returns the
+/// product of the result's broadcast dims (W consecutive elements of the
+/// result, the first at a multiple of W, read one element of |operand|
+/// when W divides it), else 0.
+int64_t rowBroadcastRun(llvm::ArrayRef<int64_t> operand,
+                        llvm::ArrayRef<int64_t> result);
+
 /// The loop template loads a concat along the innermost dim by vectors (a
 /// channel concat of channels-last pieces, DenseNet's): when every piece is
 /// a kernel input whose innermost dim is a whole number of vectors, each
