@@ -81,12 +81,23 @@ LogicalResult describeMatMul(KernelOp kernel, MatMulOp matmul,
            << lhsType << ", rhs " << rhsType
            << ") is not supported by the library call yet";
 
-  FailureOr<uint32_t> a = bufferOf(matmul.getLhs());
-  FailureOr<uint32_t> b = bufferOf(matmul.getRhs());
+  // An operand transposed in its last two dims inside the kernel
+  // (isTransposedMatMulOperand) is read from the transpose's input,
+  // transposed by cuBLASLt.
+  auto stored = [](Value operand) {
+    Operation *op = operand.getDefiningOp();
+    return isTransposedMatMulOperand(op) ? op->getOperand(0) : operand;
+  };
+  Value lhsStored = stored(matmul.getLhs()),
+        rhsStored = stored(matmul.getRhs());
+  FailureOr<uint32_t> a = bufferOf(lhsStored);
+  FailureOr<uint32_t> b = bufferOf(rhsStored);
   if (failed(a) || failed(b))
     return failure();
   gemm.a = *a;
   gemm.b = *b;
+  gemm.trans_a = lhsStored != matmul.getLhs();
+  gemm.trans_b = rhsStored != matmul.getRhs();
   gemm.m = m;
   gemm.n = n;
   gemm.k = k;
@@ -94,8 +105,10 @@ LogicalResult describeMatMul(KernelOp kernel, MatMulOp matmul,
   gemm.stride_a = *strideA;
   gemm.stride_b = *strideB;
   gemm.stride_out = m * n;
-  // A batched lhs times one shared rhs is a single taller product.
-  if (gemm.batch > 1 && gemm.stride_b == 0 && gemm.stride_a == m * k) {
+  // A batched lhs times one shared rhs is a single taller product (when the
+  // lhs is stored as it is: a transposed one's rows are not contiguous).
+  if (gemm.batch > 1 && gemm.stride_b == 0 && gemm.stride_a == m * k &&
+      !gemm.trans_a) {
     gemm.m = m * gemm.batch;
     gemm.batch = 1;
     gemm.stride_a = gemm.m * k;

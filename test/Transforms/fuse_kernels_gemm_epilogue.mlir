@@ -241,3 +241,38 @@ func.func @bias_residual_not_fused(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, 
   %y2 = kiln.add %a2, %c : tensor<8x16xf32>, tensor<8x1xf32> -> tensor<8x16xf32>
   return %a0, %y0, %y1, %y2 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
 }
+
+// -----
+
+// A transpose of a MatMul operand's last two dims that only the MatMul reads
+// joins its library kernel (cuBLASLt reads that operand transposed: q·kᵀ of
+// an attention that is not a kiln.attention, Swin's and Swin-V2's), either
+// side, with an epilogue too. One read by another kernel as well, or one
+// that moves a batch dim, stays a kernel of its own.
+// CHECK-LABEL: func.func @transposed_operands
+// CHECK: kiln.kernel "transpose_matmul_0" library ins(%arg1, %arg0 : tensor<2x3x8x16xf16>, tensor<2x3x8x16xf16>) outs(%{{.+}} : tensor<2x3x8x8xf16>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: kiln.transpose %{{.+}} {perm = array<i64: 0, 1, 3, 2>} : tensor<2x3x8x16xf16> -> tensor<2x3x16x8xf16>
+// CHECK-NEXT: kiln.matmul
+// CHECK-NEXT: kiln.yield
+// CHECK: kiln.kernel "transpose_matmul_relu_1" library
+// CHECK-SAME: epilogue = #kiln.epilogue<activation = relu>
+// CHECK: kiln.transpose %{{.+}} {perm = array<i64: 1, 0>} : tensor<16x8xf16> -> tensor<8x16xf16>
+// CHECK-NEXT: kiln.matmul
+// CHECK-NEXT: kiln.relu
+// CHECK: kiln.kernel "transpose_2" transpose
+// CHECK: kiln.kernel "matmul_3" library ins(%arg0, %{{.+}} :
+// CHECK: kiln.kernel "transpose_4" data_movement
+// CHECK: kiln.kernel "matmul_5" library
+func.func @transposed_operands(%q: tensor<2x3x8x16xf16>, %k: tensor<2x3x8x16xf16>, %w: tensor<16x8xf16>, %b: tensor<3x2x16x8xf16>, %x: tensor<16x8xf16>) -> (tensor<2x3x8x8xf16>, tensor<8x8xf16>, tensor<2x3x8x8xf16>, tensor<2x3x16x8xf16>, tensor<2x3x8x8xf16>) {
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x3x8x16xf16> -> tensor<2x3x16x8xf16>
+  %s = kiln.matmul %q, %kt : tensor<2x3x8x16xf16>, tensor<2x3x16x8xf16> -> tensor<2x3x8x8xf16>
+  %wt = kiln.transpose %w {perm = array<i64: 1, 0>} : tensor<16x8xf16> -> tensor<8x16xf16>
+  %p = kiln.matmul %wt, %x : tensor<8x16xf16>, tensor<16x8xf16> -> tensor<8x8xf16>
+  %r = kiln.relu %p : tensor<8x8xf16> -> tensor<8x8xf16>
+  %qt = kiln.transpose %q {perm = array<i64: 0, 1, 3, 2>} : tensor<2x3x8x16xf16> -> tensor<2x3x16x8xf16>
+  %u = kiln.matmul %q, %qt : tensor<2x3x8x16xf16>, tensor<2x3x16x8xf16> -> tensor<2x3x8x8xf16>
+  %bt = kiln.transpose %b {perm = array<i64: 1, 0, 2, 3>} : tensor<3x2x16x8xf16> -> tensor<2x3x16x8xf16>
+  %v = kiln.matmul %q, %bt : tensor<2x3x8x16xf16>, tensor<2x3x16x8xf16> -> tensor<2x3x8x8xf16>
+  return %s, %r, %u, %qt, %v : tensor<2x3x8x8xf16>, tensor<8x8xf16>, tensor<2x3x8x8xf16>, tensor<2x3x16x8xf16>, tensor<2x3x8x8xf16>
+}

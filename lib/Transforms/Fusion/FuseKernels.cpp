@@ -19,7 +19,9 @@
 //     `epilogue` attribute (LibraryEpilogue.h), which the packager reads.
 //     A cast of a GEMM's f16/bf16 product to f32 that the GEMM can take
 //     (its only user) joins the GEMM, not a consumer: cuBLASLt writes the
-//     product in f32 instead of rounding it to f16 first.
+//     product in f32 instead of rounding it to f16 first. A transpose of a
+//     MatMul operand's last two dims (its only user) joins the GEMM too,
+//     which reads that operand transposed (isTransposedMatMulOperand).
 //     A producer joins only while the kernel's parameters (the values it
 //     reads from outside, plus its output, plus a parameter per ranged dim
 //     when it has run-time extents) stay within the runtime's
@@ -534,6 +536,16 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
           group.ops.insert(member);
           groupOf[member] = groups.size();
         }
+        // An operand transposed in its last two dims is read so by the call.
+        for (Operation *member : library->members)
+          if (isa<MatMulOp>(member))
+            for (Value operand : member->getOperands())
+              if (Operation *producer = operand.getDefiningOp();
+                  isTransposedMatMulOperand(producer) &&
+                  !groupOf.count(producer)) {
+                group.ops.insert(producer);
+                groupOf[producer] = groups.size();
+              }
         groups.push_back(std::move(group));
         continue;
       }

@@ -477,16 +477,46 @@ func.func @library_unfusable_epilogue(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>)
 
 // -----
 
-func.func @library_computed_operand(%a: tensor<8x4xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
+func.func @library_computed_operand(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
   %e = kiln.empty : tensor<4x16xf32>
-  // expected-error @+1 {{'l' breaks the library kernel contract: 'kiln.transpose' computes an operand of the library call, which reads its operands from memory}}
-  %r = kiln.kernel "l" library ins(%a, %b : tensor<8x4xf32>, tensor<8x16xf32>) outs(%e : tensor<4x16xf32>) {
-  ^bb0(%x: tensor<8x4xf32>, %y: tensor<8x16xf32>, %o: tensor<4x16xf32>):
-    %t = kiln.transpose %x {perm = array<i64: 1, 0>} : tensor<8x4xf32> -> tensor<4x8xf32>
+  // expected-error @+1 {{'l' breaks the library kernel contract: 'kiln.neg' computes an operand of the library call, which reads its operands from memory (a MatMul operand may be transposed in its last two dims)}}
+  %r = kiln.kernel "l" library ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%x: tensor<4x8xf32>, %y: tensor<8x16xf32>, %o: tensor<4x16xf32>):
+    %t = kiln.neg %x : tensor<4x8xf32> -> tensor<4x8xf32>
     %m = kiln.matmul %t, %y : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
     kiln.yield %m : tensor<4x16xf32>
   } -> tensor<4x16xf32>
   return %r : tensor<4x16xf32>
+}
+
+// -----
+
+// A MatMul operand transposed in its last two dims is read so by cuBLASLt
+// (trans_a / trans_b): the contract admits it; a transpose of a batch dim
+// it does not.
+func.func @library_transposed_operand(%a: tensor<2x8x4xf32>, %b: tensor<2x8x16xf32>) -> tensor<2x4x16xf32> {
+  %e = kiln.empty : tensor<2x4x16xf32>
+  %r = kiln.kernel "l" library ins(%a, %b : tensor<2x8x4xf32>, tensor<2x8x16xf32>) outs(%e : tensor<2x4x16xf32>) {
+  ^bb0(%x: tensor<2x8x4xf32>, %y: tensor<2x8x16xf32>, %o: tensor<2x4x16xf32>):
+    %t = kiln.transpose %x {perm = array<i64: 0, 2, 1>} : tensor<2x8x4xf32> -> tensor<2x4x8xf32>
+    %m = kiln.matmul %t, %y : tensor<2x4x8xf32>, tensor<2x8x16xf32> -> tensor<2x4x16xf32>
+    kiln.yield %m : tensor<2x4x16xf32>
+  } -> tensor<2x4x16xf32>
+  return %r : tensor<2x4x16xf32>
+}
+
+// -----
+
+func.func @library_transposed_batch(%a: tensor<4x2x8xf32>, %b: tensor<2x8x16xf32>) -> tensor<2x4x16xf32> {
+  %e = kiln.empty : tensor<2x4x16xf32>
+  // expected-error @+1 {{'l' breaks the library kernel contract: 'kiln.transpose' computes an operand of the library call}}
+  %r = kiln.kernel "l" library ins(%a, %b : tensor<4x2x8xf32>, tensor<2x8x16xf32>) outs(%e : tensor<2x4x16xf32>) {
+  ^bb0(%x: tensor<4x2x8xf32>, %y: tensor<2x8x16xf32>, %o: tensor<2x4x16xf32>):
+    %t = kiln.transpose %x {perm = array<i64: 1, 0, 2>} : tensor<4x2x8xf32> -> tensor<2x4x8xf32>
+    %m = kiln.matmul %t, %y : tensor<2x4x8xf32>, tensor<2x8x16xf32> -> tensor<2x4x16xf32>
+    kiln.yield %m : tensor<2x4x16xf32>
+  } -> tensor<2x4x16xf32>
+  return %r : tensor<2x4x16xf32>
 }
 
 // -----

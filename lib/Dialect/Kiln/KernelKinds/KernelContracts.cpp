@@ -184,11 +184,14 @@ LogicalResult verifyLibrary(KernelOp kernel) {
   if (failed(ops))
     return contractError(kernel) << why;
   for (Operation &op : kernel.getBody().front().without_terminator())
-    if (!isa<ConstantOp>(op) && !llvm::is_contained(ops->chain, &op))
+    if (!isa<ConstantOp>(op) && !llvm::is_contained(ops->chain, &op) &&
+        !(isTransposedMatMulOperand(&op) &&
+          *op.getUsers().begin() == ops->anchor))
       return contractError(kernel)
              << "'" << op.getName()
              << "' computes an operand of the library call, which reads "
-                "its operands from memory";
+                "its operands from memory (a MatMul operand may be "
+                "transposed in its last two dims)";
   FailureOr<LibraryEpilogueAttr> computed = describeLibraryEpilogue(*ops, &why);
   if (failed(computed))
     return contractError(kernel) << why;
@@ -238,8 +241,11 @@ KernelKind rootKernelKind(Operation *root) {
 }
 
 bool admits(const KernelGroup &group, Operation *producer) {
-  if (group.kind == KernelKind::Library ||
-      group.kind == KernelKind::Attention || producer->getNumResults() != 1)
+  // A library MatMul reads an operand transposed in its last two dims.
+  if (group.kind == KernelKind::Library)
+    return isTransposedMatMulOperand(producer) &&
+           group.ops.contains(*producer->getUsers().begin());
+  if (group.kind == KernelKind::Attention || producer->getNumResults() != 1)
     return false;
   if (unmetRunTimeExtentRule(group.kind, producer))
     return false;

@@ -10,6 +10,25 @@ using namespace mlir;
 
 namespace kiln {
 
+bool isTransposedMatMulOperand(Operation *op) {
+  auto transpose = dyn_cast_or_null<TransposeOp>(op);
+  if (!transpose || !transpose->hasOneUse())
+    return false;
+  auto matmul = dyn_cast<MatMulOp>(*transpose->getUsers().begin());
+  auto type = dyn_cast<RankedTensorType>(transpose.getType());
+  auto input = dyn_cast<RankedTensorType>(transpose->getOperand(0).getType());
+  if (!matmul || classifyForFusion(matmul) != FusionClass::Library || !type ||
+      !input || !type.hasStaticShape() || !input.hasStaticShape() ||
+      type.getRank() < 2 || matmul.getLhs() == matmul.getRhs())
+    return false;
+  ArrayRef<int64_t> perm = transpose.getPerm();
+  int64_t rank = type.getRank();
+  for (int64_t dim = 0; dim < rank - 2; ++dim)
+    if (perm[dim] != dim)
+      return false;
+  return perm[rank - 2] == rank - 1 && perm[rank - 1] == rank - 2;
+}
+
 bool isBiasRow(Value value, Value result, Value product) {
   auto row = dyn_cast<RankedTensorType>(value.getType());
   auto out = dyn_cast<RankedTensorType>(result.getType());

@@ -55,6 +55,14 @@ LibraryEpilogueAttr getLibraryEpilogue(KernelOp kernel);
 /// |result|'s element type, n the last dim of both, static.
 bool isBiasRow(mlir::Value value, mlir::Value result, mlir::Value product);
 
+/// Whether |op| is a transpose that swaps the last two dims of an operand of
+/// a library MatMul (its only user) and keeps the others, on static shapes:
+/// cuBLASLt reads that operand transposed (the step's trans_a/trans_b), so
+/// the library kernel takes the transpose in rather than a kernel writing
+/// it (q·kᵀ where the attention is not a kiln.attention: Swin's and
+/// Swin-V2's windowed cosine attention).
+bool isTransposedMatMulOperand(mlir::Operation *op);
+
 } // namespace kiln
 
 #endif // KILN_DIALECT_KILN_KERNELKINDS_LIBRARYEPILOGUE_H
