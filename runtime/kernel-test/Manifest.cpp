@@ -58,6 +58,18 @@ bool readManifest(const std::string &directory, CaseSpec &spec,
       ok = static_cast<bool>(words >> buffer.id >> buffer.dtype >>
                              buffer.shape >> buffer.bytes >> buffer.init) &&
            buffer.id == static_cast<int>(spec.buffers.size());
+      if (ok && buffer.init.rfind("view:", 0) == 0) {
+        // view:SOURCE:OFFSET, within an earlier non-view buffer.
+        std::istringstream view(buffer.init.substr(5));
+        char colon = 0;
+        ok = static_cast<bool>(view >> buffer.viewOf >> colon >>
+                               buffer.viewOffset) &&
+             colon == ':' && buffer.viewOf >= 0 && buffer.viewOf < buffer.id &&
+             spec.buffers[buffer.viewOf].viewOf < 0 &&
+             buffer.viewOffset <= spec.buffers[buffer.viewOf].bytes &&
+             buffer.bytes <=
+                 spec.buffers[buffer.viewOf].bytes - buffer.viewOffset;
+      }
       spec.buffers.push_back(buffer);
     } else if (keyword == "kernel") {
       KernelFile kernel;

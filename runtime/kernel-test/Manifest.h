@@ -14,7 +14,11 @@ struct BufferSpec {
   std::string dtype; // float32, float16, bfloat16, float64, int64, bool, ...
   std::string shape; // 4x4097, or "scalar"
   size_t bytes = 0;
-  std::string init; // "file:NAME" or "poison" (0xFF bytes)
+  std::string init; // "file:NAME", "poison" (0xFF bytes) or "view:ID:OFFSET"
+  // A view (a slice view outside kernels: kiln's alias at a byte offset)
+  // allocates nothing: buffer |viewOf| from |viewOffset| bytes on.
+  int viewOf = -1;
+  size_t viewOffset = 0;
 };
 
 struct KernelFile {

@@ -64,11 +64,12 @@ const KernelFile *pickCubin(const CaseSpec &spec, const std::string &kernel,
 /// are released by the caller-owned vectors on every path.
 struct CaseResources {
   std::vector<void *> buffers;
+  std::vector<bool> views; // Views point into another buffer: not freed.
   std::map<std::string, cudaLibrary_t> libraries;
   ~CaseResources() {
-    for (void *buffer : buffers)
-      if (buffer)
-        cudaFree(buffer);
+    for (size_t i = 0; i < buffers.size(); ++i)
+      if (buffers[i] && !views[i])
+        cudaFree(buffers[i]);
     for (auto &entry : libraries)
       cudaLibraryUnload(entry.second);
   }
@@ -79,8 +80,16 @@ bool runCase(const CaseSpec &spec, int major, int minor, CaseResult &result,
   CaseResources resources;
   for (const BufferSpec &buffer : spec.buffers) {
     void *pointer = nullptr;
+    if (buffer.viewOf >= 0) {
+      resources.buffers.push_back(
+          static_cast<char *>(resources.buffers[buffer.viewOf]) +
+          buffer.viewOffset);
+      resources.views.push_back(true);
+      continue;
+    }
     CUDA_CHECK(cudaMalloc(&pointer, std::max<size_t>(buffer.bytes, 1)));
     resources.buffers.push_back(pointer);
+    resources.views.push_back(false);
     if (buffer.init.rfind("file:", 0) == 0) {
       std::string data;
       std::string path = spec.directory + "/" + buffer.init.substr(5);

@@ -274,3 +274,39 @@ func.func @row_reduction_then_other_axis(%x: tensor<1x4x8xf32>) -> tensor<1x4x1x
   %1 = kiln.reduce_max %0, %c0 : tensor<1x4x1xf32>, tensor<1xi64> -> tensor<1x4x1xf32>
   return %1 : tensor<1x4x1xf32>
 }
+
+// -----
+
+// A row reduction joins the pointwise kernel that normalises its row by it
+// (a per-element epilogue): Swin-V2's F.normalize, the sum of squares, its
+// sqrt and clip, the expand and the division, one row_reduce kernel that
+// yields the input's shape. A reduction whose result is also returned, or
+// one of integers, stays a kernel of its own.
+// CHECK-LABEL: func.func @per_element_epilogue
+// CHECK: kiln.kernel "cast_mul_reduce_sum_etc_0" row_reduce ins(%arg0 : tensor<2x16x32xf16>) outs(%{{.+}} : tensor<2x16x32xf16>)
+// CHECK: kiln.kernel "add_reduce_sum_1" row_reduce ins(%arg1 : tensor<4x8xf32>) outs(%{{.+}} : tensor<4x1xf32>)
+// CHECK: kiln.kernel "sub_2" pointwise
+// CHECK: kiln.kernel "reduce_sum_3" row_reduce ins(%arg2 : tensor<4x8xi32>)
+// CHECK: kiln.kernel "sub_4" pointwise
+func.func @per_element_epilogue(%q: tensor<2x16x32xf16>, %a: tensor<4x8xf32>, %i: tensor<4x8xi32>) -> (tensor<2x16x32xf16>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x8xi32>) {
+  %w = kiln.cast %q {to = f32} : tensor<2x16x32xf16> -> tensor<2x16x32xf32>
+  %s = kiln.mul %w, %w : tensor<2x16x32xf32>, tensor<2x16x32xf32> -> tensor<2x16x32xf32>
+  %axes = kiln.constant dense<[2]> : tensor<1xi64>
+  %r = kiln.reduce_sum %s, %axes : tensor<2x16x32xf32>, tensor<1xi64> -> tensor<2x16x1xf32>
+  %eps = kiln.constant dense<1.0e-12> : tensor<f32>
+  %inf = kiln.constant dense<0x7F800000> : tensor<f32>
+  %shape = kiln.constant dense<[2, 16, 32]> : tensor<3xi64>
+  %n = kiln.sqrt %r : tensor<2x16x1xf32> -> tensor<2x16x1xf32>
+  %c = kiln.clip %n, %eps, %inf : tensor<2x16x1xf32>, tensor<f32>, tensor<f32> -> tensor<2x16x1xf32>
+  %e = kiln.expand %c, %shape : tensor<2x16x1xf32>, tensor<3xi64> -> tensor<2x16x32xf32>
+  %d = kiln.div %w, %e : tensor<2x16x32xf32>, tensor<2x16x32xf32> -> tensor<2x16x32xf32>
+  %y = kiln.cast %d {to = f16} : tensor<2x16x32xf32> -> tensor<2x16x32xf16>
+  %one = kiln.constant dense<1> : tensor<1xi64>
+  %ones = kiln.constant dense<1.0> : tensor<f32>
+  %a1 = kiln.add %a, %ones : tensor<4x8xf32>, tensor<f32> -> tensor<4x8xf32>
+  %sa = kiln.reduce_sum %a1, %one : tensor<4x8xf32>, tensor<1xi64> -> tensor<4x1xf32>
+  %da = kiln.sub %a, %sa : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+  %si = kiln.reduce_sum %i, %one : tensor<4x8xi32>, tensor<1xi64> -> tensor<4x1xi32>
+  %di = kiln.sub %i, %si : tensor<4x8xi32>, tensor<4x1xi32> -> tensor<4x8xi32>
+  return %y, %da, %sa, %di : tensor<2x16x32xf16>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x8xi32>
+}

@@ -12,6 +12,7 @@
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 #include "kiln/Evaluator/Interpreter.h"
 #include "kiln/Target/CUDA/CUDAEmitter.h"
+#include "kiln/Transforms/Planning/LaunchGraph.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringExtras.h"
@@ -244,6 +245,7 @@ llvm::Error writeCase(func::FuncOp original, func::FuncOp tiled,
     }
 
   size_t launchIndex = 0, constants = 0;
+  std::map<int, std::pair<int, int64_t>> viewBase; // Slice views: (of, at).
   for (Operation &op : tiled.front()) {
     if (isa<EmptyOp>(op)) {
       if (llvm::Error error = addBuffer(op.getResult(0), "poison"))
@@ -259,6 +261,20 @@ llvm::Error writeCase(func::FuncOp original, func::FuncOp tiled,
               dir + "/" + file, llvm::StringRef(bytes.data(), bytes.size())))
         return error;
       if (llvm::Error error = addBuffer(op.getResult(0), "file:" + file))
+        return error;
+    } else if (isa<SliceOp>(op) && isViewOp(&op)) {
+      // A slice view (kiln's alias at a byte offset): a buffer that points
+      // into the one it views, at the offsets of its chain added up.
+      int source = bufferOf.lookup(op.getOperand(0));
+      int64_t offset = *getViewByteOffset(&op);
+      if (auto base = viewBase.find(source); base != viewBase.end()) {
+        source = base->second.first;
+        offset += base->second.second;
+      }
+      viewBase[buffers] = {source, offset};
+      if (llvm::Error error =
+              addBuffer(op.getResult(0), "view:" + std::to_string(source) +
+                                             ":" + std::to_string(offset)))
         return error;
     } else if (isView(&op)) {
       bufferOf[op.getResult(0)] = bufferOf.lookup(op.getOperand(0));

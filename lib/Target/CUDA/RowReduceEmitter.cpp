@@ -2,10 +2,12 @@
 // trailing axes) computed by one warp (`variant = warp_rows`, `rows_per_block`
 // warps per block) or one block (`variant = block_rows`) per row, with the
 // elementwise prologue evaluated per input element and the epilogue per
-// result element. Accumulation is in the computation type (float for
-// f16/bf16/f32, double for f64). A layer_norm anchor goes to
-// emitLayerNormRows (LayerNormRowEmitter.cpp), a softmax or log_softmax over
-// the last axis to emitSoftmaxRows (SoftmaxRowEmitter.cpp).
+// result element, or (a float reduction normalising its row: Swin-V2's
+// x / clip(sqrt(sum(x²))), the kernel contract's per-element epilogue) per
+// input element, the row read again in vectors. Accumulation is in the
+// computation type (float for f16/bf16/f32, double for f64). A layer_norm
+// anchor goes to emitLayerNormRows (LayerNormRowEmitter.cpp), a softmax or
+// log_softmax over the last axis to emitSoftmaxRows (SoftmaxRowEmitter.cpp).
 #include "ElementalModels.h"
 #include "KernelTemplates.h"
 #include "VectorRowKernel.h"
@@ -145,6 +147,51 @@ std::string initialValue(Type type, AnchorKind kind) {
   }
 }
 
+/// The per-element epilogue of a row reduction (unmetElementEpilogue),
+/// after |reduced| (the anchor's value for the row) is known: the row part
+/// (the epilogue ops with the anchor's element count: a norm's sqrt and
+/// clip) computed once per row, then each output at every element of the
+/// row, read again in vectors.
+LogicalResult emitElementEpilogue(ElementalEmitter &emitter,
+                                  VectorRowKernel &row, Value anchorResult,
+                                  const std::string &reduced, int64_t rows) {
+  llvm::SetVector<Value> rowPart;
+  SmallVector<Value> worklist{anchorResult};
+  while (!worklist.empty()) {
+    Value current = worklist.pop_back_val();
+    for (Operation *user : current.getUsers())
+      if (!isa<YieldOp>(user) && user->getNumResults() == 1 &&
+          elementCount(shapeOf(user->getResult(0))) == rows &&
+          rowPart.insert(user->getResult(0)))
+        worklist.push_back(user->getResult(0));
+  }
+  // Within the row, the anchor is |reduced| and a row-part value is its
+  // value at the row, wherever the epilogue reads it.
+  llvm::DenseSet<Value> computing;
+  emitter.setValueOverride(
+      [&](Value value, const ElementIndex &) -> std::optional<std::string> {
+        if (value == anchorResult)
+          return reduced;
+        if (!rowPart.contains(value) || computing.contains(value))
+          return std::nullopt;
+        computing.insert(value);
+        FailureOr<std::string> atRow =
+            emitter.emit(value, ElementIndex::fromLinear("row"));
+        computing.erase(value);
+        return succeeded(atRow) ? std::optional<std::string>(*atRow)
+                                : std::nullopt;
+      });
+  for (Value value : rowPart)
+    if (failed(emitter.emit(value, ElementIndex::fromLinear("row")))) {
+      emitter.setValueOverride(nullptr);
+      return failure();
+    }
+  LogicalResult stored = row.forEachVector(
+      [&](const VectorLanes &lanes) { return row.storeOutputs(lanes); });
+  emitter.setValueOverride(nullptr);
+  return stored;
+}
+
 } // namespace
 
 std::string RowGeometry::description() const {
@@ -244,15 +291,23 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
   if (isSoftmaxLike(anchor.kind))
     return emitSoftmaxRows(emitter, anchor.op, geometry, launch);
 
+  // Outputs of one value per row, or (a per-element epilogue, the kernel
+  // contract's unmetElementEpilogue: a normalisation by the reduced value)
+  // one per element of the row.
+  Type type = elementTypeOf(anchor.data);
+  bool perElement =
+      !type.isIntOrIndex() && !anchor.runTimeRows &&
+      geometry.holdsRows(shapeOf(kernel.getOutputs()[0]), anchor.length);
   for (Value output : kernel.getOutputs())
-    if (!geometry.holdsRows(shapeOf(output), 1))
+    if (!geometry.holdsRows(shapeOf(output), perElement ? anchor.length : 1))
       return emitter.error(nullptr)
              << "has an output of " << elementCount(shapeOf(output))
-             << " elements; the anchor gives " << geometry.rowCount();
+             << " elements; the anchor gives " << geometry.rowCount()
+             << (perElement ? " rows of " + std::to_string(anchor.length)
+                            : std::string());
   if (failed(declareRunTimeRows(emitter, geometry, 1)))
     return failure();
 
-  Type type = elementTypeOf(anchor.data);
   std::string accType = ElementalEmitter::computeType(type);
   bool isInt = type.isIntOrIndex();
   std::string length = std::to_string(anchor.length);
@@ -263,7 +318,7 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
   // rows and vector loads, each value read once, nothing held.
   int64_t width = int64_t(kernel.getVectorWidth().value_or(1));
   std::optional<VectorRowKernel> vectorRow;
-  if (width > 1) {
+  if (width > 1 || perElement) {
     // rowsPrecondition (checked above) has the width dividing float rows.
     std::optional<int64_t> axis = rowReductionFirstAxis(anchor.op);
     if (!axis)
@@ -343,6 +398,13 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
     reduced = "mean";
   }
   reduced = ElementalEmitter::wrapInteger(type, reduced);
+  if (perElement) {
+    if (failed(emitElementEpilogue(emitter, *vectorRow, anchorResult, reduced,
+                                   geometry.rows)))
+      return failure();
+    vectorRow->closeRowLoop(launch);
+    return success();
+  }
   emitter.setValueOverride([&](Value value, const ElementIndex &index)
                                -> std::optional<std::string> {
     if (value == anchorResult && emitter.linearOf(index, resultShape) == "row")

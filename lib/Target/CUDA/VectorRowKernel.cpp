@@ -248,18 +248,22 @@ LogicalResult VectorRowKernel::writeOutputs(
       return std::nullopt;
     return results[lane - lanes.linear.begin()];
   });
+  LogicalResult stored = storeOutputs(lanes);
+  emitter.setValueOverride(nullptr);
+  return stored;
+}
+
+LogicalResult VectorRowKernel::storeOutputs(const VectorLanes &lanes) {
   for (auto [k, value] : llvm::enumerate(kernel.getYield().getValues())) {
     Type elementType = elementTypeOf(value);
-    bool sameShape = shapeOf(value) == resultShape;
+    bool sameShape = shapeOf(value) == shape;
     SmallVector<std::string> stores;
     for (int64_t j = 0; j < width; ++j) {
       FailureOr<std::string> y = emitter.emit(
           value, sameShape ? lanes.indices[j]
                            : ElementIndex::fromLinear(lanes.linear[j]));
-      if (failed(y)) {
-        emitter.setValueOverride(nullptr);
+      if (failed(y))
         return failure();
-      }
       stores.push_back(ElementalEmitter::storeConversion(elementType, *y));
     }
     std::string out = "out" + std::to_string(k);
@@ -276,7 +280,6 @@ LogicalResult VectorRowKernel::writeOutputs(
                  std::to_string(vectors) + " + " + lanes.vector +
                  "] = " + name + ";");
   }
-  emitter.setValueOverride(nullptr);
   return success();
 }
 

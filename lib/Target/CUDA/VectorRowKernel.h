@@ -85,6 +85,11 @@ public:
       const VectorLanes &lanes, mlir::Value anchorResult,
       llvm::function_ref<mlir::FailureOr<std::string>(int64_t)> anchorValue);
 
+  /// Emits every output at the lanes (vector stores when `width` > 1), with
+  /// whatever value override the caller has set: an output of the row
+  /// input's shape at the lanes' indices, another at their linear indices.
+  mlir::LogicalResult storeOutputs(const VectorLanes &lanes);
+
 private:
   /// A lane of a vector load: the vector's index in its input.
   struct VectorRead {

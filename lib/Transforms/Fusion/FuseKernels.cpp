@@ -38,8 +38,8 @@
 //     dim parameters, the shaped value an input), a kiln.empty
 //     is the destination of the root's result, and the root's uses read the
 //     kernel's result. Views left outside kernels stay as aliases, and so
-//     does a slice of one contiguous range that no consumer took in (an
-//     alias at a byte offset, getViewByteOffset) instead of rooting a copy.
+//     does a slice of one contiguous range (an alias at a byte offset,
+//     getViewByteOffset): no kernel takes it in, and it roots no copy.
 #include "kiln/Dialect/Kiln/IR/DimRanges.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
@@ -604,6 +604,11 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
           // cuBLASLt then writes it in f32, unrounded, where this kernel
           // would read it rounded to f16.
           if (isGemmOutputCast(producer) && libraryEpilogue(producer))
+            continue;
+          // A slice of one contiguous range stays a view (an alias at an
+          // offset): the kernel reads the range at its own index, by
+          // vectors, where through the slice it would index its operand.
+          if (isa<SliceOp>(producer) && isViewOp(producer))
             continue;
           if (!admits(group, producer) ||
               !fitsParameters(group, producer, rangedDims))

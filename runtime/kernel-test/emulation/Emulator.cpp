@@ -100,6 +100,11 @@ int main(int argc, char **argv) {
   }
   std::vector<void *> buffers;
   for (const BufferSpec &buffer : spec.buffers) {
+    if (buffer.viewOf >= 0) {
+      buffers.push_back(static_cast<char *>(buffers[buffer.viewOf]) +
+                        buffer.viewOffset);
+      continue;
+    }
     size_t bytes = (std::max<size_t>(buffer.bytes, 1) + 255) / 256 * 256;
     void *pointer = std::aligned_alloc(256, bytes);
     std::memset(pointer, 0xFF, bytes);

@@ -83,9 +83,10 @@ func.func @row_reduce_without_row_reduction(%a: tensor<4x8xf32>) -> tensor<4x8xf
 
 // -----
 
-func.func @broadcast_row_epilogue(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+// A per-element epilogue: x + sum(x) over each row, the sum broadcast along
+// the row, is computed where the template reads the row again.
+func.func @per_element_epilogue(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %e = kiln.empty : tensor<4x8xf32>
-  // expected-error @+1 {{'r' breaks the row_reduce kernel contract: the epilogue op 'kiln.add' has 32 elements where the anchor gives 4}}
   %r = kiln.kernel "r" row_reduce ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
   ^bb0(%x: tensor<4x8xf32>, %o: tensor<4x8xf32>):
     %c1 = kiln.constant dense<1> : tensor<1xi64>
@@ -94,6 +95,40 @@ func.func @broadcast_row_epilogue(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
     kiln.yield %b : tensor<4x8xf32>
   } -> tensor<4x8xf32>
   return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// The sums read across rows (transposed, [1, 4] over [4, 4]): each element
+// needs another row's sum.
+func.func @transposed_row_epilogue(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %e = kiln.empty : tensor<4x4xf32>
+  // expected-error @+1 {{'r' breaks the row_reduce kernel contract: it yields per element of the reduced input, but 'kiln.transpose' uses the reduced value and is neither pointwise nor a view}}
+  %r = kiln.kernel "r" row_reduce ins(%a : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: tensor<4x4xf32>, %o: tensor<4x4xf32>):
+    %c1 = kiln.constant dense<1> : tensor<1xi64>
+    %s = kiln.reduce_sum %x, %c1 : tensor<4x4xf32>, tensor<1xi64> -> tensor<4x1xf32>
+    %t = kiln.transpose %s {perm = array<i64: 1, 0>} : tensor<4x1xf32> -> tensor<1x4xf32>
+    %b = kiln.add %x, %t : tensor<4x4xf32>, tensor<1x4xf32> -> tensor<4x4xf32>
+    kiln.yield %b : tensor<4x4xf32>
+  } -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
+// Integer rows have no per-element form.
+func.func @integer_per_element_epilogue(%a: tensor<4x8xi32>) -> tensor<4x8xi32> {
+  %e = kiln.empty : tensor<4x8xi32>
+  // expected-error @+1 {{'r' breaks the row_reduce kernel contract: it yields per element of the reduced input, but the anchor does not reduce a static float tensor}}
+  %r = kiln.kernel "r" row_reduce ins(%a : tensor<4x8xi32>) outs(%e : tensor<4x8xi32>) {
+  ^bb0(%x: tensor<4x8xi32>, %o: tensor<4x8xi32>):
+    %c1 = kiln.constant dense<1> : tensor<1xi64>
+    %s = kiln.reduce_sum %x, %c1 : tensor<4x8xi32>, tensor<1xi64> -> tensor<4x1xi32>
+    %b = kiln.add %x, %s : tensor<4x8xi32>, tensor<4x1xi32> -> tensor<4x8xi32>
+    kiln.yield %b : tensor<4x8xi32>
+  } -> tensor<4x8xi32>
+  return %r : tensor<4x8xi32>
 }
 
 // -----

@@ -12,6 +12,9 @@
 // CHECK: wrote case reduce.max_rows_of_3 (1 kernels, 1 launches)
 // CHECK: wrote case reduce.l2_rows_of_32_f16 (1 kernels, 1 launches)
 // CHECK: wrote case reduce.mean_f16_block_vectors (1 kernels, 1 launches)
+// CHECK: wrote case reduce.l2_normalise_f16_tiled (1 kernels, 1 launches)
+// CHECK: wrote case reduce.rms_norm_f16_block_tiled (1 kernels, 1 launches)
+// CHECK: wrote case reduce.max_subtract_rows_of_33_tiled (1 kernels, 1 launches)
 
 // RMSNorm's scale: 1 / sqrt(mean(x^2) + eps), one warp per row of 768.
 func.func @rms_scale_warp(%a: tensor<32x768xf32>) -> tensor<32x1xf32> {
@@ -149,4 +152,52 @@ func.func @mean_f16_block_vectors(%a: tensor<3x4104xf16>) -> tensor<3x1xf16>
   %axes = kiln.constant dense<[1]> : tensor<1xi64>
   %m = kiln.reduce_mean %a, %axes : tensor<3x4104xf16>, tensor<1xi64> -> tensor<3x1xf16>
   return %m : tensor<3x1xf16>
+}
+
+// Per-element epilogues (the row normalised by its reduction, one kernel):
+// Swin-V2's F.normalize of q over rows of 32 f16 (4 lanes a row, the norm's
+// sqrt and clip once per row, the division per element, vectors of 8).
+func.func @l2_normalise_f16_tiled(%a: tensor<2x3x16x32xf16>) -> tensor<2x3x16x32xf16> {
+  %w = kiln.cast %a {to = f32} : tensor<2x3x16x32xf16> -> tensor<2x3x16x32xf32>
+  %s = kiln.mul %w, %w : tensor<2x3x16x32xf32>, tensor<2x3x16x32xf32> -> tensor<2x3x16x32xf32>
+  %axes = kiln.constant dense<[3]> : tensor<1xi64>
+  %r = kiln.reduce_sum %s, %axes : tensor<2x3x16x32xf32>, tensor<1xi64> -> tensor<2x3x16x1xf32>
+  %eps = kiln.constant dense<1.0e-12> : tensor<f32>
+  %inf = kiln.constant dense<0x7F800000> : tensor<f32>
+  %shape = kiln.constant dense<[2, 3, 16, 32]> : tensor<4xi64>
+  %n = kiln.sqrt %r : tensor<2x3x16x1xf32> -> tensor<2x3x16x1xf32>
+  %c = kiln.clip %n, %eps, %inf : tensor<2x3x16x1xf32>, tensor<f32>, tensor<f32> -> tensor<2x3x16x1xf32>
+  %e = kiln.expand %c, %shape : tensor<2x3x16x1xf32>, tensor<4xi64> -> tensor<2x3x16x32xf32>
+  %d = kiln.div %w, %e : tensor<2x3x16x32xf32>, tensor<2x3x16x32xf32> -> tensor<2x3x16x32xf32>
+  %y = kiln.cast %d {to = f16} : tensor<2x3x16x32xf32> -> tensor<2x3x16x32xf16>
+  return %y : tensor<2x3x16x32xf16>
+}
+
+// A decomposed RMSNorm over rows of 2048 f16 (a block per row): x times
+// 1 / sqrt(mean(x^2) + eps) read as [R, 1] directly, times a weight row.
+func.func @rms_norm_f16_block_tiled(%a: tensor<6x2048xf16>, %g: tensor<2048xf16>) -> tensor<6x2048xf16> {
+  %w = kiln.cast %a {to = f32} : tensor<6x2048xf16> -> tensor<6x2048xf32>
+  %s = kiln.mul %w, %w : tensor<6x2048xf32>, tensor<6x2048xf32> -> tensor<6x2048xf32>
+  %axes = kiln.constant dense<[-1]> : tensor<1xi64>
+  %m = kiln.reduce_mean %s, %axes : tensor<6x2048xf32>, tensor<1xi64> -> tensor<6x1xf32>
+  %eps = kiln.constant dense<1.0e-6> : tensor<f32>
+  %p = kiln.add %m, %eps : tensor<6x1xf32>, tensor<f32> -> tensor<6x1xf32>
+  %q = kiln.sqrt %p : tensor<6x1xf32> -> tensor<6x1xf32>
+  %inv = kiln.reciprocal %q : tensor<6x1xf32> -> tensor<6x1xf32>
+  %n = kiln.mul %w, %inv : tensor<6x2048xf32>, tensor<6x1xf32> -> tensor<6x2048xf32>
+  %h = kiln.cast %n {to = f16} : tensor<6x2048xf32> -> tensor<6x2048xf16>
+  %y = kiln.mul %h, %g : tensor<6x2048xf16>, tensor<2048xf16> -> tensor<6x2048xf16>
+  return %y : tensor<6x2048xf16>
+}
+
+// exp(x - max(x)) over rows of 33 f32 (no vectors: 33 is odd), the max read
+// through an expand.
+func.func @max_subtract_rows_of_33_tiled(%a: tensor<5x7x33xf32>) -> tensor<5x7x33xf32> {
+  %axes = kiln.constant dense<[2]> : tensor<1xi64>
+  %m = kiln.reduce_max %a, %axes : tensor<5x7x33xf32>, tensor<1xi64> -> tensor<5x7x1xf32>
+  %shape = kiln.constant dense<[5, 7, 33]> : tensor<3xi64>
+  %e = kiln.expand %m, %shape : tensor<5x7x1xf32>, tensor<3xi64> -> tensor<5x7x33xf32>
+  %d = kiln.sub %a, %e : tensor<5x7x33xf32>, tensor<5x7x33xf32> -> tensor<5x7x33xf32>
+  %x = kiln.exp %d : tensor<5x7x33xf32> -> tensor<5x7x33xf32>
+  return %x : tensor<5x7x33xf32>
 }

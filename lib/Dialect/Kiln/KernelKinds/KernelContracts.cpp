@@ -73,6 +73,79 @@ transitiveUsers(Value value, function_ref<bool(Operation *)> within = nullptr) {
   return users;
 }
 
+/// The per-element epilogue of a row reduction (a normalisation: Swin-V2's
+/// F.normalize, x / clip(sqrt(sum(x²))); a decomposed RMSNorm): the anchor
+/// is a float sum/mean/max/min over trailing axes of a static input, and
+/// every op that uses its result, through ops |within| accepts, is
+///  - pointwise or a view with the anchor's element count (the row part,
+///    computed once per row: sqrt, clip),
+///  - an expand of such a value to the anchor input's shape, or
+///  - pointwise with the anchor input's shape, its operands of that shape,
+///    of one element, row broadcasts of it (rowBroadcastRun: the row
+///    part read directly, [.., R, 1]) or broadcasts keeping its innermost
+///    dim (a scale row),
+/// and every value in |yields| has the anchor input's shape. The template
+/// computes the row part from the reduced value and each element of the
+/// row's epilogue where it reads the row. An empty string when it holds,
+/// else why not.
+std::string unmetElementEpilogue(Operation *anchor,
+                                 function_ref<bool(Operation *)> within,
+                                 ValueRange yields) {
+  if (!isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp>(anchor) ||
+      !isRowReduction(anchor))
+    return "the anchor is not a sum, mean, max or min over trailing axes";
+  auto input = dyn_cast<RankedTensorType>(anchor->getOperand(0).getType());
+  auto result = dyn_cast<RankedTensorType>(anchor->getResult(0).getType());
+  if (!input || !result || !input.hasStaticShape() ||
+      !result.hasStaticShape() || !isa<FloatType>(input.getElementType()))
+    return "the anchor does not reduce a static float tensor";
+  ArrayRef<int64_t> elementShape = input.getShape();
+  int64_t rowValues = result.getNumElements();
+  auto shapeOfValue = [](Value value) {
+    return cast<ShapedType>(value.getType()).getShape();
+  };
+  for (Value yielded : yields)
+    if (!isa<ShapedType>(yielded.getType()) ||
+        shapeOfValue(yielded) != elementShape)
+      return "it yields a value not of the reduced input's shape";
+  for (Operation *user : transitiveUsers(anchor->getResult(0), within)) {
+    if (user->getNumResults() != 1)
+      return "'" + user->getName().getStringRef().str() + "' has " +
+             std::to_string(user->getNumResults()) + " results";
+    auto type = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+    if (!type || !type.hasStaticShape())
+      return "'" + user->getName().getStringRef().str() +
+             "' has no static shape";
+    if (type.getNumElements() == rowValues) {
+      if (isElementAligned(user))
+        continue;
+      return "'" + user->getName().getStringRef().str() +
+             "' uses the reduced value and is neither pointwise nor a view";
+    }
+    if (type.getShape() != elementShape)
+      return "'" + user->getName().getStringRef().str() +
+             "' has neither the anchor's element count nor the reduced "
+             "input's shape";
+    if (isa<ExpandOp>(user)) {
+      if (rowBroadcastRun(shapeOfValue(user->getOperand(0)), elementShape))
+        continue;
+      return "an expand of the reduced value that is not a row broadcast";
+    }
+    if (classifyForFusion(user) != FusionClass::Pointwise)
+      return "'" + user->getName().getStringRef().str() +
+             "' is neither pointwise nor an expand of the row";
+    for (Value operand : user->getOperands()) {
+      ArrayRef<int64_t> shape = shapeOfValue(operand);
+      if (shape != elementShape && ShapedType::getNumElements(shape) != 1 &&
+          !rowBroadcastRun(shape, elementShape) &&
+          !keepsInnermostDim(shape, elementShape))
+        return "'" + user->getName().getStringRef().str() +
+               "' reads an operand that is not a row broadcast";
+    }
+  }
+  return "";
+}
+
 using AnchorPredicate = bool (*)(Operation *);
 
 /// The ops of |kernel|'s body that satisfy |isAnchor|.
@@ -140,6 +213,17 @@ InFlightDiagnostic contractError(KernelOp kernel) {
 /// row reduction; per element of the tile of a transpose).
 LogicalResult verifyEpilogue(KernelOp kernel, Operation *anchor) {
   ElementCount anchorValues = elementCount(anchor->getResult(0));
+  // A row reduction's per-element epilogue (unmetElementEpilogue): the
+  // kernel yields the reduced input's shape.
+  ValueRange yields = kernel.getYield().getValues();
+  if (isRowReduction(anchor) && !yields.empty() &&
+      elementCount(yields.front()) != anchorValues) {
+    std::string why = unmetElementEpilogue(anchor, nullptr, yields);
+    if (!why.empty())
+      return contractError(kernel)
+             << "it yields per element of the reduced input, but " << why;
+    return success();
+  }
   for (Operation *user : transitiveUsers(anchor->getResult(0))) {
     if (!isElementAligned(user))
       return contractError(kernel)
@@ -279,14 +363,35 @@ bool admits(const KernelGroup &group, Operation *producer) {
         (group.kind != KernelKind::Pointwise &&
          group.kind != KernelKind::DataMovement))
       return false;
-    Type resultType = producer->getResult(0).getType();
-    for (Operation *op : group.ops)
-      if (op->getNumResults() != 1 ||
-          !haveSameShape(op->getResult(0).getType(), resultType))
-        return false;
     auto inGroup = [&](Operation *op) { return group.ops.contains(op); };
-    return llvm::all_of(transitiveUsers(producer->getResult(0), inGroup),
-                        isElementAligned);
+    Type resultType = producer->getResult(0).getType();
+    if (llvm::all_of(group.ops, [&](Operation *op) {
+          return op->getNumResults() == 1 &&
+                 haveSameShape(op->getResult(0).getType(), resultType);
+        }))
+      return llvm::all_of(transitiveUsers(producer->getResult(0), inGroup),
+                          isElementAligned);
+    // Or a pointwise group of the reduced input's shape that normalises
+    // the row by it (unmetElementEpilogue), whose other ops have that
+    // shape or the reduction's (the row part).
+    Type inputType = producer->getOperand(0).getType();
+    ElementCount rowValues = elementCount(producer->getResult(0));
+    bool shaped = group.kind == KernelKind::Pointwise &&
+                  llvm::all_of(group.ops, [&](Operation *op) {
+                    if (op->getNumResults() != 1)
+                      return false;
+                    Value value = op->getResult(0);
+                    return haveSameShape(value.getType(), inputType) ||
+                           !(elementCount(value) != rowValues);
+                  });
+    SmallVector<Value> yields;
+    for (Operation *op : group.ops)
+      for (Operation *user : op->getResult(0).getUsers())
+        if (!group.ops.contains(user)) {
+          yields.push_back(op->getResult(0));
+          break;
+        }
+    return shaped && unmetElementEpilogue(producer, inGroup, yields).empty();
   }
   case FusionClass::Window: {
     // A channels-last depthwise convolution (generated, isLibraryConvolution)
