@@ -19,8 +19,8 @@ rm -rf "$out"
 mkdir -p "$out/bin" "$out/unittests" "$out/models"
 
 # 1. Kernel-template tests: their own bundle beside OUTDIR (OUTDIR-kernels,
-# 56 MiB of cases: with the rest they exceed the 64 MiB a device call
-# carries), with their own runner.
+# and OUTDIR-kernels-2 with the largest cases: with the rest they exceed the
+# 64 MiB a device call carries), with their own runner.
 kernels="${out%/}-kernels"
 rm -rf "$kernels"
 "$root/scripts/gpu-kernel-tests.sh" "$kernels" >/dev/null
@@ -169,7 +169,8 @@ cp "$root/scripts/gpu-sanitize.sh" "$out/sanitize.sh"
 chmod +x "$out/run.sh" "$out/sanitize.sh"
 
 limit=$((64 * 1024 * 1024))
-for part in "$out" "$kernels"; do
+for part in "$out" "$kernels" "$kernels-2"; do
+  [[ -d "$part" ]] || continue
   bytes=$(du -sb "$part" | cut -f1)
   echo "bundle: $part ($((bytes / 1024)) KiB)"
   if (( bytes >= limit )); then
@@ -183,3 +184,6 @@ echo "on the GPU machine, one device call each:"
 echo "  $out/run.sh   (prints N passed, M failed; writes results.json)"
 echo "  $out/sanitize.sh  (compute-sanitizer over the models; errors per tool)"
 echo "  $kernels/run.sh $kernels $kernels/results.json  (the kernel-template tests)"
+[[ -d "$kernels-2" ]] &&
+  echo "  $kernels-2/run.sh $kernels-2 $kernels-2/results.json  (the largest kernel cases)"
+exit 0

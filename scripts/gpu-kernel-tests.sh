@@ -6,7 +6,8 @@
 #   OUTDIR/src/            the runner's source, rebuilt there if needed
 #   OUTDIR/run.sh          = scripts/gpu-kernel-run.sh, runs everything
 # Then runs the runner here (no GPU: every case must report as skipped) and
-# checks that the bundle stays under 64 MiB.
+# keeps each part under 44 MiB (with the repository, a device call carries
+# 64): the largest cases move to OUTDIR-2 when the whole is over.
 # Usage: scripts/gpu-kernel-tests.sh OUTDIR   (KILN_GPU_ARCH=sm_90 by default;
 #        KILN_KERNEL_CASES="attention conv" for a subset of test/GPU/kernels)
 set -euo pipefail
@@ -41,11 +42,32 @@ cases=$(find "$out/cases" -name manifest.txt | wc -l)
 echo "--- local run of the runner (no GPU here: expect all skipped)"
 "$out/bin/kiln-kernel-test" "$out/cases" --json "$out/local-results.json" | tail -2
 
+# A device call carries 64 MiB with the repository's tracked files (about
+# 16 MiB): past 44 MiB of cases the largest move to a second part,
+# OUTDIR-2, with its own copy of the runner (a device call of its own).
+limit=$((44 * 1024 * 1024))
 bytes=$(du -sb "$out" | cut -f1)
-limit=$((64 * 1024 * 1024))
-echo "bundle: $out ($cases cases, $((bytes / 1024)) KiB, cubins for $arch)"
 if (( bytes >= limit )); then
-  echo "error: the bundle is $bytes bytes, over the 64 MiB limit" >&2
-  exit 1
+  second="${out%/}-2"
+  rm -rf "$second"
+  mkdir -p "$second/cases"
+  cp -r "$out/bin" "$out/lib" "$out/src" "$out/run.sh" "$second/"
+  for dir in $(du -sb "$out"/cases/*/ | sort -rn | cut -f2); do
+    (( $(du -sb "$out" | cut -f1) < limit )) && break
+    mv "$dir" "$second/cases/"
+  done
+  echo "bundle: $second ($(find "$second/cases" -name manifest.txt | wc -l) cases, $(( $(du -sb "$second" | cut -f1) / 1024 )) KiB): the largest cases, a second part"
 fi
+bytes=$(du -sb "$out" | cut -f1)
+echo "bundle: $out ($(find "$out/cases" -name manifest.txt | wc -l) of $cases cases, $((bytes / 1024)) KiB, cubins for $arch)"
+for part in "$out" "${second:-}"; do
+  [[ -n "$part" ]] || continue
+  bytes=$(du -sb "$part" | cut -f1)
+  if (( bytes >= limit )); then
+    echo "error: $part is $bytes bytes, over the $((limit / 1048576)) MiB a part may take" >&2
+    exit 1
+  fi
+done
 echo "on the GPU machine: $out/run.sh   (or scripts/gpu-kernel-run.sh $out)"
+[[ -n "${second:-}" ]] && echo "  and, a call of its own: $second/run.sh"
+exit 0
