@@ -165,11 +165,6 @@ private:
       for (uint32_t hops = 0; hops <= numBuffers; ++hops) {
         const Buffer &link = *entry.buffers()->Get(target);
         KILN_RETURN_IF_ERROR(checkArenaOffset(link.offset(), name));
-        if (link.offset() != 0 &&
-            model.format_version() == kDynamicShapesFormatVersion)
-          return Error(KILN_STATUS_DATA_LOSS)
-                 << name << ": a slice view (alias offset " << link.offset()
-                 << ") in an artifact with run-time extents";
         if (link.offset() > kMaxArenaBytes - offset)
           return Error(KILN_STATUS_DATA_LOSS)
                  << name << ": alias offsets beyond " << kMaxArenaBytes
@@ -182,6 +177,14 @@ private:
                  << " is not a buffer (there are " << numBuffers << ")";
         target = next;
         if (entry.buffers()->Get(target)->kind() != BufferKind_Alias) {
+          // A slice view's range is static: of a static buffer, itself
+          // static (run-time extents would move it).
+          if (offset != 0 &&
+              (count(buffer.dim_exprs()) != 0 ||
+               count(entry.buffers()->Get(target)->dim_exprs()) != 0))
+            return Error(KILN_STATUS_DATA_LOSS)
+                   << name << ": a slice view (alias offset " << offset
+                   << ") of or with run-time extents";
           if (!fits(offset, buffer.bytes(),
                     entry.buffers()->Get(target)->bytes()))
             return Error(KILN_STATUS_DATA_LOSS)

@@ -1,5 +1,6 @@
 # Writes the slice-views model: q, k and v taken out of one projection by Gathers on its leading axis, which kiln reads in place (alias buffers at byte offsets) instead of copying.
 """Usage: slice_views_model.py MODEL.onnx
+       slice_views_model.py --weight-slice MODEL.onnx
 
 x [4, 64, 96] (f32) -> MatMul [96, 288] -> Reshape [4, 64, 3, 3, 32] ->
 Transpose [2, 0, 3, 1, 4] -> qkv [3, 4, 3, 64, 32]; q, k, v = Gather 0, 1, 2
@@ -10,6 +11,10 @@ GEMM reading v in place). Outputs: `o`
 [4, 3, 64, 32], `k` itself [4, 3, 64, 32] (a slice view returned) and `rows`
 = x2[1:3] @ w2 for x2 [5, 7]: its slice starts 28 bytes in, off the arena's
 256-byte alignment, so it stays a kernel.
+
+--weight-slice: x [batch, 256] @ Gather(w [3, 256, 256], 1, axis 0), for a
+ranged batch: the weight's slice is a view at an offset in an artifact with
+run-time extents.
 """
 import sys
 
@@ -75,10 +80,31 @@ def build(rng):
     return model, [nonzero((4, 64, 96)), nonzero((5, 7))]
 
 
+def build_weight_slice(rng):
+    """The --weight-slice model."""
+    f32 = TensorProto.FLOAT
+    nodes = [helper.make_node("Gather", ["w", "i1"], ["wk"], axis=0, name="take_w"),
+             helper.make_node("MatMul", ["x", "wk"], ["o"], name="mm")]
+    inits = [numpy_helper.from_array(np.array(1, np.int64), "i1"),
+             numpy_helper.from_array(
+                 rng.uniform(-1, 1, (3, 256, 256)).astype(np.float32), "w")]
+    graph = helper.make_graph(
+        nodes, "weight_slice",
+        [helper.make_tensor_value_info("x", f32, ["batch", 256])],
+        [helper.make_tensor_value_info("o", f32, ["batch", 256])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3) or (len(sys.argv) == 3 and
+                                       sys.argv[1] != "--weight-slice"):
         sys.exit(__doc__)
     import onnx
+    if len(sys.argv) == 3:
+        onnx.save(build_weight_slice(np.random.RandomState(5)), sys.argv[2])
+        sys.exit(0)
     model, _ = build(np.random.RandomState(23))
     onnx.checker.check_model(model, full_check=True)
     onnx.save(model, sys.argv[1])

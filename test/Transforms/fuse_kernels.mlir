@@ -288,7 +288,11 @@ func.func @row_reduction_then_other_axis(%x: tensor<1x4x8xf32>) -> tensor<1x4x1x
 // CHECK: kiln.kernel "sub_2" pointwise
 // CHECK: kiln.kernel "reduce_sum_3" row_reduce ins(%arg2 : tensor<4x8xi32>)
 // CHECK: kiln.kernel "sub_4" pointwise
-func.func @per_element_epilogue(%q: tensor<2x16x32xf16>, %a: tensor<4x8xf32>, %i: tensor<4x8xi32>) -> (tensor<2x16x32xf16>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x8xi32>) {
+// A min over the last two axes without keepdims ([2] under [2, 4, 2] reads
+// it along the last axis, not per row) stays apart too.
+// CHECK: kiln.kernel "reduce_min_5" row_reduce
+// CHECK: kiln.kernel "sub_6" pointwise
+func.func @per_element_epilogue(%q: tensor<2x16x32xf16>, %a: tensor<4x8xf32>, %i: tensor<4x8xi32>, %m3: tensor<2x4x2xf32>) -> (tensor<2x16x32xf16>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x8xi32>, tensor<2x4x2xf32>) {
   %w = kiln.cast %q {to = f32} : tensor<2x16x32xf16> -> tensor<2x16x32xf32>
   %s = kiln.mul %w, %w : tensor<2x16x32xf32>, tensor<2x16x32xf32> -> tensor<2x16x32xf32>
   %axes = kiln.constant dense<[2]> : tensor<1xi64>
@@ -308,5 +312,8 @@ func.func @per_element_epilogue(%q: tensor<2x16x32xf16>, %a: tensor<4x8xf32>, %i
   %da = kiln.sub %a, %sa : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
   %si = kiln.reduce_sum %i, %one : tensor<4x8xi32>, tensor<1xi64> -> tensor<4x1xi32>
   %di = kiln.sub %i, %si : tensor<4x8xi32>, tensor<4x1xi32> -> tensor<4x8xi32>
-  return %y, %da, %sa, %di : tensor<2x16x32xf16>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x8xi32>
+  %axes12 = kiln.constant dense<[1, 2]> : tensor<2xi64>
+  %mn = kiln.reduce_min %m3, %axes12 {keepdims = false} : tensor<2x4x2xf32>, tensor<2xi64> -> tensor<2xf32>
+  %dm = kiln.sub %m3, %mn : tensor<2x4x2xf32>, tensor<2xf32> -> tensor<2x4x2xf32>
+  return %y, %da, %sa, %di, %dm : tensor<2x16x32xf16>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x8xi32>, tensor<2x4x2xf32>
 }

@@ -119,3 +119,26 @@ func.func @ranged(%x: tensor<?x100xf32> {kiln.name = "x", kiln.dim_names = ["bat
   %2 = kiln.exp %0 {kiln.dim_exprs = ["batch", "100"]} : tensor<?x100xf32> -> tensor<?x100xf32>
   return %1, %2 : tensor<?x100xf32>, tensor<?x100xf32>
 }
+
+// -----
+
+// A returned slice view is copied into its output after the last kernel:
+// the buffer it views lives to the end, not only to its last kernel read
+// (here exp's result, read by the first matmul, would otherwise share its
+// bytes with the third matmul's input).
+// CHECK-LABEL: func.func @returned_slice_view
+// CHECK: kiln.empty {arena_offset = [[EXP:[0-9]+]] : i64} : tensor<2x64xf32>
+// CHECK-NEXT: kiln.kernel "exp_0"
+// CHECK-NOT: arena_offset = [[EXP]] :
+// CHECK: return
+func.func @returned_slice_view(%x: tensor<2x64xf32>, %w: tensor<64x64xf32>) -> (tensor<1x64xf32>, tensor<2x64xf32>) {
+  %a = kiln.exp %x : tensor<2x64xf32> -> tensor<2x64xf32>
+  %one = kiln.constant dense<1> : tensor<1xi64>
+  %two = kiln.constant dense<2> : tensor<1xi64>
+  %zero = kiln.constant dense<0> : tensor<1xi64>
+  %s = kiln.slice %a, %one, %two, %zero, %one : tensor<2x64xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<1x64xf32>
+  %m1 = kiln.matmul %a, %w : tensor<2x64xf32>, tensor<64x64xf32> -> tensor<2x64xf32>
+  %m2 = kiln.matmul %m1, %w : tensor<2x64xf32>, tensor<64x64xf32> -> tensor<2x64xf32>
+  %m3 = kiln.matmul %m2, %w : tensor<2x64xf32>, tensor<64x64xf32> -> tensor<2x64xf32>
+  return %s, %m3 : tensor<1x64xf32>, tensor<2x64xf32>
+}

@@ -50,6 +50,9 @@ struct Activation {
   int64_t bytes = 0;  // Aligned.
   unsigned first = 0; // Program order of its first use, for stable ties.
   SmallVector<unsigned, 2> earliestUses, latestUses;
+  // Read after every kernel: a returned slice view is copied into its
+  // output by a step after the last kernel (EntryPointBuilder).
+  bool liveToEnd = false;
   int64_t offset = -1;
 };
 
@@ -128,6 +131,8 @@ void extremes(ArrayRef<unsigned> uses, const ScheduledOrder &order,
 /// Step 3: whether every use of |a| happens before every use of |b|.
 bool allUsesBefore(const Activation &a, const Activation &b,
                    const ScheduledOrder &order) {
+  if (a.liveToEnd)
+    return false;
   return llvm::all_of(a.latestUses, [&](unsigned late) {
     return llvm::all_of(b.earliestUses, [&](unsigned early) {
       return order.happensBefore(late, early);
@@ -164,11 +169,16 @@ LogicalResult planActivations(func::FuncOp function,
     auto returnOp = cast<func::ReturnOp>(body.getTerminator());
     DenseMap<Operation *, int64_t> resultIndexOf;
     // A result that is all of a kernel's destination is written there in
-    // place; a slice view of one is copied out (EntryPointBuilder).
+    // place; a slice view of one is copied out after the last kernel
+    // (EntryPointBuilder), so that destination lives to the end.
+    llvm::SmallPtrSet<Operation *, 4> copiedOut;
     for (auto [index, value] : llvm::enumerate(returnOp.getOperands()))
-      if (auto empty = getStorageRoot(value).getDefiningOp<EmptyOp>())
+      if (auto empty = getStorageRoot(value).getDefiningOp<EmptyOp>()) {
         if (coversStorageRoot(value))
           resultIndexOf.try_emplace(empty, index);
+        else
+          copiedOut.insert(empty);
+      }
     DenseMap<Value, SmallVector<unsigned, 4>> usesOf;
     for (auto [index, kernel] : llvm::enumerate(graph->kernels))
       for (Value operand : kernel->getOperands()) {
@@ -201,6 +211,7 @@ LogicalResult planActivations(func::FuncOp function,
       return failure();
       Activation activation;
       activation.op = empty;
+      activation.liveToEnd = copiedOut.contains(empty);
       activation.bytes = alignArena(std::max<int64_t>(*bytes, 1));
       // lookup() returns a copy: keep it alive (an ArrayRef would dangle).
       SmallVector<unsigned, 4> uses = usesOf.lookup(empty.getResult());

@@ -117,6 +117,23 @@ func.func @transposed_row_epilogue(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
 
 // -----
 
+// A sum without keepdims read along the rows ([4] under [4, 4]: element
+// (i, j) would take row j's sum) is not a row broadcast.
+func.func @column_read_of_row_sums(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %e = kiln.empty : tensor<4x4xf32>
+  // expected-error @+1 {{'r' breaks the row_reduce kernel contract: it yields per element of the reduced input, but 'kiln.div' reads the reduced value other than as a row broadcast}}
+  %r = kiln.kernel "r" row_reduce ins(%a : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%x: tensor<4x4xf32>, %o: tensor<4x4xf32>):
+    %c1 = kiln.constant dense<1> : tensor<1xi64>
+    %s = kiln.reduce_sum %x, %c1 {keepdims = false} : tensor<4x4xf32>, tensor<1xi64> -> tensor<4xf32>
+    %b = kiln.div %x, %s : tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>
+    kiln.yield %b : tensor<4x4xf32>
+  } -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
 // Integer rows have no per-element form.
 func.func @integer_per_element_epilogue(%a: tensor<4x8xi32>) -> tensor<4x8xi32> {
   %e = kiln.empty : tensor<4x8xi32>

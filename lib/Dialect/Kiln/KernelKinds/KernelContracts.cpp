@@ -108,7 +108,9 @@ std::string unmetElementEpilogue(Operation *anchor,
     if (!isa<ShapedType>(yielded.getType()) ||
         shapeOfValue(yielded) != elementShape)
       return "it yields a value not of the reduced input's shape";
-  for (Operation *user : transitiveUsers(anchor->getResult(0), within)) {
+  llvm::SetVector<Operation *> users =
+      transitiveUsers(anchor->getResult(0), within);
+  for (Operation *user : users) {
     if (user->getNumResults() != 1)
       return "'" + user->getName().getStringRef().str() + "' has " +
              std::to_string(user->getNumResults()) + " results";
@@ -136,11 +138,19 @@ std::string unmetElementEpilogue(Operation *anchor,
              "' is neither pointwise nor an expand of the row";
     for (Value operand : user->getOperands()) {
       ArrayRef<int64_t> shape = shapeOfValue(operand);
-      if (shape != elementShape && ShapedType::getNumElements(shape) != 1 &&
-          !rowBroadcastRun(shape, elementShape) &&
-          !keepsInnermostDim(shape, elementShape))
-        return "'" + user->getName().getStringRef().str() +
-               "' reads an operand that is not a row broadcast";
+      if (shape == elementShape || rowBroadcastRun(shape, elementShape))
+        continue;
+      // The reduced value and the row part are read at the element's row
+      // only: as a row broadcast ([.., R, 1]), never along the row ([R]
+      // under [R', R]: another row's value per element).
+      Operation *producer = operand.getDefiningOp();
+      bool rowPart = operand == anchor->getResult(0) ||
+                     (producer && users.contains(producer));
+      if (rowPart || (ShapedType::getNumElements(shape) != 1 &&
+                      !keepsInnermostDim(shape, elementShape)))
+        return "'" + user->getName().getStringRef().str() + "' reads " +
+               (rowPart ? "the reduced value other than as a row broadcast"
+                        : "an operand that is not a row broadcast");
     }
   }
   return "";
