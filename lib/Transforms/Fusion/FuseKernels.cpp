@@ -605,11 +605,18 @@ struct FuseKernelsPass : impl::KilnFuseKernelsBase<FuseKernelsPass> {
           // would read it rounded to f16.
           if (isGemmOutputCast(producer) && libraryEpilogue(producer))
             continue;
-          // A slice of one contiguous range stays a view (an alias at an
-          // offset): the kernel reads the range at its own index, by
-          // vectors, where through the slice it would index its operand.
-          if (isa<SliceOp>(producer) && isViewOp(producer))
-            continue;
+          // A slice of one contiguous range of a value that is in memory
+          // anyway (an input, a weight, or read by others too: qkv's three
+          // slices) stays a view (an alias at an offset): the kernel reads
+          // the range at its own index, by vectors, where through the slice
+          // it would index its operand. A slice of a value only it reads
+          // joins, so that the value's producers can join too.
+          if (isa<SliceOp>(producer) && isViewOp(producer)) {
+            Value source = producer->getOperand(0);
+            Operation *sourceOp = source.getDefiningOp();
+            if (!sourceOp || isa<ConstantOp>(sourceOp) || !source.hasOneUse())
+              continue;
+          }
           if (!admits(group, producer) ||
               !fitsParameters(group, producer, rangedDims))
             continue;
