@@ -39,7 +39,8 @@
 //     is the destination of the root's result, and the root's uses read the
 //     kernel's result. Views left outside kernels stay as aliases, and so
 //     does a slice of one contiguous range (an alias at a byte offset,
-//     getViewByteOffset): no kernel takes it in, and it roots no copy.
+//     getViewByteOffset): it roots no copy, and a kernel takes it in only
+//     when it is the only reader of a value computed by ops.
 #include "kiln/Dialect/Kiln/IR/DimRanges.h"
 #include "kiln/Dialect/Kiln/IR/KilnDialect.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
