@@ -147,7 +147,7 @@ EntryPointBuilder::viewAs(Operation *where, uint32_t buffer, Type type,
   // A whole view has the bytes of what it views; a slice view's range lies
   // in them.
   uint64_t sourceBytes = entry.buffers[buffer]->bytes;
-  uint64_t offset = sliceOffset.value_or(0);
+  uint64_t start = sliceOffset.value_or(0), offset = start;
   while (entry.buffers[buffer]->kind == BufferKind_Alias) {
     offset += entry.buffers[buffer]->offset;
     buffer = entry.buffers[buffer]->alias_of;
@@ -158,7 +158,6 @@ EntryPointBuilder::viewAs(Operation *where, uint32_t buffer, Type type,
   if (failed(alias))
     return failure();
   BufferT &view = *entry.buffers[*alias];
-  uint64_t start = sliceOffset.value_or(0);
   if (sliceOffset ? view.bytes > sourceBytes || start > sourceBytes - view.bytes
                   : view.bytes != sourceBytes)
     return where->emitError("packager: a view of ")

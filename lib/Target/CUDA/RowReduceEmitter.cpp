@@ -371,9 +371,6 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
               emitter.line(combineLine(type, anchor.kind, "acc", x));
             })))
       return failure();
-    emitter.line("acc = " +
-                 geometry.allReduce("acc", combinerFunctor(type, anchor.kind)) +
-                 ";");
   } else {
     if (failed(
             pass(accType + " acc = " + init + ";", [&](const std::string &x) {
@@ -381,10 +378,10 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
               return success();
             })))
       return failure();
-    emitter.line("acc = " +
-                 geometry.allReduce("acc", combinerFunctor(type, anchor.kind)) +
-                 ";");
   }
+  emitter.line(
+      "acc = " + geometry.allReduce("acc", combinerFunctor(type, anchor.kind)) +
+      ";");
 
   std::string reduced = "acc";
   if (anchor.kind == AnchorKind::Mean) {
