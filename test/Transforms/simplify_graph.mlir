@@ -64,6 +64,29 @@ func.func @transpose_pairs(%x: tensor<2x3x4xf32>, %y: tensor<5x6xf32>) -> (tenso
 
 // -----
 
+// A slice that keeps every element in order disappears (Swin's window reverse
+// crops its padded tensor to the size it already has); one that reverses a
+// dim (a negative step) or drops elements stays.
+// CHECK-LABEL: func.func @slice_keeping_everything
+// CHECK: %[[R:.+]] = kiln.slice %arg0, {{.*}} -> tensor<4x8xf32>
+// CHECK-NEXT: %[[D:.+]] = kiln.slice %arg0, {{.*}} -> tensor<4x6xf32>
+// CHECK-NEXT: return %arg0, %[[R]], %[[D]]
+func.func @slice_keeping_everything(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x6xf32>) {
+  %zero = kiln.constant dense<0> : tensor<1xi64>
+  %big = kiln.constant dense<9223372036854775807> : tensor<1xi64>
+  %last = kiln.constant dense<-1> : tensor<1xi64>
+  %before = kiln.constant dense<-9223372036854775807> : tensor<1xi64>
+  %six = kiln.constant dense<6> : tensor<1xi64>
+  %axis = kiln.constant dense<1> : tensor<1xi64>
+  %one = kiln.constant dense<1> : tensor<1xi64>
+  %keep = kiln.slice %x, %zero, %big, %axis, %one : tensor<4x8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<4x8xf32>
+  %reverse = kiln.slice %x, %last, %before, %axis, %last : tensor<4x8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<4x8xf32>
+  %drop = kiln.slice %x, %zero, %six, %axis, %one : tensor<4x8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<4x6xf32>
+  return %keep, %reverse, %drop : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x6xf32>
+}
+
+// -----
+
 // nn.MultiheadAttention picks q, k and v from the joint projection by
 // gathers of one constant index: a slice and a squeeze each (views the
 // attention kernel reads by strides). A negative index counts from the back;

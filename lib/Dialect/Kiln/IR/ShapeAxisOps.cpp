@@ -62,6 +62,19 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+// slice(x : T) to T, T static, every step positive -> x. A positive step
+// that keeps a dim's length keeps every element in order (step 1 from 0, or
+// a dim of 1); a negative one would reverse it.
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  auto type = dyn_cast<RankedTensorType>(getType());
+  if (!type || !type.hasStaticShape() || getData().getType() != type)
+    return {};
+  std::optional<SmallVector<int64_t>> steps = getConstantIntegers(getSteps());
+  if (!steps || llvm::any_of(*steps, [](int64_t step) { return step <= 0; }))
+    return {};
+  return getData();
+}
+
 LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> location,
                                          Adaptor adaptor,

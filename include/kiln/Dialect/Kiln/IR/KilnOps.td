@@ -339,6 +339,7 @@ def Kiln_SliceOp : Kiln_TypedOp<"slice"> {
                    Kiln_IndexTensor:$ends, Kiln_IndexTensor:$axes,
                    Kiln_IndexTensor:$steps);
   let results = (outs Kiln_AnyTensor:$output);
+  let hasFolder = 1;
   let assemblyFormat = "$data `,` $starts `,` $ends `,` $axes `,` $steps "
                        "attr-dict `:` type($data) `,` type($starts) `,` "
                        "type($ends) `,` type($axes) `,` type($steps) `->` "
