@@ -316,9 +316,18 @@ LogicalResult ElementalEmitter::emitChainBottomUp(Value value,
   return success();
 }
 
+FailureOr<std::string>
+ElementalEmitter::emitOwnModel(Value value, const ElementIndex &index) {
+  bool inserted = ownModel.insert(value).second;
+  FailureOr<std::string> result = emit(value, index);
+  if (inserted)
+    ownModel.erase(value);
+  return result;
+}
+
 FailureOr<std::string> ElementalEmitter::emit(Value value,
                                               const ElementIndex &index) {
-  if (valueOverride)
+  if (valueOverride && !ownModel.contains(value))
     if (std::optional<std::string> expr = valueOverride(value, index))
       return *expr;
   if (const std::string *cached = lookup(value, index))

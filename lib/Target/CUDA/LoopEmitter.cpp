@@ -269,7 +269,6 @@ public:
     // is one value per unit: each lane after the first reads the first's,
     // computed once (its reads, sqrt and clip), not once per lane.
     std::map<std::pair<const void *, std::string>, size_t> laterRowLanes;
-    llvm::DenseSet<Value> inFirstLane;
     for (Value value : rowBroadcastValues())
       for (auto [u, unitLanes] : llvm::enumerate(lanes))
         for (const std::string &lane : ArrayRef(unitLanes).drop_front())
@@ -281,20 +280,18 @@ public:
     emitter.setValueOverride(
         [&](Value value,
             const ElementIndex &index) -> std::optional<std::string> {
-          if (!laterRowLanes.empty() && !inFirstLane.contains(value)) {
+          if (!laterRowLanes.empty()) {
             std::string at = index.linear.empty()
                                  ? emitter.linearOf(index, shapeOf(value))
                                  : index.linear;
             auto lane = laterRowLanes.find({value.getAsOpaquePointer(), at});
             if (lane != laterRowLanes.end()) {
-              // The first lane's value, computed without this override for
-              // |value| (its index may spell as a later lane's does).
-              inFirstLane.insert(value);
-              FailureOr<std::string> first = emitter.emit(
+              // The first lane's value, computed by its own model (its
+              // index may spell as a later lane's does).
+              FailureOr<std::string> first = emitter.emitOwnModel(
                   value, emitter.broadcastIndex(
                              ElementIndex::fromLinear(lanes[lane->second][0]),
                              outputShape, shapeOf(value)));
-              inFirstLane.erase(value);
               if (succeeded(first))
                 return *first;
               return std::nullopt;

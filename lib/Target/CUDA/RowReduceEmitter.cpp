@@ -167,17 +167,14 @@ LogicalResult emitElementEpilogue(ElementalEmitter &emitter,
   }
   // Within the row, the anchor is |reduced| and a row-part value is its
   // value at the row, wherever the epilogue reads it.
-  llvm::DenseSet<Value> computing;
   emitter.setValueOverride(
       [&](Value value, const ElementIndex &) -> std::optional<std::string> {
         if (value == anchorResult)
           return reduced;
-        if (!rowPart.contains(value) || computing.contains(value))
+        if (!rowPart.contains(value))
           return std::nullopt;
-        computing.insert(value);
         FailureOr<std::string> atRow =
-            emitter.emit(value, ElementIndex::fromLinear("row"));
-        computing.erase(value);
+            emitter.emitOwnModel(value, ElementIndex::fromLinear("row"));
         return succeeded(atRow) ? std::optional<std::string>(*atRow)
                                 : std::nullopt;
       });

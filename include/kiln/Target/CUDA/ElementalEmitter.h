@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -97,6 +98,12 @@ public:
   /// ElementalOpInterface expression bound to a new variable.
   mlir::FailureOr<std::string> emit(mlir::Value value,
                                     const ElementIndex &index);
+  /// emit(), with the value override passed over for |value| itself (its
+  /// own model computes it; its operands still see the override): for an
+  /// override that answers |value| by computing it elsewhere (a row value
+  /// at the row, a lane's at the unit's first lane).
+  mlir::FailureOr<std::string> emitOwnModel(mlir::Value value,
+                                            const ElementIndex &index);
   /// Records that |value| at |index| is |expression| in the current scope.
   void bind(mlir::Value value, const ElementIndex &index,
             const std::string &expression);
@@ -222,6 +229,8 @@ private:
   llvm::DenseMap<mlir::Value, unsigned> valueIds;
   ValueOverride valueOverride;
   LoadOverride loadOverride;
+  /// Values emitOwnModel is computing, which the value override passes over.
+  llvm::DenseSet<mlir::Value> ownModel;
 };
 
 /// A tensor type's shape: static, except in a kernel with run-time extents.
