@@ -196,6 +196,12 @@ LogicalResult buildArtifact(ModuleOp module, const CUDAModule &cuda,
   model.entry_points.push_back(std::move(entry));
   if (initEntry)
     model.entry_points.push_back(std::move(initEntry));
+  // A slice view (an alias at an offset) would read its viewed buffer's
+  // start on a runtime before format 4.
+  for (const auto &point : model.entry_points)
+    for (const auto &buffer : point->buffers)
+      if (buffer->kind == BufferKind_Alias && buffer->offset != 0)
+        model.format_version = kSliceViewsFormatVersion;
   artifact = package::writeArtifactFile(model, sections);
   if (summary)
     summary->artifactBytes = artifact.size();

@@ -215,8 +215,9 @@ kiln_status_t readArtifact(const uint8_t *data, size_t size,
            << header.formatVersion;
   // Format 2 is exactly the bounds-checked artifacts without ranged dims:
   // their kernels take parameters that a format-1 launch does not pass.
-  // Format 3 (ranged dims, validateDimRanges) may have them or not.
-  if (header.formatVersion != kDynamicShapesFormatVersion &&
+  // Formats 3 (ranged dims, validateDimRanges) and 4 (slice views,
+  // validateManifest) may have them or not.
+  if (header.formatVersion < kDynamicShapesFormatVersion &&
       manifest->bounds_checks() !=
           (header.formatVersion == kBoundsChecksFormatVersion))
     return Error(KILN_STATUS_DATA_LOSS)

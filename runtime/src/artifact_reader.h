@@ -64,6 +64,9 @@ kiln_status_t readArtifact(const uint8_t *data, size_t size,
 /// grid and block limits, one argument count per kernel). The one artifact
 /// validator: the runtime runs it at load and kiln-inspect before printing.
 kiln_status_t validateManifest(const kiln::artifact::Model &manifest);
+/// Whether an entry point of |manifest| holds a slice view (an Alias buffer
+/// at a non-zero offset), which format kSliceViewsFormatVersion adds.
+bool hasSliceViews(const kiln::artifact::Model &manifest);
 
 /// kernelParameterCounts' entry for a kernel that no step launches.
 constexpr uint32_t kNotLaunched = UINT32_MAX;

@@ -157,12 +157,17 @@ std::vector<int64_t> largestDims(const Model &model) {
 } // namespace
 
 kiln_status_t validateDimRanges(const Model &model) {
+  // Format 3 is the ranged artifacts without slice views; format 4 (slice
+  // views) may have ranged dims or not; formats 1 and 2 have none.
   bool ranged = count(model.dim_ranges()) > 0;
-  if (ranged != (model.format_version() == kDynamicShapesFormatVersion))
+  uint32_t format = model.format_version();
+  if (format < kSliceViewsFormatVersion &&
+      ranged != (format == kDynamicShapesFormatVersion))
     return Error(KILN_STATUS_DATA_LOSS)
-           << "format " << model.format_version()
-           << (ranged ? " with" : " without") << " ranged dims (format "
-           << kDynamicShapesFormatVersion << " has them, others not)";
+           << "format " << format << (ranged ? " with" : " without")
+           << " ranged dims (format " << kDynamicShapesFormatVersion
+           << " has them, formats " << kFormatVersion << " and "
+           << kBoundsChecksFormatVersion << " not)";
   std::set<std::string> seen;
   for (uint32_t i = 0; i < count(model.dim_ranges()); ++i) {
     const DimRange &range = *model.dim_ranges()->Get(i);

@@ -482,7 +482,27 @@ kiln_status_t validateManifest(const Model &model) {
     EntryPointValidator validator(model, *model.entry_points()->Get(i), i);
     KILN_RETURN_IF_ERROR(validator.validate());
   }
+  // Slice views (an alias at an offset) are what format 4 adds: a runtime
+  // before it would read them at the viewed buffer's start.
+  bool views = hasSliceViews(model);
+  if (views != (model.format_version() == kSliceViewsFormatVersion))
+    return Error(KILN_STATUS_DATA_LOSS)
+           << "format " << model.format_version()
+           << (views ? " with" : " without") << " slice views (format "
+           << kSliceViewsFormatVersion << " has them, others not)";
   return nullptr;
+}
+
+bool hasSliceViews(const Model &model) {
+  for (uint32_t e = 0; e < count(model.entry_points()); ++e) {
+    const EntryPoint &entry = *model.entry_points()->Get(e);
+    for (uint32_t b = 0; b < count(entry.buffers()); ++b) {
+      const Buffer &buffer = *entry.buffers()->Get(b);
+      if (buffer.kind() == BufferKind_Alias && buffer.offset() != 0)
+        return true;
+    }
+  }
+  return false;
 }
 
 } // namespace kiln::runtime

@@ -150,9 +150,9 @@ TEST(ArtifactReaderTest, ForeignFileIsNotAnArtifact) {
 TEST(ArtifactReaderTest, NewerFormatVersionIsAPlainMessage) {
   ArtifactBuilder builder;
   buildSample(builder);
-  std::vector<uint8_t> bytes = builder.finish(4);
+  std::vector<uint8_t> bytes = builder.finish(5);
   EXPECT_TRUE(isError(read(bytes), KILN_STATUS_INCOMPATIBLE,
-                      "artifact format 4, this runtime reads 1 to 3"));
+                      "artifact format 5, this runtime reads 1 to 4"));
 }
 
 // Format 2 is format 1 with bounds-checked kernels, and nothing else: a

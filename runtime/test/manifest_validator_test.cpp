@@ -2,6 +2,7 @@
 // naming it.
 #include "artifact_builder.h"
 #include "artifact_reader.h"
+#include "kiln/artifact_format.h"
 #include "test_util.h"
 
 #include <functional>
@@ -18,7 +19,7 @@ kiln_status_t readMutated(const std::function<void(ModelT &)> &mutate,
   ArtifactBuilder builder;
   buildSample(builder, options);
   mutate(builder.model);
-  std::vector<uint8_t> bytes = builder.finish();
+  std::vector<uint8_t> bytes = builder.finish(builder.model.format_version);
   Artifact artifact;
   return readArtifact(bytes.data(), bytes.size(), "test.kiln", &artifact);
 }
@@ -172,31 +173,48 @@ TEST(ManifestValidatorTest, SliceViews) {
     alias->alias_of = viewed;
     return alias;
   };
+  // Slice views are format 4's (kSliceViewsFormatVersion).
+  auto views = [&](std::vector<std::unique_ptr<BufferT>> slices) {
+    return readMutated([&](ModelT &m) {
+      m.format_version = kiln::artifact::kSliceViewsFormatVersion;
+      for (auto &slice : slices)
+        entry(m).buffers.push_back(std::move(slice));
+    });
+  };
+  auto one = [&](uint32_t viewed, std::vector<int64_t> shape, uint64_t offset) {
+    std::vector<std::unique_ptr<BufferT>> slices;
+    slices.push_back(sliceOf(viewed, std::move(shape), offset));
+    return slices;
+  };
   // Buffer 1 is the [8, 16] f32 weight: 512 bytes.
-  EXPECT_TRUE(isOk(readMutated([&](ModelT &m) {
-    entry(m).buffers.push_back(sliceOf(1, {4, 16}, 256));
-  })));
-  EXPECT_TRUE(isError(readMutated([&](ModelT &m) {
-                        entry(m).buffers.push_back(sliceOf(1, {4, 16}, 512));
-                      }),
-                      KILN_STATUS_DATA_LOSS,
+  EXPECT_TRUE(isOk(views(one(1, {4, 16}, 256))));
+  EXPECT_TRUE(isError(views(one(1, {4, 16}, 512)), KILN_STATUS_DATA_LOSS,
                       "an alias of 256 bytes at offset 512 views buffer 1 of "
                       "512"));
-  EXPECT_TRUE(isError(readMutated([&](ModelT &m) {
-                        entry(m).buffers.push_back(sliceOf(1, {1, 16}, 64));
-                      }),
-                      KILN_STATUS_DATA_LOSS, "offset 64 is not a multiple"));
+  EXPECT_TRUE(isError(views(one(1, {1, 16}, 64)), KILN_STATUS_DATA_LOSS,
+                      "offset 64 is not a multiple"));
   // Through a chain (buffer 5 the first slice): 256 + 256 bytes in.
+  std::vector<std::unique_ptr<BufferT>> chain = one(1, {4, 16}, 256);
+  chain.push_back(sliceOf(5, {2, 16}, 256));
+  EXPECT_TRUE(isError(views(std::move(chain)), KILN_STATUS_DATA_LOSS,
+                      "at offset 512 views buffer 1"));
+  EXPECT_TRUE(isError(views(one(1, {1, 16}, uint64_t(1) << 56)),
+                      KILN_STATUS_DATA_LOSS, "alias offsets beyond"));
+  // A runtime before format 4 would read the view at its buffer's start: a
+  // slice view in an older format, or format 4 without one, is damage.
   EXPECT_TRUE(isError(readMutated([&](ModelT &m) {
                         entry(m).buffers.push_back(sliceOf(1, {4, 16}, 256));
-                        entry(m).buffers.push_back(sliceOf(5, {2, 16}, 256));
                       }),
-                      KILN_STATUS_DATA_LOSS, "at offset 512 views buffer 1"));
-  EXPECT_TRUE(isError(
-      readMutated([&](ModelT &m) {
-        entry(m).buffers.push_back(sliceOf(1, {1, 16}, uint64_t(1) << 56));
-      }),
-      KILN_STATUS_DATA_LOSS, "alias offsets beyond"));
+                      KILN_STATUS_DATA_LOSS,
+                      "format 1 with slice views (format 4 has them"));
+  EXPECT_TRUE(isError(views({}), KILN_STATUS_DATA_LOSS,
+                      "format 4 without slice views"));
+  // Format 4 may have bounds-checked kernels (as format 3 may).
+  EXPECT_TRUE(isOk(readMutated([&](ModelT &m) {
+    m.format_version = kiln::artifact::kSliceViewsFormatVersion;
+    m.bounds_checks = true;
+    entry(m).buffers.push_back(sliceOf(1, {4, 16}, 256));
+  })));
 }
 
 TEST(ManifestValidatorTest, Signatures) {

@@ -26,7 +26,8 @@ void printCompilerToolVersion(llvm::raw_ostream &os) {
   os << "  artifact format " << kiln::artifact::kFormatVersion << " ("
      << kiln::artifact::kBoundsChecksFormatVersion << " with --bounds-checks, "
      << kiln::artifact::kDynamicShapesFormatVersion
-     << " with a ranged --input-shape)\n";
+     << " with a ranged --input-shape, "
+     << kiln::artifact::kSliceViewsFormatVersion << " with slice views)\n";
 }
 
 } // namespace kiln::tools

@@ -26,8 +26,16 @@ constexpr uint32_t kBoundsChecksFormatVersion = 2;
 /// or without bounds checks, which Model.bounds_checks says), so static
 /// artifacts keep version 1 or 2; the runtime reads all three.
 constexpr uint32_t kDynamicShapesFormatVersion = 3;
+/// Format version 4 adds slice views: an Alias buffer with a non-zero
+/// `offset` views a range of another buffer (a static slice of one
+/// contiguous, 256-byte-aligned range), which a runtime before version 4
+/// would read at the viewed buffer's start. Written only for artifacts that
+/// hold one (with or without bounds checks and ranged dims, which
+/// Model.bounds_checks and Model.dim_ranges say), so the others keep
+/// versions 1 to 3; the runtime reads all four.
+constexpr uint32_t kSliceViewsFormatVersion = 4;
 /// The newest format version the runtime reads.
-constexpr uint32_t kNewestFormatVersion = kDynamicShapesFormatVersion;
+constexpr uint32_t kNewestFormatVersion = kSliceViewsFormatVersion;
 /// Sections start at multiples of this (cubins load, weights map, aligned).
 constexpr uint64_t kSectionAlignment = 256;
 /// The largest arena or workspace (256 TiB): beyond it is damage, not a
