@@ -333,3 +333,35 @@ func.func @row_statistic(%x: tensor<4x3x16x32xf16>, %n: tensor<4x3x16x1xf32>, %y
   %x2 = kiln.exp %m : tensor<6x12xf16> -> tensor<6x12xf16>
   return %h, %x2 : tensor<4x3x16x32xf16>, tensor<6x12xf16>
 }
+
+// -----
+
+// Data movement that keeps the innermost dim's runs takes vectors that
+// divide every innermost dim on the way: Swin's head split (bias add, then
+// d = 16 kept last) 8; a channel slice from 24 of rows of 64 f16 vectors of
+// 8 (24 = 8 x 3); a pad of the innermost dim, a transpose moving it, and a
+// slice of it from 3 none.
+// CHECK-LABEL: func.func @movement_runs
+// CHECK: kiln.kernel "add_transpose_0" data_movement {{.*}} vector_width = 8 : i64
+// CHECK: kiln.kernel "slice_1" data_movement {{.*}} vector_width = 8 : i64
+// CHECK: kiln.kernel "pad_2" data_movement {{.*}} vector_width = 1 : i64
+// CHECK: kiln.kernel "transpose_3" transpose
+// CHECK: kiln.kernel "slice_4" data_movement {{.*}} vector_width = 1 : i64
+func.func @movement_runs(%x: tensor<32x16x96xf16>, %b: tensor<96xf16>, %y: tensor<4x64xf16>) -> (tensor<3x32x2x16x16xf16>, tensor<4x32xf16>, tensor<4x66xf16>, tensor<64x4xf16>, tensor<4x32xf16>) {
+  %a = kiln.add %x, %b : tensor<32x16x96xf16>, tensor<96xf16> -> tensor<32x16x96xf16>
+  %shape = kiln.constant dense<[32, 16, 3, 2, 16]> : tensor<5xi64>
+  %r = kiln.reshape %a, %shape : tensor<32x16x96xf16>, tensor<5xi64> -> tensor<32x16x3x2x16xf16>
+  %t = kiln.transpose %r {perm = array<i64: 2, 0, 3, 1, 4>} : tensor<32x16x3x2x16xf16> -> tensor<3x32x2x16x16xf16>
+  %from24 = kiln.constant dense<24> : tensor<1xi64>
+  %to56 = kiln.constant dense<56> : tensor<1xi64>
+  %from3 = kiln.constant dense<3> : tensor<1xi64>
+  %to35 = kiln.constant dense<35> : tensor<1xi64>
+  %axis = kiln.constant dense<1> : tensor<1xi64>
+  %one = kiln.constant dense<1> : tensor<1xi64>
+  %s = kiln.slice %y, %from24, %to56, %axis, %one : tensor<4x64xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<4x32xf16>
+  %pads = kiln.constant dense<[0, 1, 0, 1]> : tensor<4xi64>
+  %p = kiln.pad %y, %pads {mode = "constant"} : tensor<4x64xf16>, tensor<4xi64> -> tensor<4x66xf16>
+  %yt = kiln.transpose %y {perm = array<i64: 1, 0>} : tensor<4x64xf16> -> tensor<64x4xf16>
+  %s3 = kiln.slice %y, %from3, %to35, %axis, %one : tensor<4x64xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<4x32xf16>
+  return %t, %s, %p, %yt, %s3 : tensor<3x32x2x16x16xf16>, tensor<4x32xf16>, tensor<4x66xf16>, tensor<64x4xf16>, tensor<4x32xf16>
+}

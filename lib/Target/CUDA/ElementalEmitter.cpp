@@ -210,6 +210,13 @@ void ElementalEmitter::line(const Twine &text) {
   code += '\n';
 }
 
+void ElementalEmitter::insertLines(size_t mark, ArrayRef<std::string> lines) {
+  std::string text;
+  for (const std::string &statement : lines)
+    text += std::string(indent * 2, ' ') + statement + '\n';
+  code.insert(mark, text);
+}
+
 void ElementalEmitter::open(const Twine &header) {
   line(header + " {");
   ++indent;
@@ -442,6 +449,12 @@ std::string ElementalEmitter::dimOf(const ElementIndex &index,
         (runTimeStride.empty() ? "" : " * ") + paren(extents.texts[d]);
   }
   std::string linear = paren(index.linear);
+  // A lane of a vector unit (unit * W + l, l < W) has its unit's first
+  // lane's quotient by a stride that W divides: every lane spells it so.
+  if (auto lane = vectorLanes.find(index.linear); lane != vectorLanes.end() &&
+                                                  runTimeStride.empty() &&
+                                                  stride % vectorLaneWidth == 0)
+    linear = paren(lane->second);
   bool first = true;
   for (unsigned d = 0; d < dim; ++d)
     first &= shape[d] == 1;

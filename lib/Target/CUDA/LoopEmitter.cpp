@@ -19,8 +19,12 @@
 // to it: a unit's lanes are then one vector of it. A concat of inputs along
 // the innermost dim (a channel concat) whose pieces are whole vectors is
 // loaded a vector per unit from the piece that holds it. Every other read
-// (other broadcasts, a scalar, a gather) stays a scalar load. Which kernels
-// get vectors is kiln-tile-kernels' choice (`vector_width`).
+// (other broadcasts, a scalar, a gather) stays a scalar load, except an
+// input read through data movement that keeps the innermost dim's runs (a
+// transpose keeping it last, pads, slices and concats of other dims), which
+// is a path vector: each unit's first lane loads it whole where it reads its
+// element, and the other lanes read theirs from that vector (pathLoad).
+// Which kernels get vectors is kiln-tile-kernels' choice (`vector_width`).
 //
 // Alignment: vector accesses reinterpret the kernel's pointers as 16-byte
 // vectors without checking them at run time, because every pointer a kernel
@@ -34,6 +38,10 @@
 #include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/ScopeExit.h"
+
+#include <cctype>
 #include <map>
 
 using namespace mlir;
@@ -227,6 +235,13 @@ public:
     }
     if (width == 1)
       return emitAllStores(units, lanes);
+    llvm::StringMap<std::string> firstLanes;
+    for (const std::vector<std::string> &unitLanes : lanes)
+      for (const std::string &lane : ArrayRef(unitLanes).drop_front())
+        firstLanes[lane] = unitLanes[0];
+    emitter.setVectorLanes(std::move(firstLanes), width);
+    auto clearLanes = llvm::make_scope_exit(
+        [&] { emitter.setVectorLanes(llvm::StringMap<std::string>(), 1); });
     SmallVector<ConcatOp> concats = vectorConcats();
     for (auto [c, concat] : llvm::enumerate(concats))
       for (auto [u, unit] : llvm::enumerate(units))
@@ -243,26 +258,34 @@ public:
           broadcastLanes[argument].back().push_back(
               broadcastLinear(kernel.getInputs()[argument], lane));
       }
+    auto unitLoad =
+        [&](unsigned argument,
+            const ElementIndex &index) -> std::optional<std::string> {
+      auto broadcast = broadcastLanes.find(argument);
+      bool isBroadcast = broadcast != broadcastLanes.end();
+      if (!isBroadcast && !llvm::is_contained(loaded, argument))
+        return std::nullopt;
+      std::string at = index.linear;
+      if (at.empty() && isBroadcast)
+        at = emitter.linearOf(index, shapeOf(kernel.getInputs()[argument]));
+      if (at.empty())
+        return std::nullopt;
+      for (auto [u, unitLanes] :
+           llvm::enumerate(isBroadcast ? broadcast->second : lanes)) {
+        auto lane = llvm::find(unitLanes, at);
+        if (lane != unitLanes.end())
+          return vectorName(argument, u) + ".v[" +
+                 std::to_string(lane - unitLanes.begin()) + "]";
+      }
+      return std::nullopt;
+    };
+    pathInputs = pathVectorInputs();
     emitter.setLoadOverride(
         [&](unsigned argument,
             const ElementIndex &index) -> std::optional<std::string> {
-          auto broadcast = broadcastLanes.find(argument);
-          bool isBroadcast = broadcast != broadcastLanes.end();
-          if (!isBroadcast && !llvm::is_contained(loaded, argument))
-            return std::nullopt;
-          std::string at = index.linear;
-          if (at.empty() && isBroadcast)
-            at = emitter.linearOf(index, shapeOf(kernel.getInputs()[argument]));
-          if (at.empty())
-            return std::nullopt;
-          for (auto [u, unitLanes] :
-               llvm::enumerate(isBroadcast ? broadcast->second : lanes)) {
-            auto lane = llvm::find(unitLanes, at);
-            if (lane != unitLanes.end())
-              return vectorName(argument, u) + ".v[" +
-                     std::to_string(lane - unitLanes.begin()) + "]";
-          }
-          return std::nullopt;
+          if (std::optional<std::string> load = unitLoad(argument, index))
+            return load;
+          return pathLoad(argument, index);
         });
     // A value broadcast along the output's innermost dims (rowBroadcastRun,
     // which the width divides: Swin-V2's L2 norms [.., 1] under [.., 32])
@@ -318,6 +341,108 @@ public:
   }
 
 private:
+  /// Path vectors: an input that is not read at the lane's own index or its
+  /// broadcast but through data movement that keeps innermost runs (a
+  /// transpose keeping the innermost dim, a pad or slice of other dims, a
+  /// concat; kiln-tile-kernels admits only such kernels,
+  /// innermostRunOfMovement) is still read as one vector per unit: a unit's
+  /// lanes read |width| consecutive elements of it from a multiple of |width|.
+  /// Lane 0 loads the vector where it reads its element (in the same branch of
+  /// a pad or concat, which the other lanes take too: their conditions are on
+  /// other dims), and lane l's n-th read of the input is element l of lane 0's
+  /// n-th, when its index is lane 0's with l's own index in place of lane
+  /// 0's (variables the index arithmetic declared aside); otherwise it stays
+  /// a scalar load.
+  struct PathRead {
+    unsigned argument;
+    std::string at;
+    std::string name;
+  };
+
+  /// The inputs read as path vectors: more than one element, an innermost
+  /// dim of whole vectors, not a row broadcast of the output (read once per
+  /// unit), vectors of at most 16 bytes.
+  llvm::SmallDenseSet<unsigned> pathVectorInputs() {
+    llvm::SmallDenseSet<unsigned> inputs;
+    if (width == 1)
+      return inputs;
+    for (auto [number, input] : llvm::enumerate(kernel.getInputs())) {
+      auto type = dyn_cast<RankedTensorType>(input.getType());
+      if (!type || !type.hasStaticShape() || type.getRank() == 0 ||
+          type.getNumElements() <= 1 || type.getShape().back() % width ||
+          rowBroadcastRun(type.getShape(), outputShape) ||
+          width * storageBytes(type.getElementType()) > kVectorBytes)
+        continue;
+      inputs.insert(number);
+    }
+    return inputs;
+  }
+
+  /// |index| with the lane's own index text and its unit's first lane's
+  /// (which spells the dims all lanes share, setVectorLanes) as "@", and
+  /// each variable the index arithmetic declared (a name ending in digits)
+  /// as "#".
+  static std::string indexShape(StringRef index, StringRef lane,
+                                StringRef firstLane) {
+    std::string replaced;
+    for (size_t at = 0; at < index.size();) {
+      StringRef rest = index.substr(at);
+      if (rest.starts_with(lane) || rest.starts_with(firstLane)) {
+        replaced += '@';
+        at += rest.starts_with(lane) ? lane.size() : firstLane.size();
+        continue;
+      }
+      char c = index[at];
+      if (!std::isalpha(static_cast<unsigned char>(c)) && c != '_') {
+        replaced += c;
+        ++at;
+        continue;
+      }
+      size_t end = at;
+      while (end < index.size() &&
+             (std::isalnum(static_cast<unsigned char>(index[end])) ||
+              index[end] == '_'))
+        ++end;
+      StringRef name = index.slice(at, end);
+      replaced += std::isdigit(static_cast<unsigned char>(name.back()))
+                      ? StringRef("#")
+                      : name;
+      at = end;
+    }
+    return replaced;
+  }
+
+  std::optional<std::string> pathLoad(unsigned argument,
+                                      const ElementIndex &index) {
+    if (currentLane < 0 || !pathInputs.contains(argument))
+      return std::nullopt;
+    Value input = kernel.getInputs()[argument];
+    std::string at = index.linear.empty()
+                         ? emitter.linearOf(index, shapeOf(input))
+                         : index.linear;
+    if (at.empty())
+      return std::nullopt;
+    if (currentLane == 0) {
+      PathRead read{argument, at, emitter.fresh("vpath")};
+      std::string type = vectorTypeName(elementTypeOf(input), width);
+      pathReads.push_back(read);
+      return "(" + read.name + " = reinterpret_cast<const " + type + "*>(" +
+             emitter.pointerName(argument) + ")[(" + at + ") / " +
+             std::to_string(width) + "]).v[0]";
+    }
+    size_t n = laneReads[argument]++;
+    for (size_t r = firstPathRead; r < pathReads.size(); ++r) {
+      const PathRead &read = pathReads[r];
+      if (read.argument != argument || n-- != 0)
+        continue;
+      if (indexShape(at, unitLanes[currentLane], unitLanes[0]) !=
+          indexShape(read.at, unitLanes[0], unitLanes[0]))
+        return std::nullopt;
+      return read.name + ".v[" + std::to_string(currentLane) + "]";
+    }
+    return std::nullopt;
+  }
+
   static std::string vectorName(unsigned argument, size_t unit) {
     return "vin" + std::to_string(argument) + "_" + std::to_string(unit);
   }
@@ -335,17 +460,36 @@ private:
 
   LogicalResult emitStores(const std::string &unit, size_t u,
                            ArrayRef<std::string> lanes) {
+    // Path vectors (pathLoad) are declared ahead of the unit's code, once
+    // its first lanes have named them.
+    size_t unitStart = emitter.mark();
+    unitLanes = lanes;
+    auto declarePathVectors = llvm::make_scope_exit([&] {
+      std::vector<std::string> declarations;
+      for (const PathRead &read : pathReads)
+        declarations.push_back(
+            vectorTypeName(elementTypeOf(kernel.getInputs()[read.argument]),
+                           width) +
+            " " + read.name + ";");
+      emitter.insertLines(unitStart, declarations);
+      pathReads.clear();
+      unitLanes = {};
+    });
     for (auto [k, value] : llvm::enumerate(kernel.getYield().getValues())) {
       Type type = elementTypeOf(value);
       std::string pointer = "out" + std::to_string(k);
       std::vector<std::string> results;
-      for (const std::string &lane : lanes) {
+      firstPathRead = pathReads.size();
+      for (auto [l, lane] : llvm::enumerate(lanes)) {
+        currentLane = l;
+        laneReads.clear();
         FailureOr<std::string> result =
             emitter.emit(value, ElementIndex::fromLinear(lane));
         if (failed(result))
           return failure();
         results.push_back(ElementalEmitter::storeConversion(type, *result));
       }
+      currentLane = -1;
       if (width == 1) {
         emitter.line(pointer + "[" + unit + "] = " + results[0] + ";");
         continue;
@@ -366,6 +510,16 @@ private:
   KernelOp kernel;
   int64_t count, width, rowLength = 1;
   ArrayRef<int64_t> outputShape;
+  /// Path vectors (pathLoad): the inputs read so, lane 0's reads of the unit
+  /// being emitted (those of the current yield from firstPathRead), the
+  /// lane being emitted (-1 outside stores), its reads of each input so far,
+  /// and the unit's lane index texts.
+  llvm::SmallDenseSet<unsigned> pathInputs;
+  std::vector<PathRead> pathReads;
+  size_t firstPathRead = 0;
+  int64_t currentLane = -1;
+  llvm::DenseMap<unsigned, size_t> laneReads;
+  ArrayRef<std::string> unitLanes;
 };
 
 } // namespace

@@ -8,8 +8,10 @@
 //    and views that keep the element order), is a single element or is a
 //    broadcast that keeps the innermost dim (a bias, an SE scale [N,1,1,C])
 //    or a piece of a concat of inputs along the innermost dim (whole vectors
-//    of each piece), the elements after the last whole vector handled one
-//    per thread; 4 elements (or vectors) per thread once the output has a
+//    of each piece), or is read through data movement that keeps the
+//    innermost dim's runs (innermostRunOfMovement: Swin's head split and
+//    window partition), the elements after the last whole vector handled
+//    one per thread; 4 elements (or vectors) per thread once the output has a
 //    million elements; fewer elements per thread, then narrower vectors,
 //    where the loads of one step would hold more than 128 registers; a grid
 //    that covers the output's vectors, capped at 64 blocks per multiprocessor
@@ -100,6 +102,81 @@ int64_t staticTrailingElements(RankedTensorType type) {
   return product;
 }
 
+/// For a data-movement op that maps each run of its result's innermost dim
+/// to a run of one operand's innermost dim (or to padding), element for
+/// element: the sizes a vector width must divide so that a vector of the
+/// result is a vector of that operand (or all padding), aligned as the
+/// operand's own vectors are. std::nullopt for other ops, 0 for such an op
+/// whose innermost dim moves. Static shapes only.
+///  - transpose that keeps the innermost dim last (Swin's head split
+///    [B, N, 3, h, d] -> [3, B, h, N, d], its window partition);
+///  - pad of other dims (the pad's condition is one per row);
+///  - slice of other dims, or of the innermost with step 1 from a start the
+///    width divides (a channel slice [.., 2048] -> [.., 512] at 512);
+///  - concat along another dim (Swin's roll), or along the innermost of
+///    pieces the width divides.
+std::optional<int64_t> innermostRunOfMovement(Operation &op) {
+  if (!isa<TransposeOp, PadOp, SliceOp, ConcatOp>(op))
+    return std::nullopt;
+  auto result = cast<RankedTensorType>(op.getResult(0).getType());
+  auto data = cast<RankedTensorType>(op.getOperand(0).getType());
+  int64_t rank = result.getRank();
+  if (rank == 0 || !result.hasStaticShape() || !data.hasStaticShape())
+    return 0;
+  int64_t last = result.getShape().back();
+  if (auto transpose = dyn_cast<TransposeOp>(op))
+    return transpose.getPerm().back() == rank - 1 ? last : 0;
+  if (auto pad = dyn_cast<PadOp>(op)) {
+    std::optional<SmallVector<int64_t>> pads =
+        getConstantIntegers(pad.getPads());
+    SmallVector<int64_t> axes;
+    if (pad.getAxes()) {
+      std::optional<SmallVector<int64_t>> list =
+          getConstantIntegers(pad.getAxes());
+      if (!list)
+        return 0;
+      axes = *list;
+    } else {
+      for (int64_t axis = 0; axis < rank; ++axis)
+        axes.push_back(axis);
+    }
+    if (!pads || pads->size() != 2 * axes.size())
+      return 0;
+    for (auto [i, axis] : llvm::enumerate(axes))
+      if (normalizeAxis(axis, rank) == rank - 1 &&
+          ((*pads)[i] != 0 || (*pads)[i + axes.size()] != 0))
+        return 0;
+    return last;
+  }
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    auto starts = getConstantIntegers(slice.getStarts());
+    auto axes = getConstantIntegers(slice.getAxes());
+    auto steps = getConstantIntegers(slice.getSteps());
+    if (!starts || !axes || !steps || starts->size() != axes->size() ||
+        steps->size() != axes->size())
+      return 0;
+    int64_t run = std::gcd(last, data.getShape().back());
+    for (auto [i, axis] : llvm::enumerate(*axes)) {
+      if (normalizeAxis(axis, rank) != rank - 1)
+        continue;
+      int64_t dim = data.getShape().back(), start = (*starts)[i];
+      if ((*steps)[i] != 1)
+        return 0;
+      start = std::clamp<int64_t>(start < 0 ? start + dim : start, 0, dim);
+      run = std::gcd(run, start);
+    }
+    return run;
+  }
+  auto concat = cast<ConcatOp>(op);
+  if (normalizeAxis(concat.getAxis(), rank) != rank - 1)
+    return last;
+  int64_t pieces = 0;
+  for (Value input : concat.getInputs())
+    pieces =
+        std::gcd(pieces, cast<ShapedType>(input.getType()).getShape().back());
+  return pieces;
+}
+
 /// The widest vector (in elements) that every access of |kernel| allows.
 int64_t vectorWidth(KernelOp kernel) {
   if (kernel.getKind() != KernelKind::Pointwise &&
@@ -129,7 +206,12 @@ int64_t vectorWidth(KernelOp kernel) {
   // statistic [.., R, 1] under [.., R, C], and the ops and expand computing
   // it), which is one element per vector when W divides its run: its lanes
   // read that element, not a vector of it (Swin-V2's division by the L2
-  // norms of q and k).
+  // norms of q and k). On static shapes, data movement that keeps the
+  // innermost dim's runs (innermostRunOfMovement) is allowed too, and with
+  // it views and elementwise ops of any shape: by induction from the output,
+  // a vector of each value is W consecutive elements from a multiple of W
+  // as long as W divides every innermost dim on the way (the loop template
+  // reads such inputs as path vectors).
   ArrayRef<int64_t> outputShape = output.getShape();
   auto rowBroadcast = [&](ArrayRef<int64_t> shape) {
     return rowBroadcastRun(shape, outputShape);
@@ -143,7 +225,10 @@ int64_t vectorWidth(KernelOp kernel) {
     auto result = cast<RankedTensorType>(op.getResult(0).getType());
     FusionClass fusionClass = classifyForFusion(&op);
     bool whole = sameElementCount(result, output);
-    if (whole && fusionClass == FusionClass::View)
+    // A view keeps the linear order: a vector of its result is one of its
+    // operand, whatever their shapes.
+    bool staticShapes = output.hasStaticShape() && result.hasStaticShape();
+    if (fusionClass == FusionClass::View && (whole || staticShapes))
       continue;
     if (isa<ExpandOp>(op) && whole && result.getShape() == outputShape) {
       int64_t run =
@@ -154,19 +239,30 @@ int64_t vectorWidth(KernelOp kernel) {
       continue;
     }
     if (auto concat = dyn_cast<ConcatOp>(op); concat && whole) {
-      int64_t pieces = innermostConcatOfInputs(kernel, concat);
-      if (pieces == 0)
+      if (int64_t pieces = innermostConcatOfInputs(kernel, concat)) {
+        innermost = std::gcd(innermost, pieces);
+        continue;
+      }
+    }
+    if (std::optional<int64_t> run = innermostRunOfMovement(op)) {
+      if (*run == 0)
         return 1;
-      innermost = std::gcd(innermost, pieces);
+      innermost = std::gcd(innermost, *run);
       continue;
     }
+    // Any other value is elementwise: of the output's count, a row broadcast
+    // of the output, or (static) of a shape whose innermost dim the width
+    // divides, whose vectors the movement above maps to the output's.
     int64_t resultRun = whole ? 0 : rowBroadcast(result.getShape());
+    bool ownRuns = !whole && !resultRun && staticShapes && result.getRank() > 0;
     if (fusionClass != FusionClass::Pointwise ||
-        (!whole && !resultRun &&
+        (!whole && !resultRun && !ownRuns &&
          !keepsInnermostDim(result.getShape(), outputShape)))
       return 1;
     if (resultRun)
       innermost = std::gcd(innermost, resultRun);
+    else if (!whole)
+      innermost = std::gcd(innermost, result.getShape().back());
     for (Value operand : op.getOperands()) {
       auto type = cast<RankedTensorType>(operand.getType());
       if (isSingleElement(type) || type.getShape() == result.getShape())

@@ -86,6 +86,20 @@ public:
   std::string fresh(llvm::StringRef prefix);
   /// The statements emitted so far.
   const std::string &body() const { return code; }
+  /// The lanes of vector units: each lane's linear index text ("(i * 8 +
+  /// 3)", i a unit index >= 0) to its unit's first lane's ("(i * 8)"), the
+  /// unit |width| elements. dimOf spells a dim whose stride |width| divides
+  /// from the first lane's text (the same value for every lane of the
+  /// unit), so that the lanes share that index arithmetic. Empty: none.
+  void setVectorLanes(llvm::StringMap<std::string> lanes, int64_t width) {
+    vectorLanes = std::move(lanes);
+    vectorLaneWidth = width;
+  }
+  /// A position in the statements, and lines inserted there later at the
+  /// current indentation (declarations that the code after it turned out to
+  /// need).
+  size_t mark() const { return code.size(); }
+  void insertLines(size_t mark, llvm::ArrayRef<std::string> lines);
   /// File-scope declarations (constant tables) the kernel needs.
   const std::string &globals() const { return globalDecls; }
   void addGlobal(const llvm::Twine &text);
@@ -231,6 +245,8 @@ private:
   LoadOverride loadOverride;
   /// Values emitOwnModel is computing, which the value override passes over.
   llvm::DenseSet<mlir::Value> ownModel;
+  llvm::StringMap<std::string> vectorLanes;
+  int64_t vectorLaneWidth = 1;
 };
 
 /// A tensor type's shape: static, except in a kernel with run-time extents.
