@@ -15,6 +15,9 @@
 // CHECK: wrote case movement_vectors.channel_slice_relu_tiled (1 kernels, 1 launches)
 // CHECK: wrote case movement_vectors.patch_im2col_tiled (1 kernels, 1 launches)
 // CHECK: wrote case movement_vectors.odd_rows_transpose_tiled (1 kernels, 1 launches)
+// CHECK: wrote case movement_vectors.fire_concat_tiled (1 kernels, 1 launches)
+// CHECK: wrote case movement_vectors.channel_shuffle_tiled (1 kernels, 1 launches)
+// CHECK: wrote case movement_vectors.gated_halves_tiled (1 kernels, 1 launches)
 
 // [windows, tokens, 3 * heads * d] + bias -> [3, windows, heads, tokens, d].
 func.func @head_split_tiled(%x: tensor<32x16x96xf16>, %b: tensor<96xf16>) -> tensor<3x32x2x16x16xf16> {
@@ -111,4 +114,43 @@ func.func @odd_rows_transpose_tiled(%x: tensor<5x7x3xf16>, %y: tensor<7x5x3xf16>
   %t = kiln.transpose %x {perm = array<i64: 1, 0, 2>} : tensor<5x7x3xf16> -> tensor<7x5x3xf16>
   %a = kiln.add %t, %y : tensor<7x5x3xf16>, tensor<7x5x3xf16> -> tensor<7x5x3xf16>
   return %a : tensor<7x5x3xf16>
+}
+
+// SqueezeNet's fire module: the relus of two expand convs concatenated
+// along channels (pieces of 64, not kernel inputs: path vectors).
+func.func @fire_concat_tiled(%a: tensor<2x15x15x64xf16>, %b: tensor<2x15x15x64xf16>) -> tensor<2x15x15x128xf16> {
+  %ra = kiln.relu %a : tensor<2x15x15x64xf16> -> tensor<2x15x15x64xf16>
+  %rb = kiln.relu %b : tensor<2x15x15x64xf16> -> tensor<2x15x15x64xf16>
+  %c = kiln.concat %ra, %rb {axis = 3 : i64} : tensor<2x15x15x64xf16>, tensor<2x15x15x64xf16> -> tensor<2x15x15x128xf16>
+  return %c : tensor<2x15x15x128xf16>
+}
+
+// ShuffleNet-V2's split, concat and channel shuffle on [N, C, H, W]: halves
+// of dim 1 concatenated, viewed as [N, 2, C/2, H, W], dims 1 and 2 swapped.
+func.func @channel_shuffle_tiled(%x: tensor<2x48x8x8xf16>, %y: tensor<2x24x8x8xf16>) -> tensor<2x24x2x8x8xf16> {
+  %zero = kiln.constant dense<0> : tensor<1xi64>
+  %half = kiln.constant dense<24> : tensor<1xi64>
+  %axis = kiln.constant dense<1> : tensor<1xi64>
+  %one = kiln.constant dense<1> : tensor<1xi64>
+  %s = kiln.slice %x, %zero, %half, %axis, %one : tensor<2x48x8x8xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<2x24x8x8xf16>
+  %c = kiln.concat %s, %y {axis = 1 : i64} : tensor<2x24x8x8xf16>, tensor<2x24x8x8xf16> -> tensor<2x48x8x8xf16>
+  %shape = kiln.constant dense<[2, 2, 24, 8, 8]> : tensor<5xi64>
+  %r = kiln.reshape %c, %shape : tensor<2x48x8x8xf16>, tensor<5xi64> -> tensor<2x2x24x8x8xf16>
+  %t = kiln.transpose %r {perm = array<i64: 0, 2, 1, 3, 4>} : tensor<2x2x24x8x8xf16> -> tensor<2x24x2x8x8xf16>
+  return %t : tensor<2x24x2x8x8xf16>
+}
+
+// A gated activation (T5's gated GELU): gelu of the first half of the
+// innermost dim times the second half.
+func.func @gated_halves_tiled(%x: tensor<2x16x512xf16>) -> tensor<2x16x256xf16> {
+  %zero = kiln.constant dense<0> : tensor<1xi64>
+  %half = kiln.constant dense<256> : tensor<1xi64>
+  %end = kiln.constant dense<512> : tensor<1xi64>
+  %axis = kiln.constant dense<2> : tensor<1xi64>
+  %one = kiln.constant dense<1> : tensor<1xi64>
+  %a = kiln.slice %x, %zero, %half, %axis, %one : tensor<2x16x512xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<2x16x256xf16>
+  %b = kiln.slice %x, %half, %end, %axis, %one : tensor<2x16x512xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<2x16x256xf16>
+  %g = kiln.gelu %a : tensor<2x16x256xf16> -> tensor<2x16x256xf16>
+  %m = kiln.mul %g, %b : tensor<2x16x256xf16>, tensor<2x16x256xf16> -> tensor<2x16x256xf16>
+  return %m : tensor<2x16x256xf16>
 }
