@@ -37,6 +37,7 @@
 #include "KernelTemplates.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
+#include "kiln/Dialect/Kiln/KernelKinds/OpClasses.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -359,18 +360,77 @@ private:
     std::string name;
   };
 
-  /// The inputs read as path vectors: more than one element, an innermost
-  /// dim of whole vectors, not a row broadcast of the output (read once per
-  /// unit), vectors of at most 16 bytes.
+  /// Whether operand |number| of |user| is read by runs: W consecutive
+  /// elements of |user|'s result, the first at a multiple of W, read W
+  /// consecutive elements of it, the first at a multiple of W (W the width).
+  /// Elementwise ops with NumPy broadcasting read an operand of their shape
+  /// or a broadcast keeping the innermost dim so (not a scalar or a row
+  /// statistic, whose lanes share an element, nor BatchNorm's or
+  /// (de)quantisation's per-channel parameters, which are read at a
+  /// channel); views do (the linear order); data movement that keeps the
+  /// innermost dim's runs does (innermostRunOfMovement) when the width
+  /// divides them.
+  bool readsByRuns(Operation *user, unsigned number) const {
+    if (user->getNumResults() != 1)
+      return false;
+    ArrayRef<int64_t> operand = shapeOf(user->getOperand(number));
+    ArrayRef<int64_t> result = shapeOf(user->getResult(0));
+    if (isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(user))
+      return number == 0;
+    if (std::optional<int64_t> run = innermostRunOfMovement(*user))
+      return (number == 0 || isa<ConcatOp>(user)) && *run && *run % width == 0;
+    if (isa<ExpandOp>(user))
+      return number == 0 && keepsInnermostDim(operand, result);
+    if (classifyForFusion(user) != FusionClass::Pointwise ||
+        isa<BatchNormOp, QuantizeLinearOp, DequantizeLinearOp>(user))
+      return false;
+    return operand == result || keepsInnermostDim(operand, result);
+  }
+
+  /// The kernel's values (and inputs) every read of which is by runs, from
+  /// the outputs up: those of a yield, and those each of whose users reads
+  /// them by runs (readsByRuns) into such a value.
+  llvm::DenseSet<Value> valuesReadByRuns() {
+    llvm::DenseSet<Value> byRuns;
+    auto allReadsByRuns = [&](Value value) {
+      if (value.use_empty())
+        return false;
+      for (OpOperand &use : value.getUses()) {
+        Operation *user = use.getOwner();
+        if (isa<YieldOp>(user))
+          continue;
+        if (user->getNumResults() != 1 ||
+            !byRuns.contains(user->getResult(0)) ||
+            !readsByRuns(user, use.getOperandNumber()))
+          return false;
+      }
+      return true;
+    };
+    Block &body = kernel.getBody().front();
+    for (Operation &op : llvm::reverse(body.without_terminator()))
+      if (op.getNumResults() == 1 && allReadsByRuns(op.getResult(0)))
+        byRuns.insert(op.getResult(0));
+    for (BlockArgument argument :
+         body.getArguments().take_front(kernel.getInputs().size()))
+      if (allReadsByRuns(argument))
+        byRuns.insert(argument);
+    return byRuns;
+  }
+
+  /// The inputs read as path vectors: read by runs only (valuesReadByRuns),
+  /// more than one element, an innermost dim of whole vectors, vectors of
+  /// at most 16 bytes.
   llvm::SmallDenseSet<unsigned> pathVectorInputs() {
     llvm::SmallDenseSet<unsigned> inputs;
     if (width == 1)
       return inputs;
+    llvm::DenseSet<Value> byRuns = valuesReadByRuns();
+    Block &body = kernel.getBody().front();
     for (auto [number, input] : llvm::enumerate(kernel.getInputs())) {
       auto type = dyn_cast<RankedTensorType>(input.getType());
       if (!type || !type.hasStaticShape() || type.getRank() == 0 ||
           type.getNumElements() <= 1 || type.getShape().back() % width ||
-          rowBroadcastRun(type.getShape(), outputShape) ||
+          !byRuns.contains(body.getArgument(number)) ||
           width * storageBytes(type.getElementType()) > kVectorBytes)
         continue;
       inputs.insert(number);

@@ -102,81 +102,6 @@ int64_t staticTrailingElements(RankedTensorType type) {
   return product;
 }
 
-/// For a data-movement op that maps each run of its result's innermost dim
-/// to a run of one operand's innermost dim (or to padding), element for
-/// element: the sizes a vector width must divide so that a vector of the
-/// result is a vector of that operand (or all padding), aligned as the
-/// operand's own vectors are. std::nullopt for other ops, 0 for such an op
-/// whose innermost dim moves. Static shapes only.
-///  - transpose that keeps the innermost dim last (Swin's head split
-///    [B, N, 3, h, d] -> [3, B, h, N, d], its window partition);
-///  - pad of other dims (the pad's condition is one per row);
-///  - slice of other dims, or of the innermost with step 1 from a start the
-///    width divides (a channel slice [.., 2048] -> [.., 512] at 512);
-///  - concat along another dim (Swin's roll), or along the innermost of
-///    pieces the width divides.
-std::optional<int64_t> innermostRunOfMovement(Operation &op) {
-  if (!isa<TransposeOp, PadOp, SliceOp, ConcatOp>(op))
-    return std::nullopt;
-  auto result = cast<RankedTensorType>(op.getResult(0).getType());
-  auto data = cast<RankedTensorType>(op.getOperand(0).getType());
-  int64_t rank = result.getRank();
-  if (rank == 0 || !result.hasStaticShape() || !data.hasStaticShape())
-    return 0;
-  int64_t last = result.getShape().back();
-  if (auto transpose = dyn_cast<TransposeOp>(op))
-    return transpose.getPerm().back() == rank - 1 ? last : 0;
-  if (auto pad = dyn_cast<PadOp>(op)) {
-    std::optional<SmallVector<int64_t>> pads =
-        getConstantIntegers(pad.getPads());
-    SmallVector<int64_t> axes;
-    if (pad.getAxes()) {
-      std::optional<SmallVector<int64_t>> list =
-          getConstantIntegers(pad.getAxes());
-      if (!list)
-        return 0;
-      axes = *list;
-    } else {
-      for (int64_t axis = 0; axis < rank; ++axis)
-        axes.push_back(axis);
-    }
-    if (!pads || pads->size() != 2 * axes.size())
-      return 0;
-    for (auto [i, axis] : llvm::enumerate(axes))
-      if (normalizeAxis(axis, rank) == rank - 1 &&
-          ((*pads)[i] != 0 || (*pads)[i + axes.size()] != 0))
-        return 0;
-    return last;
-  }
-  if (auto slice = dyn_cast<SliceOp>(op)) {
-    auto starts = getConstantIntegers(slice.getStarts());
-    auto axes = getConstantIntegers(slice.getAxes());
-    auto steps = getConstantIntegers(slice.getSteps());
-    if (!starts || !axes || !steps || starts->size() != axes->size() ||
-        steps->size() != axes->size())
-      return 0;
-    int64_t run = std::gcd(last, data.getShape().back());
-    for (auto [i, axis] : llvm::enumerate(*axes)) {
-      if (normalizeAxis(axis, rank) != rank - 1)
-        continue;
-      int64_t dim = data.getShape().back(), start = (*starts)[i];
-      if ((*steps)[i] != 1)
-        return 0;
-      start = std::clamp<int64_t>(start < 0 ? start + dim : start, 0, dim);
-      run = std::gcd(run, start);
-    }
-    return run;
-  }
-  auto concat = cast<ConcatOp>(op);
-  if (normalizeAxis(concat.getAxis(), rank) != rank - 1)
-    return last;
-  int64_t pieces = 0;
-  for (Value input : concat.getInputs())
-    pieces =
-        std::gcd(pieces, cast<ShapedType>(input.getType()).getShape().back());
-  return pieces;
-}
-
 /// The widest vector (in elements) that every access of |kernel| allows.
 int64_t vectorWidth(KernelOp kernel) {
   if (kernel.getKind() != KernelKind::Pointwise &&
@@ -226,10 +151,20 @@ int64_t vectorWidth(KernelOp kernel) {
     FusionClass fusionClass = classifyForFusion(&op);
     bool whole = sameElementCount(result, output);
     // A view keeps the linear order: a vector of its result is one of its
-    // operand, whatever their shapes.
+    // operand. One of another count than the output's is read by runs of
+    // its innermost dim when the width divides it (not as a row statistic
+    // [.., R, 1], whose lanes share an element).
     bool staticShapes = output.hasStaticShape() && result.hasStaticShape();
-    if (fusionClass == FusionClass::View && (whole || staticShapes))
+    if (fusionClass == FusionClass::View && whole)
       continue;
+    if (fusionClass == FusionClass::View && staticShapes) {
+      auto operand = cast<RankedTensorType>(op.getOperand(0).getType());
+      if (result.getRank() == 0 || operand.getRank() == 0)
+        return 1;
+      innermost = std::gcd(innermost, std::gcd(result.getShape().back(),
+                                               operand.getShape().back()));
+      continue;
+    }
     if (isa<ExpandOp>(op) && whole && result.getShape() == outputShape) {
       int64_t run =
           rowBroadcast(cast<ShapedType>(op.getOperand(0).getType()).getShape());

@@ -3,9 +3,10 @@
 // the loop template's path vectors): Swin's head split (bias add, then a
 // transpose keeping d last), its window partition (pad of H and W, then a
 // transpose keeping C last), the shifted windows' roll (slices and concats
-// of H and W) before the partition, the patch merge (strided slices of H and
-// W, concat of channels), a channel slice, and a patch embedding's im2col (a
-// cast and a transpose keeping the patch's columns last).
+// of H and W) before the partition, a channel slice, and a patch embedding's
+// im2col (a cast and a transpose keeping the patch's columns last); and two
+// concats of computed pieces along channels (the patch merge, a fire
+// module) that stay element by element.
 // RUN: rm -rf %t && kiln-translate %s --kernel-test-bundle %t | FileCheck %s
 // CHECK: wrote case movement_vectors.head_split_tiled (1 kernels, 1 launches)
 // CHECK: wrote case movement_vectors.head_split_large_tiled (1 kernels, 1 launches)
@@ -18,6 +19,9 @@
 // CHECK: wrote case movement_vectors.fire_concat_tiled (1 kernels, 1 launches)
 // CHECK: wrote case movement_vectors.channel_shuffle_tiled (1 kernels, 1 launches)
 // CHECK: wrote case movement_vectors.gated_halves_tiled (1 kernels, 1 launches)
+// CHECK: wrote case movement_vectors.stat_unsqueeze_tiled (1 kernels, 1 launches)
+// CHECK: wrote case movement_vectors.row_view_tiled (1 kernels, 1 launches)
+// CHECK: wrote case movement_vectors.batch_norm_cw_tiled (1 kernels, 1 launches)
 
 // [windows, tokens, 3 * heads * d] + bias -> [3, windows, heads, tokens, d].
 func.func @head_split_tiled(%x: tensor<32x16x96xf16>, %b: tensor<96xf16>) -> tensor<3x32x2x16x16xf16> {
@@ -70,7 +74,10 @@ func.func @roll_pad_partition_tiled(%x: tensor<2x14x14x32xf16>) -> tensor<2x4x4x
 }
 
 // Swin's patch merge: the residual add, then x[:, 0::2, 0::2], x[:, 1::2,
-// 0::2], x[:, 0::2, 1::2], x[:, 1::2, 1::2] concatenated along channels.
+// 0::2], x[:, 0::2, 1::2], x[:, 1::2, 1::2] concatenated along channels: a
+// concat of computed pieces along the innermost dim, which stays element by
+// element (a warp's vectors would span several pieces, each lane choosing
+// its own: 2.5x slower on the H100).
 func.func @patch_merge_tiled(%x: tensor<2x16x16x32xf16>, %y: tensor<2x16x16x32xf16>) -> tensor<2x8x8x128xf16> {
   %a = kiln.add %x, %y : tensor<2x16x16x32xf16>, tensor<2x16x16x32xf16> -> tensor<2x16x16x32xf16>
   %s00 = kiln.constant dense<[0, 0]> : tensor<2xi64>
@@ -117,7 +124,8 @@ func.func @odd_rows_transpose_tiled(%x: tensor<5x7x3xf16>, %y: tensor<7x5x3xf16>
 }
 
 // SqueezeNet's fire module: the relus of two expand convs concatenated
-// along channels (pieces of 64, not kernel inputs: path vectors).
+// along channels (pieces of 64, not kernel inputs: element by element, as
+// the patch merge).
 func.func @fire_concat_tiled(%a: tensor<2x15x15x64xf16>, %b: tensor<2x15x15x64xf16>) -> tensor<2x15x15x128xf16> {
   %ra = kiln.relu %a : tensor<2x15x15x64xf16> -> tensor<2x15x15x64xf16>
   %rb = kiln.relu %b : tensor<2x15x15x64xf16> -> tensor<2x15x15x64xf16>
@@ -153,4 +161,34 @@ func.func @gated_halves_tiled(%x: tensor<2x16x512xf16>) -> tensor<2x16x256xf16> 
   %g = kiln.gelu %a : tensor<2x16x256xf16> -> tensor<2x16x256xf16>
   %m = kiln.mul %g, %b : tensor<2x16x256xf16>, tensor<2x16x256xf16> -> tensor<2x16x256xf16>
   return %m : tensor<2x16x256xf16>
+}
+
+// Found by a review of the path vectors, each reading wrong elements then:
+// a per-token statistic [B, N] unsqueezed to [B, N, 1] and subtracted from
+// [B, N, C] (a decomposed layer norm's centring): a view to a row statistic,
+// whose lanes share one element, so no path vector (and no vectors: the
+// view's innermost dim is 1).
+func.func @stat_unsqueeze_tiled(%x: tensor<4x8x16xf32>, %m: tensor<4x8xf32>) -> tensor<4x8x16xf32> {
+  %axes = kiln.constant dense<2> : tensor<1xi64>
+  %u = kiln.unsqueeze %m, %axes : tensor<4x8xf32>, tensor<1xi64> -> tensor<4x8x1xf32>
+  %d = kiln.sub %x, %u : tensor<4x8x16xf32>, tensor<4x8x1xf32> -> tensor<4x8x16xf32>
+  return %d : tensor<4x8x16xf32>
+}
+
+// The same through a reshape, after an elementwise op.
+func.func @row_view_tiled(%x: tensor<4x8xf32>, %y: tensor<32x8xf32>) -> tensor<32x8xf32> {
+  %n = kiln.neg %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  %shape = kiln.constant dense<[32, 1]> : tensor<2xi64>
+  %r = kiln.reshape %n, %shape : tensor<4x8xf32>, tensor<2xi64> -> tensor<32x1xf32>
+  %a = kiln.add %y, %r : tensor<32x8xf32>, tensor<32x1xf32> -> tensor<32x8xf32>
+  return %a : tensor<32x8xf32>
+}
+
+// NCHW batch_norm with C == W: [C] looks like a broadcast keeping the
+// innermost dim (width 4), but the parameters are read at the channel (dim
+// 1): scalar loads, not path vectors.
+func.func @batch_norm_cw_tiled(%x: tensor<1x8x4x8xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>, %m: tensor<8xf32>, %v: tensor<8xf32>) -> tensor<1x8x4x8xf32> {
+  %e = kiln.exp %v : tensor<8xf32> -> tensor<8xf32>
+  %r = kiln.batch_norm %x, %s, %b, %m, %e : tensor<1x8x4x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<1x8x4x8xf32>
+  return %r : tensor<1x8x4x8xf32>
 }

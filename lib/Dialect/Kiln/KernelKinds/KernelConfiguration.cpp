@@ -444,6 +444,62 @@ int64_t rowBroadcastRun(ArrayRef<int64_t> operand, ArrayRef<int64_t> result) {
   return run > 1 ? run : 0;
 }
 
+std::optional<int64_t> innermostRunOfMovement(Operation &op) {
+  if (!isa<TransposeOp, PadOp, SliceOp, ConcatOp>(op))
+    return std::nullopt;
+  auto result = cast<RankedTensorType>(op.getResult(0).getType());
+  auto data = cast<RankedTensorType>(op.getOperand(0).getType());
+  int64_t rank = result.getRank();
+  if (rank == 0 || !result.hasStaticShape() || !data.hasStaticShape())
+    return 0;
+  int64_t last = result.getShape().back();
+  if (auto transpose = dyn_cast<TransposeOp>(op))
+    return transpose.getPerm().back() == rank - 1 ? last : 0;
+  if (auto pad = dyn_cast<PadOp>(op)) {
+    std::optional<SmallVector<int64_t>> pads =
+        getConstantIntegers(pad.getPads());
+    SmallVector<int64_t> axes;
+    if (pad.getAxes()) {
+      std::optional<SmallVector<int64_t>> list =
+          getConstantIntegers(pad.getAxes());
+      if (!list)
+        return 0;
+      axes = *list;
+    } else {
+      for (int64_t axis = 0; axis < rank; ++axis)
+        axes.push_back(axis);
+    }
+    if (!pads || pads->size() != 2 * axes.size())
+      return 0;
+    for (auto [i, axis] : llvm::enumerate(axes))
+      if (normalizeAxis(axis, rank) == rank - 1 &&
+          ((*pads)[i] != 0 || (*pads)[i + axes.size()] != 0))
+        return 0;
+    return last;
+  }
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    auto starts = getConstantIntegers(slice.getStarts());
+    auto axes = getConstantIntegers(slice.getAxes());
+    auto steps = getConstantIntegers(slice.getSteps());
+    if (!starts || !axes || !steps || starts->size() != axes->size() ||
+        steps->size() != axes->size())
+      return 0;
+    int64_t run = std::gcd(last, data.getShape().back());
+    for (auto [i, axis] : llvm::enumerate(*axes)) {
+      if (normalizeAxis(axis, rank) != rank - 1)
+        continue;
+      int64_t dim = data.getShape().back(), start = (*starts)[i];
+      if ((*steps)[i] != 1)
+        return 0;
+      start = std::clamp<int64_t>(start < 0 ? start + dim : start, 0, dim);
+      run = std::gcd(run, start);
+    }
+    return run;
+  }
+  auto concat = cast<ConcatOp>(op);
+  return normalizeAxis(concat.getAxis(), rank) == rank - 1 ? 0 : last;
+}
+
 int64_t innermostConcatOfInputs(KernelOp kernel, ConcatOp concat) {
   auto result = cast<RankedTensorType>(concat.getOutput().getType());
   int64_t rank = result.getRank();

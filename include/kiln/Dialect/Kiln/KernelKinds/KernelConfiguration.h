@@ -163,6 +163,25 @@ int64_t rowBroadcastRun(llvm::ArrayRef<int64_t> operand,
 /// must divide) when |concat| in |kernel| is such a concat, else 0.
 int64_t innermostConcatOfInputs(KernelOp kernel, ConcatOp concat);
 
+/// For a data-movement op that maps each run of its result's innermost dim
+/// to a run of one operand's innermost dim (or to padding), element for
+/// element: the sizes a vector width must divide so that a vector of the
+/// result is a vector of that operand (or all padding), aligned as the
+/// operand's own vectors are. std::nullopt for other ops, 0 for such an op
+/// whose innermost dim moves. Static shapes only.
+///  - transpose that keeps the innermost dim last (Swin's head split
+///    [B, N, 3, h, d] -> [3, B, h, N, d], its window partition);
+///  - pad of other dims (the pad's condition is one per row);
+///  - slice of other dims, or of the innermost with step 1 from a start the
+///    width divides (a channel slice [.., 2048] -> [.., 512] at 512);
+///  - concat along another dim (Swin's roll).
+/// A concat along the innermost dim of computed pieces gets none: each lane
+/// would choose its piece by its own channel, and a warp's vectors span
+/// several pieces (Swin-V2's patch merge, pieces of 96 channels: 20 -> 51 us
+/// on the H100, 2026-12-07, a divergent 4-way branch per lane); a concat
+/// of kernel inputs along it has the loop template's vector concat.
+std::optional<int64_t> innermostRunOfMovement(mlir::Operation &op);
+
 /// The output dim of a transpose with |perm| that holds the input's
 /// innermost dim (the tiles' second dim; short rows need it second-innermost).
 int64_t outputDimOfInputInner(llvm::ArrayRef<int64_t> perm);
