@@ -151,6 +151,20 @@ TEST(TensorFilesTest, RejectsTensorProtoWithWrongCount) {
   EXPECT_NE(error.find("3 values for dims [4]"), std::string::npos) << error;
 }
 
+// Found by the tensor-file fuzzer (CI, 2026-12-07): uint8 (typed values in
+// int32_data, four bytes each) with 21 dims of 8 and no values. 8^21 values
+// times 4 bytes wrapped to 0, which matched the empty field, and the resize
+// to 2^63 bytes threw out of the parser.
+TEST(TensorFilesTest, RejectsTensorProtoWhoseCountWraps) {
+  std::string hex = "10024204001813b07869";
+  for (int i = 0; i < 21; ++i)
+    hex += "0808";
+  std::vector<uint8_t> bytes = fromHex(hex);
+  HostTensor tensor;
+  std::string error;
+  EXPECT_FALSE(parseTensorProto(bytes.data(), bytes.size(), &tensor, &error));
+}
+
 TEST(TensorFilesTest, WritesNpyThatReadsBack) {
   HostTensor tensor;
   tensor.name = "out";

@@ -334,7 +334,11 @@ bool parseTensorProto(const uint8_t *data, size_t size, HostTensor *out,
     default:
       break;
     }
-    if (source->size() != count * sourceWidth)
+    // Compared by division: count * sourceWidth can wrap for a narrow type
+    // (dims of 8^21 u8 values, four bytes each in int32_data) and match an
+    // empty field.
+    if (source->size() % sourceWidth != 0 ||
+        source->size() / sourceWidth != count)
       return fail(error, "TensorProto has " +
                              std::to_string(source->size() / sourceWidth) +
                              " values for dims " + shapeText(out->dims));
