@@ -87,6 +87,26 @@ func.func @slice_keeping_everything(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, te
 
 // -----
 
+// A pad by zero everywhere disappears, in any mode (Swin's window partition
+// pads by (W - H mod W) mod W, zero at 224 x 224); one whose amounts cancel
+// in a dim (a shift) or that pads stays.
+// CHECK-LABEL: func.func @pad_by_zero
+// CHECK: %[[S:.+]] = kiln.pad %arg0, {{.*}} -> tensor<4x8xf32>
+// CHECK-NEXT: %[[P:.+]] = kiln.pad %arg0, {{.*}} -> tensor<4x10xf32>
+// CHECK-NEXT: return %arg0, %arg0, %[[S]], %[[P]]
+func.func @pad_by_zero(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>) {
+  %zeros = kiln.constant dense<0> : tensor<4xi64>
+  %shift = kiln.constant dense<[0, 1, 0, -1]> : tensor<4xi64>
+  %two = kiln.constant dense<[0, 1, 0, 1]> : tensor<4xi64>
+  %a = kiln.pad %x, %zeros {mode = "constant"} : tensor<4x8xf32>, tensor<4xi64> -> tensor<4x8xf32>
+  %r = kiln.pad %x, %zeros {mode = "reflect"} : tensor<4x8xf32>, tensor<4xi64> -> tensor<4x8xf32>
+  %s = kiln.pad %x, %shift {mode = "constant"} : tensor<4x8xf32>, tensor<4xi64> -> tensor<4x8xf32>
+  %p = kiln.pad %x, %two {mode = "edge"} : tensor<4x8xf32>, tensor<4xi64> -> tensor<4x10xf32>
+  return %a, %r, %s, %p : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x10xf32>
+}
+
+// -----
+
 // nn.MultiheadAttention picks q, k and v from the joint projection by
 // gathers of one constant index: a slice and a squeeze each (views the
 // attention kernel reads by strides). A negative index counts from the back;

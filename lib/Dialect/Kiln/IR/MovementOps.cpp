@@ -204,6 +204,20 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+// pad(x : T) to T, T static, every pad amount 0 -> x, in any mode. (Amounts
+// of opposite signs that keep a dim's length shift it and stay.) Swin's
+// window partition pads by (W - H mod W) mod W, zero at every stage of the
+// standard resolutions.
+OpFoldResult PadOp::fold(FoldAdaptor) {
+  auto type = dyn_cast<RankedTensorType>(getType());
+  if (!type || !type.hasStaticShape() || getData().getType() != type)
+    return {};
+  std::optional<SmallVector<int64_t>> pads = getConstantIntegers(getPads());
+  if (!pads || llvm::any_of(*pads, [](int64_t pad) { return pad != 0; }))
+    return {};
+  return getData();
+}
+
 LogicalResult TileOp::inferReturnTypes(MLIRContext *,
                                        std::optional<Location> location,
                                        Adaptor adaptor,

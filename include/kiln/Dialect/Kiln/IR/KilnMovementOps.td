@@ -130,6 +130,7 @@ def Kiln_PadOp : Kiln_TypedOp<"pad", [AttrSizedOperandSegments]> {
                        "type($constant_value))? (`axes` $axes^ `:` "
                        "type($axes))? attr-dict `:` type($data) `,` "
                        "type($pads) `->` type($output)";
+  let hasFolder = 1;
 }
 
 def Kiln_TileOp : Kiln_TypedOp<"tile"> {
