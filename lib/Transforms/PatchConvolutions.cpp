@@ -62,15 +62,6 @@ bool isPatchConvolution(ConvOp conv) {
          (!conv.getBias() || isWeightExpression(conv.getBias()));
 }
 
-Value reshape(OpBuilder &builder, Location loc, Value value,
-              ArrayRef<int64_t> shape) {
-  auto type = RankedTensorType::get(
-      shape, cast<RankedTensorType>(value.getType()).getElementType());
-  return builder.create<ReshapeOp>(loc, type, value,
-                                   createI64Constant(builder, loc, shape),
-                                   builder.getBoolAttr(false));
-}
-
 void rewrite(ConvOp conv) {
   OpBuilder builder(conv);
   Location loc = conv.getLoc();
@@ -83,11 +74,13 @@ void rewrite(ConvOp conv) {
   int64_t h = output.getDimSize(2), w = output.getDimSize(3);
   int64_t k = c * kh * kw;
 
-  Value split = reshape(builder, loc, conv.getInput(), {n, c, h, kh, w, kw});
+  Value split =
+      createReshape(builder, loc, conv.getInput(), {n, c, h, kh, w, kw});
   Value patches = createTranspose(builder, loc, split, {0, 2, 4, 1, 3, 5});
-  Value rows = reshape(builder, loc, patches, {n, h, w, k});
+  Value rows = createReshape(builder, loc, patches, {n, h, w, k});
   Value filters = createTranspose(
-      builder, loc, reshape(builder, loc, conv.getWeight(), {m, k}), {1, 0});
+      builder, loc, createReshape(builder, loc, conv.getWeight(), {m, k}),
+      {1, 0});
   auto productType =
       RankedTensorType::get({n, h, w, m}, output.getElementType());
   Value product = builder.create<MatMulOp>(loc, productType, rows, filters);

@@ -9,8 +9,15 @@
 //     commutative op may come in either order.
 //  2. Attention is rooted at the kiln.matmul that multiplies a last-axis
 //     softmax by `v`. The softmax input is the scores `q @ kT`, optionally
-//     scaled by a scalar constant (mul or div) and optionally plus an additive
-//     mask of the scores' shape after broadcasting.
+//     scaled by a scalar constant (mul or div) or by a factor constant over
+//     each matrix (`[..., 1, 1]`: Swin-V2's per-head logit scale, moved onto
+//     q), and optionally plus an additive mask of the scores' shape after
+//     broadcasting. The mask may come in a view that splits the scores' first
+//     dim in two and back (Swin's shifted windows: `[B * W, h, N, N]` viewed
+//     as `[B, W, h, N, N]` plus the `[1, W, 1, N, N]` window mask): the
+//     attention is then made in that view, q, k and v split alike, the masks
+//     added into one (a sum of weights, computed at load), and its result
+//     viewed back.
 //  3. Every intermediate must have one user, so the decomposed ops are dead
 //     after the rewrite (the driver erases them); constants may be shared.
 //  4. Constants match with a relative tolerance of 1e-6, or the precision of
@@ -18,6 +25,8 @@
 #include "kiln/Transforms/Passes.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/OpBuilders.h"
+#include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -70,6 +79,10 @@ bool isScalar(Value value, double expected) {
     tolerance = std::max(tolerance, std::ldexp(1.0, 1 - int(precision)));
   }
   return std::abs(*actual - expected) <= tolerance * std::abs(expected);
+}
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getShape();
 }
 
 /// The op of type OpT that defines |value| when |value| has no other user.
@@ -207,29 +220,46 @@ struct RecognizeGelu : OpRewritePattern<MulOp> {
 };
 
 /// The scores `q @ kT`, optionally times a scalar constant (or divided by
-/// one), each with no other user.
+/// one) or times a factor constant over each matrix, each with no other user.
 struct Scores {
   MatMulOp product;
   double scale = 1.0;
+  /// `[..., 1, 1]`, of the product's element type: (q @ kT) * f is
+  /// (q * f) @ kT.
+  Value matrixFactor;
 };
+
+/// Whether |factor| is constant over each matrix of |product| (its last two
+/// dims are 1) and broadcasts into it (the product keeps its type).
+bool isMatrixFactor(Value factor, MatMulOp product, Type productType) {
+  auto type = dyn_cast<RankedTensorType>(factor.getType());
+  auto scores = cast<RankedTensorType>(product.getType());
+  return type && type.getRank() >= 2 && type.getRank() <= scores.getRank() &&
+         type.getElementType() == scores.getElementType() &&
+         type.getShape().take_back(2) == ArrayRef<int64_t>{1, 1} &&
+         productType == scores;
+}
 
 std::optional<Scores> matchScores(Value value) {
   if (auto product = singleUse<MatMulOp>(value))
-    return Scores{product, 1.0};
+    return Scores{product, 1.0, {}};
   if (auto mul = singleUse<MulOp>(value)) {
     for (auto [term, factor] : {std::pair(mul.getLhs(), mul.getRhs()),
                                 std::pair(mul.getRhs(), mul.getLhs())})
-      if (auto product = singleUse<MatMulOp>(term))
+      if (auto product = singleUse<MatMulOp>(term)) {
         if (std::optional<double> scale = getScalarConstant(factor);
             scale && mul.getType() == product.getType())
-          return Scores{product, *scale};
+          return Scores{product, *scale, {}};
+        if (isMatrixFactor(factor, product, mul.getType()))
+          return Scores{product, 1.0, factor};
+      }
     return std::nullopt;
   }
   if (auto div = singleUse<DivOp>(value))
     if (auto product = singleUse<MatMulOp>(div.getLhs()))
       if (std::optional<double> divisor = getScalarConstant(div.getRhs());
           divisor && *divisor != 0.0 && div.getType() == product.getType())
-        return Scores{product, 1.0 / *divisor};
+        return Scores{product, 1.0 / *divisor, {}};
   return std::nullopt;
 }
 
@@ -256,6 +286,70 @@ Value buildKey(PatternRewriter &rewriter, Location location, Value keyT) {
                                       rewriter.getDenseI64ArrayAttr(perm));
 }
 
+/// A view that splits the scores' first dim in two around an added mask,
+/// `reshape(reshape(x, [B, W, ...]) + mask, [B * W, ...])`: Swin's shifted
+/// windows add their `[1, W, 1, N, N]` mask so.
+struct SplitView {
+  /// x: the scores (+ a mask) in the softmax's shape.
+  Value inner;
+  /// The term added in the split view.
+  Value mask;
+  /// The split shape: B, W, then x's other dims.
+  SmallVector<int64_t> shape;
+};
+
+std::optional<SplitView> matchSplitView(Value value) {
+  auto back = singleUse<ReshapeOp>(value);
+  auto add = back ? singleUse<AddOp>(back.getData()) : AddOp();
+  if (!add)
+    return std::nullopt;
+  for (auto [term, other] : {std::pair(add.getLhs(), add.getRhs()),
+                             std::pair(add.getRhs(), add.getLhs())}) {
+    auto split = singleUse<ReshapeOp>(term);
+    if (!split || split.getData().getType() != back.getType() ||
+        term.getType() != add.getType())
+      continue;
+    auto inner = cast<RankedTensorType>(split.getData().getType());
+    auto splitType = cast<RankedTensorType>(term.getType());
+    if (!inner.hasStaticShape() || !splitType.hasStaticShape() ||
+        splitType.getRank() != inner.getRank() + 1 ||
+        splitType.getShape().drop_front(2) != inner.getShape().drop_front() ||
+        splitType.getDimSize(0) * splitType.getDimSize(1) !=
+            inner.getDimSize(0))
+      continue;
+    return SplitView{split.getData(), other,
+                     llvm::to_vector(splitType.getShape())};
+  }
+  return std::nullopt;
+}
+
+/// |value| (of rank <= the split view's less one, left-padded with ones) in
+/// the split view's rank: its first dim, |first| or 1, split as the view
+/// splits it or into 1 x 1.
+Value splitFirstDim(PatternRewriter &rewriter, Location location, Value value,
+                    const SplitView &split) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(split.shape.size() - 1 - type.getRank(), 1);
+  llvm::append_range(shape, type.getShape());
+  SmallVector<int64_t> dims =
+      shape[0] == 1 ? SmallVector<int64_t>{1, 1}
+                    : SmallVector<int64_t>{split.shape[0], split.shape[1]};
+  llvm::append_range(dims, ArrayRef(shape).drop_front());
+  return createReshape(rewriter, location, value, dims);
+}
+
+/// Whether |value| can be split as |split| splits the scores (splitFirstDim):
+/// static, of at most the scores' rank, its first dim (after padding) the
+/// scores' or 1.
+bool splitsWith(Value value, const SplitView &split) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  int64_t rank = int64_t(split.shape.size()) - 1;
+  if (!type || !type.hasStaticShape() || type.getRank() > rank)
+    return false;
+  int64_t first = type.getRank() < rank ? 1 : type.getDimSize(0);
+  return first == 1 || first == split.shape[0] * split.shape[1];
+}
+
 /// matmul(softmax(scale * q @ kT + mask), v) -> kiln.attention q, k, v, mask.
 struct RecognizeAttention : OpRewritePattern<MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -273,6 +367,9 @@ struct RecognizeAttention : OpRewritePattern<MatMulOp> {
                                          "softmax not over the last axis");
 
     Value scores = softmax.getInput(), mask;
+    std::optional<SplitView> split = matchSplitView(scores);
+    if (split)
+      scores = split->inner;
     std::optional<Scores> match = matchScores(scores);
     if (!match)
       if (auto add = singleUse<AddOp>(scores))
@@ -298,13 +395,52 @@ struct RecognizeAttention : OpRewritePattern<MatMulOp> {
     }
     if (mask && cast<ShapedType>(mask.getType()).getRank() > rank)
       return rewriter.notifyMatchFailure(root, "mask has a higher rank");
+    // (q @ kT) * f is (q * f) @ kT; q * f must keep q's shape.
+    if (Value factor = match->matrixFactor) {
+      ArrayRef<int64_t> queryShape = shapeOf(query);
+      std::optional<SmallVector<int64_t>> scaled =
+          broadcastShapes(queryShape, shapeOf(factor));
+      if (!scaled || ArrayRef<int64_t>(*scaled) != queryShape)
+        return rewriter.notifyMatchFailure(root, "the scores' factor does not "
+                                                 "broadcast into q");
+    }
+    if (split) {
+      if (!llvm::all_of(ValueRange{query, keyT, value},
+                        [&](Value v) { return splitsWith(v, *split); }) ||
+          (mask &&
+           (!splitsWith(mask, *split) ||
+            getElementTypeOrSelf(mask) != getElementTypeOrSelf(split->mask))))
+        return rewriter.notifyMatchFailure(root, "q, kT, v or the mask do "
+                                                 "not split as the scores' "
+                                                 "view does");
+    }
 
-    Location location = subgraphLocation(root, {query, keyT, value, mask});
+    Location location = subgraphLocation(
+        root, {query, keyT, value, mask, split ? split->mask : Value()});
+    if (Value factor = match->matrixFactor)
+      query = rewriter.create<MulOp>(location, query, factor);
     Value key = buildKey(rewriter, location, keyT);
-    auto attention = rewriter.create<AttentionOp>(
-        location, root.getType(), query, key, value, mask,
+    Type resultType = root.getType();
+    if (split) {
+      query = splitFirstDim(rewriter, location, query, *split);
+      key = splitFirstDim(rewriter, location, key, *split);
+      value = splitFirstDim(rewriter, location, value, *split);
+      mask =
+          mask ? rewriter.create<AddOp>(
+                     location, splitFirstDim(rewriter, location, mask, *split),
+                     split->mask)
+               : split->mask;
+      SmallVector<int64_t> shape{split->shape[0], split->shape[1]};
+      llvm::append_range(shape, shapeOf(root.getResult()).drop_front());
+      resultType = RankedTensorType::get(shape, getElementTypeOrSelf(root));
+    }
+    Value attention = rewriter.create<AttentionOp>(
+        location, resultType, query, key, value, mask,
         rewriter.getF32FloatAttr(float(match->scale)));
-    rewriter.replaceOp(root, attention.getResult());
+    if (split)
+      attention = createReshape(rewriter, location, attention,
+                                shapeOf(root.getResult()));
+    rewriter.replaceOp(root, attention);
     return success();
   }
 };

@@ -6,8 +6,8 @@ x [4, 64, 96] (f32) -> MatMul [96, 288] -> Reshape [4, 64, 3, 3, 32] ->
 Transpose [2, 0, 3, 1, 4] -> qkv [3, 4, 3, 64, 32]; q, k, v = Gather 0, 1, 2
 on axis 0 (each one contiguous range of qkv, 98304 bytes apart). Swin-V2's
 cosine attention on them: q / max(ReduceL2(q), 1e-12) (two readers of q),
-q @ Transpose(k), times a per-head logit scale [3, 1, 1], Softmax, @ v (a
-GEMM reading v in place). Outputs: `o`
+q @ Transpose(k), times a per-head logit scale [3, 1, 1], Softmax, @ v (one
+attention kernel reading k and v in place). Outputs: `o`
 [4, 3, 64, 32], `k` itself [4, 3, 64, 32] (a slice view returned) and `rows`
 = x2[1:3] @ w2 for x2 [5, 7]: its slice starts 28 bytes in, off the arena's
 256-byte alignment, so it stays a kernel.

@@ -240,3 +240,93 @@ func.func @attention_mask_grows(%q: tensor<5x4xf32>, %kt: tensor<4x6xf32>, %v: t
   %3 = kiln.matmul %2, %v : tensor<2x5x6xf32>, tensor<6x4xf32> -> tensor<2x5x4xf32>
   return %3 : tensor<2x5x4xf32>
 }
+
+// -----
+
+// Swin-V2's per-head logit scale [h, 1, 1] multiplies the scores: it is
+// constant over each matrix, so it moves onto q.
+// CHECK-LABEL: func.func @attention_head_scale
+// CHECK-SAME:    (%[[Q:[^:]+]]: tensor<4x2x5x8xf32>, %[[K:[^:]+]]: tensor<4x2x6x8xf32>, %[[V:[^:]+]]: tensor<4x2x6x8xf32>, %[[S:[^:]+]]: tensor<2x1x1xf32>, %[[B:[^:]+]]: tensor<1x2x5x6xf32>)
+// CHECK-NEXT:    %[[QS:.+]] = kiln.mul %[[Q]], %[[S]] : tensor<4x2x5x8xf32>, tensor<2x1x1xf32> -> tensor<4x2x5x8xf32>
+// CHECK-NEXT:    %[[O:.+]] = kiln.attention %[[QS]], %[[K]], %[[V]], %[[B]] : tensor
+// CHECK-NEXT:    return %[[O]]
+func.func @attention_head_scale(%q: tensor<4x2x5x8xf32>, %k: tensor<4x2x6x8xf32>, %v: tensor<4x2x6x8xf32>, %s: tensor<2x1x1xf32>, %bias: tensor<1x2x5x6xf32>) -> tensor<4x2x5x8xf32> {
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<4x2x6x8xf32> -> tensor<4x2x8x6xf32>
+  %0 = kiln.matmul %q, %kt : tensor<4x2x5x8xf32>, tensor<4x2x8x6xf32> -> tensor<4x2x5x6xf32>
+  %1 = kiln.mul %0, %s : tensor<4x2x5x6xf32>, tensor<2x1x1xf32> -> tensor<4x2x5x6xf32>
+  %2 = kiln.add %1, %bias : tensor<4x2x5x6xf32>, tensor<1x2x5x6xf32> -> tensor<4x2x5x6xf32>
+  %3 = kiln.softmax %2 : tensor<4x2x5x6xf32> -> tensor<4x2x5x6xf32>
+  %4 = kiln.matmul %3, %v : tensor<4x2x5x6xf32>, tensor<4x2x6x8xf32> -> tensor<4x2x5x8xf32>
+  return %4 : tensor<4x2x5x8xf32>
+}
+
+// -----
+
+// A factor that varies along the rows ([h, sq, 1]) is not one per matrix:
+// nothing changes.
+// CHECK-LABEL: func.func @attention_row_scale
+// CHECK-NOT:     kiln.attention
+// CHECK:         kiln.softmax
+func.func @attention_row_scale(%q: tensor<4x2x5x8xf32>, %kt: tensor<4x2x8x6xf32>, %v: tensor<4x2x6x8xf32>, %s: tensor<2x5x1xf32>) -> tensor<4x2x5x8xf32> {
+  %0 = kiln.matmul %q, %kt : tensor<4x2x5x8xf32>, tensor<4x2x8x6xf32> -> tensor<4x2x5x6xf32>
+  %1 = kiln.mul %0, %s : tensor<4x2x5x6xf32>, tensor<2x5x1xf32> -> tensor<4x2x5x6xf32>
+  %2 = kiln.softmax %1 : tensor<4x2x5x6xf32> -> tensor<4x2x5x6xf32>
+  %3 = kiln.matmul %2, %v : tensor<4x2x5x6xf32>, tensor<4x2x6x8xf32> -> tensor<4x2x5x8xf32>
+  return %3 : tensor<4x2x5x8xf32>
+}
+
+// -----
+
+// Swin's shifted windows: the scores (+ the position bias) viewed as
+// [B, W, h, N, N] to add the window mask [1, W, 1, N, N], then viewed back.
+// The attention is made in that view: q, k and v split alike (the bias's
+// leading 1 into 1 x 1), the two masks added into one, the result viewed
+// back.
+// CHECK-LABEL: func.func @attention_shifted_windows
+// CHECK-SAME:    (%[[Q:[^:]+]]: tensor<6x2x4x8xf32>, %[[K:[^:]+]]: tensor<6x2x4x8xf32>, %[[V:[^:]+]]: tensor<6x2x4x8xf32>, %[[B:[^:]+]]: tensor<1x2x4x4xf32>, %[[M:[^:]+]]: tensor<3x4x4xf32>)
+// CHECK-DAG:     %[[Q5:.+]] = kiln.reshape %[[Q]], %{{.+}} : tensor<6x2x4x8xf32>, tensor<5xi64> -> tensor<2x3x2x4x8xf32>
+// CHECK-DAG:     %[[K5:.+]] = kiln.reshape %[[K]], %{{.+}} : tensor<6x2x4x8xf32>, tensor<5xi64> -> tensor<2x3x2x4x8xf32>
+// CHECK-DAG:     %[[V5:.+]] = kiln.reshape %[[V]], %{{.+}} : tensor<6x2x4x8xf32>, tensor<5xi64> -> tensor<2x3x2x4x8xf32>
+// CHECK-DAG:     %[[B5:.+]] = kiln.reshape %[[B]], %{{.+}} : tensor<1x2x4x4xf32>, tensor<5xi64> -> tensor<1x1x2x4x4xf32>
+// CHECK:         %[[MASK:.+]] = kiln.add %[[B5]], %{{.+}} : tensor<1x1x2x4x4xf32>, tensor<1x3x1x4x4xf32> -> tensor<1x3x2x4x4xf32>
+// CHECK:         %[[O5:.+]] = kiln.attention %[[Q5]], %[[K5]], %[[V5]], %[[MASK]] {scale = 5.000000e-01 : f32} : {{.*}} -> tensor<2x3x2x4x8xf32>
+// CHECK:         %[[O:.+]] = kiln.reshape %[[O5]], %{{.+}} : tensor<2x3x2x4x8xf32>, tensor<4xi64> -> tensor<6x2x4x8xf32>
+// CHECK-NEXT:    return %[[O]]
+func.func @attention_shifted_windows(%q: tensor<6x2x4x8xf32>, %k: tensor<6x2x4x8xf32>, %v: tensor<6x2x4x8xf32>, %bias: tensor<1x2x4x4xf32>, %mask: tensor<3x4x4xf32>) -> tensor<6x2x4x8xf32> {
+  %scale = kiln.constant dense<0.5> : tensor<f32>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<6x2x4x8xf32> -> tensor<6x2x8x4xf32>
+  %0 = kiln.matmul %q, %kt : tensor<6x2x4x8xf32>, tensor<6x2x8x4xf32> -> tensor<6x2x4x4xf32>
+  %1 = kiln.mul %0, %scale : tensor<6x2x4x4xf32>, tensor<f32> -> tensor<6x2x4x4xf32>
+  %2 = kiln.add %1, %bias : tensor<6x2x4x4xf32>, tensor<1x2x4x4xf32> -> tensor<6x2x4x4xf32>
+  %split = kiln.constant dense<[2, 3, 2, 4, 4]> : tensor<5xi64>
+  %3 = kiln.reshape %2, %split : tensor<6x2x4x4xf32>, tensor<5xi64> -> tensor<2x3x2x4x4xf32>
+  %one = kiln.constant dense<1> : tensor<1xi64>
+  %zero = kiln.constant dense<0> : tensor<1xi64>
+  %m1 = kiln.unsqueeze %mask, %one : tensor<3x4x4xf32>, tensor<1xi64> -> tensor<3x1x4x4xf32>
+  %m5 = kiln.unsqueeze %m1, %zero : tensor<3x1x4x4xf32>, tensor<1xi64> -> tensor<1x3x1x4x4xf32>
+  %4 = kiln.add %3, %m5 : tensor<2x3x2x4x4xf32>, tensor<1x3x1x4x4xf32> -> tensor<2x3x2x4x4xf32>
+  %back = kiln.constant dense<[6, 2, 4, 4]> : tensor<4xi64>
+  %5 = kiln.reshape %4, %back : tensor<2x3x2x4x4xf32>, tensor<4xi64> -> tensor<6x2x4x4xf32>
+  %6 = kiln.softmax %5 : tensor<6x2x4x4xf32> -> tensor<6x2x4x4xf32>
+  %7 = kiln.matmul %6, %v : tensor<6x2x4x4xf32>, tensor<6x2x4x8xf32> -> tensor<6x2x4x8xf32>
+  return %7 : tensor<6x2x4x8xf32>
+}
+
+// -----
+
+// A view that splits another dim than the first (the heads): nothing
+// changes.
+// CHECK-LABEL: func.func @attention_split_heads_view
+// CHECK-NOT:     kiln.attention
+// CHECK:         kiln.softmax
+func.func @attention_split_heads_view(%q: tensor<2x6x4x8xf32>, %kt: tensor<2x6x8x4xf32>, %v: tensor<2x6x4x8xf32>, %mask: tensor<1x1x3x4x4xf32>) -> tensor<2x6x4x8xf32> {
+  %0 = kiln.matmul %q, %kt : tensor<2x6x4x8xf32>, tensor<2x6x8x4xf32> -> tensor<2x6x4x4xf32>
+  %split = kiln.constant dense<[2, 2, 3, 4, 4]> : tensor<5xi64>
+  %1 = kiln.reshape %0, %split : tensor<2x6x4x4xf32>, tensor<5xi64> -> tensor<2x2x3x4x4xf32>
+  %2 = kiln.add %1, %mask : tensor<2x2x3x4x4xf32>, tensor<1x1x3x4x4xf32> -> tensor<2x2x3x4x4xf32>
+  %back = kiln.constant dense<[2, 6, 4, 4]> : tensor<4xi64>
+  %3 = kiln.reshape %2, %back : tensor<2x2x3x4x4xf32>, tensor<4xi64> -> tensor<2x6x4x4xf32>
+  %4 = kiln.softmax %3 : tensor<2x6x4x4xf32> -> tensor<2x6x4x4xf32>
+  %5 = kiln.matmul %4, %v : tensor<2x6x4x4xf32>, tensor<2x6x4x8xf32> -> tensor<2x6x4x8xf32>
+  return %5 : tensor<2x6x4x8xf32>
+}

@@ -82,8 +82,10 @@ transitiveUsers(Value value, function_ref<bool(Operation *)> within = nullptr) {
 ///  - an expand of such a value to the anchor input's shape, or
 ///  - pointwise with the anchor input's shape, its operands of that shape,
 ///    of one element, row broadcasts of it (rowBroadcastRun: the row
-///    part read directly, [.., R, 1]) or broadcasts keeping its innermost
-///    dim (a scale row),
+///    part read directly, [.., R, 1]), broadcasts keeping its innermost
+///    dim (a scale row) or, other than the row part, broadcasts constant
+///    along the rows (1 in every reduced dim: Swin-V2's per-head logit
+///    scale [h, 1, 1] on the normalised q),
 /// and every value in |yields| has the anchor input's shape. The template
 /// computes the row part from the reduced value and each element of the
 /// row's epilogue where it reads the row. An empty string when it holds,
@@ -108,6 +110,19 @@ std::string unmetElementEpilogue(Operation *anchor,
     if (!isa<ShapedType>(yielded.getType()) ||
         shapeOfValue(yielded) != elementShape)
       return "it yields a value not of the reduced input's shape";
+  // A broadcast whose value is one per row: right-aligned, 1 in every
+  // reduced dim, each other dim 1 or the input's.
+  int64_t firstReduced = *rowReductionFirstAxis(anchor);
+  auto constantAlongRows = [&](ArrayRef<int64_t> shape) {
+    if (shape.size() > elementShape.size())
+      return false;
+    int64_t offset = int64_t(elementShape.size() - shape.size());
+    for (auto [d, dim] : llvm::enumerate(shape))
+      if (dim != 1 && (offset + int64_t(d) >= firstReduced ||
+                       dim != elementShape[offset + d]))
+        return false;
+    return true;
+  };
   llvm::SetVector<Operation *> users =
       transitiveUsers(anchor->getResult(0), within);
   for (Operation *user : users) {
@@ -147,7 +162,8 @@ std::string unmetElementEpilogue(Operation *anchor,
       bool rowPart = operand == anchor->getResult(0) ||
                      (producer && users.contains(producer));
       if (rowPart || (ShapedType::getNumElements(shape) != 1 &&
-                      !keepsInnermostDim(shape, elementShape)))
+                      !keepsInnermostDim(shape, elementShape) &&
+                      !constantAlongRows(shape)))
         return "'" + user->getName().getStringRef().str() + "' reads " +
                (rowPart ? "the reduced value other than as a row broadcast"
                         : "an operand that is not a row broadcast");

@@ -1,5 +1,6 @@
 // Builders of the small kiln ops that graph rewrites create again and again:
-// a 1-D i64 constant (a shape, axes or index list) and a transpose.
+// a 1-D i64 constant (a shape, axes or index list), a transpose and a
+// reshape to a static shape.
 #ifndef KILN_DIALECT_KILN_IR_OPBUILDERS_H
 #define KILN_DIALECT_KILN_IR_OPBUILDERS_H
 
@@ -25,6 +26,17 @@ inline mlir::Value createTranspose(mlir::OpBuilder &builder, mlir::Location loc,
                                    llvm::ArrayRef<int64_t> perm) {
   return builder.create<TransposeOp>(loc, value,
                                      builder.getDenseI64ArrayAttr(perm));
+}
+
+/// kiln.reshape(|value|) to the static |shape|, of |value|'s element type.
+inline mlir::Value createReshape(mlir::OpBuilder &builder, mlir::Location loc,
+                                 mlir::Value value,
+                                 llvm::ArrayRef<int64_t> shape) {
+  auto type = mlir::RankedTensorType::get(
+      shape, mlir::cast<mlir::ShapedType>(value.getType()).getElementType());
+  return builder.create<ReshapeOp>(loc, type, value,
+                                   createI64Constant(builder, loc, shape),
+                                   builder.getBoolAttr(false));
 }
 
 } // namespace kiln
