@@ -13,8 +13,8 @@
 //     each matrix (`[..., 1, 1]`: Swin-V2's per-head logit scale, moved onto
 //     q), and optionally plus an additive mask of the scores' shape after
 //     broadcasting. The mask may come in a view that splits the scores' first
-//     dim in two and back (Swin's shifted windows: `[B * W, h, N, N]` viewed
-//     as `[B, W, h, N, N]` plus the `[1, W, 1, N, N]` window mask): the
+//     (batch) dim in two and back (Swin's shifted windows: `[B * W, h, N, N]`
+//     viewed as `[B, W, h, N, N]` plus the `[1, W, 1, N, N]` window mask): the
 //     attention is then made in that view, q, k and v split alike, the masks
 //     added into one (a sum of weights, computed at load), and its result
 //     viewed back.
@@ -286,9 +286,9 @@ Value buildKey(PatternRewriter &rewriter, Location location, Value keyT) {
                                       rewriter.getDenseI64ArrayAttr(perm));
 }
 
-/// A view that splits the scores' first dim in two around an added mask,
-/// `reshape(reshape(x, [B, W, ...]) + mask, [B * W, ...])`: Swin's shifted
-/// windows add their `[1, W, 1, N, N]` mask so.
+/// A view that splits the scores' first (batch) dim in two around an added
+/// mask, `reshape(reshape(x, [B, W, ...]) + mask, [B * W, ...])`: Swin's
+/// shifted windows add their `[1, W, 1, N, N]` mask so.
 struct SplitView {
   /// x: the scores (+ a mask) in the softmax's shape.
   Value inner;
@@ -311,8 +311,10 @@ std::optional<SplitView> matchSplitView(Value value) {
       continue;
     auto inner = cast<RankedTensorType>(split.getData().getType());
     auto splitType = cast<RankedTensorType>(term.getType());
+    // The first dim must be a batch dim: of rank-2 scores it is the query
+    // rows, and splitting them would attend each group to part of the keys.
     if (!inner.hasStaticShape() || !splitType.hasStaticShape() ||
-        splitType.getRank() != inner.getRank() + 1 ||
+        inner.getRank() < 3 || splitType.getRank() != inner.getRank() + 1 ||
         splitType.getShape().drop_front(2) != inner.getShape().drop_front() ||
         splitType.getDimSize(0) * splitType.getDimSize(1) !=
             inner.getDimSize(0))

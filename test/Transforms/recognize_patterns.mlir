@@ -330,3 +330,23 @@ func.func @attention_split_heads_view(%q: tensor<2x6x4x8xf32>, %kt: tensor<2x6x8
   %5 = kiln.matmul %4, %v : tensor<2x6x4x4xf32>, tensor<2x6x4x8xf32> -> tensor<2x6x4x8xf32>
   return %5 : tensor<2x6x4x8xf32>
 }
+
+// -----
+
+// Rank-2 scores: their first dim is the query rows, not a batch; splitting
+// it would attend each group of queries to part of the keys. Nothing
+// changes.
+// CHECK-LABEL: func.func @attention_split_query_rows
+// CHECK-NOT:     kiln.attention
+// CHECK:         kiln.softmax
+func.func @attention_split_query_rows(%q: tensor<4x4xf32>, %kt: tensor<4x4xf32>, %v: tensor<4x4xf32>, %m: tensor<2x2x1xf32>) -> tensor<4x4xf32> {
+  %s = kiln.matmul %q, %kt : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %split = kiln.constant dense<[2, 2, 4]> : tensor<3xi64>
+  %s3 = kiln.reshape %s, %split : tensor<4x4xf32>, tensor<3xi64> -> tensor<2x2x4xf32>
+  %a3 = kiln.add %s3, %m : tensor<2x2x4xf32>, tensor<2x2x1xf32> -> tensor<2x2x4xf32>
+  %back = kiln.constant dense<[4, 4]> : tensor<2xi64>
+  %a = kiln.reshape %a3, %back : tensor<2x2x4xf32>, tensor<2xi64> -> tensor<4x4xf32>
+  %p = kiln.softmax %a : tensor<4x4xf32> -> tensor<4x4xf32>
+  %o = kiln.matmul %p, %v : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  return %o : tensor<4x4xf32>
+}
