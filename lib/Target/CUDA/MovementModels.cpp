@@ -90,23 +90,12 @@ FailureOr<std::string> emitOneHot(OneHotOp op, ElementalEmitter &e,
 FailureOr<std::string> emitPad(PadOp op, ElementalEmitter &e,
                                const ElementIndex &index) {
   ArrayRef<int64_t> in = shapeOf(op.getData()), out = shapeOf(op.getOutput());
-  auto pads = constantIntegers(e, op, 1, "pads");
-  if (failed(pads))
-    return failure();
-  SmallVector<int64_t> axes;
-  if (op.getAxes()) {
-    std::optional<SmallVector<int64_t>> list = getConstantIntegers(op.getAxes());
-    if (!list)
-      return e.error(op) << "needs constant 'axes' inside the kernel";
-    for (int64_t a : *list)
-      axes.push_back(*normalizeAxis(a, in.size()));
-  } else {
-    for (size_t i = 0; i < in.size(); ++i)
-      axes.push_back(i);
-  }
-  SmallVector<int64_t> begin(in.size(), 0);
-  for (auto [i, a] : llvm::enumerate(axes))
-    begin[a] = (*pads)[i];
+  std::optional<SmallVector<int64_t>> amounts = op.getConstantAmounts();
+  if (!amounts)
+    return e.error(op) << "needs constant 'pads' and 'axes' operands of the "
+                          "data's rank inside the kernel (fusion clones small "
+                          "constants)";
+  ArrayRef<int64_t> begin = ArrayRef(*amounts).take_front(in.size());
   StringRef mode = op.getMode();
   Dims d = e.dimsOf(index, out), source;
   std::string inside = "true";

@@ -212,10 +212,41 @@ OpFoldResult PadOp::fold(FoldAdaptor) {
   auto type = dyn_cast<RankedTensorType>(getType());
   if (!type || !type.hasStaticShape() || getData().getType() != type)
     return {};
-  std::optional<SmallVector<int64_t>> pads = getConstantIntegers(getPads());
-  if (!pads || llvm::any_of(*pads, [](int64_t pad) { return pad != 0; }))
+  std::optional<SmallVector<int64_t>> amounts = getConstantAmounts();
+  if (!amounts ||
+      llvm::any_of(*amounts, [](int64_t amount) { return amount != 0; }))
     return {};
   return getData();
+}
+
+std::optional<SmallVector<int64_t>> PadOp::getConstantAmounts() {
+  auto type = dyn_cast<RankedTensorType>(getData().getType());
+  std::optional<SmallVector<int64_t>> pads = getConstantIntegers(getPads());
+  if (!type || !pads)
+    return std::nullopt;
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> axes;
+  if (getAxes()) {
+    std::optional<SmallVector<int64_t>> list = getConstantIntegers(getAxes());
+    if (!list)
+      return std::nullopt;
+    for (int64_t axis : *list) {
+      std::optional<int64_t> normalized = normalizeAxis(axis, rank);
+      if (!normalized)
+        return std::nullopt;
+      axes.push_back(*normalized);
+    }
+  } else {
+    axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  }
+  if (pads->size() != 2 * axes.size())
+    return std::nullopt;
+  SmallVector<int64_t> amounts(2 * rank, 0);
+  for (auto [i, axis] : llvm::enumerate(axes)) {
+    amounts[axis] = (*pads)[i];
+    amounts[rank + axis] = (*pads)[i + axes.size()];
+  }
+  return amounts;
 }
 
 LogicalResult TileOp::inferReturnTypes(MLIRContext *,

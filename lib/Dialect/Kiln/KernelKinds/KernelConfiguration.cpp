@@ -456,26 +456,10 @@ std::optional<int64_t> innermostRunOfMovement(Operation &op) {
   if (auto transpose = dyn_cast<TransposeOp>(op))
     return transpose.getPerm().back() == rank - 1 ? last : 0;
   if (auto pad = dyn_cast<PadOp>(op)) {
-    std::optional<SmallVector<int64_t>> pads =
-        getConstantIntegers(pad.getPads());
-    SmallVector<int64_t> axes;
-    if (pad.getAxes()) {
-      std::optional<SmallVector<int64_t>> list =
-          getConstantIntegers(pad.getAxes());
-      if (!list)
-        return 0;
-      axes = *list;
-    } else {
-      for (int64_t axis = 0; axis < rank; ++axis)
-        axes.push_back(axis);
-    }
-    if (!pads || pads->size() != 2 * axes.size())
-      return 0;
-    for (auto [i, axis] : llvm::enumerate(axes))
-      if (normalizeAxis(axis, rank) == rank - 1 &&
-          ((*pads)[i] != 0 || (*pads)[i + axes.size()] != 0))
-        return 0;
-    return last;
+    std::optional<SmallVector<int64_t>> amounts = pad.getConstantAmounts();
+    return amounts && (*amounts)[rank - 1] == 0 && (*amounts)[2 * rank - 1] == 0
+               ? last
+               : 0;
   }
   if (auto slice = dyn_cast<SliceOp>(op)) {
     auto starts = getConstantIntegers(slice.getStarts());

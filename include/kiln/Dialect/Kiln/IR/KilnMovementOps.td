@@ -131,6 +131,12 @@ def Kiln_PadOp : Kiln_TypedOp<"pad", [AttrSizedOperandSegments]> {
                        "type($axes))? attr-dict `:` type($data) `,` "
                        "type($pads) `->` type($output)";
   let hasFolder = 1;
+  let extraClassDeclaration = extraTypedOpDeclaration # [{
+    /// The amounts per dim of the data, begins then ends (ONNX's `pads`
+    /// layout over every dim: 0 for a dim `axes` does not list), when
+    /// `pads` and `axes` are constants that fit the data's rank.
+    std::optional<llvm::SmallVector<int64_t>> getConstantAmounts();
+  }];
 }
 
 def Kiln_TileOp : Kiln_TypedOp<"tile"> {
