@@ -8,9 +8,12 @@ on axis 0 (each one contiguous range of qkv, 98304 bytes apart). Swin-V2's
 cosine attention on them: q / max(ReduceL2(q), 1e-12) (two readers of q),
 q @ Transpose(k), times a per-head logit scale [3, 1, 1], Softmax, @ v (one
 attention kernel reading k and v in place). Outputs: `o`
-[4, 3, 64, 32], `k` itself [4, 3, 64, 32] (a slice view returned) and `rows`
-= x2[1:3] @ w2 for x2 [5, 7]: its slice starts 28 bytes in, off the arena's
-256-byte alignment, so it stays a kernel.
+[4, 3, 64, 32], `k` itself [4, 3, 64, 32] (a slice view returned), `rows`
+= x2[1:3] @ w2 for x2 [5, 7] (its slice starts 28 bytes in, off the arena's
+256-byte alignment, so it stays a kernel) and `qkv_t` [3, 4, 3, 64, 32], the
+transposed projection itself: with a user that is not a slice the
+transpose is written out and q, k and v are views of it (a transpose whose
+every user is a slice would be split per piece instead).
 
 --weight-slice: x [batch, 256] @ Gather(w [3, 256, 256], 1, axis 0), for a
 ranged batch: the weight's slice is a view at an offset in an artifact with
@@ -73,7 +76,8 @@ def build(rng):
          helper.make_tensor_value_info("x2", f32, [5, 7])],
         [helper.make_tensor_value_info("o", f32, [4, 3, 64, 32]),
          helper.make_tensor_value_info("k", f32, [4, 3, 64, 32]),
-         helper.make_tensor_value_info("rows", f32, [2, 8])],
+         helper.make_tensor_value_info("rows", f32, [2, 8]),
+         helper.make_tensor_value_info("qkv_t", f32, [3, 4, 3, 64, 32])],
         inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8

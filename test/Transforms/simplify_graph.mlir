@@ -107,6 +107,38 @@ func.func @pad_by_zero(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>
 
 // -----
 
+// A split of a transpose: every user a slice. Each piece is sliced from the
+// transpose's input (the axis mapped through the permutation) and
+// transposed on its own (Swin's [B W, N, 3, h, d] -> [3, B W, h, N, d]
+// before q, k and v are taken). A transpose with another user stays.
+// CHECK-LABEL: func.func @split_of_transpose
+// CHECK-NOT:     kiln.transpose %arg0
+// CHECK-DAG:     %[[A:.+]] = kiln.slice %arg0, {{.*}} -> tensor<4x5x1x6xf32>
+// CHECK-DAG:     %[[B:.+]] = kiln.slice %arg0, {{.*}} -> tensor<4x5x2x6xf32>
+// CHECK-DAG:     kiln.transpose %[[A]] {perm = array<i64: 2, 0, 3, 1>} : tensor<4x5x1x6xf32> -> tensor<1x4x6x5xf32>
+// CHECK-DAG:     kiln.transpose %[[B]] {perm = array<i64: 2, 0, 3, 1>} : tensor<4x5x2x6xf32> -> tensor<2x4x6x5xf32>
+// CHECK-LABEL: func.func @transpose_with_other_user
+// CHECK:         %[[T:.+]] = kiln.transpose %arg0
+// CHECK:         kiln.slice %[[T]]
+func.func @split_of_transpose(%x: tensor<4x5x3x6xf32>) -> (tensor<1x4x6x5xf32>, tensor<2x4x6x5xf32>) {
+  %t = kiln.transpose %x {perm = array<i64: 2, 0, 3, 1>} : tensor<4x5x3x6xf32> -> tensor<3x4x6x5xf32>
+  %c0 = kiln.constant dense<0> : tensor<1xi64>
+  %c1 = kiln.constant dense<1> : tensor<1xi64>
+  %c3 = kiln.constant dense<3> : tensor<1xi64>
+  %a = kiln.slice %t, %c0, %c1, %c0, %c1 : tensor<3x4x6x5xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<1x4x6x5xf32>
+  %b = kiln.slice %t, %c1, %c3, %c0, %c1 : tensor<3x4x6x5xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<2x4x6x5xf32>
+  return %a, %b : tensor<1x4x6x5xf32>, tensor<2x4x6x5xf32>
+}
+func.func @transpose_with_other_user(%x: tensor<4x5x3x6xf32>) -> (tensor<1x4x6x5xf32>, tensor<3x4x6x5xf32>) {
+  %t = kiln.transpose %x {perm = array<i64: 2, 0, 3, 1>} : tensor<4x5x3x6xf32> -> tensor<3x4x6x5xf32>
+  %c0 = kiln.constant dense<0> : tensor<1xi64>
+  %c1 = kiln.constant dense<1> : tensor<1xi64>
+  %a = kiln.slice %t, %c0, %c1, %c0, %c1 : tensor<3x4x6x5xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<1x4x6x5xf32>
+  return %a, %t : tensor<1x4x6x5xf32>, tensor<3x4x6x5xf32>
+}
+
+// -----
+
 // nn.MultiheadAttention picks q, k and v from the joint projection by
 // gathers of one constant index: a slice and a squeeze each (views the
 // attention kernel reads by strides). A negative index counts from the back;

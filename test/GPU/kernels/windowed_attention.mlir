@@ -17,6 +17,7 @@
 // CHECK: wrote case windowed_attention.f16_cosine_shifted_windows (4 kernels, 4 launches)
 // CHECK: wrote case windowed_attention.f16_cosine_windows (3 kernels, 3 launches)
 // CHECK: wrote case windowed_attention.f16_shifted_windows_projection (2 kernels, 2 launches)
+// CHECK: wrote case windowed_attention.f16_cosine_windows_projection (3 kernels, 3 launches)
 
 // Swin: q scaled by d^-1/2, a relative position bias [1, h, N, N], the
 // shifted windows' mask [W, N, N] (0 or -100) in the split view; B = 2,
@@ -152,4 +153,52 @@ func.func @f16_shifted_windows_projection(%qkv: tensor<392x288xf16>, %bias: tens
   %merged = kiln.constant dense<[8, 49, 96]> : tensor<3xi64>
   %y = kiln.reshape %ot, %merged : tensor<8x49x3x32xf16>, tensor<3xi64> -> tensor<8x49x96xf16>
   return %y : tensor<8x49x96xf16>
+}
+
+// Swin-V2's layout after kiln-simplify-graph split its shared transpose
+// (slice(transpose(x)) -> transpose(slice(x)) for every piece): q, k and v
+// are slices of the joint projection [B W, N, 3, h, d] on dim 2, each
+// transposed to [B W, h, N, d]. The norm kernels of q (times the per-head
+// scale) and k read their rows through slice and transpose (whole rows of
+// 32 contiguous elements, by vectors), the attention kernel reads v so.
+func.func @f16_cosine_windows_projection(%qkv: tensor<512x288xf16>, %logit: tensor<3x1x1xf16> {kiln.test_range = [1.0, 10.0]}, %bias: tensor<1x3x64x64xf16>) -> tensor<8x3x64x32xf16>
+    attributes {kiln.test_tolerance = [2.0e-2, 5.0e-3]} {
+  %heads = kiln.constant dense<[8, 64, 3, 3, 32]> : tensor<5xi64>
+  %x = kiln.reshape %qkv, %heads : tensor<512x288xf16>, tensor<5xi64> -> tensor<8x64x3x3x32xf16>
+  %c0 = kiln.constant dense<0> : tensor<1xi64>
+  %c1 = kiln.constant dense<1> : tensor<1xi64>
+  %c2 = kiln.constant dense<2> : tensor<1xi64>
+  %c3 = kiln.constant dense<3> : tensor<1xi64>
+  %qs = kiln.slice %x, %c0, %c1, %c2, %c1 : tensor<8x64x3x3x32xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<8x64x1x3x32xf16>
+  %ks = kiln.slice %x, %c1, %c2, %c2, %c1 : tensor<8x64x3x3x32xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<8x64x1x3x32xf16>
+  %vs = kiln.slice %x, %c2, %c3, %c2, %c1 : tensor<8x64x3x3x32xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<8x64x1x3x32xf16>
+  %qt = kiln.transpose %qs {perm = array<i64: 2, 0, 3, 1, 4>} : tensor<8x64x1x3x32xf16> -> tensor<1x8x3x64x32xf16>
+  %kt5 = kiln.transpose %ks {perm = array<i64: 2, 0, 3, 1, 4>} : tensor<8x64x1x3x32xf16> -> tensor<1x8x3x64x32xf16>
+  %vt = kiln.transpose %vs {perm = array<i64: 2, 0, 3, 1, 4>} : tensor<8x64x1x3x32xf16> -> tensor<1x8x3x64x32xf16>
+  %q = kiln.squeeze %qt, %c0 : tensor<1x8x3x64x32xf16>, tensor<1xi64> -> tensor<8x3x64x32xf16>
+  %k = kiln.squeeze %kt5, %c0 : tensor<1x8x3x64x32xf16>, tensor<1xi64> -> tensor<8x3x64x32xf16>
+  %v = kiln.squeeze %vt, %c0 : tensor<1x8x3x64x32xf16>, tensor<1xi64> -> tensor<8x3x64x32xf16>
+  %axes = kiln.constant dense<[3]> : tensor<1xi64>
+  %eps = kiln.constant dense<1.0e-12> : tensor<f16>
+  %inf = kiln.constant dense<0x7C00> : tensor<f16>
+  %full = kiln.constant dense<[8, 3, 64, 32]> : tensor<4xi64>
+  %q2 = kiln.mul %q, %q : tensor<8x3x64x32xf16>, tensor<8x3x64x32xf16> -> tensor<8x3x64x32xf16>
+  %qsum = kiln.reduce_sum %q2, %axes : tensor<8x3x64x32xf16>, tensor<1xi64> -> tensor<8x3x64x1xf16>
+  %qn = kiln.sqrt %qsum : tensor<8x3x64x1xf16> -> tensor<8x3x64x1xf16>
+  %qc = kiln.clip %qn, %eps, %inf : tensor<8x3x64x1xf16>, tensor<f16>, tensor<f16> -> tensor<8x3x64x1xf16>
+  %qe = kiln.expand %qc, %full : tensor<8x3x64x1xf16>, tensor<4xi64> -> tensor<8x3x64x32xf16>
+  %qh = kiln.div %q, %qe : tensor<8x3x64x32xf16>, tensor<8x3x64x32xf16> -> tensor<8x3x64x32xf16>
+  %k2 = kiln.mul %k, %k : tensor<8x3x64x32xf16>, tensor<8x3x64x32xf16> -> tensor<8x3x64x32xf16>
+  %ksum = kiln.reduce_sum %k2, %axes : tensor<8x3x64x32xf16>, tensor<1xi64> -> tensor<8x3x64x1xf16>
+  %kn = kiln.sqrt %ksum : tensor<8x3x64x1xf16> -> tensor<8x3x64x1xf16>
+  %kc = kiln.clip %kn, %eps, %inf : tensor<8x3x64x1xf16>, tensor<f16>, tensor<f16> -> tensor<8x3x64x1xf16>
+  %ke = kiln.expand %kc, %full : tensor<8x3x64x1xf16>, tensor<4xi64> -> tensor<8x3x64x32xf16>
+  %kh = kiln.div %k, %ke : tensor<8x3x64x32xf16>, tensor<8x3x64x32xf16> -> tensor<8x3x64x32xf16>
+  %ktr = kiln.transpose %kh {perm = array<i64: 0, 1, 3, 2>} : tensor<8x3x64x32xf16> -> tensor<8x3x32x64xf16>
+  %s = kiln.matmul %qh, %ktr : tensor<8x3x64x32xf16>, tensor<8x3x32x64xf16> -> tensor<8x3x64x64xf16>
+  %ls = kiln.mul %s, %logit : tensor<8x3x64x64xf16>, tensor<3x1x1xf16> -> tensor<8x3x64x64xf16>
+  %b = kiln.add %ls, %bias : tensor<8x3x64x64xf16>, tensor<1x3x64x64xf16> -> tensor<8x3x64x64xf16>
+  %p = kiln.softmax %b : tensor<8x3x64x64xf16> -> tensor<8x3x64x64xf16>
+  %o = kiln.matmul %p, %v : tensor<8x3x64x64xf16>, tensor<8x3x64x32xf16> -> tensor<8x3x64x32xf16>
+  return %o : tensor<8x3x64x32xf16>
 }

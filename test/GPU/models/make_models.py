@@ -301,8 +301,9 @@ def conv_stem_fp16(outdir):
 
 def slice_views(outdir):
     """q, k and v read in place out of one projection (alias buffers at byte
-    offsets, test/Inputs/slice_views_model.py): the norm, the transpose, the
-    GEMM and the copy into an output read them there."""
+    offsets of the transposed projection, itself an output,
+    test/Inputs/slice_views_model.py): the norm, the attention and the copy
+    into an output read them there."""
     model, feeds = slice_views_model.build(np.random.RandomState(23))
     write_model("slice_views", model, feeds, outdir, "")
 

@@ -2,6 +2,7 @@
 // and flatten. Slice, gather, (un)squeeze and expand are in ShapeAxisOps.cpp;
 // shape and constant in ShapeConstantOps.cpp.
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/OpBuilders.h"
 #include "kiln/Dialect/Kiln/IR/TensorLimits.h"
 
 #include "mlir/IR/Matchers.h"
@@ -211,11 +212,63 @@ struct HoistScalarMul : OpRewritePattern<TransposeOp> {
     return rewriter.notifyMatchFailure(op, "no transposed operand and scalar");
   }
 };
+
+// A split of a transpose: every user of transpose(x, p) a slice with
+// constant axes -> each slice(transpose(x, p), axes a) becomes
+// transpose(slice(x, axes p[a]), p). Swin's joint projection is transposed
+// to [3, B W, h, N, d] before q, k and v are taken from it; as one shared
+// transpose it had to be written out (a kernel of its own) for consumers in
+// different kernels, each piece with its own transpose joins its consumer
+// (read through it, as the attention and row kernels read transposes).
+struct SplitOfTranspose : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op->hasOneUse() || op->use_empty())
+      return rewriter.notifyMatchFailure(op, "not a split");
+    int64_t rank = cast<ShapedType>(op.getType()).getRank();
+    SmallVector<std::pair<SliceOp, SmallVector<int64_t>>> slices;
+    for (Operation *user : op->getUsers()) {
+      auto slice = dyn_cast<SliceOp>(user);
+      std::optional<SmallVector<int64_t>> axes =
+          slice ? getConstantIntegers(slice.getAxes()) : std::nullopt;
+      auto type = slice ? dyn_cast<RankedTensorType>(slice.getType())
+                        : RankedTensorType();
+      if (!axes || !type || slice.getData() != op.getResult())
+        return rewriter.notifyMatchFailure(op, "a user is not a slice of it "
+                                               "with constant axes");
+      for (int64_t &axis : *axes) {
+        std::optional<int64_t> normalized = normalizeAxis(axis, rank);
+        if (!normalized)
+          return rewriter.notifyMatchFailure(op, "a slice axis is out of "
+                                                 "range");
+        axis = op.getPerm()[*normalized];
+      }
+      slices.push_back({slice, std::move(*axes)});
+    }
+    ArrayRef<int64_t> perm = op.getPerm();
+    for (auto &[slice, axes] : slices) {
+      auto type = cast<RankedTensorType>(slice.getType());
+      SmallVector<int64_t> shape(rank);
+      for (int64_t a = 0; a < rank; ++a)
+        shape[perm[a]] = type.getDimSize(a);
+      rewriter.setInsertionPoint(slice);
+      Location loc = slice.getLoc();
+      Value piece = rewriter.create<SliceOp>(
+          loc, RankedTensorType::get(shape, type.getElementType()),
+          op.getData(), slice.getStarts(), slice.getEnds(),
+          createI64Constant(rewriter, loc, axes), slice.getSteps());
+      rewriter.replaceOpWithNewOp<TransposeOp>(slice, type, piece,
+                                               op.getPermAttr());
+    }
+    return success();
+  }
+};
 } // namespace
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<ComposeTransposes, HoistScalarMul>(context);
+  results.add<ComposeTransposes, HoistScalarMul, SplitOfTranspose>(context);
 }
 
 LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
