@@ -326,8 +326,8 @@ std::optional<SplitView> matchSplitView(Value value) {
 }
 
 /// |value| (of rank <= the split view's less one, left-padded with ones) in
-/// the split view's rank: its first dim, |first| or 1, split as the view
-/// splits it or into 1 x 1.
+/// the split view's rank: its first dim, the scores' (B W) or 1, split into
+/// B x W or 1 x 1 (splitsWith checked it is one of the two).
 Value splitFirstDim(PatternRewriter &rewriter, Location location, Value value,
                     const SplitView &split) {
   auto type = cast<RankedTensorType>(value.getType());
