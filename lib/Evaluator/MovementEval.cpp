@@ -150,6 +150,9 @@ Result pad(PadOp op, llvm::ArrayRef<Tensor> operands) {
       llvm::Expected<int64_t> axis = normalizeAxisOrError(op, a, data.rank());
       if (!axis)
         return axis.takeError();
+      if (llvm::is_contained(axes, *axis))
+        return opError(op, "axis " + std::to_string(a) +
+                               " is listed more than once");
       axes.push_back(*axis);
     }
   } else {

@@ -139,6 +139,23 @@ func.func @transpose_with_other_user(%x: tensor<4x5x3x6xf32>) -> (tensor<1x4x6x5
 
 // -----
 
+// A slice that takes its starts from the transpose as well as its data is
+// not a piece of a split: the transpose stays (this once crashed the pass,
+// the slice being visited once per use).
+// CHECK-LABEL: func.func @slice_starts_from_transpose
+// CHECK:         %[[T:.+]] = kiln.transpose %arg0
+// CHECK:         kiln.slice %[[T]], %[[T]]
+func.func @slice_starts_from_transpose(%x: tensor<?xi64>) -> tensor<?xi64> {
+  %t = kiln.transpose %x {perm = array<i64: 0>} : tensor<?xi64> -> tensor<1xi64>
+  %e = kiln.constant dense<5> : tensor<1xi64>
+  %a = kiln.constant dense<0> : tensor<1xi64>
+  %s = kiln.constant dense<1> : tensor<1xi64>
+  %r = kiln.slice %t, %t, %e, %a, %s : tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64> -> tensor<?xi64>
+  return %r : tensor<?xi64>
+}
+
+// -----
+
 // nn.MultiheadAttention picks q, k and v from the joint projection by
 // gathers of one constant index: a slice and a squeeze each (views the
 // attention kernel reads by strides). A negative index counts from the back;

@@ -171,3 +171,16 @@ func.func @constant_type() {
   %0 = "kiln.constant"() {value = dense<[1, 2]> : tensor<2xi64>} : () -> tensor<3xi64>
   return
 }
+
+// -----
+
+// ONNX Pad's axes must be unique (onnxruntime rejects a repeat): a repeated
+// axis would be sized by both entries and offset by one.
+func.func @pad_repeated_axis(%x: tensor<64x16xf16>) -> tensor<64x24xf16> {
+  %pads = kiln.constant dense<[0, 0, 8, 0]> : tensor<4xi64>
+  %axes = kiln.constant dense<[1, -1]> : tensor<2xi64>
+  // expected-error @+2 {{axis -1 is listed more than once}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %p = kiln.pad %x, %pads axes %axes : tensor<2xi64> {mode = "edge"} : tensor<64x16xf16>, tensor<4xi64> -> tensor<64x24xf16>
+  return %p : tensor<64x24xf16>
+}

@@ -179,6 +179,9 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *,
       if (!a)
         return emitOptionalError(location, "axis ", axis,
                                  " is out of range for rank ", rank);
+      if (llvm::is_contained(axes, *a))
+        return emitOptionalError(location, "axis ", axis,
+                                 " is listed more than once");
       axes.push_back(*a);
     }
   } else {
@@ -232,7 +235,7 @@ std::optional<SmallVector<int64_t>> PadOp::getConstantAmounts() {
       return std::nullopt;
     for (int64_t axis : *list) {
       std::optional<int64_t> normalized = normalizeAxis(axis, rank);
-      if (!normalized)
+      if (!normalized || llvm::is_contained(axes, *normalized))
         return std::nullopt;
       axes.push_back(*normalized);
     }

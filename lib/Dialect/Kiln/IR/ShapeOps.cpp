@@ -228,15 +228,17 @@ struct SplitOfTranspose : OpRewritePattern<TransposeOp> {
       return rewriter.notifyMatchFailure(op, "not a split");
     int64_t rank = cast<ShapedType>(op.getType()).getRank();
     SmallVector<std::pair<SliceOp, SmallVector<int64_t>>> slices;
-    for (Operation *user : op->getUsers()) {
-      auto slice = dyn_cast<SliceOp>(user);
+    // Every use is a slice's data (so each slice is visited once: one that
+    // also took its starts or ends from the transpose is not a piece).
+    for (OpOperand &use : op->getUses()) {
+      auto slice = dyn_cast<SliceOp>(use.getOwner());
       std::optional<SmallVector<int64_t>> axes =
           slice ? getConstantIntegers(slice.getAxes()) : std::nullopt;
       auto type = slice ? dyn_cast<RankedTensorType>(slice.getType())
                         : RankedTensorType();
-      if (!axes || !type || slice.getData() != op.getResult())
-        return rewriter.notifyMatchFailure(op, "a user is not a slice of it "
-                                               "with constant axes");
+      if (!axes || !type || use.getOperandNumber() != 0)
+        return rewriter.notifyMatchFailure(op, "a use is not the data of a "
+                                               "slice with constant axes");
       for (int64_t &axis : *axes) {
         std::optional<int64_t> normalized = normalizeAxis(axis, rank);
         if (!normalized)
@@ -254,10 +256,21 @@ struct SplitOfTranspose : OpRewritePattern<TransposeOp> {
         shape[perm[a]] = type.getDimSize(a);
       rewriter.setInsertionPoint(slice);
       Location loc = slice.getLoc();
+      // The axes keep their index type (i32 or i64), as starts and ends do.
+      auto axesType = cast<RankedTensorType>(slice.getAxes().getType());
+      unsigned width = axesType.getElementType().getIntOrFloatBitWidth();
+      SmallVector<APInt> values;
+      for (int64_t axis : axes)
+        values.push_back(APInt(width, axis, /*isSigned=*/true));
+      Value mapped = rewriter.create<ConstantOp>(
+          loc, DenseElementsAttr::get(
+                   RankedTensorType::get({int64_t(axes.size())},
+                                         axesType.getElementType()),
+                   values));
       Value piece = rewriter.create<SliceOp>(
           loc, RankedTensorType::get(shape, type.getElementType()),
-          op.getData(), slice.getStarts(), slice.getEnds(),
-          createI64Constant(rewriter, loc, axes), slice.getSteps());
+          op.getData(), slice.getStarts(), slice.getEnds(), mapped,
+          slice.getSteps());
       rewriter.replaceOpWithNewOp<TransposeOp>(slice, type, piece,
                                                op.getPermAttr());
     }
