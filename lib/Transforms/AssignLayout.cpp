@@ -110,22 +110,6 @@ bool isSingleElement(Value value) {
 }
 
 // op(transpose(a, p), transpose(b, p)) -> transpose(op(a, b), p)
-/// |value| viewed with |type| (same element count; at most one dynamic dim,
-/// given as -1): a kiln.reshape by a constant shape.
-Value reshapeTo(OpBuilder &builder, Location loc, Value value,
-                RankedTensorType type) {
-  auto shapeType =
-      RankedTensorType::get({type.getRank()}, builder.getI64Type());
-  SmallVector<int64_t> dims(type.getShape());
-  for (int64_t &dim : dims)
-    if (ShapedType::isDynamic(dim))
-      dim = -1;
-  Value shape = builder.create<ConstantOp>(
-      loc, DenseElementsAttr::get(shapeType, ArrayRef<int64_t>(dims)));
-  return builder.create<ReshapeOp>(loc, type, value, shape,
-                                   builder.getBoolAttr(false));
-}
-
 /// The permutation that undoes |perm|.
 SmallVector<int64_t> inversePermutation(ArrayRef<int64_t> perm) {
   SmallVector<int64_t> inverse(perm.size());
@@ -170,9 +154,7 @@ Value withRank(OpBuilder &builder, Location loc, Value value, int64_t rank) {
   auto type = cast<RankedTensorType>(value.getType());
   if (type.getRank() == rank)
     return value;
-  return reshapeTo(
-      builder, loc, value,
-      RankedTensorType::get(broadcastShape(type, rank), type.getElementType()));
+  return createReshape(builder, loc, value, broadcastShape(type, rank));
 }
 
 // op(transpose(x, p), transpose(y, p), s) -> transpose(op(x, y, s'), p) for
@@ -456,10 +438,9 @@ struct DecomposeChannelsLastBatchNorm : OpRewritePattern<BatchNormOp> {
         return rewriter.notifyMatchFailure(
             norm, "a parameter is not a constant [C] of the input's type");
     Location loc = norm.getLoc();
-    auto columnType = RankedTensorType::get({type.getDimSize(1), 1, 1},
-                                            type.getElementType());
+    SmallVector<int64_t> columnShape{type.getDimSize(1), 1, 1};
     auto column = [&](Value channel) {
-      return reshapeTo(rewriter, loc, channel, columnType);
+      return createReshape(rewriter, loc, channel, columnShape);
     };
     Value factor = buildBatchNormFactor(rewriter, loc, norm);
     Value centred = rewriter.create<SubOp>(loc, type, norm.getInput(),
@@ -499,8 +480,8 @@ void replaceUnitDimTransposes(func::FuncOp function) {
   });
   for (TransposeOp op : transposes) {
     OpBuilder builder(op);
-    Value view = reshapeTo(builder, op.getLoc(), op.getData(),
-                           cast<RankedTensorType>(op.getType()));
+    Value view = createReshape(builder, op.getLoc(), op.getData(),
+                               cast<RankedTensorType>(op.getType()).getShape());
     op.getResult().replaceAllUsesWith(view);
     op.erase();
   }

@@ -1,6 +1,6 @@
 // Builders of the small kiln ops that graph rewrites create again and again:
 // a 1-D i64 constant (a shape, axes or index list), a transpose and a
-// reshape to a static shape.
+// reshape.
 #ifndef KILN_DIALECT_KILN_IR_OPBUILDERS_H
 #define KILN_DIALECT_KILN_IR_OPBUILDERS_H
 
@@ -28,14 +28,19 @@ inline mlir::Value createTranspose(mlir::OpBuilder &builder, mlir::Location loc,
                                      builder.getDenseI64ArrayAttr(perm));
 }
 
-/// kiln.reshape(|value|) to the static |shape|, of |value|'s element type.
+/// kiln.reshape(|value|) to |shape| (the same element count; at most one
+/// dynamic dim, given to the reshape as -1), of |value|'s element type.
 inline mlir::Value createReshape(mlir::OpBuilder &builder, mlir::Location loc,
                                  mlir::Value value,
                                  llvm::ArrayRef<int64_t> shape) {
   auto type = mlir::RankedTensorType::get(
       shape, mlir::cast<mlir::ShapedType>(value.getType()).getElementType());
+  llvm::SmallVector<int64_t> dims(shape);
+  for (int64_t &dim : dims)
+    if (mlir::ShapedType::isDynamic(dim))
+      dim = -1;
   return builder.create<ReshapeOp>(loc, type, value,
-                                   createI64Constant(builder, loc, shape),
+                                   createI64Constant(builder, loc, dims),
                                    builder.getBoolAttr(false));
 }
 
