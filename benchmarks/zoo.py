@@ -58,6 +58,7 @@ their fractions of the copy bandwidth and the fp16 peak) and kiln_profile_steps
 (every step: kernel time, bytes, flops, ONNX nodes).
 """
 import argparse
+import getpass
 import json
 import math
 import os
@@ -65,6 +66,7 @@ import platform
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
@@ -313,8 +315,11 @@ def run_torch(module, record, inputs, expected, runs, result, save_now,
 def inductor_cache_state():
     """'carried' when TORCHINDUCTOR_CACHE_DIR already holds autotuning
     results (the compile time is then not a cold compile's), else 'cold'."""
-    folder = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    if folder and os.path.isdir(os.path.join(folder, "cache")) and os.listdir(
+    # Inductor's default when the variable is unset (torch/_inductor/runtime/
+    # cache_dir_utils.py): the temporary directory's torchinductor_<user>.
+    folder = os.environ.get("TORCHINDUCTOR_CACHE_DIR") or os.path.join(
+        tempfile.gettempdir(), "torchinductor_" + getpass.getuser())
+    if os.path.isdir(os.path.join(folder, "cache")) and os.listdir(
             os.path.join(folder, "cache")):
         return "carried"
     return "cold"

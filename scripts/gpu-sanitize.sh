@@ -73,10 +73,17 @@ for tool in "${tools[@]}"; do
   for dir in "$out"/models/*/; do
     name="$(basename "$dir")"
     [[ -z "$only_models" || "$only_models" == *" $name "* ]] || continue
-    check "$tool" "model/$name" "$kiln_run" "$dir/model.kiln" --inputs "$dir/data"
-    # Step by step as well: each kernel in its own launch, not in a graph.
-    [[ "$tool" == memcheck ]] &&
-      check "$tool" "model/$name/debug" env KILN_DEBUG=1 "$kiln_run" "$dir/model.kiln" --inputs "$dir/data"
+    # A model compiled for a range (issue 18) has a data_<size>/ per size
+    # in place of data/; kiln-run takes the shapes from the input files.
+    for data in "$dir"data "$dir"data_*; do
+      [[ -d "$data" ]] || continue
+      label="model/$name"
+      [[ "$(basename "$data")" == data_* ]] && label="$label/${data##*/data_}"
+      check "$tool" "$label" "$kiln_run" "$dir/model.kiln" --inputs "$data"
+      # Step by step as well: each kernel in its own launch, not in a graph.
+      [[ "$tool" == memcheck ]] &&
+        check "$tool" "$label/debug" env KILN_DEBUG=1 "$kiln_run" "$dir/model.kiln" --inputs "$data"
+    done
   done
   # The runtime's GPU tests under memcheck, before the slower tools. Left
   # out: the device-fault tests (they fault on purpose), the one that asks
