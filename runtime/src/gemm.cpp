@@ -158,15 +158,17 @@ kiln_status_t GemmPlan::create(cublasLtHandle_t handle, const Gemm &gemm,
                                              &alignment, sizeof(alignment)),
         "setting operand alignment"));
   }
-  // The heuristic's candidates: the first is used unless chooseAlgorithm
-  // times a faster one.
-  constexpr int kGemmCandidates = 8;
-  cublasLtMatmulHeuristicResult_t results[kGemmCandidates] = {};
+  // The heuristic's candidates (as many as KILN_ALGO_SEARCH asks): the
+  // first is used unless chooseAlgorithm times a faster one.
+  AlgorithmSearch search;
+  KILN_RETURN_IF_ERROR(readAlgorithmSearch(&search));
+  std::vector<cublasLtMatmulHeuristicResult_t> results(
+      size_t(search.gemmCandidates));
   int found = 0;
   KILN_RETURN_IF_ERROR(cublasStatus(
-      cublasLtMatmulAlgoGetHeuristic(handle, operation, layoutA, layoutB,
-                                     layoutC, layoutD, preference,
-                                     kGemmCandidates, results, &found),
+      cublasLtMatmulAlgoGetHeuristic(
+          handle, operation, layoutA, layoutB, layoutC, layoutD, preference,
+          search.gemmCandidates, results.data(), &found),
       "cublasLtMatmulAlgoGetHeuristic"));
   for (int i = 0; i < found; ++i)
     if (results[i].state == CUBLAS_STATUS_SUCCESS &&
