@@ -29,32 +29,6 @@ KILN_DEVICE double kiln_erf(double x) { return erf(x); }
 // GELU, exact and tanh forms (kiln.gelu); the float overloads serve f16/bf16.
 KILN_DEVICE float kiln_gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
 KILN_DEVICE double kiln_gelu(double x) { return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440)); }
-// For an f16 result (the table's cudaHalf): x * Phi(x) with 2 Phi(x) =
-// 2 - e for x >= 0 and e for x < 0, e = erfc(t) at t = |x| / sqrt 2,
-// computed as exp(r(t)) with r a degree-10 polynomial fitted to
-// log(erfc(t)) on [0, 4] (|error| under 4e-6 evaluated in f32, so e within
-// 4e-6 relative, __expf's error included); past t = 4, erfc(t) < 1.6e-8
-// and e = 0 (the f16 result is x or 0). The negative tail has no
-// cancellation, where 1 + erff(t) lost f32's bits: over every finite f16
-// x, 24 results are 1 ulp from the correctly rounded GELU, against 331 (up
-// to 2 ulps) with erff, in about half the instructions (erff evaluates
-// both of its polynomial branches and an accurate exp). NaN stays NaN;
-// -inf gives NaN as the exact form does.
-KILN_DEVICE float kiln_gelu_f16(float x) {
-  const float u = fabsf(x) * 0.70710678118654752f, t = fminf(u, 4.0f);
-  float r = -3.617704181e-07f;
-  r = fmaf(r, t, 8.233403605e-06f);
-  r = fmaf(r, t, -8.019251254e-05f);
-  r = fmaf(r, t, 4.207003221e-04f);
-  r = fmaf(r, t, -1.092411927e-03f);
-  r = fmaf(r, t, -7.112239837e-04f);
-  r = fmaf(r, t, 1.991466805e-02f);
-  r = fmaf(r, t, -1.031451672e-01f);
-  r = fmaf(r, t, -6.365336180e-01f);
-  r = fmaf(r, t, -1.128386021e+00f);
-  const float e = u > 4.0f ? 0.0f : __expf(r * t);
-  return 0.5f * x * (x >= 0.0f ? 2.0f - e : e);
-}
 KILN_DEVICE float kiln_gelu_tanh(float x) {
   return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
 }
