@@ -16,7 +16,7 @@ kiln_status_t readAlgorithmSearch(AlgorithmSearch *search) {
   if (!text || !*text || std::strcmp(text, "default") == 0)
     return nullptr;
   if (std::strcmp(text, "wide") == 0) {
-    search->gemmCandidates = 32;
+    search->gemmEveryAlgorithm = true;
     search->graphConfigs = 40;
     search->graphPlans = 12;
     search->graphModeB = true;

@@ -170,13 +170,15 @@ TEST(AlgorithmSearch, ParsesTheEnvironmentValue) {
     EnvironmentOverride unset("KILN_ALGO_SEARCH", nullptr);
     ASSERT_TRUE(isOk(readAlgorithmSearch(&search)));
     EXPECT_EQ(search.gemmCandidates, 8);
+    EXPECT_FALSE(search.gemmEveryAlgorithm);
     EXPECT_EQ(search.graphPlans, 3u);
     EXPECT_FALSE(search.graphModeB);
   }
   {
     EnvironmentOverride wide("KILN_ALGO_SEARCH", "wide");
     ASSERT_TRUE(isOk(readAlgorithmSearch(&search)));
-    EXPECT_EQ(search.gemmCandidates, 32);
+    EXPECT_EQ(search.gemmCandidates, 8);
+    EXPECT_TRUE(search.gemmEveryAlgorithm);
     EXPECT_EQ(search.graphConfigs, 40);
     EXPECT_EQ(search.graphPlans, 12u);
     EXPECT_TRUE(search.graphModeB);
