@@ -5,27 +5,8 @@
 #include "status.h"
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 
 namespace kiln::runtime {
-
-kiln_status_t readAlgorithmSearch(AlgorithmSearch *search) {
-  *search = AlgorithmSearch();
-  const char *text = std::getenv("KILN_ALGO_SEARCH");
-  if (!text || !*text || std::strcmp(text, "default") == 0)
-    return nullptr;
-  if (std::strcmp(text, "wide") == 0) {
-    search->gemmEveryAlgorithm = true;
-    search->graphConfigs = 40;
-    search->graphPlans = 12;
-    search->graphModeB = true;
-    return nullptr;
-  }
-  return Error(KILN_STATUS_INVALID_ARGUMENT)
-         << "KILN_ALGO_SEARCH is '" << text
-         << "'; it must be default or wide (or unset: default)";
-}
 
 namespace {
 /// Candidates within this fraction of the fastest are timed again.

@@ -36,30 +36,6 @@ struct ChoiceContext {
   std::vector<std::string> *log = nullptr; // The session's algorithm log.
 };
 
-/// How many candidates a library step compares (KILN_ALGO_SEARCH). Each
-/// more candidate costs session-creation time (and a graph-API plan may
-/// compile a kernel), so the default looks where the libraries' rankings
-/// usually put the fastest; `wide` looks further, as TensorRT's builder
-/// times more tactics.
-struct AlgorithmSearch {
-  int gemmCandidates = 8;    // cuBLASLt heuristic results (in its order).
-  bool gemmEveryAlgorithm = false; // Also each algorithm id's own best
-                                   // configs and split-K variants.
-  int64_t graphConfigs = 10; // Engine configs read per heuristics mode.
-  size_t graphPlans = 3;     // Graph-API plans finalised per Conv step.
-  bool graphModeB = false;   // Also heuristics mode B's configs.
-};
-
-/// Reads KILN_ALGO_SEARCH: unset or "default" is the default above; "wide"
-/// adds, for a Gemm, split-K 2, 3 and 4 of the heuristic's first 4 and the
-/// best 4 configs cuBLASLt's heuristic gives for each of its algorithm ids
-/// (search mode LIMITED_BY_ALGO_ID; up to 64 candidates in all: asked for
-/// 32 results, the default heuristic gave 8 at BERT's shapes), and for a
-/// Conv 12 graph plans of up to 40 configs each of modes A and B (graph
-/// plans apply under KILN_CONV_PATH=auto|graph); anything else is
-/// INVALID_ARGUMENT naming the variable.
-kiln_status_t readAlgorithmSearch(AlgorithmSearch *search);
-
 /// Runs, checks and times |candidates| in order; |*winner| is the index of
 /// the fastest that passed (-1: none did, and every candidate's outcome is
 /// in the log). An error only for a CUDA failure outside the candidates.

@@ -6,10 +6,9 @@
 // 2. Ask heuristics mode A for ranked engine configs; if none of them gives
 //    a plan, mode FALLBACK.
 // 3. For each config in rank order: skip it when its engine's notes break
-//    the step's numerics or say it is nondeterministic, finalise an execution
-//    plan (runtime-compiled engines compile here), skip it when its workspace
-//    does not fit; stop at KILN_ALGO_SEARCH's plan count (3, or 12 with `wide`,
-//    which reads mode B's configs after mode A's).
+//    the step's numerics or say it is nondeterministic, finalise an execution plan (runtime-compiled
+//    engines compile here), skip it when its workspace does not fit; stop
+//    at kMaxPlans.
 #include "conv_graph.h"
 #include "options.h"
 #include "status.h"
@@ -27,22 +26,19 @@ bool fenceEnabled() {
   return enabled;
 }
 
-const char *heuristicsName(cudnnBackendHeurMode_t mode) {
-  return mode == CUDNN_HEUR_MODE_A   ? "the heuristics (mode A)"
-         : mode == CUDNN_HEUR_MODE_B ? "the heuristics (mode B)"
-                                     : "the heuristics (fallback)";
-}
+/// Configs looked at per heuristics mode: each finalisation may compile a
+/// kernel, so the list is cut where the heuristics' ranking stops mattering.
+constexpr int64_t kMaxConfigs = 10;
 
-/// Configs looked at per heuristics mode (KILN_ALGO_SEARCH's graphConfigs):
-/// each finalisation may compile a kernel, so the list is cut where the
-/// heuristics' ranking stops mattering.
 kiln_status_t engineConfigs(const BackendDescriptor &graph,
-                            cudnnBackendHeurMode_t mode, int64_t maxConfigs,
+                            cudnnBackendHeurMode_t mode,
                             std::vector<BackendDescriptor> *configs) {
   configs->clear();
   BackendDescriptor heuristics;
   KILN_RETURN_IF_ERROR(heuristics.create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR,
-                                         heuristicsName(mode)));
+                                         mode == CUDNN_HEUR_MODE_A
+                                             ? "the heuristics (mode A)"
+                                             : "the heuristics (fallback)"));
   KILN_RETURN_IF_ERROR(
       heuristics.setDescriptor(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, graph));
   KILN_RETURN_IF_ERROR(heuristics.set(CUDNN_ATTR_ENGINEHEUR_MODE,
@@ -52,7 +48,7 @@ kiln_status_t engineConfigs(const BackendDescriptor &graph,
   KILN_RETURN_IF_ERROR(heuristics.getAttribute(CUDNN_ATTR_ENGINEHEUR_RESULTS,
                                                CUDNN_TYPE_BACKEND_DESCRIPTOR, 0,
                                                &available, nullptr));
-  int64_t wanted = std::min(available, maxConfigs);
+  int64_t wanted = std::min(available, kMaxConfigs);
   if (wanted <= 0)
     return nullptr;
   std::vector<cudnnBackendDescriptor_t> raw;
@@ -249,23 +245,16 @@ kiln_status_t ConvGraph::build(cudnnHandle_t handle,
                                const ConvGraphShape &graphShape, bool allowTf32,
                                size_t workspaceLimit) {
   KILN_RETURN_IF_ERROR(buildOperationGraph(handle, graphShape));
-  AlgorithmSearch search;
-  KILN_RETURN_IF_ERROR(readAlgorithmSearch(&search));
   std::string skipped;
-  kiln_status_t modeA = addPlans(handle, CUDNN_HEUR_MODE_A, search, allowTf32,
-                                 workspaceLimit, &skipped);
-  // A wide search adds mode B's configs (its ranking differs from A's);
-  // its failure only leaves mode A's plans.
-  if (search.graphModeB)
-    kiln_status_free(addPlans(handle, CUDNN_HEUR_MODE_B, search, allowTf32,
-                              workspaceLimit, &skipped));
+  kiln_status_t modeA =
+      addPlans(handle, CUDNN_HEUR_MODE_A, allowTf32, workspaceLimit, &skipped);
   if (!executionPlans.empty()) {
     kiln_status_free(modeA);
     return nullptr;
   }
   std::string modeAProblem = takeMessage(modeA);
-  kiln_status_t fallback = addPlans(handle, CUDNN_HEUR_MODE_FALLBACK, search,
-                                    allowTf32, workspaceLimit, &skipped);
+  kiln_status_t fallback = addPlans(handle, CUDNN_HEUR_MODE_FALLBACK, allowTf32,
+                                    workspaceLimit, &skipped);
   if (!executionPlans.empty()) {
     kiln_status_free(fallback);
     return nullptr;
@@ -283,17 +272,15 @@ kiln_status_t ConvGraph::build(cudnnHandle_t handle,
 }
 
 kiln_status_t ConvGraph::addPlans(cudnnHandle_t handle,
-                                  cudnnBackendHeurMode_t mode,
-                                  const AlgorithmSearch &search, bool allowTf32,
+                                  cudnnBackendHeurMode_t mode, bool allowTf32,
                                   size_t workspaceLimit, std::string *skipped) {
   std::vector<BackendDescriptor> configs;
-  KILN_RETURN_IF_ERROR(
-      engineConfigs(operationGraph, mode, search.graphConfigs, &configs));
+  KILN_RETURN_IF_ERROR(engineConfigs(operationGraph, mode, &configs));
   int numerics = 0, tooLarge = 0, refused = 0;
   std::string lastRefusal;
   bool fmaOnly = shape.type == CUDNN_DATA_FLOAT && !allowTf32;
   for (const BackendDescriptor &config : configs) {
-    if (executionPlans.size() >= search.graphPlans)
+    if (executionPlans.size() >= kMaxPlans)
       break;
     EngineFacts facts;
     if (kiln_status_t status = engineFacts(config, &facts)) {
@@ -321,15 +308,9 @@ kiln_status_t ConvGraph::addPlans(cudnnHandle_t handle,
       ++tooLarge;
       continue;
     }
-    // Mode B may propose a config mode A did.
-    if (std::any_of(executionPlans.begin(), executionPlans.end(),
-                    [&](const Plan &other) { return other.name == plan.name; }))
-      continue;
     executionPlans.push_back(std::move(plan));
   }
-  std::string heuristic = mode == CUDNN_HEUR_MODE_A   ? "mode A"
-                          : mode == CUDNN_HEUR_MODE_B ? "mode B"
-                                                      : "fallback";
+  std::string heuristic = mode == CUDNN_HEUR_MODE_A ? "mode A" : "fallback";
   if (configs.empty())
     *skipped += (skipped->empty() ? "" : "; ") + heuristic +
                 " proposed no engine config";

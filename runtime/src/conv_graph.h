@@ -5,7 +5,6 @@
 #ifndef KILN_RUNTIME_CONV_GRAPH_H
 #define KILN_RUNTIME_CONV_GRAPH_H
 
-#include "algorithm_choice.h"
 #include "conv_graph_operations.h"
 
 #include <cuda_runtime_api.h>
@@ -45,8 +44,7 @@ public:
 
   /// Builds the operation graph of |shape| on |handle|, asks cuDNN's
   /// heuristics (mode A, then FALLBACK when A yields no plan) for engine
-  /// configs and finalises plans of the first few that finalise
-  /// (KILN_ALGO_SEARCH: 3, or 12 of modes A and B with `wide`),
+  /// configs and finalises plans of the first kMaxPlans that finalise,
   /// keep |shape|'s numerics (fp32 accumulation; f32 without |allowTf32|:
   /// no tensor cores), are deterministic and need at most |workspaceLimit|
   /// bytes. When none
@@ -65,6 +63,7 @@ public:
                   const std::vector<std::pair<int64_t, int64_t>> &knobs,
                   size_t workspaceLimit);
 
+  static constexpr size_t kMaxPlans = 3;
   const std::vector<Plan> &plans() const { return executionPlans; }
 
   /// Runs plan |index| with |pointers| on the stream set on |handle|
@@ -86,8 +85,8 @@ private:
                              const BackendDescriptor &config,
                              int64_t engineIndex, Plan *plan);
   kiln_status_t addPlans(cudnnHandle_t handle, cudnnBackendHeurMode_t mode,
-                         const AlgorithmSearch &search, bool allowTf32,
-                         size_t workspaceLimit, std::string *skipped);
+                         bool allowTf32, size_t workspaceLimit,
+                         std::string *skipped);
 
   ConvGraphShape shape;
   ConvOperations operations;

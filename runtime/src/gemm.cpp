@@ -4,10 +4,8 @@
 #include "gpu_timing.h"
 #include "status.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <iterator>
 #include <sstream>
 
@@ -161,28 +159,19 @@ kiln_status_t GemmPlan::create(cublasLtHandle_t handle, const Gemm &gemm,
         "setting operand alignment"));
   }
   // The heuristic's candidates: the first is used unless chooseAlgorithm
-  // times a faster one; a wide search (KILN_ALGO_SEARCH) adds more after
-  // them.
-  AlgorithmSearch search;
-  KILN_RETURN_IF_ERROR(readAlgorithmSearch(&search));
-  std::vector<cublasLtMatmulHeuristicResult_t> results(
-      size_t(search.gemmCandidates));
+  // times a faster one.
+  constexpr int kGemmCandidates = 8;
+  cublasLtMatmulHeuristicResult_t results[kGemmCandidates] = {};
   int found = 0;
   KILN_RETURN_IF_ERROR(cublasStatus(
-      cublasLtMatmulAlgoGetHeuristic(
-          handle, operation, layoutA, layoutB, layoutC, layoutD, preference,
-          search.gemmCandidates, results.data(), &found),
+      cublasLtMatmulAlgoGetHeuristic(handle, operation, layoutA, layoutB,
+                                     layoutC, layoutD, preference,
+                                     kGemmCandidates, results, &found),
       "cublasLtMatmulAlgoGetHeuristic"));
   for (int i = 0; i < found; ++i)
     if (results[i].state == CUBLAS_STATUS_SUCCESS &&
         results[i].workspaceSize <= workspaceBytes)
       candidates.push_back(results[i].algo);
-  if (search.gemmEveryAlgorithm && !candidates.empty())
-    addWideCandidates(handle,
-                      gemm.allow_tf32() && inputDType == DType_F32
-                          ? CUBLAS_COMPUTE_32F_FAST_TF32
-                          : CUBLAS_COMPUTE_32F,
-                      inputType, outType, workspaceBytes);
   found = int(candidates.size());
   if (found == 0)
     return Error(KILN_STATUS_INCOMPATIBLE)
@@ -202,88 +191,6 @@ kiln_status_t GemmPlan::create(cublasLtHandle_t handle, const Gemm &gemm,
     configuration += "/" + std::to_string(value);
   configuration += "/" + std::to_string(alpha) + "/" + std::to_string(beta);
   return nullptr;
-}
-
-void GemmPlan::addWideCandidates(cublasLtHandle_t handle,
-                                 cublasComputeType_t computeType,
-                                 cudaDataType_t inputType,
-                                 cudaDataType_t outType,
-                                 size_t workspaceBytes) {
-  constexpr size_t kMaxCandidates = 64;
-  auto add = [&](const cublasLtMatmulAlgo_t &algo, size_t workspace) {
-    if (candidates.size() >= kMaxCandidates || workspace > workspaceBytes)
-      return;
-    for (const cublasLtMatmulAlgo_t &known : candidates)
-      if (std::memcmp(known.data, algo.data, sizeof(algo.data)) == 0)
-        return;
-    candidates.push_back(algo);
-  };
-  // Split-K variants of the heuristic's first few: the anchors' GEMMs fill
-  // a wave or two of tiles at most, which splitting K spreads further.
-  std::vector<cublasLtMatmulAlgo_t> first(
-      candidates.begin(),
-      candidates.begin() + std::min<size_t>(candidates.size(), 4));
-  for (const cublasLtMatmulAlgo_t &base : first) {
-    int32_t splitSupport = 0;
-    size_t written = 0;
-    if (cublasLtMatmulAlgoCapGetAttribute(
-            &base, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT, &splitSupport,
-            sizeof(splitSupport), &written) != CUBLAS_STATUS_SUCCESS ||
-        !splitSupport)
-      continue;
-    for (int32_t split : {2, 3, 4})
-      for (uint32_t scheme :
-           {uint32_t(CUBLASLT_REDUCTION_SCHEME_INPLACE),
-            uint32_t(CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE),
-            uint32_t(CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE)}) {
-        cublasLtMatmulAlgo_t algo = base;
-        cublasLtMatmulHeuristicResult_t checked{};
-        if (cublasLtMatmulAlgoConfigSetAttribute(
-                &algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &split,
-                sizeof(split)) == CUBLAS_STATUS_SUCCESS &&
-            cublasLtMatmulAlgoConfigSetAttribute(
-                &algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme,
-                sizeof(scheme)) == CUBLAS_STATUS_SUCCESS &&
-            cublasLtMatmulAlgoCheck(handle, operation, layoutA, layoutB,
-                                    layoutC, layoutD, &algo,
-                                    &checked) == CUBLAS_STATUS_SUCCESS)
-          add(algo, checked.workspaceSize);
-      }
-  }
-  // Each algorithm id's own best configs (the default heuristic ranks the
-  // ids it prefers: at BERT's shapes its 8 results were all of one id).
-  int ids[64] = {};
-  int idCount = 0;
-  if (cublasLtMatmulAlgoGetIds(handle, computeType, CUDA_R_32F, inputType,
-                               inputType, outType, outType, int(std::size(ids)),
-                               ids, &idCount) != CUBLAS_STATUS_SUCCESS)
-    return;
-  uint32_t limited = CUBLASLT_SEARCH_LIMITED_BY_ALGO_ID,
-           bestFit = CUBLASLT_SEARCH_BEST_FIT;
-  if (cublasLtMatmulPreferenceSetAttribute(
-          preference, CUBLASLT_MATMUL_PREF_SEARCH_MODE, &limited,
-          sizeof(limited)) != CUBLAS_STATUS_SUCCESS)
-    return;
-  for (int i = 0; i < idCount && candidates.size() < kMaxCandidates; ++i) {
-    // The heuristic reads the id from the results it is given.
-    cublasLtMatmulHeuristicResult_t results[4] = {};
-    if (cublasLtMatmulAlgoInit(handle, computeType, CUDA_R_32F, inputType,
-                               inputType, outType, outType, ids[i],
-                               &results[0].algo) != CUBLAS_STATUS_SUCCESS)
-      continue;
-    for (auto &result : results)
-      result.algo = results[0].algo;
-    int found = 0;
-    if (cublasLtMatmulAlgoGetHeuristic(
-            handle, operation, layoutA, layoutB, layoutC, layoutD, preference,
-            int(std::size(results)), results, &found) != CUBLAS_STATUS_SUCCESS)
-      continue;
-    for (int j = 0; j < found; ++j)
-      if (results[j].state == CUBLAS_STATUS_SUCCESS)
-        add(results[j].algo, results[j].workspaceSize);
-  }
-  cublasLtMatmulPreferenceSetAttribute(
-      preference, CUBLASLT_MATMUL_PREF_SEARCH_MODE, &bestFit, sizeof(bestFit));
 }
 
 std::string GemmPlan::nameOf(const cublasLtMatmulAlgo_t &algo) {

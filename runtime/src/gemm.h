@@ -43,12 +43,12 @@ public:
                        kiln::artifact::DType biasDType,
                        const uint32_t alignments[4], size_t workspaceBytes);
 
-  /// Chooses among cuBLASLt's heuristic candidates (its first 8, in its
-  /// order; more with KILN_ALGO_SEARCH=wide) on |scratch| (buffers of the
-  /// operands' sizes holding the random operands of |context|'s gate): each
-  /// runs replayed from a CUDA graph, and only those whose output passes the
-  /// gate compete on GPU time (algorithm_choice.h). A choice in |cache| (if
-  /// any) is checked and taken without timing; the choice made is stored there.
+  /// Chooses among cuBLASLt's heuristic candidates (up to kGemmCandidates,
+  /// in the heuristic's order) on |scratch| (buffers of the operands' sizes
+  /// holding the random operands of |context|'s gate): each runs replayed
+  /// from a CUDA graph, and only those whose output passes the gate compete
+  /// on GPU time (algorithm_choice.h). A choice in |cache| (if any) is
+  /// checked and taken without timing; the choice made is stored there.
   /// Synchronises the context's stream.
   kiln_status_t chooseAlgorithm(cublasLtHandle_t handle,
                                 const GemmPointers &scratch, void *workspace,
@@ -79,14 +79,6 @@ public:
                         cudaStream_t stream) const;
 
 private:
-  /// KILN_ALGO_SEARCH=wide: after the heuristic's candidates, split-K 2, 3
-  /// and 4 (each reduction scheme cuBLASLt accepts) of its first 4, then
-  /// the best 4 configs of each algorithm id (up to 64 candidates, each
-  /// checked by cublasLtMatmulAlgoCheck or the heuristic, none repeated).
-  void addWideCandidates(cublasLtHandle_t handle,
-                         cublasComputeType_t computeType,
-                         cudaDataType_t inputType, cudaDataType_t outType,
-                         size_t workspaceBytes);
   static std::string nameOf(const cublasLtMatmulAlgo_t &algo);
   static std::string cacheTextOf(const cublasLtMatmulAlgo_t &algo);
   /// |*algo| from the cache's text if cuBLASLt still accepts it here.

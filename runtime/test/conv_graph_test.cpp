@@ -1,8 +1,6 @@
 // Unit tests of the cuDNN graph path's pure logic and descriptor building
 // (no GPU needed: tensors, the convolution and pointwise operations finalise
-// without a handle): NCHW/NHWC strides, declined patterns, KILN_CONV_PATH,
-// KILN_ALGO_SEARCH.
-#include "algorithm_choice.h"
+// without a handle): NCHW/NHWC strides, declined patterns, KILN_CONV_PATH.
 #include "conv.h"
 #include "conv_graph_operations.h"
 #include "test_util.h"
@@ -162,36 +160,6 @@ TEST(ConvPath, ParsesTheEnvironmentValue) {
   EXPECT_TRUE(isError(parseConvPath("fast", &path),
                       KILN_STATUS_INVALID_ARGUMENT,
                       "KILN_CONV_PATH is 'fast'"));
-}
-
-TEST(AlgorithmSearch, ParsesTheEnvironmentValue) {
-  AlgorithmSearch search;
-  {
-    EnvironmentOverride unset("KILN_ALGO_SEARCH", nullptr);
-    ASSERT_TRUE(isOk(readAlgorithmSearch(&search)));
-    EXPECT_EQ(search.gemmCandidates, 8);
-    EXPECT_FALSE(search.gemmEveryAlgorithm);
-    EXPECT_EQ(search.graphPlans, 3u);
-    EXPECT_FALSE(search.graphModeB);
-  }
-  {
-    EnvironmentOverride wide("KILN_ALGO_SEARCH", "wide");
-    ASSERT_TRUE(isOk(readAlgorithmSearch(&search)));
-    EXPECT_EQ(search.gemmCandidates, 8);
-    EXPECT_TRUE(search.gemmEveryAlgorithm);
-    EXPECT_EQ(search.graphConfigs, 40);
-    EXPECT_EQ(search.graphPlans, 12u);
-    EXPECT_TRUE(search.graphModeB);
-  }
-  {
-    EnvironmentOverride named("KILN_ALGO_SEARCH", "default");
-    ASSERT_TRUE(isOk(readAlgorithmSearch(&search)));
-    EXPECT_EQ(search.gemmCandidates, 8);
-  }
-  EnvironmentOverride wrong("KILN_ALGO_SEARCH", "exhaustive");
-  EXPECT_TRUE(isError(readAlgorithmSearch(&search),
-                      KILN_STATUS_INVALID_ARGUMENT,
-                      "KILN_ALGO_SEARCH is 'exhaustive'"));
 }
 
 } // namespace

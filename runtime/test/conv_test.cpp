@@ -184,15 +184,6 @@ TEST_P(ConvGraphPathTest, MatchesTheCpu) {
   checkAgainstTheCpu(GetParam(), "graph", "graph:eng");
 }
 
-/// KILN_ALGO_SEARCH=wide on the graph path: up to 12 plans of heuristics
-/// modes A and B compete; whichever wins must compute the same.
-TEST_P(ConvGraphPathTest, MatchesTheCpuWithAWideSearch) {
-  if (!hasCudaDevice())
-    GTEST_SKIP() << "no CUDA device";
-  EnvironmentOverride search("KILN_ALGO_SEARCH", "wide");
-  checkAgainstTheCpu(GetParam(), "graph", "graph:eng");
-}
-
 /// KILN_CONV_PATH=legacy: the legacy API must run it (no graph plan).
 class ConvLegacyPathTest : public ::testing::TestWithParam<ConvShape> {};
 
