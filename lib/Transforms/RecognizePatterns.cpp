@@ -81,10 +81,6 @@ bool isScalar(Value value, double expected) {
   return std::abs(*actual - expected) <= tolerance * std::abs(expected);
 }
 
-ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<ShapedType>(value.getType()).getShape();
-}
-
 /// The op of type OpT that defines |value| when |value| has no other user.
 template <typename OpT> OpT singleUse(Value value) {
   if (!value || !value.hasOneUse())

@@ -16,7 +16,7 @@ namespace {
 FailureOr<std::string> emitReduceLogSumExp(ReduceLogSumExpOp op,
                                            ElementalEmitter &emitter,
                                            const ElementIndex &index) {
-  ArrayRef<int64_t> inShape = shapeOf(op.getData());
+  ArrayRef<int64_t> inShape = indexedShapeOf(op.getData());
   Type type = elementTypeOf(op.getData());
   if (type.isIntOrIndex())
     return emitter.error(op) << "needs a float type";
@@ -40,7 +40,8 @@ FailureOr<std::string> emitReduceLogSumExp(ReduceLogSumExpOp op,
       return failure();
     reduced[*a] = true;
   }
-  SmallVector<std::string> out = emitter.dimsOf(index, shapeOf(op.getOutput()));
+  SmallVector<std::string> out =
+      emitter.dimsOf(index, indexedShapeOf(op.getOutput()));
   std::string ctype = ElementalEmitter::computeType(type);
   std::string maxName = emitter.fresh("max"), sumName = emitter.fresh("sum");
   emitter.line(ctype + " " + maxName + " = " +
@@ -85,12 +86,13 @@ FailureOr<std::string> emitReduceLogSumExp(ReduceLogSumExpOp op,
 template <typename OpT, bool isMax>
 FailureOr<std::string> emitArgReduce(OpT op, ElementalEmitter &emitter,
                                      const ElementIndex &index) {
-  ArrayRef<int64_t> inShape = shapeOf(op.getData());
+  ArrayRef<int64_t> inShape = indexedShapeOf(op.getData());
   FailureOr<int64_t> axis = axisOf(emitter, op, op.getAxis(), inShape.size());
   if (failed(axis))
     return failure();
   Type type = elementTypeOf(op.getData());
-  SmallVector<std::string> out = emitter.dimsOf(index, shapeOf(op.getOutput()));
+  SmallVector<std::string> out =
+      emitter.dimsOf(index, indexedShapeOf(op.getOutput()));
   SmallVector<std::string> dims;
   size_t next = 0;
   for (size_t d = 0; d < inShape.size(); ++d) {
@@ -155,7 +157,7 @@ FailureOr<std::string> emitAlongAxis(Operation *op, Value input,
                                      int64_t axisAttr, bool hard,
                                      ElementalEmitter &emitter,
                                      const ElementIndex &index) {
-  ArrayRef<int64_t> shape = shapeOf(input);
+  ArrayRef<int64_t> shape = indexedShapeOf(input);
   FailureOr<int64_t> axis = axisOf(emitter, op, axisAttr, shape.size());
   if (failed(axis))
     return failure();
@@ -217,7 +219,7 @@ FailureOr<std::string> emitCumSum(CumSumOp op, ElementalEmitter &emitter,
     return failure();
   if (axisList->size() != 1)
     return emitter.error(op) << "needs one axis";
-  ArrayRef<int64_t> shape = shapeOf(op.getInput());
+  ArrayRef<int64_t> shape = indexedShapeOf(op.getInput());
   FailureOr<int64_t> axis = axisOf(emitter, op, (*axisList)[0], shape.size());
   if (failed(axis))
     return failure();

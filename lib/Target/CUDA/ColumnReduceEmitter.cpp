@@ -79,7 +79,7 @@ LogicalResult emitColumnReductionKernel(ElementalEmitter &emitter,
   // the input itself) lane by lane from them.
   std::vector<unsigned> loaded;
   for (auto [number, value] : llvm::enumerate(kernel.getInputs())) {
-    if (shapeOf(value) != shapeOf(data))
+    if (indexedShapeOf(value) != indexedShapeOf(data))
       continue;
     loaded.push_back(number);
     std::string vector = vectorTypeName(elementTypeOf(value), width);

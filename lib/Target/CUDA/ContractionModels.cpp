@@ -34,8 +34,9 @@ SmallVector<std::string> batchIndex(ArrayRef<std::string> batch,
 
 FailureOr<std::string> emitMatMul(MatMulOp op, ElementalEmitter &emitter,
                                   const ElementIndex &index) {
-  ArrayRef<int64_t> lhs = shapeOf(op.getLhs()), rhs = shapeOf(op.getRhs());
-  ArrayRef<int64_t> out = shapeOf(op.getOutput());
+  ArrayRef<int64_t> lhs = indexedShapeOf(op.getLhs()),
+                    rhs = indexedShapeOf(op.getRhs());
+  ArrayRef<int64_t> out = indexedShapeOf(op.getOutput());
   Type type = elementTypeOf(op.getLhs());
   bool lhsVector = lhs.size() == 1, rhsVector = rhs.size() == 1;
   SmallVector<std::string> dims = emitter.dimsOf(index, out);
@@ -81,9 +82,9 @@ FailureOr<std::string> emitGemm(GemmOp op, ElementalEmitter &emitter,
   if (type.isIntOrIndex())
     return emitter.error(op) << "integer Gemm (float alpha/beta) has no GPU "
                                 "code yet";
-  ArrayRef<int64_t> out = shapeOf(op.getOutput());
+  ArrayRef<int64_t> out = indexedShapeOf(op.getOutput());
   SmallVector<std::string> dims = emitter.dimsOf(index, out);
-  int64_t depth = shapeOf(op.getA())[op.getTransA() ? 0 : 1];
+  int64_t depth = indexedShapeOf(op.getA())[op.getTransA() ? 0 : 1];
   std::string acc = emitter.fresh("acc");
   emitter.line(ElementalEmitter::computeType(type) + " " + acc + " = " +
                zero(type) + ";");
@@ -107,8 +108,8 @@ FailureOr<std::string> emitGemm(GemmOp op, ElementalEmitter &emitter,
       ElementalEmitter::floatLiteral(type, op.getAlpha().convertToDouble()) +
       " * " + acc;
   if (Value c = op.getC()) {
-    FailureOr<std::string> cValue = emitter.emit(
-        c, emitter.broadcastIndex(index, out, shapeOf(c)));
+    FailureOr<std::string> cValue =
+        emitter.emit(c, emitter.broadcastIndex(index, out, indexedShapeOf(c)));
     if (failed(cValue))
       return failure();
     result += " + " +

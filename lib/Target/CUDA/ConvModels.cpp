@@ -56,9 +56,9 @@ std::string accumulate(Type type, const std::string &acc, const std::string &x,
 FailureOr<std::string> emitConv(ConvOp op, ElementalEmitter &emitter,
                                 const ElementIndex &index) {
   bool channelsLast = op.isChannelsLast();
-  ArrayRef<int64_t> outShape = shapeOf(op.getOutput());
-  ArrayRef<int64_t> inShape = shapeOf(op.getInput());
-  ArrayRef<int64_t> wShape = shapeOf(op.getWeight());
+  ArrayRef<int64_t> outShape = indexedShapeOf(op.getOutput());
+  ArrayRef<int64_t> inShape = indexedShapeOf(op.getInput());
+  ArrayRef<int64_t> wShape = indexedShapeOf(op.getWeight());
   size_t k = inShape.size() - 2;
   // The spatial dims: 2.. channels first, 1..rank-2 channels last.
   size_t spatialBegin = channelsLast ? 1 : 2;
@@ -126,9 +126,9 @@ FailureOr<std::string> emitConv(ConvOp op, ElementalEmitter &emitter,
 FailureOr<std::string> emitConvTranspose(ConvTransposeOp op,
                                          ElementalEmitter &emitter,
                                          const ElementIndex &index) {
-  ArrayRef<int64_t> outShape = shapeOf(op.getOutput());
-  ArrayRef<int64_t> inShape = shapeOf(op.getInput());
-  ArrayRef<int64_t> wShape = shapeOf(op.getWeight());
+  ArrayRef<int64_t> outShape = indexedShapeOf(op.getOutput());
+  ArrayRef<int64_t> inShape = indexedShapeOf(op.getInput());
+  ArrayRef<int64_t> wShape = indexedShapeOf(op.getWeight());
   size_t k = inShape.size() - 2;
   int64_t group = op.getGroup();
   int64_t cg = inShape[1] / group, mg = wShape[1];
@@ -202,8 +202,8 @@ FailureOr<std::string> emitPool(PoolOpT op, ElementalEmitter &emitter,
                                 const ElementIndex &index, PoolKind kind,
                                 bool countIncludePad, int64_t storageOrder,
                                 bool channelsLast = false) {
-  ArrayRef<int64_t> outShape = shapeOf(op.getOutput());
-  ArrayRef<int64_t> inShape = shapeOf(op.getInput());
+  ArrayRef<int64_t> outShape = indexedShapeOf(op.getOutput());
+  ArrayRef<int64_t> inShape = indexedShapeOf(op.getInput());
   ArrayRef<int64_t> spatial = channelsLast
                                   ? inShape.slice(1, inShape.size() - 2)
                                   : inShape.drop_front(2);

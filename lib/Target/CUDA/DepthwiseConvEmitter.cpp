@@ -40,8 +40,9 @@ LogicalResult emitDepthwiseConvKernel(ElementalEmitter &emitter,
   Value stored = conv.getWeight().getDefiningOp<TransposeOp>().getData();
   unsigned inputNumber = *kernelInputNumber(kernel, input);
   unsigned weightNumber = *kernelInputNumber(kernel, stored);
-  ArrayRef<int64_t> inShape = shapeOf(input), outShape = shapeOf(result);
-  ArrayRef<int64_t> window = shapeOf(stored).take_front(2);
+  ArrayRef<int64_t> inShape = indexedShapeOf(input),
+                    outShape = indexedShapeOf(result);
+  ArrayRef<int64_t> window = indexedShapeOf(stored).take_front(2);
   ArrayRef<int64_t> strides = conv.getStrides(), pads = conv.getPads(),
                     dilations = conv.getDilations();
   int64_t channels = outShape.back(), vectors = channels / width;

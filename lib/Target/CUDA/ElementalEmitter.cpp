@@ -39,7 +39,7 @@ std::string ElementIndex::key() const {
   return "D:" + llvm::join(dims, ",");
 }
 
-ArrayRef<int64_t> shapeOf(Value value) {
+ArrayRef<int64_t> indexedShapeOf(Value value) {
   auto type = cast<RankedTensorType>(value.getType());
   ArrayRef<int64_t> shape = type.getShape();
   if (llvm::count_if(shape, ShapedType::isDynamic) < 2)
@@ -130,7 +130,7 @@ std::string ElementalEmitter::extentText(const DimExpr &extent) const {
 
 Extents ElementalEmitter::extentsOf(Value value) const {
   Extents extents;
-  ArrayRef<int64_t> shape = shapeOf(value);
+  ArrayRef<int64_t> shape = indexedShapeOf(value);
   extents.sizes.assign(shape.begin(), shape.end());
   std::vector<std::optional<DimExpr>> recorded;
   bool looked = false;
@@ -153,8 +153,8 @@ Extents ElementalEmitter::extentsOf(Value value) const {
       else
         recorded = getRecordedExtents(outside);
     }
-    // A collapsed prefix (shapeOf) is the product of the type's dims up to
-    // this one.
+    // A collapsed prefix (indexedShapeOf) is the product of the type's dims up
+    // to this one.
     std::optional<DimExpr> extent =
         d < recorded.size() ? recorded[d] : std::nullopt;
     if (extent && type.getShape()[d] != shape[d])
@@ -358,7 +358,7 @@ FailureOr<std::string> ElementalEmitter::emit(Value value,
     if (loadOverride)
       storage = loadOverride(number, index);
     if (!storage) {
-      std::string linear = elementCount(shapeOf(value)) == 1
+      std::string linear = elementCount(indexedShapeOf(value)) == 1
                                ? "0"
                                : linearOf(index, extentsOf(value));
       storage = pointerName(number) + "[" + linear + "]";

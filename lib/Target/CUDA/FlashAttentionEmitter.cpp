@@ -285,7 +285,7 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                         llvm::join(entries, ", ") + "};");
       std::string slice = "0";
       if (bounds->slices > 1) {
-        ArrayRef<int64_t> maskShape = shapeOf(attention.getMask());
+        ArrayRef<int64_t> maskShape = indexedShapeOf(attention.getMask());
         int64_t matrix = maskShape.end()[-2] * maskShape.end()[-1];
         slice = "(" + operands.matrixOffset(attention.getMask()) + ") / " +
                 text(matrix);
@@ -311,7 +311,7 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   std::string rowStrides[3];
   for (auto [name, input, rowStride] : llvm::zip(names, inputs, rowStrides)) {
     StridedOperand operand = *attentionOperandLayout(kernel, input);
-    rowStride = text(shapeOf(input).back());
+    rowStride = text(indexedShapeOf(input).back());
     std::string offset = operands.matrixOffset(input);
     if (!kernelInputNumber(kernel, input)) {
       rowStride = layoutText(emitter, operand.layout.strides.end()[-2]);

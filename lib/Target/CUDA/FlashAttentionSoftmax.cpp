@@ -105,7 +105,7 @@ LogicalResult emitFlashSoftmax(ElementalEmitter &emitter,
   emitter.close();
   emitter.line("l[0] = l[0] * alpha[0] + rowSum[0];");
   emitter.line("l[1] = l[1] * alpha[1] + rowSum[1];");
-  int64_t dv = shapeOf(attention.getValue()).back();
+  int64_t dv = indexedShapeOf(attention.getValue()).back();
   emitter.line("#pragma unroll");
   emitter.open("for (int e = 0; e < " + text(dv / 8) + "; ++e)");
   emitter.line("o[e][0] *= alpha[0];");

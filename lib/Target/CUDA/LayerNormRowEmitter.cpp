@@ -28,7 +28,8 @@ public:
                 const RowGeometry &geometry, int64_t axis, int64_t width)
       : emitter(emitter), op(op),
         row(emitter, op.getInput(), geometry, axis, width), geometry(geometry),
-        shape(shapeOf(op.getInput())), type(elementTypeOf(op.getInput())) {}
+        shape(indexedShapeOf(op.getInput())),
+        type(elementTypeOf(op.getInput())) {}
 
   LogicalResult emit(LaunchGeometry &launch);
 
@@ -50,14 +51,14 @@ FailureOr<std::string> LayerNormRows::normalised(const VectorLanes &lanes,
   const ElementIndex &index = lanes.indices[j];
   FailureOr<std::string> scale = emitter.emit(
       op.getScale(),
-      emitter.broadcastIndex(index, shape, shapeOf(op.getScale())));
+      emitter.broadcastIndex(index, shape, indexedShapeOf(op.getScale())));
   if (failed(x) || failed(scale))
     return failure();
   std::string y = "(" + *x + " - mean) * inv * " + parenthesize(*scale);
   if (op.getBias()) {
     FailureOr<std::string> bias = emitter.emit(
         op.getBias(),
-        emitter.broadcastIndex(index, shape, shapeOf(op.getBias())));
+        emitter.broadcastIndex(index, shape, indexedShapeOf(op.getBias())));
     if (failed(bias))
       return failure();
     y += " + " + parenthesize(*bias);
@@ -117,7 +118,7 @@ LogicalResult emitLayerNormRows(ElementalEmitter &emitter,
                                 LayerNormOp layerNorm,
                                 const RowGeometry &geometry,
                                 LaunchGeometry &launch) {
-  ArrayRef<int64_t> shape = shapeOf(layerNorm.getInput());
+  ArrayRef<int64_t> shape = indexedShapeOf(layerNorm.getInput());
   int64_t axis = *normalizeAxis(layerNorm.getAxis(), shape.size());
   if (elementTypeOf(layerNorm.getInput()).isIntOrIndex())
     return emitter.error(layerNorm) << "needs a float type";

@@ -66,7 +66,7 @@ public:
   UnitEmitter(ElementalEmitter &emitter, int64_t count, int64_t width)
       : emitter(emitter), kernel(emitter.getKernel()), count(count),
         width(width) {
-    outputShape = shapeOf(kernel.getOutputs()[0]);
+    outputShape = indexedShapeOf(kernel.getOutputs()[0]);
     rowLength = outputShape.empty() ? 1 : outputShape.back();
   }
 
@@ -74,10 +74,10 @@ public:
   /// or with a run-time extent the output's shape (whose one run-time
   /// extent is the output's, by the contract).
   bool hasOutputCount(Value input) const {
-    int64_t elements = elementCount(shapeOf(input));
+    int64_t elements = elementCount(indexedShapeOf(input));
     if (elements != ShapedType::kDynamic && count != ShapedType::kDynamic)
       return elements == count;
-    return shapeOf(input) == outputShape;
+    return indexedShapeOf(input) == outputShape;
   }
 
   /// Whether |input| is a broadcast read by vectors: one that keeps the
@@ -86,7 +86,7 @@ public:
   /// the output's element count.
   bool isVectorBroadcast(Value input) const {
     return width > 1 && !hasOutputCount(input) &&
-           keepsInnermostDim(shapeOf(input), outputShape) &&
+           keepsInnermostDim(indexedShapeOf(input), outputShape) &&
            rowLength % width == 0;
   }
 
@@ -130,7 +130,7 @@ public:
   /// channels hold it, at (pixel, vector - the piece's first vector).
   void emitConcatVector(ConcatOp concat, const std::string &unit,
                         const std::string &name) {
-    int64_t vectors = shapeOf(concat.getOutput()).back() / width;
+    int64_t vectors = indexedShapeOf(concat.getOutput()).back() / width;
     std::string type = vectorTypeName(elementTypeOf(concat.getOutput()), width);
     std::string pixel = emitter.fresh("px"), channel = emitter.fresh("cv");
     emitter.line(
@@ -143,7 +143,7 @@ public:
     int64_t first = 0;
     size_t pieces = concat.getInputs().size();
     for (auto [k, input] : llvm::enumerate(concat.getInputs())) {
-      int64_t pieceVectors = shapeOf(input).back() / width;
+      int64_t pieceVectors = indexedShapeOf(input).back() / width;
       std::string header =
           k + 1 == pieces
               ? ""
@@ -175,7 +175,7 @@ public:
   /// vectors broadcast to |input| in vectors (both innermost dims counted
   /// in vectors, which divide them).
   std::string broadcastVector(Value input, const std::string &unit) const {
-    SmallVector<int64_t> inputVectors = inVectors(shapeOf(input));
+    SmallVector<int64_t> inputVectors = inVectors(indexedShapeOf(input));
     return emitter.linearOf(
         emitter.broadcastIndex(ElementIndex::fromLinear(unit),
                                inVectors(outputShape), inputVectors),
@@ -189,8 +189,8 @@ public:
   std::string broadcastLinear(Value input, const std::string &lane) const {
     return emitter.linearOf(
         emitter.broadcastIndex(ElementIndex::fromLinear(lane), outputShape,
-                               shapeOf(input)),
-        shapeOf(input));
+                               indexedShapeOf(input)),
+        indexedShapeOf(input));
   }
 
   LogicalResult emitUnits(ArrayRef<std::string> units) {
@@ -268,7 +268,8 @@ public:
         return std::nullopt;
       std::string at = index.linear;
       if (at.empty() && isBroadcast)
-        at = emitter.linearOf(index, shapeOf(kernel.getInputs()[argument]));
+        at = emitter.linearOf(index,
+                              indexedShapeOf(kernel.getInputs()[argument]));
       if (at.empty())
         return std::nullopt;
       for (auto [u, unitLanes] :
@@ -305,9 +306,10 @@ public:
         [&](Value value,
             const ElementIndex &index) -> std::optional<std::string> {
           if (!laterRowLanes.empty()) {
-            std::string at = index.linear.empty()
-                                 ? emitter.linearOf(index, shapeOf(value))
-                                 : index.linear;
+            std::string at =
+                index.linear.empty()
+                    ? emitter.linearOf(index, indexedShapeOf(value))
+                    : index.linear;
             auto lane = laterRowLanes.find({value.getAsOpaquePointer(), at});
             if (lane != laterRowLanes.end()) {
               // The first lane's value, computed by its own model (its
@@ -315,7 +317,7 @@ public:
               FailureOr<std::string> first = emitter.emitOwnModel(
                   value, emitter.broadcastIndex(
                              ElementIndex::fromLinear(lanes[lane->second][0]),
-                             outputShape, shapeOf(value)));
+                             outputShape, indexedShapeOf(value)));
               if (succeeded(first))
                 return *first;
               return std::nullopt;
@@ -373,8 +375,8 @@ private:
   bool readsByRuns(Operation *user, unsigned number) const {
     if (user->getNumResults() != 1)
       return false;
-    ArrayRef<int64_t> operand = shapeOf(user->getOperand(number));
-    ArrayRef<int64_t> result = shapeOf(user->getResult(0));
+    ArrayRef<int64_t> operand = indexedShapeOf(user->getOperand(number));
+    ArrayRef<int64_t> result = indexedShapeOf(user->getResult(0));
     if (isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(user))
       return number == 0;
     if (std::optional<int64_t> run = innermostRunOfMovement(*user))
@@ -478,7 +480,7 @@ private:
       return std::nullopt;
     Value input = kernel.getInputs()[argument];
     std::string at = index.linear.empty()
-                         ? emitter.linearOf(index, shapeOf(input))
+                         ? emitter.linearOf(index, indexedShapeOf(input))
                          : index.linear;
     if (at.empty())
       return std::nullopt;
@@ -662,10 +664,10 @@ LogicalResult emitLoopKernel(ElementalEmitter &emitter,
   FailureOr<std::optional<RunTimeCount>> runTime = getRunTimeCount(kernel);
   if (failed(runTime))
     return failure();
-  int64_t count = elementCount(shapeOf(kernel.getOutputs()[0]));
+  int64_t count = elementCount(indexedShapeOf(kernel.getOutputs()[0]));
   for (Value output : kernel.getOutputs())
-    if (shapeOf(output) != shapeOf(kernel.getOutputs()[0]) &&
-        elementCount(shapeOf(output)) != count)
+    if (indexedShapeOf(output) != indexedShapeOf(kernel.getOutputs()[0]) &&
+        elementCount(indexedShapeOf(output)) != count)
       return emitter.error(nullptr)
              << "has outputs of different element counts; the loop template "
                 "writes all outputs at one linear index";
@@ -680,11 +682,11 @@ LogicalResult emitLoopKernel(ElementalEmitter &emitter,
   // Vectors hold at most 16 bytes (the alignment the pointers have).
   if (width > 1) {
     SmallVector<Value> accessed(kernel.getOutputs());
-    ArrayRef<int64_t> outputShape = shapeOf(kernel.getOutputs()[0]);
+    ArrayRef<int64_t> outputShape = indexedShapeOf(kernel.getOutputs()[0]);
     for (Value input : kernel.getInputs())
-      if (shapeOf(input) == outputShape ||
-          elementCount(shapeOf(input)) == count ||
-          keepsInnermostDim(shapeOf(input), outputShape))
+      if (indexedShapeOf(input) == outputShape ||
+          elementCount(indexedShapeOf(input)) == count ||
+          keepsInnermostDim(indexedShapeOf(input), outputShape))
         accessed.push_back(input);
     kernel.getBody().walk([&](ConcatOp concat) {
       if (innermostConcatOfInputs(kernel, concat))

@@ -36,7 +36,7 @@ FailureOr<std::string> emitGatherElements(GatherElementsOp op,
 FailureOr<std::string> emitGatherND(GatherNDOp op, ElementalEmitter &e,
                                     const ElementIndex &index) {
   Extents data = e.extentsOf(op.getData());
-  ArrayRef<int64_t> indices = shapeOf(op.getIndices());
+  ArrayRef<int64_t> indices = indexedShapeOf(op.getIndices());
   int64_t batch = op.getBatchDims(), q = indices.size(), m = indices.back();
   Dims out = e.dimsOf(index, e.extentsOf(op.getOutput()));
   Dims source(out.begin(), out.begin() + batch);
@@ -80,8 +80,8 @@ std::string combine(Type type, StringRef reduction, const std::string &acc,
 FailureOr<std::string> emitScatterElements(ScatterElementsOp op,
                                            ElementalEmitter &e,
                                            const ElementIndex &index) {
-  ArrayRef<int64_t> data = shapeOf(op.getData()),
-                    indices = shapeOf(op.getIndices());
+  ArrayRef<int64_t> data = indexedShapeOf(op.getData()),
+                    indices = indexedShapeOf(op.getIndices());
   int64_t axis = *normalizeAxis(op.getAxis(), data.size());
   Type type = elementTypeOf(op.getOutput());
   Dims d = e.dimsOf(index, data);
@@ -120,8 +120,8 @@ FailureOr<std::string> emitScatterElements(ScatterElementsOp op,
 
 FailureOr<std::string> emitScatterND(ScatterNDOp op, ElementalEmitter &e,
                                      const ElementIndex &index) {
-  ArrayRef<int64_t> data = shapeOf(op.getData()),
-                    indices = shapeOf(op.getIndices());
+  ArrayRef<int64_t> data = indexedShapeOf(op.getData()),
+                    indices = indexedShapeOf(op.getIndices());
   int64_t m = indices.back();
   if (m < 1 || m > int64_t(data.size()))
     return e.error(op) << "has indices of last dimension " << m
@@ -169,12 +169,12 @@ FailureOr<std::string> emitScatterND(ScatterNDOp op, ElementalEmitter &e,
 /// others beat (larger/smaller value, NaN above numbers, ties by index).
 FailureOr<std::string> emitTopK(TopKOp op, ElementalEmitter &e,
                                 const ElementIndex &index) {
-  ArrayRef<int64_t> in = shapeOf(op.getInput());
+  ArrayRef<int64_t> in = indexedShapeOf(op.getInput());
   int64_t axis = *normalizeAxis(op.getAxis(), in.size());
   Type type = elementTypeOf(op.getInput());
   bool isFloat = isa<FloatType>(type), largest = op.getLargest();
   std::string u = ElementalEmitter::isUnsignedInteger(type) ? "true" : "false";
-  Dims d = e.dimsOf(index, shapeOf(op.getOutput()));
+  Dims d = e.dimsOf(index, indexedShapeOf(op.getOutput()));
   std::string rank = d[axis], result = e.fresh("k"), c = e.fresh("c"),
               f = e.fresh("f"), n = str(in[axis]);
   e.line("long long " + result + " = 0;");

@@ -34,7 +34,7 @@ FailureOr<std::string> emitRange(RangeOp op, ElementalEmitter &e,
   if (failed(start) || failed(delta))
     return failure();
   Type type = elementTypeOf(op.getOutput());
-  std::string i = e.linearOf(index, shapeOf(op.getOutput()));
+  std::string i = e.linearOf(index, indexedShapeOf(op.getOutput()));
   if (isa<FloatType>(type))
     return *start + " + (" + ElementalEmitter::computeType(type) + ")(" + i +
            ") * " + *delta;
@@ -56,7 +56,7 @@ FailureOr<std::string> emitConstantOfShape(ConstantOfShapeOp op,
 
 FailureOr<std::string> emitEyeLike(EyeLikeOp op, ElementalEmitter &e,
                                    const ElementIndex &index) {
-  Dims d = e.dimsOf(index, shapeOf(op.getOutput()));
+  Dims d = e.dimsOf(index, indexedShapeOf(op.getOutput()));
   Type type = elementTypeOf(op.getOutput());
   return "((" + d[1] + " - " + d[0] + ") == " + str(op.getK()) + " ? " +
          literalOf(type, 1) + " : " + zeroOf(type) + ")";
@@ -64,12 +64,13 @@ FailureOr<std::string> emitEyeLike(EyeLikeOp op, ElementalEmitter &e,
 
 FailureOr<std::string> emitSize(SizeOp op, ElementalEmitter &,
                                 const ElementIndex &) {
-  return ElementalEmitter::intLiteral(elementCount(shapeOf(op.getInput())));
+  return ElementalEmitter::intLiteral(
+      elementCount(indexedShapeOf(op.getInput())));
 }
 
 FailureOr<std::string> emitOneHot(OneHotOp op, ElementalEmitter &e,
                                   const ElementIndex &index) {
-  ArrayRef<int64_t> outShape = shapeOf(op.getOutput());
+  ArrayRef<int64_t> outShape = indexedShapeOf(op.getOutput());
   int64_t axis = *normalizeAxis(op.getAxis(), outShape.size());
   Dims d = e.dimsOf(index, outShape);
   std::string position = d[axis];
@@ -89,7 +90,8 @@ FailureOr<std::string> emitOneHot(OneHotOp op, ElementalEmitter &e,
 
 FailureOr<std::string> emitPad(PadOp op, ElementalEmitter &e,
                                const ElementIndex &index) {
-  ArrayRef<int64_t> in = shapeOf(op.getData()), out = shapeOf(op.getOutput());
+  ArrayRef<int64_t> in = indexedShapeOf(op.getData()),
+                    out = indexedShapeOf(op.getOutput());
   std::optional<SmallVector<int64_t>> amounts = op.getConstantAmounts();
   if (!amounts)
     return e.error(op) << "needs constant 'pads' and 'axes' operands of the "
@@ -144,8 +146,8 @@ FailureOr<std::string> emitPad(PadOp op, ElementalEmitter &e,
 
 FailureOr<std::string> emitTile(TileOp op, ElementalEmitter &e,
                                 const ElementIndex &index) {
-  ArrayRef<int64_t> in = shapeOf(op.getInput());
-  Dims d = e.dimsOf(index, shapeOf(op.getOutput()));
+  ArrayRef<int64_t> in = indexedShapeOf(op.getInput());
+  Dims d = e.dimsOf(index, indexedShapeOf(op.getOutput()));
   for (size_t k = 0; k < in.size(); ++k)
     d[k] = in[k] == 1 ? "0" : "(" + d[k] + " % " + str(in[k]) + ")";
   return e.emit(op.getInput(), ElementIndex::fromDims(d));
@@ -153,7 +155,7 @@ FailureOr<std::string> emitTile(TileOp op, ElementalEmitter &e,
 
 FailureOr<std::string> emitTrilu(TriluOp op, ElementalEmitter &e,
                                  const ElementIndex &index) {
-  ArrayRef<int64_t> shape = shapeOf(op.getOutput());
+  ArrayRef<int64_t> shape = indexedShapeOf(op.getOutput());
   Dims d = e.dimsOf(index, shape);
   std::string k = "0LL";
   if (op.getK()) {
@@ -174,7 +176,8 @@ FailureOr<std::string> emitTrilu(TriluOp op, ElementalEmitter &e,
 FailureOr<std::string> emitBlocks(Operation *op, Value input, int64_t b,
                                   bool toSpace, bool crd, ElementalEmitter &e,
                                   const ElementIndex &index) {
-  ArrayRef<int64_t> in = shapeOf(input), out = shapeOf(op->getResult(0));
+  ArrayRef<int64_t> in = indexedShapeOf(input),
+                    out = indexedShapeOf(op->getResult(0));
   Dims o = e.dimsOf(index, out);
   std::string B = str(b);
   Dims s(4);
@@ -210,7 +213,7 @@ FailureOr<std::string> emitSpaceToDepth(SpaceToDepthOp op, ElementalEmitter &e,
 FailureOr<std::string> emitReverseSequence(ReverseSequenceOp op,
                                            ElementalEmitter &e,
                                            const ElementIndex &index) {
-  ArrayRef<int64_t> shape = shapeOf(op.getOutput());
+  ArrayRef<int64_t> shape = indexedShapeOf(op.getOutput());
   int64_t batch = *normalizeAxis(op.getBatchAxis(), shape.size());
   int64_t time = *normalizeAxis(op.getTimeAxis(), shape.size());
   Dims d = e.dimsOf(index, shape);

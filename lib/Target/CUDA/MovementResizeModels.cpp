@@ -35,7 +35,8 @@ struct Tap {
 
 FailureOr<std::string> emitResize(ResizeOp op, ElementalEmitter &e,
                                   const ElementIndex &index) {
-  ArrayRef<int64_t> in = shapeOf(op.getInput()), out = shapeOf(op.getOutput());
+  ArrayRef<int64_t> in = indexedShapeOf(op.getInput()),
+                    out = indexedShapeOf(op.getOutput());
   size_t rank = in.size();
   SmallVector<double> scale(rank), roi;
   if (op.getScales()) {
@@ -239,8 +240,8 @@ FailureOr<std::string> emitEinsum(EinsumOp op, ElementalEmitter &e,
   SmallVector<int64_t> ranks;
   SmallVector<ArrayRef<int64_t>> shapes;
   for (Value input : op.getInputs()) {
-    ranks.push_back(shapeOf(input).size());
-    shapes.push_back(shapeOf(input));
+    ranks.push_back(indexedShapeOf(input).size());
+    shapes.push_back(indexedShapeOf(input));
   }
   std::string error;
   std::optional<EinsumSpec> spec = parseEinsum(op.getEquation(), ranks, error);
@@ -251,7 +252,7 @@ FailureOr<std::string> emitEinsum(EinsumOp op, ElementalEmitter &e,
     return e.error(op) << "has an invalid equation: " << error;
   Type type = elementTypeOf(op.getOutput());
   bool isFloat = isa<FloatType>(type);
-  Dims d = e.dimsOf(index, shapeOf(op.getOutput()));
+  Dims d = e.dimsOf(index, indexedShapeOf(op.getOutput()));
   std::map<int, std::string> variable;
   for (auto [label, dim] : llvm::zip(spec->output, d))
     variable[label] = dim;
@@ -266,7 +267,7 @@ FailureOr<std::string> emitEinsum(EinsumOp op, ElementalEmitter &e,
   std::string product;
   for (auto [labels, input] : llvm::zip(spec->inputs, op.getInputs())) {
     Dims at;
-    for (auto [label, dim] : llvm::zip(labels, shapeOf(input)))
+    for (auto [label, dim] : llvm::zip(labels, indexedShapeOf(input)))
       at.push_back(dim == 1 ? std::string("0") : variable[label]);
     auto value = e.emit(input, ElementIndex::fromDims(at));
     if (failed(value))

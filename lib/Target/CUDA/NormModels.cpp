@@ -16,7 +16,7 @@ namespace {
 FailureOr<std::pair<std::string, std::string>>
 emitStatistics(ElementalEmitter &emitter, Value input,
                ArrayRef<std::string> dims, size_t first, double epsilon) {
-  ArrayRef<int64_t> shape = shapeOf(input);
+  ArrayRef<int64_t> shape = indexedShapeOf(input);
   Type type = elementTypeOf(input);
   std::string ctype = ElementalEmitter::computeType(type);
   int64_t count = 1;
@@ -56,7 +56,7 @@ FailureOr<std::string> emitTrailingOperand(ElementalEmitter &emitter,
                                            Value operand,
                                            ArrayRef<std::string> dims,
                                            size_t first) {
-  ArrayRef<int64_t> shape = shapeOf(operand);
+  ArrayRef<int64_t> shape = indexedShapeOf(operand);
   size_t offset = dims.size() - shape.size();
   SmallVector<std::string> at;
   for (size_t j = 0; j < shape.size(); ++j)
@@ -66,7 +66,7 @@ FailureOr<std::string> emitTrailingOperand(ElementalEmitter &emitter,
 
 FailureOr<std::string> emitLayerNorm(LayerNormOp op, ElementalEmitter &emitter,
                                      const ElementIndex &index) {
-  ArrayRef<int64_t> shape = shapeOf(op.getInput());
+  ArrayRef<int64_t> shape = indexedShapeOf(op.getInput());
   FailureOr<int64_t> axis = axisOf(emitter, op, op.getAxis(), shape.size());
   if (failed(axis))
     return failure();
@@ -95,7 +95,7 @@ FailureOr<std::string> emitLayerNorm(LayerNormOp op, ElementalEmitter &emitter,
 FailureOr<std::string> emitInstanceNorm(InstanceNormOp op,
                                         ElementalEmitter &emitter,
                                         const ElementIndex &index) {
-  ArrayRef<int64_t> shape = shapeOf(op.getInput());
+  ArrayRef<int64_t> shape = indexedShapeOf(op.getInput());
   SmallVector<std::string> dims = emitter.dimsOf(index, shape);
   auto stats = emitStatistics(emitter, op.getInput(), dims, 2,
                               op.getEpsilon().convertToFloat());
@@ -113,7 +113,7 @@ FailureOr<std::string> emitInstanceNorm(InstanceNormOp op,
 
 FailureOr<std::string> emitBatchNorm(BatchNormOp op, ElementalEmitter &emitter,
                                      const ElementIndex &index) {
-  ArrayRef<int64_t> shape = shapeOf(op.getInput());
+  ArrayRef<int64_t> shape = indexedShapeOf(op.getInput());
   Type type = elementTypeOf(op.getInput());
   std::string c = emitter.dimOf(index, shape, 1);
   ElementIndex channel = ElementIndex::fromDims({c});
@@ -133,7 +133,7 @@ FailureOr<std::string> emitBatchNorm(BatchNormOp op, ElementalEmitter &emitter,
 
 FailureOr<std::string> emitLRN(LRNOp op, ElementalEmitter &emitter,
                                const ElementIndex &index) {
-  ArrayRef<int64_t> shape = shapeOf(op.getInput());
+  ArrayRef<int64_t> shape = indexedShapeOf(op.getInput());
   Type type = elementTypeOf(op.getInput());
   std::string ctype = ElementalEmitter::computeType(type);
   SmallVector<std::string> dims = emitter.dimsOf(index, shape);
@@ -177,7 +177,7 @@ LogicalResult emitElementLoss(NLLLossOp op, ElementalEmitter &emitter,
                               const std::string &loss,
                               const std::string &weight) {
   Type type = elementTypeOf(op.getInput());
-  int64_t classes = shapeOf(op.getInput())[1];
+  int64_t classes = indexedShapeOf(op.getInput())[1];
   FailureOr<std::string> t =
       emitter.emit(op.getTarget(), ElementIndex::fromDims(targetDims));
   if (failed(t))
@@ -215,7 +215,7 @@ FailureOr<std::string> emitNLLLoss(NLLLossOp op, ElementalEmitter &emitter,
   Type type = elementTypeOf(op.getInput());
   std::string ctype = ElementalEmitter::computeType(type);
   std::string zero = ElementalEmitter::floatLiteral(type, 0.0);
-  ArrayRef<int64_t> targetShape = shapeOf(op.getTarget());
+  ArrayRef<int64_t> targetShape = indexedShapeOf(op.getTarget());
   if (op.getReduction() == "none") {
     std::string loss = emitter.fresh("loss"), weight = emitter.fresh("w");
     emitter.line(ctype + " " + loss + " = " + zero + ";");

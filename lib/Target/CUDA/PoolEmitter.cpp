@@ -54,7 +54,8 @@ LogicalResult emitChannelsLastPoolKernel(ElementalEmitter &emitter,
     window = windowOf(cast<MaxPoolOp>(pool));
   }
   Value input = pool->getOperand(0), result = pool->getResult(0);
-  ArrayRef<int64_t> inShape = shapeOf(input), outShape = shapeOf(result);
+  ArrayRef<int64_t> inShape = indexedShapeOf(input),
+                    outShape = indexedShapeOf(result);
   size_t k = inShape.size() - 2;
   ArrayRef<int64_t> spatial = inShape.slice(1, k);
   int64_t channels = outShape.back(), vectors = channels / width;

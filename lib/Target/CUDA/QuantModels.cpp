@@ -12,7 +12,7 @@ namespace {
 ElementIndex parameterIndex(ElementalEmitter &emitter, Value parameter,
                             ArrayRef<int64_t> shape, int64_t axis,
                             const ElementIndex &index) {
-  ArrayRef<int64_t> scaleShape = shapeOf(parameter);
+  ArrayRef<int64_t> scaleShape = indexedShapeOf(parameter);
   if (scaleShape.empty())
     return ElementIndex::fromDims({});
   if (elementCount(scaleShape) == 1)
@@ -24,9 +24,9 @@ ElementIndex parameterIndex(ElementalEmitter &emitter, Value parameter,
 FailureOr<std::string> emitQuantize(QuantizeLinearOp op,
                                     ElementalEmitter &emitter,
                                     const ElementIndex &index) {
-  ArrayRef<int64_t> shape = shapeOf(op.getInput());
-  if (shapeOf(op.getScale()).size() == 1 &&
-      elementCount(shapeOf(op.getScale())) != 1 &&
+  ArrayRef<int64_t> shape = indexedShapeOf(op.getInput());
+  if (indexedShapeOf(op.getScale()).size() == 1 &&
+      elementCount(indexedShapeOf(op.getScale())) != 1 &&
       !normalizeAxis(op.getAxis(), shape.size()))
     return emitter.error(op) << "has axis " << op.getAxis() << " out of range";
   ElementIndex at =
@@ -62,7 +62,7 @@ FailureOr<std::string> emitQuantize(QuantizeLinearOp op,
 FailureOr<std::string> emitDequantize(DequantizeLinearOp op,
                                       ElementalEmitter &emitter,
                                       const ElementIndex &index) {
-  ArrayRef<int64_t> shape = shapeOf(op.getInput());
+  ArrayRef<int64_t> shape = indexedShapeOf(op.getInput());
   ElementIndex at =
       parameterIndex(emitter, op.getScale(), shape, op.getAxis(), index);
   FailureOr<std::string> x = emitter.emit(op.getInput(), index);

@@ -20,7 +20,7 @@ enum class Combiner { Sum, Mean, Max, Min, Prod };
 template <typename OpT>
 FailureOr<std::optional<std::vector<bool>>>
 reducedDims(OpT op, ElementalEmitter &emitter) {
-  int64_t rank = shapeOf(op.getData()).size();
+  int64_t rank = indexedShapeOf(op.getData()).size();
   std::vector<bool> reduced(rank, false);
   SmallVector<int64_t> axes;
   if (op.getAxes()) {
@@ -94,8 +94,8 @@ FailureOr<std::string> emitReduce(OpT op, ElementalEmitter &emitter,
   if (!*reducedOr)
     return emitter.emit(op.getData(), index);
   const std::vector<bool> &reduced = **reducedOr;
-  ArrayRef<int64_t> inShape = shapeOf(op.getData());
-  ArrayRef<int64_t> outShape = shapeOf(op.getOutput());
+  ArrayRef<int64_t> inShape = indexedShapeOf(op.getData());
+  ArrayRef<int64_t> outShape = indexedShapeOf(op.getOutput());
   Type type = elementTypeOf(op.getData());
   SmallVector<std::string> out = emitter.dimsOf(index, outShape);
 
@@ -164,7 +164,7 @@ FailureOr<std::string> emitReduceProd(ReduceProdOp op,
 /// Softmax at one element: max pass and sum-of-exp pass along the axis.
 FailureOr<std::string> emitSoftmax(SoftmaxOp op, ElementalEmitter &emitter,
                                    const ElementIndex &index) {
-  ArrayRef<int64_t> shape = shapeOf(op.getInput());
+  ArrayRef<int64_t> shape = indexedShapeOf(op.getInput());
   std::optional<int64_t> axis = normalizeAxis(op.getAxis(), shape.size());
   if (!axis)
     return emitter.error(op) << "has axis " << op.getAxis() << " out of range";

@@ -161,7 +161,7 @@ LogicalResult emitElementEpilogue(ElementalEmitter &emitter,
     Value current = worklist.pop_back_val();
     for (Operation *user : current.getUsers())
       if (!isa<YieldOp>(user) && user->getNumResults() == 1 &&
-          elementCount(shapeOf(user->getResult(0))) == rows &&
+          elementCount(indexedShapeOf(user->getResult(0))) == rows &&
           rowPart.insert(user->getResult(0)))
         worklist.push_back(user->getResult(0));
   }
@@ -294,11 +294,12 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
   Type type = elementTypeOf(anchor.data);
   bool perElement =
       !type.isIntOrIndex() && !anchor.runTimeRows &&
-      geometry.holdsRows(shapeOf(kernel.getOutputs()[0]), anchor.length);
+      geometry.holdsRows(indexedShapeOf(kernel.getOutputs()[0]), anchor.length);
   for (Value output : kernel.getOutputs())
-    if (!geometry.holdsRows(shapeOf(output), perElement ? anchor.length : 1))
+    if (!geometry.holdsRows(indexedShapeOf(output),
+                            perElement ? anchor.length : 1))
       return emitter.error(nullptr)
-             << "has an output of " << elementCount(shapeOf(output))
+             << "has an output of " << elementCount(indexedShapeOf(output))
              << " elements; the anchor gives " << geometry.rowCount()
              << (perElement ? " rows of " + std::to_string(anchor.length)
                             : std::string());
@@ -358,7 +359,7 @@ LogicalResult emitRowReduceKernel(ElementalEmitter &emitter,
     return success();
   };
   Value anchorResult = anchor.op->getResult(0);
-  ArrayRef<int64_t> resultShape = shapeOf(anchorResult);
+  ArrayRef<int64_t> resultShape = indexedShapeOf(anchorResult);
 
   std::string init = initialValue(type, anchor.kind);
   if (vectorRow) {

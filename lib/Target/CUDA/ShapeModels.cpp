@@ -176,7 +176,7 @@ FailureOr<std::string> emitTranspose(TransposeOp op, ElementalEmitter &emitter,
 /// Slice with constant starts/ends/axes/steps, clamped as the evaluator does.
 FailureOr<std::string> emitSlice(SliceOp op, ElementalEmitter &emitter,
                                  const ElementIndex &index) {
-  ArrayRef<int64_t> inShape = shapeOf(op.getData());
+  ArrayRef<int64_t> inShape = indexedShapeOf(op.getData());
   Extents outShape = emitter.extentsOf(op.getOutput());
   const char *names[] = {"starts", "ends", "axes", "steps"};
   SmallVector<int64_t> lists[4];
@@ -230,7 +230,7 @@ FailureOr<std::string> emitSlice(SliceOp op, ElementalEmitter &emitter,
 FailureOr<std::string> emitGather(GatherOp op, ElementalEmitter &emitter,
                                   const ElementIndex &index) {
   Extents dataShape = emitter.extentsOf(op.getData());
-  ArrayRef<int64_t> indicesShape = shapeOf(op.getIndices());
+  ArrayRef<int64_t> indicesShape = indexedShapeOf(op.getIndices());
   Extents outShape = emitter.extentsOf(op.getOutput());
   std::optional<int64_t> axis = normalizeAxis(op.getAxis(), dataShape.size());
   if (!axis)
@@ -268,7 +268,7 @@ FailureOr<std::string> emitConcat(ConcatOp op, ElementalEmitter &emitter,
   int64_t offset = 0;
   size_t count = op.getInputs().size();
   for (auto [k, input] : llvm::enumerate(op.getInputs())) {
-    int64_t size = shapeOf(input)[*axis];
+    int64_t size = indexedShapeOf(input)[*axis];
     std::string header =
         k + 1 == count
             ? ""
@@ -304,7 +304,8 @@ FailureOr<std::string> emitShape(ShapeOp op, ElementalEmitter &emitter,
   int64_t last = op.getEnd() ? clampIndex(*op.getEnd()) : rank;
   if (last <= first)
     return emitter.error(op) << "selects no dims";
-  std::string position = emitter.linearOf(index, shapeOf(op.getResult()));
+  std::string position =
+      emitter.linearOf(index, indexedShapeOf(op.getResult()));
   auto extent = [&](int64_t d) {
     return ShapedType::isDynamic(data[d])
                ? "(long long)" + data.texts[d]
@@ -359,7 +360,8 @@ FailureOr<std::string> emitConstant(ConstantOp op, ElementalEmitter &emitter,
                     ElementalEmitter::computeType(type) + " " + name + "[" +
                     std::to_string(count) + "] = {" + llvm::join(values, ", ") +
                     "};");
-  return name + "[" + emitter.linearOf(index, shapeOf(op.getOutput())) + "]";
+  return name + "[" + emitter.linearOf(index, indexedShapeOf(op.getOutput())) +
+         "]";
 }
 
 } // namespace

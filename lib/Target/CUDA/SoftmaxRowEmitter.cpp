@@ -31,7 +31,7 @@ public:
               const RowGeometry &geometry, int64_t width)
       : emitter(emitter), op(op), logarithm(logarithm),
         row(emitter, op->getOperand(0), geometry,
-            shapeOf(op->getOperand(0)).size() - 1, width),
+            indexedShapeOf(op->getOperand(0)).size() - 1, width),
         type(elementTypeOf(op->getOperand(0))) {}
 
   LogicalResult emit(LaunchGeometry &launch);

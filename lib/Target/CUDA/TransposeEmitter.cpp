@@ -34,7 +34,7 @@ LogicalResult emitYields(ElementalEmitter &emitter, TransposeOp transpose,
                          const ElementIndex &outIndex,
                          const std::string &linear, const std::string &staged) {
   KernelOp kernel = emitter.getKernel();
-  ArrayRef<int64_t> outShape = shapeOf(transpose.getOutput());
+  ArrayRef<int64_t> outShape = indexedShapeOf(transpose.getOutput());
   Value result = transpose.getOutput();
   emitter.setValueOverride(
       [&](Value v, const ElementIndex &index) -> std::optional<std::string> {
@@ -47,7 +47,8 @@ LogicalResult emitYields(ElementalEmitter &emitter, TransposeOp transpose,
     // A yield of another shape (a view of the result) reads the same
     // element by its linear index.
     FailureOr<std::string> out = emitter.emit(
-        v, shapeOf(v) == outShape ? outIndex : ElementIndex::fromLinear("o"));
+        v, indexedShapeOf(v) == outShape ? outIndex
+                                         : ElementIndex::fromLinear("o"));
     if (failed(out)) {
       emitter.setValueOverride(nullptr);
       return failure();
@@ -65,7 +66,7 @@ LogicalResult emitShortRows(ElementalEmitter &emitter, TransposeOp transpose,
                             int64_t block, LaunchGeometry &launch) {
   ArrayRef<int64_t> perm = transpose.getPerm();
   int64_t rank = perm.size();
-  ArrayRef<int64_t> outShape = shapeOf(transpose.getOutput());
+  ArrayRef<int64_t> outShape = indexedShapeOf(transpose.getOutput());
   int64_t width = outShape[rank - 1];
   Type type = elementTypeOf(transpose.getOutput());
   std::string ctype = ElementalEmitter::computeType(type);
@@ -150,8 +151,8 @@ LogicalResult emitTransposeKernel(ElementalEmitter &emitter,
   ArrayRef<int64_t> perm = transpose.getPerm();
   int64_t rank = perm.size();
 
-  ArrayRef<int64_t> inShape = shapeOf(transpose.getData());
-  ArrayRef<int64_t> outShape = shapeOf(transpose.getOutput());
+  ArrayRef<int64_t> inShape = indexedShapeOf(transpose.getData());
+  ArrayRef<int64_t> outShape = indexedShapeOf(transpose.getOutput());
   int64_t block = int64_t(kernel.getBlockSize().value_or(0));
   if (block % 32 != 0 || block > 1024)
     return emitter.error(nullptr)

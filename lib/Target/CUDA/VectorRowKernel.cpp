@@ -22,8 +22,8 @@ VectorRowKernel::VectorRowKernel(ElementalEmitter &emitter, Value rowInput,
                                  const RowGeometry &geometry, int64_t axis,
                                  int64_t width, bool hold)
     : emitter(emitter), kernel(emitter.getKernel()), rowInput(rowInput),
-      geometry(geometry), axis(axis), width(width), shape(shapeOf(rowInput)),
-      type(elementTypeOf(rowInput)),
+      geometry(geometry), axis(axis), width(width),
+      shape(indexedShapeOf(rowInput)), type(elementTypeOf(rowInput)),
       accType(ElementalEmitter::computeType(type)) {
   threads = geometry.warp ? geometry.lanes : geometry.block;
   vectors = geometry.length / width;
@@ -43,9 +43,9 @@ FailureOr<int64_t> VectorRowKernel::checkVectorWidth(
            << "vector_width " << width << " does not divide the rows of "
            << geometry.length << " elements";
   for (Value output : kernel.getOutputs())
-    if (!geometry.holdsRows(shapeOf(output), geometry.length))
+    if (!geometry.holdsRows(indexedShapeOf(output), geometry.length))
       return emitter.error(nullptr)
-             << "has an output of " << elementCount(shapeOf(output))
+             << "has an output of " << elementCount(indexedShapeOf(output))
              << " elements; " << anchor << " gives " << geometry.rowCount()
              << " rows of " << geometry.length;
   if (failed(declareRunTimeRows(emitter, geometry, geometry.length)))
@@ -174,7 +174,7 @@ LogicalResult VectorRowKernel::forEachVector(
 std::optional<VectorRowKernel::VectorRead>
 VectorRowKernel::findVectorRead(Value input, const ElementIndex &index,
                                 const VectorLanes &lanes) const {
-  ArrayRef<int64_t> inputShape = shapeOf(input);
+  ArrayRef<int64_t> inputShape = indexedShapeOf(input);
   int64_t count = elementCount(inputShape);
   auto laneOf = [](ArrayRef<std::string> names,
                    const std::string &name) -> std::optional<int64_t> {
@@ -238,7 +238,7 @@ LogicalResult VectorRowKernel::writeOutputs(
       return failure();
     results.push_back(emitter.materialize(type, *y, "y"));
   }
-  ArrayRef<int64_t> resultShape = shapeOf(anchorResult);
+  ArrayRef<int64_t> resultShape = indexedShapeOf(anchorResult);
   emitter.setValueOverride([&](Value value, const ElementIndex &index)
                                -> std::optional<std::string> {
     if (value != anchorResult)
@@ -256,7 +256,7 @@ LogicalResult VectorRowKernel::writeOutputs(
 LogicalResult VectorRowKernel::storeOutputs(const VectorLanes &lanes) {
   for (auto [k, value] : llvm::enumerate(kernel.getYield().getValues())) {
     Type elementType = elementTypeOf(value);
-    bool sameShape = shapeOf(value) == shape;
+    bool sameShape = indexedShapeOf(value) == shape;
     SmallVector<std::string> stores;
     for (int64_t j = 0; j < width; ++j) {
       FailureOr<std::string> y = emitter.emit(

@@ -38,7 +38,7 @@ struct ElementIndex {
   std::string key() const;
 };
 
-/// A value's extents as the templates index it: its shape (shapeOf; a
+/// A value's extents as the templates index it: its shape (indexedShapeOf; a
 /// run-time dim is ShapedType::kDynamic) and each dim as CUDA text, a
 /// static one its size and a run-time one its expression over the kernel's
 /// `long long kiln_dim<i>` parameters (`(kiln_dim0 * kiln_dim1)`). The index
@@ -165,11 +165,11 @@ public:
                               const Extents &operand) const;
 
   //===--- Run-time extents (issue 18) -----------------------------------===//
-  /// |value|'s extents: shapeOf, with each run-time dim as its expression
-  /// (kiln.dim_exprs of the op that defines it, of the kernel input's
-  /// producer, or the function argument's kiln.dim_names) over the kernel's
-  /// dim parameters (getKernelDimParameters); kUnknownExtentText where no
-  /// expression is recorded.
+  /// |value|'s extents: indexedShapeOf, with each run-time dim as its
+  /// expression (kiln.dim_exprs of the op that defines it, of the kernel
+  /// input's producer, or the function argument's kiln.dim_names) over the
+  /// kernel's dim parameters (getKernelDimParameters); kUnknownExtentText where
+  /// no expression is recorded.
   Extents extentsOf(mlir::Value value) const;
   /// The CUDA text of |extent| over the kernel's dim parameters.
   std::string extentText(const DimExpr &extent) const;
@@ -249,7 +249,8 @@ private:
   int64_t vectorLaneWidth = 1;
 };
 
-/// A tensor type's shape: static, except in a kernel with run-time extents.
+/// A tensor type's shape as the templates index it (kiln::shapeOf is the
+/// type's): static, except in a kernel with run-time extents.
 /// Several run-time extents in leading dims come back collapsed into one,
 /// the last of them, with the dims before it 1 ([?, ?, 768] is [1, ?, 768]):
 /// the contract has every value of such a kernel agree on its prefix, so the
@@ -257,7 +258,7 @@ private:
 /// a kernel that indexes run-time extents by value
 /// (kernelIndexesRunTimeExtentsByValue) the shape is the type's, and the
 /// models take the run-time dims' texts from ElementalEmitter::extentsOf.
-llvm::ArrayRef<int64_t> shapeOf(mlir::Value value);
+llvm::ArrayRef<int64_t> indexedShapeOf(mlir::Value value);
 mlir::Type elementTypeOf(mlir::Value value);
 /// The product of |shape|'s dims; ShapedType::kDynamic when one is dynamic.
 int64_t elementCount(llvm::ArrayRef<int64_t> shape);

@@ -20,10 +20,6 @@ namespace {
 
 constexpr int64_t kVectorBytes = 16;
 
-ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<ShapedType>(value.getType()).getShape();
-}
-
 Type elementTypeOf(Value value) {
   return getElementTypeOrSelf(value.getType());
 }

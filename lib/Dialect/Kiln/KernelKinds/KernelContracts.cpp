@@ -3,6 +3,7 @@
 // in docs/architecture.md "Kernel kinds" states the same rules.
 #include "kiln/Dialect/Kiln/KernelKinds/KernelKinds.h"
 
+#include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 #include "kiln/Dialect/Kiln/IR/StridedView.h"
 #include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 #include "kiln/Dialect/Kiln/KernelKinds/LibraryEpilogue.h"
@@ -103,12 +104,8 @@ std::string unmetElementEpilogue(Operation *anchor,
     return "the anchor does not reduce a static float tensor";
   ArrayRef<int64_t> elementShape = input.getShape();
   int64_t rowValues = result.getNumElements();
-  auto shapeOfValue = [](Value value) {
-    return cast<ShapedType>(value.getType()).getShape();
-  };
   for (Value yielded : yields)
-    if (!isa<ShapedType>(yielded.getType()) ||
-        shapeOfValue(yielded) != elementShape)
+    if (!isa<ShapedType>(yielded.getType()) || shapeOf(yielded) != elementShape)
       return "it yields a value not of the reduced input's shape";
   // A broadcast whose value is one per row: right-aligned, 1 in every
   // reduced dim, each other dim 1 or the input's.
@@ -144,7 +141,7 @@ std::string unmetElementEpilogue(Operation *anchor,
              "' has neither the anchor's element count nor the reduced "
              "input's shape";
     if (isa<ExpandOp>(user)) {
-      if (rowBroadcastRun(shapeOfValue(user->getOperand(0)), elementShape))
+      if (rowBroadcastRun(shapeOf(user->getOperand(0)), elementShape))
         continue;
       return "an expand of the reduced value that is not a row broadcast";
     }
@@ -152,7 +149,7 @@ std::string unmetElementEpilogue(Operation *anchor,
       return "'" + user->getName().getStringRef().str() +
              "' is neither pointwise nor an expand of the row";
     for (Value operand : user->getOperands()) {
-      ArrayRef<int64_t> shape = shapeOfValue(operand);
+      ArrayRef<int64_t> shape = shapeOf(operand);
       if (shape == elementShape || rowBroadcastRun(shape, elementShape))
         continue;
       // The reduced value and the row part are read at the element's row

@@ -24,7 +24,7 @@ bool isDynamicTensor(Type type) {
 /// run-time extents (kDynamic when it has none): every dim up to it is a
 /// run-time extent or of size 1, every dim after it static. No value when
 /// it has none such, with the reason in |why|. The templates index the
-/// prefix as one extent, the product of its dims (shapeOf in the CUDA
+/// prefix as one extent, the product of its dims (indexedShapeOf in the CUDA
 /// target collapses it), so no index needs the value of any of them.
 std::optional<int64_t> runTimeDim(Value value, std::string &why) {
   auto type = dyn_cast<RankedTensorType>(value.getType());

@@ -69,6 +69,12 @@ inline mlir::TensorType tensorOf(mlir::Value value) {
   return llvm::cast<mlir::TensorType>(value.getType());
 }
 
+/// The shape of |value|'s type (ranked). The CUDA target's indexedShapeOf
+/// differs: it collapses run-time prefixes as the templates index them.
+inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value value) {
+  return llvm::cast<mlir::ShapedType>(value.getType()).getShape();
+}
+
 /// A rank-|rank| tensor type of dynamic dims, or unranked when |rank| is
 /// unknown: the result type of an op whose shape operand is not known yet.
 mlir::Type dynamicTensor(std::optional<int64_t> rank, mlir::Type element);
