@@ -5,6 +5,7 @@
 #include "MovementEval.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/ShapeUtils.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -146,15 +147,12 @@ Result pad(PadOp op, llvm::ArrayRef<Tensor> operands) {
         readIntegerList(op, operands[next], "axes");
     if (!list)
       return list.takeError();
-    for (int64_t a : *list) {
-      llvm::Expected<int64_t> axis = normalizeAxisOrError(op, a, data.rank());
-      if (!axis)
-        return axis.takeError();
-      if (llvm::is_contained(axes, *axis))
-        return opError(op, "axis " + std::to_string(a) +
-                               " is listed more than once");
-      axes.push_back(*axis);
-    }
+    std::string problem;
+    std::optional<llvm::SmallVector<int64_t>> distinct =
+        normalizeDistinctAxes(*list, data.rank(), &problem);
+    if (!distinct)
+      return opError(op, problem);
+    axes.assign(distinct->begin(), distinct->end());
   } else {
     for (int64_t i = 0; i < data.rank(); ++i)
       axes.push_back(i);

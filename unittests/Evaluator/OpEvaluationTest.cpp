@@ -306,6 +306,35 @@ TEST_F(OpEvaluationTest, ReduceAxesOutOfRange) {
       << message;
 }
 
+// Pad's axes from a run-time tensor (type inference could not check them):
+// a repeat is an error, as onnxruntime makes it, not a pad sized by both
+// entries and offset by one.
+TEST_F(OpEvaluationTest, PadAxesRepeatedOrOutOfRange) {
+  const char *program = R"(
+    func.func @f(%x: tensor<2x3xf32>, %p: tensor<4xi64>, %a: tensor<2xi64>) -> tensor<*xf32> {
+      %0 = kiln.pad %x, %p axes %a : tensor<2xi64> : tensor<2x3xf32>, tensor<4xi64> -> tensor<*xf32>
+      return %0 : tensor<*xf32>
+    })";
+  Tensor pads = Tensor::fromInts(DType::I64, {4}, {0, 0, 1, 0});
+  std::string repeated =
+      runError(program, {Tensor(DType::F32, {2, 3}), pads,
+                         Tensor::fromInts(DType::I64, {2}, {1, -1})});
+  EXPECT_NE(repeated.find("axis -1 is listed more than once"),
+            std::string::npos)
+      << repeated;
+  std::string outside =
+      runError(program, {Tensor(DType::F32, {2, 3}), pads,
+                         Tensor::fromInts(DType::I64, {2}, {0, 2})});
+  EXPECT_NE(outside.find("axis 2 is out of range for rank 2"),
+            std::string::npos)
+      << outside;
+  Tensor padded = runOne(
+      program, {Tensor::fromDoubles(DType::F32, {2, 3}, {1, 2, 3, 4, 5, 6}),
+                pads, Tensor::fromInts(DType::I64, {2}, {0, -1})});
+  EXPECT_EQ(padded.shape().vec(), (std::vector<int64_t>{3, 3}));
+  EXPECT_EQ(values(padded), (Doubles{1, 2, 3, 4, 5, 6, 0, 0, 0}));
+}
+
 TEST_F(OpEvaluationTest, ShapeExpandSqueeze) {
   Tensor result = runOne(R"(
     func.func @f(%x: tensor<3x1xi64>) -> tensor<3xi64> {

@@ -174,16 +174,12 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *,
       inferred.push_back(dynamicTensor(rank, element));
       return success();
     }
-    for (int64_t axis : *values) {
-      std::optional<int64_t> a = normalizeAxis(axis, rank);
-      if (!a)
-        return emitOptionalError(location, "axis ", axis,
-                                 " is out of range for rank ", rank);
-      if (llvm::is_contained(axes, *a))
-        return emitOptionalError(location, "axis ", axis,
-                                 " is listed more than once");
-      axes.push_back(*a);
-    }
+    std::string problem;
+    std::optional<SmallVector<int64_t>> distinct =
+        normalizeDistinctAxes(*values, rank, &problem);
+    if (!distinct)
+      return emitOptionalError(location, problem);
+    axes = std::move(*distinct);
   } else {
     for (int64_t i = 0; i < rank; ++i)
       axes.push_back(i);
@@ -231,14 +227,11 @@ std::optional<SmallVector<int64_t>> PadOp::getConstantAmounts() {
   SmallVector<int64_t> axes;
   if (getAxes()) {
     std::optional<SmallVector<int64_t>> list = getConstantIntegers(getAxes());
-    if (!list)
+    std::optional<SmallVector<int64_t>> distinct =
+        list ? normalizeDistinctAxes(*list, rank) : std::nullopt;
+    if (!distinct)
       return std::nullopt;
-    for (int64_t axis : *list) {
-      std::optional<int64_t> normalized = normalizeAxis(axis, rank);
-      if (!normalized || llvm::is_contained(axes, *normalized))
-        return std::nullopt;
-      axes.push_back(*normalized);
-    }
+    axes = std::move(*distinct);
   } else {
     axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
   }

@@ -58,6 +58,24 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+std::optional<SmallVector<int64_t>>
+normalizeDistinctAxes(ArrayRef<int64_t> axes, int64_t rank,
+                      std::string *problem) {
+  SmallVector<int64_t> normalized;
+  for (int64_t axis : axes) {
+    std::optional<int64_t> dim = normalizeAxis(axis, rank);
+    if (!dim || llvm::is_contained(normalized, *dim)) {
+      if (problem)
+        *problem = "axis " + std::to_string(axis) +
+                   (dim ? " is listed more than once"
+                        : " is out of range for rank " + std::to_string(rank));
+      return std::nullopt;
+    }
+    normalized.push_back(*dim);
+  }
+  return normalized;
+}
+
 ArrayRef<char> getRawElementBytes(ElementsAttr attr) {
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();

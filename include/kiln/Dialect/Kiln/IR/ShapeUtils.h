@@ -11,6 +11,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
+#include <string>
 
 namespace kiln {
 
@@ -44,6 +45,15 @@ mlir::LogicalResult inferReductionType(std::optional<mlir::Location> location,
 
 /// Maps a possibly negative axis into [0, rank); std::nullopt if out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+/// |axes| normalised against |rank|, in their order; std::nullopt when one
+/// is out of range or two name the same dim, with *|problem| (when given)
+/// saying which: "axis A is out of range for rank R" or "axis A is listed
+/// more than once" (A as listed). Pad's axes in type inference, folds and
+/// the evaluator.
+std::optional<llvm::SmallVector<int64_t>>
+normalizeDistinctAxes(llvm::ArrayRef<int64_t> axes, int64_t rank,
+                      std::string *problem = nullptr);
 
 /// The integer values of a constant operand (kiln.constant or any ConstantLike
 /// op holding integer elements), or std::nullopt if it is not constant.
