@@ -63,6 +63,7 @@ import json
 import math
 import os
 import platform
+import re
 import signal
 import subprocess
 import sys
@@ -313,12 +314,15 @@ def run_torch(module, record, inputs, expected, runs, result, save_now,
 
 
 def inductor_cache_state():
-    """'carried' when TORCHINDUCTOR_CACHE_DIR already holds autotuning
-    results (the compile time is then not a cold compile's), else 'cold'."""
+    """'carried' when inductor's cache folder (TORCHINDUCTOR_CACHE_DIR, or
+    its default) already holds autotuning results (the compile time is then
+    not a cold compile's), else 'cold'."""
     # Inductor's default when the variable is unset (torch/_inductor/runtime/
-    # cache_dir_utils.py): the temporary directory's torchinductor_<user>.
+    # cache_dir_utils.py): the temporary directory's torchinductor_<user>,
+    # the user name's path characters replaced as torch does.
     folder = os.environ.get("TORCHINDUCTOR_CACHE_DIR") or os.path.join(
-        tempfile.gettempdir(), "torchinductor_" + getpass.getuser())
+        tempfile.gettempdir(),
+        "torchinductor_" + re.sub(r'[\\/:*?"<>|]', "_", getpass.getuser()))
     if os.path.isdir(os.path.join(folder, "cache")) and os.listdir(
             os.path.join(folder, "cache")):
         return "carried"

@@ -35,7 +35,7 @@ clean=0 dirty=0 entries=()
 # check TOOL NAME COMMAND...: one row; errors from the tool's summary line.
 check() {
   local tool="$1" name="$2"; shift 2
-  local log="$logs/$tool-${name//\//_}.log" extra=()
+  local log="$logs/$tool-${name//\//--}.log" extra=()
   case "$tool" in
     memcheck) extra=(--leak-check full) ;;
     racecheck) extra=(--racecheck-report all) ;;
@@ -74,9 +74,12 @@ for tool in "${tools[@]}"; do
     name="$(basename "$dir")"
     [[ -z "$only_models" || "$only_models" == *" $name "* ]] || continue
     # A model compiled for a range (issue 18) has a data_<size>/ per size
-    # in place of data/; kiln-run takes the shapes from the input files.
-    for data in "$dir"data "$dir"data_*; do
-      [[ -d "$data" ]] || continue
+    # in place of data/; kiln-run takes the shapes from the input files. A
+    # model with neither still gets its row (kiln-run fails: no inputs).
+    datas=()
+    for data in "$dir"data "$dir"data_*; do [[ -d "$data" ]] && datas+=("$data"); done
+    [[ ${#datas[@]} -eq 0 ]] && datas=("$dir"data)
+    for data in "${datas[@]}"; do
       label="model/$name"
       [[ "$(basename "$data")" == data_* ]] && label="$label/${data##*/data_}"
       check "$tool" "$label" "$kiln_run" "$dir/model.kiln" --inputs "$data"

@@ -95,7 +95,8 @@ bool indexesRunTimeExtentsByValue(mlir::Operation *op);
 
 /// Whether some op of |kernel|'s body indexes run-time extents by value
 /// (indexesRunTimeExtentsByValue): then no value of the kernel has its
-/// run-time prefix collapsed into one extent (the CUDA target's shapeOf).
+/// run-time prefix collapsed into one extent (the CUDA target's
+/// indexedShapeOf).
 bool kernelIndexesRunTimeExtentsByValue(KernelOp kernel);
 
 /// Why |ops| cannot share one kernel, or std::nullopt: one of them indexes
