@@ -79,13 +79,20 @@ for tool in "${tools[@]}"; do
     datas=()
     for data in "$dir"data "$dir"data_*; do [[ -d "$data" ]] && datas+=("$data"); done
     [[ ${#datas[@]} -eq 0 ]] && datas=("$dir"data)
-    for data in "${datas[@]}"; do
-      label="model/$name"
-      [[ "$(basename "$data")" == data_* ]] && label="$label/${data##*/data_}"
-      check "$tool" "$label" "$kiln_run" "$dir/model.kiln" --inputs "$data"
-      # Step by step as well: each kernel in its own launch, not in a graph.
-      [[ "$tool" == memcheck ]] &&
-        check "$tool" "$label/debug" env KILN_DEBUG=1 "$kiln_run" "$dir/model.kiln" --inputs "$data"
+    # A ranged model's fp16.kiln beside its model.kiln runs too (kiln-run
+    # converts the f32 inputs to the artifact's dtype).
+    artifacts=(model.kiln)
+    [[ -f "$dir/fp16.kiln" ]] && artifacts+=(fp16.kiln)
+    for artifact in "${artifacts[@]}"; do
+      for data in "${datas[@]}"; do
+        label="model/$name"
+        [[ "$artifact" != model.kiln ]] && label="$label/${artifact%.kiln}"
+        [[ "$(basename "$data")" == data_* ]] && label="$label/${data##*/data_}"
+        check "$tool" "$label" "$kiln_run" "$dir/$artifact" --inputs "$data"
+        # Step by step as well: each kernel in its own launch, not in a graph.
+        [[ "$tool" == memcheck ]] &&
+          check "$tool" "$label/debug" env KILN_DEBUG=1 "$kiln_run" "$dir/$artifact" --inputs "$data"
+      done
     done
   done
   # The runtime's GPU tests under memcheck, before the slower tools. Left
