@@ -109,7 +109,6 @@ bool isSingleElement(Value value) {
   return type && type.hasStaticShape() && type.getNumElements() == 1;
 }
 
-// op(transpose(a, p), transpose(b, p)) -> transpose(op(a, b), p)
 /// The permutation that undoes |perm|.
 SmallVector<int64_t> inversePermutation(ArrayRef<int64_t> perm) {
   SmallVector<int64_t> inverse(perm.size());
@@ -394,22 +393,12 @@ struct SinkTransposeThroughSlice : OpRewritePattern<SliceOp> {
     if (!transposed || !type || !type.hasStaticShape())
       return rewriter.notifyMatchFailure(slice, "input is no NHWC transpose");
     std::optional<SmallVector<int64_t>> axes =
-        getConstantIntegers(slice.getAxes());
+        axesBeforeTranspose(slice, transposed);
     if (!axes)
-      return rewriter.notifyMatchFailure(slice, "axes are not constant");
-    SmallVector<int64_t> sourceAxes;
-    for (int64_t axis : *axes) {
-      std::optional<int64_t> normalized = normalizeAxis(axis, 4);
-      if (!normalized)
-        return rewriter.notifyMatchFailure(slice, "an axis is out of range");
-      sourceAxes.push_back(kToChannelsFirst[*normalized]);
-    }
-    Location loc = slice.getLoc();
-    Value sourceAxesValue = createI64Constant(rewriter, loc, sourceAxes);
-    Value sunk = rewriter.create<SliceOp>(
-        loc, channelsLastType(type), transposed.getData(), slice.getStarts(),
-        slice.getEnds(), sourceAxesValue, slice.getSteps());
-    rewriter.replaceOp(slice, createTranspose(rewriter, loc, sunk, kToChannelsFirst));
+      return rewriter.notifyMatchFailure(slice, "axes are not constant or "
+                                                "an axis is out of range");
+    rewriter.replaceOp(
+        slice, createSliceBeforeTranspose(rewriter, slice, transposed, *axes));
     return success();
   }
 };

@@ -226,58 +226,73 @@ struct SplitOfTranspose : OpRewritePattern<TransposeOp> {
                                 PatternRewriter &rewriter) const override {
     if (op->hasOneUse() || op->use_empty())
       return rewriter.notifyMatchFailure(op, "not a split");
-    int64_t rank = cast<ShapedType>(op.getType()).getRank();
     SmallVector<std::pair<SliceOp, SmallVector<int64_t>>> slices;
     // Every use is a slice's data (so each slice is visited once: one that
     // also took its starts or ends from the transpose is not a piece).
     for (OpOperand &use : op->getUses()) {
       auto slice = dyn_cast<SliceOp>(use.getOwner());
       std::optional<SmallVector<int64_t>> axes =
-          slice ? getConstantIntegers(slice.getAxes()) : std::nullopt;
-      auto type = slice ? dyn_cast<RankedTensorType>(slice.getType())
-                        : RankedTensorType();
-      if (!axes || !type || use.getOperandNumber() != 0)
+          slice && use.getOperandNumber() == 0 &&
+                  isa<RankedTensorType>(slice.getType())
+              ? axesBeforeTranspose(slice, op)
+              : std::nullopt;
+      if (!axes)
         return rewriter.notifyMatchFailure(op, "a use is not the data of a "
-                                               "slice with constant axes");
-      for (int64_t &axis : *axes) {
-        std::optional<int64_t> normalized = normalizeAxis(axis, rank);
-        if (!normalized)
-          return rewriter.notifyMatchFailure(op, "a slice axis is out of "
-                                                 "range");
-        axis = op.getPerm()[*normalized];
-      }
+                                               "slice with constant axes in "
+                                               "range");
       slices.push_back({slice, std::move(*axes)});
     }
-    ArrayRef<int64_t> perm = op.getPerm();
     for (auto &[slice, axes] : slices) {
-      auto type = cast<RankedTensorType>(slice.getType());
-      SmallVector<int64_t> shape(rank);
-      for (int64_t a = 0; a < rank; ++a)
-        shape[perm[a]] = type.getDimSize(a);
       rewriter.setInsertionPoint(slice);
-      Location loc = slice.getLoc();
-      // The axes keep their index type (i32 or i64), as starts and ends do.
-      auto axesType = cast<RankedTensorType>(slice.getAxes().getType());
-      unsigned width = axesType.getElementType().getIntOrFloatBitWidth();
-      SmallVector<APInt> values;
-      for (int64_t axis : axes)
-        values.push_back(APInt(width, axis, /*isSigned=*/true));
-      Value mapped = rewriter.create<ConstantOp>(
-          loc, DenseElementsAttr::get(
-                   RankedTensorType::get({int64_t(axes.size())},
-                                         axesType.getElementType()),
-                   values));
-      Value piece = rewriter.create<SliceOp>(
-          loc, RankedTensorType::get(shape, type.getElementType()),
-          op.getData(), slice.getStarts(), slice.getEnds(), mapped,
-          slice.getSteps());
-      rewriter.replaceOpWithNewOp<TransposeOp>(slice, type, piece,
-                                               op.getPermAttr());
+      rewriter.replaceOp(slice,
+                         createSliceBeforeTranspose(rewriter, slice, op, axes));
     }
     return success();
   }
 };
 } // namespace
+
+std::optional<SmallVector<int64_t>>
+kiln::axesBeforeTranspose(SliceOp slice, TransposeOp transpose) {
+  std::optional<SmallVector<int64_t>> axes =
+      getConstantIntegers(slice.getAxes());
+  if (!axes)
+    return std::nullopt;
+  ArrayRef<int64_t> perm = transpose.getPerm();
+  for (int64_t &axis : *axes) {
+    std::optional<int64_t> normalized = normalizeAxis(axis, perm.size());
+    if (!normalized)
+      return std::nullopt;
+    axis = perm[*normalized];
+  }
+  return axes;
+}
+
+Value kiln::createSliceBeforeTranspose(OpBuilder &builder, SliceOp slice,
+                                       TransposeOp transpose,
+                                       ArrayRef<int64_t> axes) {
+  Location loc = slice.getLoc();
+  auto type = cast<RankedTensorType>(slice.getType());
+  ArrayRef<int64_t> perm = transpose.getPerm();
+  SmallVector<int64_t> shape(perm.size());
+  for (auto [a, p] : llvm::enumerate(perm))
+    shape[p] = type.getDimSize(a);
+  auto axesType = cast<RankedTensorType>(slice.getAxes().getType());
+  unsigned width = axesType.getElementType().getIntOrFloatBitWidth();
+  SmallVector<APInt> values;
+  for (int64_t axis : axes)
+    values.push_back(APInt(width, axis, /*isSigned=*/true));
+  Value mapped = builder.create<ConstantOp>(
+      loc,
+      DenseElementsAttr::get(RankedTensorType::get({int64_t(axes.size())},
+                                                   axesType.getElementType()),
+                             values));
+  Value piece = builder.create<SliceOp>(
+      loc, RankedTensorType::get(shape, type.getElementType()),
+      transpose.getData(), slice.getStarts(), slice.getEnds(), mapped,
+      slice.getSteps());
+  return builder.create<TransposeOp>(loc, type, piece, transpose.getPermAttr());
+}
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {

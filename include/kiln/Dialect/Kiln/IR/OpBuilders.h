@@ -1,12 +1,14 @@
 // Builders of the small kiln ops that graph rewrites create again and again:
-// a 1-D i64 constant (a shape, axes or index list), a transpose and a
-// reshape.
+// a 1-D i64 constant (a shape, axes or index list), a transpose, a reshape,
+// and a slice of a transpose taken before it.
 #ifndef KILN_DIALECT_KILN_IR_OPBUILDERS_H
 #define KILN_DIALECT_KILN_IR_OPBUILDERS_H
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/IR/Builders.h"
+
+#include <optional>
 
 namespace kiln {
 
@@ -43,6 +45,20 @@ inline mlir::Value createReshape(mlir::OpBuilder &builder, mlir::Location loc,
                                    createI64Constant(builder, loc, dims),
                                    builder.getBoolAttr(false));
 }
+
+/// The axes of x that |slice| of |transpose| = transpose(x, p) takes:
+/// p[axis] for each of |slice|'s axes; std::nullopt when they are not
+/// constant or one is out of range.
+std::optional<llvm::SmallVector<int64_t>>
+axesBeforeTranspose(SliceOp slice, TransposeOp transpose);
+
+/// transpose(slice(x, starts, ends, |axes|, steps), p), the values of
+/// |slice| of |transpose| = transpose(x, p), built at the builder's point;
+/// |axes| from axesBeforeTranspose, in |slice|'s axes' index type (i32 or
+/// i64, as its starts and ends). |slice| is left to the caller.
+mlir::Value createSliceBeforeTranspose(mlir::OpBuilder &builder, SliceOp slice,
+                                       TransposeOp transpose,
+                                       llvm::ArrayRef<int64_t> axes);
 
 } // namespace kiln
 
