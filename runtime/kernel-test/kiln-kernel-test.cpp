@@ -137,6 +137,21 @@ bool runCase(const CaseSpec &spec, int major, int minor, CaseResult &result,
       arguments.push_back(&dim);
     std::string what =
         "cudaLaunchKernel(" + launch.kernel + "," + launch.comment + ")";
+    // Dynamic shared memory past 48 KiB must be allowed first, as the
+    // runtime does (plan.cpp, prepareKernel).
+    if (launch.sharedBytes > 48 * 1024) {
+      int device = 0;
+      if (!cudaOk(cudaGetDevice(&device), what.c_str(), error) ||
+          !cudaOk(cudaKernelSetAttributeForDevice(
+                      kernels[launch.kernel],
+                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                      static_cast<int>(launch.sharedBytes), device),
+                  ("allowing " + std::to_string(launch.sharedBytes) +
+                   " bytes of shared memory to " + what)
+                      .c_str(),
+                  error))
+        return false;
+    }
     if (!cudaOk(cudaLaunchKernel(
                     reinterpret_cast<const void *>(kernels[launch.kernel]),
                     dim3(launch.grid), dim3(launch.block), arguments.data(),

@@ -224,8 +224,24 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                  text(groups) +
                  ", ...; each its own K and V tile, and afterwards the "
                  "merge's posts, in one array.");
-    emitter.line("__align__(16) __shared__ unsigned short kiln_tiles[" +
-                 text(flashSharedBytes(groups, d, dv) / 2) + "];");
+    int64_t sharedBytes = flashSharedBytes(groups, d, dv);
+    std::string tiles =
+        "unsigned short kiln_tiles[" + text(sharedBytes / 2) + "];";
+    if (sharedBytes <= kFlashAttentionStaticSharedBytes) {
+      emitter.line("__align__(16) __shared__ " + tiles);
+    } else {
+      // Past the static limit: dynamic shared memory, which the launch
+      // carries and the runtime allows the kernel (the host emulator keeps
+      // a static array).
+      emitter.line("#ifndef KILN_KERNEL_TEST_CUDA_EMULATION_H");
+      emitter.line("extern __shared__ __align__(16) unsigned short "
+                   "kiln_tiles[];  // " +
+                   text(sharedBytes) + " bytes, dynamic.");
+      emitter.line("#else");
+      emitter.line("__align__(16) __shared__ " + tiles);
+      emitter.line("#endif");
+      launch.dynamicSharedBytes = sharedBytes;
+    }
     emitter.line("const int lane = threadIdx.x & 31, warp = (threadIdx.x >> "
                  "5) % " +
                  text(kFlashAttentionWarps) +

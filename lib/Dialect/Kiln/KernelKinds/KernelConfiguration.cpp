@@ -378,7 +378,7 @@ int64_t flashKeyGroups(KernelOp kernel, int64_t multiprocessors) {
   int64_t keyTiles = (keyShape.drop_back().back() + kFlashAttentionKeys - 1) /
                      kFlashAttentionKeys;
   int64_t d = keyShape.back(), dv = shapeOf(attention.getValue()).back();
-  bool fits = flashSharedBytes(2, d, dv) <= kFlashAttentionSharedBytes;
+  bool fits = flashSharedBytes(2, d, dv) <= kFlashAttentionStaticSharedBytes;
   bool resident = 2 * queryTiles <= kFlashResidentGroups * multiprocessors;
   return keyTiles >= kFlashKeyGroupsMinKeyTiles && fits && resident ? 2 : 1;
 }

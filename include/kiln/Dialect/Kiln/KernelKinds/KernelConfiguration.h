@@ -25,14 +25,18 @@ namespace kiln {
 /// key tiles); head sizes up to kFlashAttentionMaxHeadSize. A key group
 /// holds a tile of kFlashAttentionKeys keys of K and of V in shared memory,
 /// rows padded by kFlashAttentionPad elements; all groups together at most
-/// kFlashAttentionSharedBytes (static shared memory), at most
-/// kFlashAttentionMaxKeyGroups groups (the counts the kernel tests run).
+/// kFlashAttentionSharedBytes, at most kFlashAttentionMaxKeyGroups groups
+/// (the counts the kernel tests run). Up to kFlashAttentionStaticSharedBytes
+/// the tiles are static shared memory; beyond, dynamic (the runtime allows
+/// the kernel that much; 96 KiB is within the per-block limit of every GPU
+/// the flash kernel runs on, sm_80 on, 99 KiB on sm_86/sm_89).
 constexpr int64_t kFlashAttentionWarps = 4;
 constexpr int64_t kFlashAttentionMaxHeadSize = 128;
 constexpr int64_t kFlashAttentionKeys = 64;
 constexpr int64_t kFlashAttentionPad = 8;
-constexpr int64_t kFlashAttentionSharedBytes = 48 * 1024;
-constexpr int64_t kFlashAttentionMaxKeyGroups = 2;
+constexpr int64_t kFlashAttentionStaticSharedBytes = 48 * 1024;
+constexpr int64_t kFlashAttentionSharedBytes = 96 * 1024;
+constexpr int64_t kFlashAttentionMaxKeyGroups = 4;
 
 /// The 2-byte elements of one shared-memory tile of the flash kernel: its
 /// kFlashAttentionKeys rows of |cols| elements (a head size), each padded by
