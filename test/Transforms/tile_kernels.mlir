@@ -1,12 +1,16 @@
 // RUN: kiln-opt %s --split-input-file --kiln-fuse-kernels --kiln-tile-kernels | FileCheck %s
 
-// Same-shape f32 operands: 16-byte vectors of 4; 4 vectors per thread once
-// the output has a million elements; grid capped at 64 blocks per SM.
+// Same-shape f32 operands: 16-byte vectors of 4; one vector per thread
+// while that grid fits its cap of 64 blocks per SM (132 SMs x 64 x 256
+// threads x 4 = 8650752 elements: a million take 1024 blocks), 4 past it
+// (16.8 M: 4096 blocks).
 // CHECK-LABEL: func.func @vectorised_f32
-// CHECK: kiln.kernel "add_0" pointwise {{.*}} attributes {block_size = 256 : i64, elements_per_thread = 4 : i64, grid_size = 256 : i64, variant = #kiln.variant<loop>, vector_width = 4 : i64}
-func.func @vectorised_f32(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+// CHECK: kiln.kernel "add_0" pointwise {{.*}} attributes {block_size = 256 : i64, elements_per_thread = 1 : i64, grid_size = 1024 : i64, variant = #kiln.variant<loop>, vector_width = 4 : i64}
+// CHECK: kiln.kernel "add_1" pointwise {{.*}} attributes {block_size = 256 : i64, elements_per_thread = 4 : i64, grid_size = 4096 : i64, variant = #kiln.variant<loop>, vector_width = 4 : i64}
+func.func @vectorised_f32(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %c: tensor<4096x4096xf32>, %d: tensor<4096x4096xf32>) -> (tensor<1024x1024xf32>, tensor<4096x4096xf32>) {
   %0 = kiln.add %a, %b : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
-  return %0 : tensor<1024x1024xf32>
+  %1 = kiln.add %c, %d : tensor<4096x4096xf32>, tensor<4096x4096xf32> -> tensor<4096x4096xf32>
+  return %0, %1 : tensor<1024x1024xf32>, tensor<4096x4096xf32>
 }
 
 // -----
@@ -129,21 +133,21 @@ func.func @layer_norm_vectors(%a: tensor<1024x768xf16>, %ga: tensor<768xf16>, %b
 
 // Loads that would hold more than 128 registers per thread: the loop
 // template issues every vector load of a step before computing, so 9 f32
-// inputs of a million elements get 2 vectors per thread (9 x 4 x 2 = 72
-// registers) instead of 4 (144), and 40 inputs get vectors of 2 (80)
-// instead of 4 (160).
+// inputs of 16.8 M elements (past the one-vector grid's cap) get 2 vectors
+// per thread (9 x 4 x 2 = 72 registers) instead of 4 (144), and 40 inputs
+// get vectors of 2 (80) instead of 4 (160).
 // CHECK-LABEL: func.func @many_inputs_narrower_steps
 // CHECK: kiln.kernel "add_add_add_etc_0" pointwise {{.*}} elements_per_thread = 2 : i64, {{.*}} vector_width = 4 : i64
-func.func @many_inputs_narrower_steps(%a0: tensor<1024x1024xf32>, %a1: tensor<1024x1024xf32>, %a2: tensor<1024x1024xf32>, %a3: tensor<1024x1024xf32>, %a4: tensor<1024x1024xf32>, %a5: tensor<1024x1024xf32>, %a6: tensor<1024x1024xf32>, %a7: tensor<1024x1024xf32>, %a8: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
-  %1 = kiln.add %a0, %a1 : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
-  %2 = kiln.add %1, %a2 : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
-  %3 = kiln.add %2, %a3 : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
-  %4 = kiln.add %3, %a4 : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
-  %5 = kiln.add %4, %a5 : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
-  %6 = kiln.add %5, %a6 : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
-  %7 = kiln.add %6, %a7 : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
-  %8 = kiln.add %7, %a8 : tensor<1024x1024xf32>, tensor<1024x1024xf32> -> tensor<1024x1024xf32>
-  return %8 : tensor<1024x1024xf32>
+func.func @many_inputs_narrower_steps(%a0: tensor<4096x4096xf32>, %a1: tensor<4096x4096xf32>, %a2: tensor<4096x4096xf32>, %a3: tensor<4096x4096xf32>, %a4: tensor<4096x4096xf32>, %a5: tensor<4096x4096xf32>, %a6: tensor<4096x4096xf32>, %a7: tensor<4096x4096xf32>, %a8: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
+  %1 = kiln.add %a0, %a1 : tensor<4096x4096xf32>, tensor<4096x4096xf32> -> tensor<4096x4096xf32>
+  %2 = kiln.add %1, %a2 : tensor<4096x4096xf32>, tensor<4096x4096xf32> -> tensor<4096x4096xf32>
+  %3 = kiln.add %2, %a3 : tensor<4096x4096xf32>, tensor<4096x4096xf32> -> tensor<4096x4096xf32>
+  %4 = kiln.add %3, %a4 : tensor<4096x4096xf32>, tensor<4096x4096xf32> -> tensor<4096x4096xf32>
+  %5 = kiln.add %4, %a5 : tensor<4096x4096xf32>, tensor<4096x4096xf32> -> tensor<4096x4096xf32>
+  %6 = kiln.add %5, %a6 : tensor<4096x4096xf32>, tensor<4096x4096xf32> -> tensor<4096x4096xf32>
+  %7 = kiln.add %6, %a7 : tensor<4096x4096xf32>, tensor<4096x4096xf32> -> tensor<4096x4096xf32>
+  %8 = kiln.add %7, %a8 : tensor<4096x4096xf32>, tensor<4096x4096xf32> -> tensor<4096x4096xf32>
+  return %8 : tensor<4096x4096xf32>
 }
 
 // -----

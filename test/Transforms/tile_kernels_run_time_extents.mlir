@@ -35,18 +35,18 @@ func.func @six(%x: tensor<?x6xf32> {kiln.name = "x", kiln.dim_names = ["batch", 
 // -----
 
 // A large range: 4 vectors per thread and the grid of the largest count
-// (4096 x 1024 elements / (256 x 4 x 4) = 1024 blocks). Below a million
-// elements the choice is 1 vector per thread: one bucket, chosen at
-// 2^20 - 1 elements (1024 blocks of 256 x 4), for the counts up to it; the
-// smaller powers of two choose the same, so no other bucket.
+// (16384 x 1024 elements / (256 x 4 x 4) = 4096 blocks). Up to the count
+// whose one-vector grid fills the cap (132 SMs x 64 blocks x 256 x 4 =
+// 8650752 elements) the choice is 1 vector per thread: one bucket, chosen
+// there (8448 blocks of 256 x 4), for the counts up to it.
 // CHECK-LABEL: func.func @large
 // CHECK:         kiln.kernel "relu_0" pointwise
-// CHECK-SAME:      elements_per_thread = 4 : i64, grid_size = 1024 : i64
-// CHECK-SAME:      kiln.buckets = [{block_size = 256 : i64, elements_per_thread = 1 : i64, grid_size = 1024 : i64, max_count = 1048575 : i64, vector_width = 4 : i64}]
+// CHECK-SAME:      elements_per_thread = 4 : i64, grid_size = 4096 : i64
+// CHECK-SAME:      kiln.buckets = [{block_size = 256 : i64, elements_per_thread = 1 : i64, grid_size = 8448 : i64, max_count = 8650752 : i64, vector_width = 4 : i64}]
 // CHECK-SAME:      kiln.element_count = "rows*1024"
 // CHECK-SAME:      vector_width = 4 : i64
 func.func @large(%x: tensor<?x1024xf32> {kiln.name = "x", kiln.dim_names = ["rows", ""]}) -> tensor<?x1024xf32>
-    attributes {kiln.dim_ranges = {rows = array<i64: 1, 4096, 4096>}} {
+    attributes {kiln.dim_ranges = {rows = array<i64: 1, 16384, 16384>}} {
   %0 = kiln.relu %x {kiln.dim_exprs = ["rows", "1024"]} : tensor<?x1024xf32> -> tensor<?x1024xf32>
   return %0 : tensor<?x1024xf32>
 }

@@ -11,13 +11,14 @@
 //    of each piece), or is read through data movement that keeps the
 //    innermost dim's runs (innermostRunOfMovement: Swin's head split and
 //    window partition), the elements after the last whole vector handled
-//    one per thread; 4 elements (or vectors) per thread once the output has a
-//    million elements; fewer elements per thread, then narrower vectors,
+//    one per thread; one element (or vector) per thread while that grid fits
+//    its cap, 4 past it; fewer elements per thread, then narrower vectors,
 //    where the loads of one step would hold more than 128 registers; a grid
 //    that covers the output's vectors, capped at 64 blocks per multiprocessor
 //    (the loop is grid-stride). With run-time extents that is at the ranges'
 //    largest count, and a bucket (kiln.buckets) records the configuration
-//    at each smaller power of two where it differs. The channels_last_pool
+//    at the largest count of one vector per thread where the ranges cross
+//    it. The channels_last_pool
 //    variant (the channels-last window template): a vector of channels (16
 //    bytes, halved until it divides C) per thread and step for a pool; for a
 //    depthwise conv up to 8 adjacent pixels of a row (balanced groups, while
@@ -61,6 +62,11 @@ namespace kiln {
 namespace {
 constexpr int64_t kWarpSize = 32;
 constexpr int64_t kVectorBytes = 16;
+/// The cap of a grid-stride template's grid, per multiprocessor: past it a
+/// thread takes more than one step.
+constexpr int64_t kMaxBlocksPerMultiprocessor = 64;
+/// The loop template's block.
+constexpr int64_t kLoopBlockSize = 256;
 /// The threads per multiprocessor a depthwise conv's grid keeps when it
 /// gives a thread several pixels: 16 warps, two thirds of what an SM holds
 /// of the template at 8 pixels x 4 channels (84 registers, 3 blocks of 256);
@@ -425,11 +431,11 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
                     &KernelOp::setElementsPerThread, pixels);
         setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize,
                     kDepthwiseBlockSize);
-        setIfAbsent(
-            kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
-            std::clamp<int64_t>(ceilDiv(threads(*kernel.getElementsPerThread()),
-                                        *kernel.getBlockSize()),
-                                1, 64 * multiprocessors));
+        setIfAbsent(kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
+                    std::clamp<int64_t>(
+                        ceilDiv(threads(*kernel.getElementsPerThread()),
+                                *kernel.getBlockSize()),
+                        1, kMaxBlocksPerMultiprocessor * multiprocessors));
       }
       setIfAbsent(kernel, &KernelOp::getElementsPerThread,
                   &KernelOp::setElementsPerThread, pixels);
@@ -446,43 +452,59 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     int64_t perBlock = kernel.getBlockSize().value_or(256) *
                        kernel.getVectorWidth().value_or(1) *
                        kernel.getElementsPerThread().value_or(1);
-    setIfAbsent(kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
-                std::clamp<int64_t>(ceilDiv(elements, perBlock), 1,
-                                    64 * multiprocessors));
+    setIfAbsent(
+        kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
+        std::clamp<int64_t>(ceilDiv(elements, perBlock), 1,
+                            kMaxBlocksPerMultiprocessor * multiprocessors));
     if (buckets && loop && !pinned)
       recordLoopBuckets(kernel, chosen);
   }
 
-  /// The loop template's configuration for |elements| output elements: 256
-  /// threads, the widest vectors the accesses allow, 4 of them per thread
-  /// from a million elements, narrowed to kMaxLoadRegisters, and the grid
-  /// that covers |elements| (capped).
+  /// The loop template's configuration for |elements| output elements:
+  /// kLoopBlockSize threads, the widest vectors the accesses allow, one of
+  /// them per thread up to loopOneEachMost elements (while that grid fits
+  /// its cap), 4 past it (then every thread takes several steps anyway: 4
+  /// vectors' loads go out at once), narrowed to kMaxLoadRegisters, and the
+  /// grid that covers |elements| (capped). Measured on an H100
+  /// (benchmarks/README.md, "One vector per thread"): 4 per thread from a
+  /// million elements, as before, left mid-size kernels' grids under one
+  /// wave of resident blocks, each thread one load -> compute -> store pass
+  /// (BERT bs8's bias + GELU, 3.1M elements: 384 blocks); one per thread
+  /// took 6-12% off the zoo's GELU and SiLU kernels of 1M-10M elements,
+  /// while at 2^28 elements (past the cap) 4 per thread stayed 2% faster.
   KernelBucket loopConfiguration(KernelOp kernel, int64_t elements) {
     KernelBucket configuration;
     configuration.maxCount = elements;
-    configuration.blockSize = 256;
+    configuration.blockSize = kLoopBlockSize;
     configuration.vectorWidth = vectorWidth(kernel);
-    configuration.elementsPerThread = elements >= (1 << 20) ? 4 : 1;
+    configuration.elementsPerThread =
+        elements > loopOneEachMost(kernel) ? 4 : 1;
     fitLoadRegisters(kernel, configuration.vectorWidth,
                      configuration.elementsPerThread);
     int64_t perBlock = configuration.blockSize * configuration.vectorWidth *
                        configuration.elementsPerThread;
-    configuration.gridSize = std::clamp<int64_t>(ceilDiv(elements, perBlock), 1,
-                                                 64 * multiprocessors);
+    configuration.gridSize =
+        std::clamp<int64_t>(ceilDiv(elements, perBlock), 1,
+                            kMaxBlocksPerMultiprocessor * multiprocessors);
     return configuration;
+  }
+
+  /// The most elements the loop template takes one vector per thread for:
+  /// a grid of kMaxBlocksPerMultiprocessor blocks per multiprocessor.
+  int64_t loopOneEachMost(KernelOp kernel) {
+    return kMaxBlocksPerMultiprocessor * multiprocessors * kLoopBlockSize *
+           vectorWidth(kernel);
   }
 
   /// Buckets (issue 18): a kernel with run-time extents is configured for
   /// the ranges' largest count, which is what every count can run with;
-  /// where the configuration chosen at a smaller count differs (a million
-  /// elements or fewer take 1 vector per thread, not 4, so that the grid
-  /// keeps every multiprocessor busy), the kernel records a bucket. The
-  /// counts tried are one less than each power of two from the ranges'
-  /// smallest count up (the thresholds of the choices above are powers of
-  /// two); a bucket's max_count is the largest count tried with its
-  /// configuration, at which it is chosen, so it is valid for every count
-  /// up to it, as the kernel's own configuration is for every count of the
-  /// ranges.
+  /// where the configuration chosen at a smaller count differs, the kernel
+  /// records a bucket. The one choice of loopConfiguration that depends on
+  /// the count is the vectors per thread (4 past loopOneEachMost elements,
+  /// else 1): when the ranges straddle that count, the bucket is the
+  /// configuration chosen there, its max_count, so it is valid for every
+  /// count up to it, as the kernel's own configuration is for every count
+  /// of the ranges.
   void recordLoopBuckets(KernelOp kernel, const KernelBucket &chosen) {
     auto count = kernel->getAttrOfType<StringAttr>(kElementCountAttrName);
     std::optional<DimExpr> parsed =
@@ -493,26 +515,16 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
         *parsed, getDimRanges(kernel->getParentOfType<func::FuncOp>()));
     if (!smallest)
       return;
-    auto sameChoice = [](const KernelBucket &a, const KernelBucket &b) {
-      return a.vectorWidth == b.vectorWidth &&
-             a.elementsPerThread == b.elementsPerThread &&
-             a.blockSize == b.blockSize;
-    };
-    // Down from the largest count: a new bucket where the choice changes.
     std::vector<KernelBucket> buckets;
-    KernelBucket above = chosen;
-    int64_t power = int64_t(1) << 62;
-    while (power > 1 && power - 1 >= chosen.maxCount)
-      power /= 2;
-    for (; power > 1 && power - 1 >= std::max<int64_t>(*smallest, 1);
-         power /= 2) {
-      KernelBucket bucket = loopConfiguration(kernel, power - 1);
-      if (sameChoice(bucket, above))
-        continue;
-      buckets.push_back(bucket);
-      above = bucket;
+    int64_t oneEachMost = loopOneEachMost(kernel);
+    if (oneEachMost < chosen.maxCount &&
+        oneEachMost >= std::max<int64_t>(*smallest, 1)) {
+      KernelBucket bucket = loopConfiguration(kernel, oneEachMost);
+      if (bucket.vectorWidth != chosen.vectorWidth ||
+          bucket.elementsPerThread != chosen.elementsPerThread ||
+          bucket.blockSize != chosen.blockSize)
+        buckets.push_back(bucket);
     }
-    std::reverse(buckets.begin(), buckets.end());
     setKernelBuckets(kernel, buckets);
   }
 
@@ -538,7 +550,8 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
     setIfAbsent(kernel, &KernelOp::getBlockSize, &KernelOp::setBlockSize,
                 rows * perRow);
     setIfAbsent(kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
-                std::clamp<int64_t>(blocks, 1, 64 * multiprocessors));
+                std::clamp<int64_t>(
+                    blocks, 1, kMaxBlocksPerMultiprocessor * multiprocessors));
   }
 
   /// With run-time rows (issue 18) the grid is chosen for the ranges'
@@ -691,7 +704,8 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
         kernel->hasAttr(kElementCountAttrName))
       recordFlashTileElements(kernel);
     setIfAbsent(kernel, &KernelOp::getGridSize, &KernelOp::setGridSize,
-                std::clamp<int64_t>(rows, 1, 64 * multiprocessors));
+                std::clamp<int64_t>(
+                    rows, 1, kMaxBlocksPerMultiprocessor * multiprocessors));
   }
 
   void runOnOperation() override {

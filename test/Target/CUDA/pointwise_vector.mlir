@@ -7,11 +7,11 @@
 // vectors too. Compiled by NVRTC.
 // RUN: kiln-opt %s --kiln-tile-kernels | kiln-translate --emit-cuda | FileCheck %s
 
-// The benchmark chain Sigmoid(x * 1.5 + 0.25) * x over 2^20 f16 elements:
-// 8 halves per vector, 4 vectors per thread blockDim.x apart, the 4 loads
-// first; no tail.
+// The benchmark chain Sigmoid(x * 1.5 + 0.25) * x over 2^25 f16 elements
+// (past the one-vector grid's cap): 8 halves per vector, 4 vectors per
+// thread blockDim.x apart, the 4 loads first; no tail.
 // CHECK-LABEL: kiln.kernel "sigmoid_chain_f16"
-// CHECK:         // 1048576 elements in 131072 vectors of 8; 4 vectors per thread and grid-stride step, blockDim.x apart.
+// CHECK:         // 33554432 elements in 4194304 vectors of 8; 4 vectors per thread and grid-stride step, blockDim.x apart.
 // CHECK:         for (; kiln_unit + 3 * (kiln_index_t)blockDim.x < kiln_count; kiln_unit += (kiln_index_t)gridDim.x * blockDim.x * 4) {
 // CHECK:           const kiln_vec<__half, 8> vin0_0 = reinterpret_cast<const kiln_vec<__half, 8>*>(in0)[i0];
 // CHECK-NEXT:      const kiln_vec<__half, 8> vin0_1 = reinterpret_cast<const kiln_vec<__half, 8>*>(in0)[i1];
@@ -26,19 +26,19 @@
 // CHECK:           reinterpret_cast<kiln_vec<__half, 8>*>(out0)[i] = vout0_0;
 // CHECK-NOT:     elements after the last whole vector
 // CHECK-NOT:     in0[
-func.func @sigmoid_chain_f16(%x: tensor<1024x1024xf16>) -> tensor<1024x1024xf16> {
-  %e = kiln.empty : tensor<1024x1024xf16>
-  %r = kiln.kernel "sigmoid_chain_f16" pointwise ins(%x : tensor<1024x1024xf16>) outs(%e : tensor<1024x1024xf16>) {
-  ^bb0(%a: tensor<1024x1024xf16>, %o: tensor<1024x1024xf16>):
+func.func @sigmoid_chain_f16(%x: tensor<4096x8192xf16>) -> tensor<4096x8192xf16> {
+  %e = kiln.empty : tensor<4096x8192xf16>
+  %r = kiln.kernel "sigmoid_chain_f16" pointwise ins(%x : tensor<4096x8192xf16>) outs(%e : tensor<4096x8192xf16>) {
+  ^bb0(%a: tensor<4096x8192xf16>, %o: tensor<4096x8192xf16>):
     %k = kiln.constant dense<1.5> : tensor<f16>
     %b = kiln.constant dense<0.25> : tensor<f16>
-    %m = kiln.mul %a, %k : tensor<1024x1024xf16>, tensor<f16> -> tensor<1024x1024xf16>
-    %s = kiln.add %m, %b : tensor<1024x1024xf16>, tensor<f16> -> tensor<1024x1024xf16>
-    %g = kiln.sigmoid %s : tensor<1024x1024xf16> -> tensor<1024x1024xf16>
-    %y = kiln.mul %g, %a : tensor<1024x1024xf16>, tensor<1024x1024xf16> -> tensor<1024x1024xf16>
-    kiln.yield %y : tensor<1024x1024xf16>
-  } -> tensor<1024x1024xf16>
-  return %r : tensor<1024x1024xf16>
+    %m = kiln.mul %a, %k : tensor<4096x8192xf16>, tensor<f16> -> tensor<4096x8192xf16>
+    %s = kiln.add %m, %b : tensor<4096x8192xf16>, tensor<f16> -> tensor<4096x8192xf16>
+    %g = kiln.sigmoid %s : tensor<4096x8192xf16> -> tensor<4096x8192xf16>
+    %y = kiln.mul %g, %a : tensor<4096x8192xf16>, tensor<4096x8192xf16> -> tensor<4096x8192xf16>
+    kiln.yield %y : tensor<4096x8192xf16>
+  } -> tensor<4096x8192xf16>
+  return %r : tensor<4096x8192xf16>
 }
 
 // 3003 bf16 elements: 375 vectors of 8, then 3 elements one per thread; the

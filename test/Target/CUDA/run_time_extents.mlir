@@ -166,15 +166,16 @@ func.func @shape_of(%x: tensor<?x4x?xi64> {kiln.name = "x", kiln.dim_names = ["b
 // -----
 
 // Buckets (kiln.buckets, recorded by kiln-tile-kernels): the kernel's own
-// configuration at the ranges' largest count (4 vectors per thread from a
-// million elements), and one more kernel for the counts up to 2^20 - 1
-// with 1 vector per thread, whose header names the bucket.
+// configuration at the ranges' largest count (4 vectors per thread past
+// the one-vector grid's cap, 8650752 f32 elements on 132 SMs), and one more
+// kernel for the counts up to that one with 1 vector per thread, whose
+// header names the bucket.
 // CHECK-LABEL: kiln.kernel "relu_rows"{{$}}
 // CHECK:         // rows*1024 elements (kiln_dim0 = rows) in vectors of 4; 4 vectors per thread and grid-stride step, blockDim.x apart.
-// CHECK:       kiln.kernel "relu_rows", bucket of counts up to 1048575{{$}}
+// CHECK:       kiln.kernel "relu_rows", bucket of counts up to 8650752{{$}}
 // CHECK:         // rows*1024 elements (kiln_dim0 = rows) in vectors of 4; 1 vector per thread and grid-stride step.
 func.func @buckets(%x: tensor<?x1024xf32> {kiln.name = "x", kiln.dim_names = ["rows", ""]}) -> tensor<?x1024xf32>
-    attributes {kiln.dim_ranges = {rows = array<i64: 1, 4096, 4096>}} {
+    attributes {kiln.dim_ranges = {rows = array<i64: 1, 16384, 16384>}} {
   %e = kiln.empty {kiln.dim_exprs = ["rows", "1024"]} : tensor<?x1024xf32>
   %r = kiln.kernel "relu_rows" pointwise ins(%x : tensor<?x1024xf32>) outs(%e : tensor<?x1024xf32>) attributes {kiln.dim_exprs = ["rows", "1024"]} {
   ^bb0(%a: tensor<?x1024xf32>, %o: tensor<?x1024xf32>):
