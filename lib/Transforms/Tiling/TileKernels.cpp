@@ -449,7 +449,7 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
                 chosen.vectorWidth);
     setIfAbsent(kernel, &KernelOp::getElementsPerThread,
                 &KernelOp::setElementsPerThread, chosen.elementsPerThread);
-    int64_t perBlock = kernel.getBlockSize().value_or(256) *
+    int64_t perBlock = kernel.getBlockSize().value_or(kLoopBlockSize) *
                        kernel.getVectorWidth().value_or(1) *
                        kernel.getElementsPerThread().value_or(1);
     setIfAbsent(
@@ -490,7 +490,10 @@ struct TileKernelsPass : impl::KilnTileKernelsBase<TileKernelsPass> {
   }
 
   /// The most elements the loop template takes one vector per thread for:
-  /// a grid of kMaxBlocksPerMultiprocessor blocks per multiprocessor.
+  /// a grid of kMaxBlocksPerMultiprocessor blocks per multiprocessor, in
+  /// vectors of the kernel's widest width (where fitLoadRegisters narrows
+  /// it, or a test pins the width or block, a count just below takes more
+  /// than one grid-stride step: the rule is on the widest vectors).
   int64_t loopOneEachMost(KernelOp kernel) {
     return kMaxBlocksPerMultiprocessor * multiprocessors * kLoopBlockSize *
            vectorWidth(kernel);
