@@ -110,7 +110,7 @@ std::string unmetElementEpilogue(Operation *anchor,
   // A broadcast whose value is one per row: right-aligned, 1 in every
   // reduced dim, each other dim 1 or the input's.
   int64_t firstReduced = *rowReductionFirstAxis(anchor);
-  auto constantAlongRows = [&](ArrayRef<int64_t> shape) {
+  auto onePerRow = [&](ArrayRef<int64_t> shape) {
     if (shape.size() > elementShape.size())
       return false;
     int64_t offset = int64_t(elementShape.size() - shape.size());
@@ -158,9 +158,9 @@ std::string unmetElementEpilogue(Operation *anchor,
       Operation *producer = operand.getDefiningOp();
       bool rowPart = operand == anchor->getResult(0) ||
                      (producer && users.contains(producer));
-      if (rowPart || (ShapedType::getNumElements(shape) != 1 &&
-                      !keepsInnermostDim(shape, elementShape) &&
-                      !constantAlongRows(shape)))
+      if (rowPart ||
+          (ShapedType::getNumElements(shape) != 1 &&
+           !keepsInnermostDim(shape, elementShape) && !onePerRow(shape)))
         return "'" + user->getName().getStringRef().str() + "' reads " +
                (rowPart ? "the reduced value other than as a row broadcast"
                         : "an operand that is not a row broadcast");
