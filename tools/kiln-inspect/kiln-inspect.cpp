@@ -1,8 +1,10 @@
 // kiln-inspect: checks a .kiln artifact with the runtime's reader and
-// manifest validator, then prints the header, sections, kernels, weights and
+// manifest validator, then prints the header, sections, kernels (with the
+// registers and stack bytes ptxas gave each in each cubin), weights and
 // every entry point's signature, buffers and steps (no MLIR; no GPU needed).
 // Exit status: 0 valid, 2 a usage or file error or a check failed
 // (tools/common/ExitCodes.h).
+#include "CubinResources.h"
 #include "ExitCodes.h"
 #include "RuntimeToolVersion.h"
 #include "artifact_reader.h"
@@ -14,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,8 +37,9 @@ const char *const kUsage =
     "usage: kiln-inspect MODEL.kiln\n"
     "Checks a .kiln artifact with the runtime's own checks (header, manifest,\n"
     "sections, every index and size) and prints its header, sections, "
-    "kernels,\n"
-    "weights and every entry point's signature, buffers and steps.\n"
+    "kernels\n"
+    "(with each cubin's registers and stack bytes), weights and every entry\n"
+    "point's signature, buffers and steps.\n"
     "\n"
     "  --help, --version\n"
     "\n"
@@ -287,7 +291,24 @@ int main(int argc, char **argv) {
       std::printf(" %s(section %u)",
                   shownName(kernel.images()->Get(j)->arch()).c_str(),
                   kernel.images()->Get(j)->section());
-    std::printf(" ptx(section %d)\n", kernel.ptx_section());
+    std::printf(" ptx(section %d)", kernel.ptx_section());
+    // What ptxas gave the kernel in each cubin (not in PTX: the driver
+    // compiles that at load).
+    for (uint32_t j = 0; j < count(kernel.images()); ++j) {
+      uint32_t index = kernel.images()->Get(j)->section();
+      std::optional<kiln::tools::KernelResources> resources =
+          kiln::tools::cubinResources(artifact.sectionData(index),
+                                      model.sections()->Get(index)->size(),
+                                      kiln::runtime::str(kernel.symbol()));
+      if (!resources)
+        continue;
+      std::printf("; %s: %u registers",
+                  shownName(kernel.images()->Get(j)->arch()).c_str(),
+                  resources->registers);
+      if (resources->frameBytes)
+        std::printf(", %u bytes of stack", *resources->frameBytes);
+    }
+    std::printf("\n");
   }
   for (uint32_t i = 0; i < count(model.weights()); ++i) {
     const Weight &weight = *model.weights()->Get(i);
