@@ -10,9 +10,10 @@ namespace {
 // ELF64 section header fields (offsets within a header) and .nv.info's
 // record formats and attributes (as cuobjdump names them).
 constexpr size_t kHeaderSize = 64;
-constexpr uint32_t kSymtab = 2;
+constexpr unsigned char kElfMagic[] = {0x7f, 'E', 'L', 'F'};
+constexpr uint32_t kSymtab = 2, kNoBits = 8; // SHT_SYMTAB, SHT_NOBITS
 constexpr size_t kSymbolSize = 24;
-constexpr uint8_t kFormatSizedValue = 0x04; // EIFMT_SVAL: u16 size, payload.
+constexpr uint8_t kFormatSizedValue = 0x04;  // EIFMT_SVAL: u16 size, payload.
 constexpr uint8_t kAttrRegisterCount = 0x2f; // EIATTR_REGCOUNT
 constexpr uint8_t kAttrFrameSize = 0x11;     // EIATTR_FRAME_SIZE
 
@@ -54,7 +55,8 @@ struct SectionHeader {
 std::optional<KernelResources> cubinResources(const uint8_t *data, size_t size,
                                               const std::string &symbol) {
   Bytes bytes{data, size};
-  if (!bytes.has(0, kHeaderSize) || std::memcmp(data, "\x7f" "ELF", 4) != 0 ||
+  if (!bytes.has(0, kHeaderSize) ||
+      std::memcmp(data, kElfMagic, sizeof(kElfMagic)) != 0 ||
       data[4] != 2 /* ELFCLASS64 */ || data[5] != 1 /* little-endian */)
     return std::nullopt;
   std::optional<uint64_t> tableOffset = bytes.read<uint64_t>(0x28);
@@ -74,7 +76,7 @@ std::optional<KernelResources> cubinResources(const uint8_t *data, size_t size,
     section.offset = *bytes.read<uint64_t>(at + 24);
     section.size = *bytes.read<uint64_t>(at + 32);
     section.link = *bytes.read<uint32_t>(at + 40);
-    if (!bytes.has(section.offset, section.size) && section.type != 8 /* NOBITS */)
+    if (!bytes.has(section.offset, section.size) && section.type != kNoBits)
       return std::nullopt;
   }
   const SectionHeader &names = sections[*namesIndex];

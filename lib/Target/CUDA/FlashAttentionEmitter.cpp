@@ -167,7 +167,8 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                                   sk.size, kFlashRows, kFlashKeys);
 
   // Copies rows [keyStart, keyStart + kFlashKeys) of |source| (cols wide)
-  // into the tile at shared address |buffer| in 16-byte pieces, when |condition| holds; then commits.
+  // into the tile at shared address |buffer| in 16-byte pieces, when
+  // |condition| holds; then commits.
   auto emitTileCopy = [&](const std::string &buffer, const std::string &source,
                           int64_t cols, const std::string &rowStride,
                           const std::string &keyStart,

@@ -59,13 +59,13 @@ int64_t flashSharedBytes(int64_t groups, int64_t d, int64_t dv);
 /// two when the keys span at least kFlashKeyGroupsMinKeyTiles key tiles (all
 /// of them: a mask known at compile time may let a query tile skip some,
 /// which the emitter finds, not this rule), two groups' tiles fit static
-/// shared memory (kFlashAttentionStaticSharedBytes) and the two-group blocks of
-/// every query tile fit on the multiprocessors at once, counting
+/// shared memory (kFlashAttentionStaticSharedBytes) and the two-group
+/// blocks of every query tile fit on the multiprocessors at once, counting
 /// kFlashResidentGroups groups per multiprocessor: the one-group kernel's
 /// blocks per multiprocessor (it takes 159-168 registers, 3 blocks of 128
 /// threads), below the two-group kernel's own 4 (128 registers, 2 blocks of
-/// 256), so the rule errs towards one group; else one. A query tile's key tiles
-/// are visited one after the other, so with few query tiles and many key
+/// 256), so the rule errs towards one group; else one. A query tile's key
+/// tiles are visited one after the other, so with few query tiles and many key
 /// tiles (GPT-2 bs1 s1024: 192 query tiles for 132 multiprocessors, up to
 /// 16 key tiles) their count is the kernel's time: two groups halve it and
 /// double the warps that hide each other's latency (H100: 16.9 -> 13.7 us).
