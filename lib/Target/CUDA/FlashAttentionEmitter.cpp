@@ -167,8 +167,7 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                                   sk.size, kFlashRows, kFlashKeys);
 
   // Copies rows [keyStart, keyStart + kFlashKeys) of |source| (cols wide)
-  // into the tile at shared address |buffer| in 16-byte pieces, when
-  // |condition| holds; then commits.
+  // into |buffer| in 16-byte pieces, when |condition| holds; then commits.
   auto emitTileCopy = [&](const std::string &buffer, const std::string &source,
                           int64_t cols, const std::string &rowStride,
                           const std::string &keyStart,
@@ -189,9 +188,10 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
                  text(pieces) + ") * 8;");
     emitter.line("const kiln_index_t key = " + keyStart + " + r;");
     emitter.line("const bool valid = key < " + sk.text + ";");
-    emitter.line("kiln_flash_copy16(kiln_flash_smem_at(" + buffer + ", r * " +
-                 text(cols + kFlashPad) + " + col), " + source +
-                 " + (valid ? key : 0) * " + rowStride + " + col, valid);");
+    emitter.line("kiln_flash_copy16(&" + buffer + "[r * " +
+                 text(cols + kFlashPad) + " + col], " + source +
+                 " + (valid ? key : 0) * " + rowStride +
+                 " + col, valid);");
     emitter.close();
     if (!condition.empty())
       emitter.close();
@@ -253,10 +253,6 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
     emitter.line("unsigned short *const kiln_v = kiln_k + " +
                  text(keyElements) + ";");
   }
-  emitter.line("// The tiles' shared addresses (32-bit: offsets fold into the "
-               "instructions).");
-  emitter.line("const kiln_flash_smem kSmem = kiln_flash_smem_of(kiln_k), "
-               "vSmem = kiln_flash_smem_of(kiln_v);");
   emitter.line("// The shared row this lane addresses for ldmatrix: of K, key "
                "(lane & 7) + 8 (lane >> 4) at column 8 ((lane >> 3) & 1); of V,");
   emitter.line("// key lane & 15 at column 8 (lane >> 4).");
@@ -359,8 +355,8 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
     firstKey = "keyGroup * " + text(kFlashKeys);
   else if (bounds)
     firstKey = loopStart + " * " + text(kFlashKeys);
-  emitTileCopy("kSmem", "k", d, keyRowStride, firstKey, firstCondition);
-  emitTileCopy("vSmem", "v", dv, valueRowStride, firstKey, firstCondition);
+  emitTileCopy("kiln_k", "k", d, keyRowStride, firstKey, firstCondition);
+  emitTileCopy("kiln_v", "v", dv, valueRowStride, firstKey, firstCondition);
 
   emitter.line("// A fragments of the warp's 16 query rows (zero past " +
                sq.text + ").");
@@ -426,14 +422,14 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   emitter.line("// B[k][n] = K[key0 + 8j + n][16 ks + k]: b[0], b[1] of keys "
                "8j ..., b[2], b[3] of keys 8j + 8 ....");
   emitter.line("unsigned b[4];");
-  emitter.line("kiln_flash_ldmatrix(b, kiln_flash_smem_at(kSmem, j * " +
-               text(8 * (d + kFlashPad)) + " + ks * 16 + kLane));");
+  emitter.line("kiln_flash_ldmatrix(b, &kiln_k[j * " +
+               text(8 * (d + kFlashPad)) + " + ks * 16 + kLane]);");
   emitter.line("kiln_flash_mma(s[j], qa[ks], b[0], b[1]);");
   emitter.line("kiln_flash_mma(s[j + 1], qa[ks], b[2], b[3]);");
   emitter.close();
   emitter.close();
   emitter.line(sync + "  // Every warp is done with kiln_k.");
-  emitTileCopy("kSmem", "k", d, keyRowStride,
+  emitTileCopy("kiln_k", "k", d, keyRowStride,
                "key0 + " + text(groups * kFlashKeys), nextCondition);
   if (failed(emitFlashSoftmax(emitter, attention, bounds ? &*bounds : nullptr,
                               readMask, kFlashKeys)))
@@ -458,8 +454,8 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   if (dv % 16 != 0)
     emitter.line("// (past dv, the row's padding: unused).");
   emitter.line("unsigned b[4];");
-  emitter.line("kiln_flash_ldmatrix_trans(b, kiln_flash_smem_at(vSmem, kk * " +
-               text(16 * (dv + kFlashPad)) + " + e * 8 + vLane));");
+  emitter.line("kiln_flash_ldmatrix_trans(b, &kiln_v[kk * " +
+               text(16 * (dv + kFlashPad)) + " + e * 8 + vLane]);");
   emitter.line("kiln_flash_mma(o[e], pa, b[0], b[1]);");
   if (dv % 16 != 0)
     emitter.line("if (e + 1 < " + text(dv / 8) +
@@ -469,7 +465,7 @@ LogicalResult emitFlashKernel(ElementalEmitter &emitter, AttentionOp attention,
   emitter.close();
   emitter.close();
   emitter.line(sync + "  // Every warp is done with kiln_v.");
-  emitTileCopy("vSmem", "v", dv, valueRowStride,
+  emitTileCopy("kiln_v", "v", dv, valueRowStride,
                "key0 + " + text(groups * kFlashKeys), nextCondition);
   emitter.close();
   if (groups > 1)

@@ -41,25 +41,13 @@ KILN_DEVICE void kiln_flash_mma(float (&d)[4], const unsigned (&a)[4],
 //   [2 pair][group], [2 pair + 1][group]          (kiln_flash_ldmatrix_trans)
 // the low one in bits 0-15: the mma's b0/b1 from a B stored [n][k] (keys of
 // K) or, transposed, from one stored [k][n] (rows of V).
-// Shared memory is addressed by kiln_flash_smem, a 32-bit shared address:
-// the kernel takes its tiles' addresses once (kiln_flash_smem_of) and
-// offsets them in 32-bit arithmetic (kiln_flash_smem_at), which folds into
-// each instruction's immediate. Through generic pointers NVRTC kept every
-// ldmatrix and copy address of the key loop in a register of its own
-// (GPT-2's two-group kernel: 175 registers, one block per SM; so: 128).
-typedef unsigned kiln_flash_smem;
-KILN_DEVICE kiln_flash_smem kiln_flash_smem_of(const void *shared) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(shared));
-}
-// The address |elements| 2-byte elements past |base|.
-KILN_DEVICE kiln_flash_smem kiln_flash_smem_at(kiln_flash_smem base, int elements) {
-  return base + 2u * static_cast<unsigned>(elements);
-}
-KILN_DEVICE void kiln_flash_ldmatrix(unsigned (&r)[4], kiln_flash_smem address) {
+KILN_DEVICE void kiln_flash_ldmatrix(unsigned (&r)[4], const void *row) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(row));
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(address));
 }
-KILN_DEVICE void kiln_flash_ldmatrix_trans(unsigned (&r)[4], kiln_flash_smem address) {
+KILN_DEVICE void kiln_flash_ldmatrix_trans(unsigned (&r)[4], const void *row) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(row));
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(address));
 }
@@ -71,9 +59,10 @@ KILN_DEVICE float kiln_flash_exp2(float x) {
 }
 // 16 bytes from global to shared memory, asynchronously; zeros when !valid
 // (|global| must still be a valid address).
-KILN_DEVICE void kiln_flash_copy16(kiln_flash_smem shared, const void *global, bool valid) {
+KILN_DEVICE void kiln_flash_copy16(void *shared, const void *global, bool valid) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
-               ::"r"(shared), "l"(global), "r"(valid ? 16 : 0) : "memory");
+               ::"r"(address), "l"(global), "r"(valid ? 16 : 0) : "memory");
 }
 // Closes this thread's current group of copies.
 KILN_DEVICE void kiln_flash_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
@@ -115,14 +104,6 @@ inline void kiln_flash_mma(float (&d)[4], const unsigned (&a)[4], unsigned b0, u
   }
   __shfl_xor_sync(0xffffffffu, 0, 0);  // Every lane has read the exchange.
   for (int i = 0; i < 4; ++i) d[i] = result[i];
-}
-// Shared memory addressed by pointer (element offsets).
-typedef unsigned short *kiln_flash_smem;
-inline kiln_flash_smem kiln_flash_smem_of(const void *shared) {
-  return static_cast<unsigned short *>(const_cast<void *>(shared));
-}
-inline kiln_flash_smem kiln_flash_smem_at(kiln_flash_smem base, int elements) {
-  return base + elements;
 }
 static const unsigned short *kiln_flash_rows[32][32];
 inline void kiln_flash_ldmatrix_lanes(unsigned (&r)[4], const void *row, bool transposed) {

@@ -14,7 +14,7 @@
 // CHECK:         for (kiln_index_t tile = blockIdx.x; tile < 8; tile += gridDim.x) {
 // CHECK:           const kiln_index_t b = tile / 2;
 // CHECK-NOT:       firstTile
-// CHECK:           kiln_flash_copy16(kiln_flash_smem_at(kSmem, r * 72 + col), k + (valid ? key : 0) * 64 + col, valid);
+// CHECK:           kiln_flash_copy16(&kiln_k[r * 72 + col], k + (valid ? key : 0) * 64 + col, valid);
 // CHECK:           kiln_flash_commit();
 // CHECK:           qa[ks][3] = row1 < 77 ? *reinterpret_cast<const unsigned *>(q + row1 * 64 + col + 8) : 0u;
 // The mask's entries are read before the wait for the key tile; K and V
@@ -24,12 +24,12 @@
 // CHECK:           for (int t = 0; t < 5; ++t) {
 // CHECK:             = __half2float(in3[((b / 2) * 300 + maskKey)]);
 // CHECK:             kiln_flash_wait_one();
-// CHECK:             kiln_flash_ldmatrix(b, kiln_flash_smem_at(kSmem, j * 576 + ks * 16 + kLane));
+// CHECK:             kiln_flash_ldmatrix(b, &kiln_k[j * 576 + ks * 16 + kLane]);
 // CHECK-NEXT:        kiln_flash_mma(s[j], qa[ks], b[0], b[1]);
 // CHECK-NEXT:        kiln_flash_mma(s[j + 1], qa[ks], b[2], b[3]);
 // CHECK:             s[j][c] = key >= 300 ? (-__int_as_float(0x7f800000)) : s[j][c] * 0.125f + bias[j][c];
 // CHECK:             alpha[r] = kiln_flash_exp2((m[r] - base[r]) * 1.44269502f);
-// CHECK:             kiln_flash_ldmatrix_trans(b, kiln_flash_smem_at(vSmem, kk * 768 + e * 8 + vLane));
+// CHECK:             kiln_flash_ldmatrix_trans(b, &kiln_v[kk * 768 + e * 8 + vLane]);
 // CHECK-NEXT:        kiln_flash_mma(o[e], pa, b[0], b[1]);
 // CHECK-NEXT:        if (e + 1 < 5) kiln_flash_mma(o[e + 1], pa, b[2], b[3]);
 // CHECK:           l[r] = 1.0f / l[r];
@@ -142,7 +142,7 @@ func.func @flash_fully_masked_rows(%q: tensor<1x1x128x64xf16>, %k: tensor<1x1x19
 // CHECK:         const __half *q = in0 + (kiln_index_t)(b) * 64;
 // CHECK-NEXT:    const __half *k = in0 + 128 + (kiln_index_t)(b) * 64;
 // CHECK-NEXT:    const __half *v = in0 + 256 + (kiln_index_t)(b) * 64;
-// CHECK:         kiln_flash_copy16(kiln_flash_smem_at(kSmem, r * 72 + col), k + (valid ? key : 0) * 384 + col, valid);
+// CHECK:         kiln_flash_copy16(&kiln_k[r * 72 + col], k + (valid ? key : 0) * 384 + col, valid);
 // CHECK:         q + row0 * 384 + col
 // CHECK:         __half *out = out0 + (kiln_index_t)(b) * 64;
 // CHECK:         *reinterpret_cast<unsigned *>(out + row0 * 128 + col)

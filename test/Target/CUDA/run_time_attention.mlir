@@ -26,7 +26,7 @@
 // CHECK:         const __half *q = in0 + (kiln_index_t)((b / 2)) * (kiln_dim1 * 384LL) + (kiln_index_t)((b % 2)) * 64;
 // CHECK-NEXT:    const __half *k = in0 + 128 + (kiln_index_t)((b / 2)) * (kiln_dim1 * 384LL) + (kiln_index_t)((b % 2)) * 64;
 // CHECK-NEXT:    const __half *v = in0 + 256 + (kiln_index_t)((b / 2)) * (kiln_dim1 * 384LL) + (kiln_index_t)((b % 2)) * 64;
-// CHECK:         kiln_flash_copy16(kiln_flash_smem_at(kSmem, r * 72 + col), k + (valid ? key : 0) * 384 + col, valid);
+// CHECK:         kiln_flash_copy16(&kiln_k[r * 72 + col], k + (valid ? key : 0) * 384 + col, valid);
 // CHECK:         qa[ks][0] = row0 < (kiln_dim1) ? *reinterpret_cast<const unsigned *>(q + row0 * 384 + col) : 0u;
 // CHECK:         __half *out = out0 + (kiln_index_t)((b / 2)) * (kiln_dim1 * 128LL) + (kiln_index_t)((b % 2)) * 64;
 // CHECK:         if (row0 < (kiln_dim1)) *reinterpret_cast<unsigned *>(out + row0 * 128 + col)

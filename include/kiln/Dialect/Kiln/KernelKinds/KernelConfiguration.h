@@ -63,8 +63,10 @@ int64_t flashSharedBytes(int64_t groups, int64_t d, int64_t dv);
 /// blocks of every query tile fit on the multiprocessors at once, counting
 /// kFlashResidentGroups groups per multiprocessor: the one-group kernel's
 /// blocks per multiprocessor (it takes 159-168 registers, 3 blocks of 128
-/// threads), below the two-group kernel's own 4 (128 registers, 2 blocks of
-/// 256), so the rule errs towards one group; else one. A query tile's key
+/// threads), below the two-group kernel's own 4 (2 blocks of 256 at 128
+/// registers, which the kernel tests' build takes; GPT-2's from NVRTC takes
+/// 175, one block: docs/fusion.md), so the rule errs towards one group;
+/// else one. A query tile's key
 /// tiles are visited one after the other, so with few query tiles and many key
 /// tiles (GPT-2 bs1 s1024: 192 query tiles for 132 multiprocessors, up to
 /// 16 key tiles) their count is the kernel's time: two groups halve it and
