@@ -16,6 +16,12 @@ beside `make OUT --cases dwconv`), or of two tilings.
 
 `make` writes one fp16 ONNX model per case and compiles it with kiln:
   layernorm  y = LayerNorm(x + r) over [16384, 4096] (scale, bias [4096])
+  layernorm_bert  the same at BERT-base bs8 seq128's [1024, 768]
+  gelu_bert  y = GELU(x + bias), the exact (erf) form as BERT's export
+             writes it, at BERT-base bs8 seq128's [1024, 3072] (bias [3072]):
+             at the anchors' sizes a kernel is a few microseconds, where
+             launch and tail count; fraction_of_same_size_copy is then the
+             ceiling to read
   softmax    y = Softmax(x, axis=-1) over [4096, 4096]
   pointwise  y = Sigmoid(x * 1.5 + 0.25) * x over 2^28 elements ([16384, 16384])
   gemm_*     y = x @ w at the BERT-base bs8 seq128 and GPT-2 bs1 seq1024
@@ -44,6 +50,9 @@ beside `make OUT --cases dwconv`), or of two tilings.
              is timed as kiln's step is. flops are those of the keys each
              row attends (the causal case's upper triangle is not counted).
 `run` draws the inputs on the GPU machine (they are too large to carry),
+checks each artifact's output against torch's fp32 result on the same inputs
+and initializers (rel-L2 1e-2, `kiln-run --expect`; make saves each case's
+initializers as CASE-inits.npz) before its time counts,
 times each artifact with `kiln-run --bench` (CUDA events, median) and
 `--profile` (the per-kernel table), and measures the ceilings in the same
 process: device-to-device copy bandwidth (torch clone of 1 GiB), cuBLAS
@@ -118,6 +127,9 @@ def cases():
     table = {
         "layernorm": ({"x": [16384, 4096], "r": [16384, 4096]},
                       3 * 16384 * 4096 * 2, 0),
+        "layernorm_bert": ({"x": [1024, 768], "r": [1024, 768]},
+                           3 * 1024 * 768 * 2 + 2 * 768 * 2, 0),
+        "gelu_bert": ({"x": [1024, 3072]}, 2 * 1024 * 3072 * 2 + 3072 * 2, 0),
         "softmax": ({"x": [4096, 4096]}, 2 * 4096 * 4096 * 2, 0),
         "pointwise": ({"x": [16384, 16384]}, 2 * 2**28 * 2, 0),
     }
@@ -152,9 +164,78 @@ def causal_mask(sq):
     return np.triu(np.full((1, 1, sq, sq), MASKED, np.float16), 1)
 
 
+def case_model(name, inputs, rng):
+    """The fp16 ONNX model of case |name| with graph inputs |inputs|, its
+    initializers drawn from |rng|."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    def f16(init, *shape):
+        return numpy_helper.from_array(
+            (rng.uniform(-1, 1, shape) / np.sqrt(shape[0])).astype(np.float16), init)
+
+    def scalar(init, value):
+        return numpy_helper.from_array(np.array(value, dtype=np.float16), init)
+
+    n = helper.make_node
+    if name.startswith("layernorm"):
+        width = inputs["x"][1]
+        nodes = [n("Add", ["x", "r"], ["s"]),
+                 n("LayerNormalization", ["s", "scale", "bias"], ["y"], axis=-1)]
+        inits = [f16("scale", width), f16("bias", width)]
+    elif name == "gelu_bert":
+        nodes = [n("Add", ["x", "bias"], ["h"]),
+                 n("Div", ["h", "sqrt2"], ["t0"]), n("Erf", ["t0"], ["t1"]),
+                 n("Add", ["t1", "one"], ["t2"]), n("Mul", ["h", "t2"], ["t3"]),
+                 n("Mul", ["t3", "half"], ["y"])]
+        inits = [f16("bias", 3072), scalar("sqrt2", np.sqrt(2.0)),
+                 scalar("one", 1.0), scalar("half", 0.5)]
+    elif name == "softmax":
+        nodes, inits = [n("Softmax", ["x"], ["y"], axis=-1)], []
+    elif name == "pointwise":
+        nodes = [n("Mul", ["x", "a"], ["t0"]), n("Add", ["t0", "b"], ["t1"]),
+                 n("Sigmoid", ["t1"], ["t2"]), n("Mul", ["t2", "x"], ["y"])]
+        inits = [scalar("a", 1.5), scalar("b", 0.25)]
+    elif name in DWCONVS:
+        _, _, _, c, k, stride, epilogue = DWCONVS[name]
+        nodes = [n("Transpose", ["x"], ["xt"], perm=[0, 3, 1, 2]),
+                 n("Conv", ["xt", "w", "b"], ["c"], group=c,
+                   kernel_shape=[k, k], pads=[k // 2] * 4,
+                   strides=[stride, stride])]
+        inits = [f16("w", c, 1, k, k), f16("b", c)]
+        if epilogue == "relu6":
+            nodes.append(n("Clip", ["c", "lo", "hi"], ["e"]))
+            inits += [scalar("lo", 0.0), scalar("hi", 6.0)]
+        elif epilogue == "silu":
+            nodes += [n("Sigmoid", ["c"], ["s"]), n("Mul", ["c", "s"], ["e"])]
+        nodes.append(n("Transpose", ["e" if epilogue else "c"], ["y"],
+                       perm=[0, 2, 3, 1]))
+    elif name in ATTENTIONS:
+        _, _, sq, d, causal = ATTENTIONS[name]
+        nodes = [n("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+                 n("MatMul", ["q", "kt"], ["s"]),
+                 n("Mul", ["s", "scale"], ["ss"]),
+                 n("Add", ["ss", "mask"], ["sm"]),
+                 n("Softmax", ["sm"], ["p"], axis=-1),
+                 n("MatMul", ["p", "v"], ["y"])]
+        inits = [scalar("scale", 1.0 / np.sqrt(d))]
+        if causal:
+            inits.append(numpy_helper.from_array(causal_mask(sq), "mask"))
+    else:
+        m, k, width = GEMMS[name]
+        nodes, inits = [n("MatMul", ["x", "w"], ["y"])], [f16("w", k, width)]
+    half = TensorProto.FLOAT16
+    graph = helper.make_graph(
+        nodes, name,
+        [helper.make_tensor_value_info(i, half, s) for i, s in inputs.items()],
+        [helper.make_tensor_value_info("y", half, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
 def make(out, prefixes=None, build=None, variant=None):
     import onnx
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import numpy_helper
     import shutil
     build = build or os.path.join(ROOT, "build")
     os.makedirs(os.path.join(out, "bin"), exist_ok=True)
@@ -163,64 +244,17 @@ def make(out, prefixes=None, build=None, variant=None):
     if not variant or not os.path.exists(os.path.join(out, "bin", "kiln-run")):
         shutil.copy(os.path.join(build, "bin", "kiln-run"),
                     os.path.join(out, "bin"))
-    half = TensorProto.FLOAT16
     rng = np.random.RandomState(0)
-
-    def f16(name, *shape):
-        return numpy_helper.from_array(
-            (rng.uniform(-1, 1, shape) / np.sqrt(shape[0])).astype(np.float16), name)
-
-    def scalar(name, value):
-        return numpy_helper.from_array(np.array(value, dtype=np.float16), name)
-
     for name, (inputs, _, _) in cases().items():
         if prefixes and not any(name.startswith(p) for p in prefixes):
             continue
-        n = helper.make_node
-        if name == "layernorm":
-            nodes = [n("Add", ["x", "r"], ["s"]),
-                     n("LayerNormalization", ["s", "scale", "bias"], ["y"], axis=-1)]
-            inits = [f16("scale", 4096), f16("bias", 4096)]
-        elif name == "softmax":
-            nodes, inits = [n("Softmax", ["x"], ["y"], axis=-1)], []
-        elif name == "pointwise":
-            nodes = [n("Mul", ["x", "a"], ["t0"]), n("Add", ["t0", "b"], ["t1"]),
-                     n("Sigmoid", ["t1"], ["t2"]), n("Mul", ["t2", "x"], ["y"])]
-            inits = [scalar("a", 1.5), scalar("b", 0.25)]
-        elif name in DWCONVS:
-            _, _, _, c, k, stride, epilogue = DWCONVS[name]
-            nodes = [n("Transpose", ["x"], ["xt"], perm=[0, 3, 1, 2]),
-                     n("Conv", ["xt", "w", "b"], ["c"], group=c,
-                       kernel_shape=[k, k], pads=[k // 2] * 4,
-                       strides=[stride, stride])]
-            inits = [f16("w", c, 1, k, k), f16("b", c)]
-            if epilogue == "relu6":
-                nodes.append(n("Clip", ["c", "lo", "hi"], ["e"]))
-                inits += [scalar("lo", 0.0), scalar("hi", 6.0)]
-            elif epilogue == "silu":
-                nodes += [n("Sigmoid", ["c"], ["s"]), n("Mul", ["c", "s"], ["e"])]
-            nodes.append(n("Transpose", ["e" if epilogue else "c"], ["y"],
-                           perm=[0, 2, 3, 1]))
-        elif name in ATTENTIONS:
-            _, _, sq, d, causal = ATTENTIONS[name]
-            nodes = [n("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
-                     n("MatMul", ["q", "kt"], ["s"]),
-                     n("Mul", ["s", "scale"], ["ss"]),
-                     n("Add", ["ss", "mask"], ["sm"]),
-                     n("Softmax", ["sm"], ["p"], axis=-1),
-                     n("MatMul", ["p", "v"], ["y"])]
-            inits = [scalar("scale", 1.0 / np.sqrt(d))]
-            if causal:
-                inits.append(numpy_helper.from_array(causal_mask(sq), "mask"))
-        else:
-            m, k, width = GEMMS[name]
-            nodes, inits = [n("MatMul", ["x", "w"], ["y"])], [f16("w", k, width)]
-        graph = helper.make_graph(
-            nodes, name,
-            [helper.make_tensor_value_info(i, half, s) for i, s in inputs.items()],
-            [helper.make_tensor_value_info("y", half, None)], inits)
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-        model.ir_version = 8
+        model = case_model(name, inputs, rng)
+        # The initializers, for the reference `run` checks kiln's output
+        # against (one file per case: a variant made with the same --cases
+        # draws the same ones).
+        np.savez(os.path.join(out, name + "-inits.npz"),
+                 **{i.name: numpy_helper.to_array(i)
+                    for i in model.graph.initializer})
         path = os.path.join(out, name + ".onnx")
         onnx.save(model, path)
         artifact = name + ("-" + variant if variant else "") + ".kiln"
@@ -368,6 +402,45 @@ def attention_row(name, tensors, reference, text, moved, flops):
     return row
 
 
+def reference_output(case, tensors, inits):
+    """The fp32 output of case |case| (not an attention one) on |tensors|
+    and the initializers |inits| make drew (numpy, from the fp16 values)."""
+    t = {k: np.asarray(v, np.float32) for k, v in {**tensors, **inits}.items()}
+    if case.startswith("layernorm"):
+        s = t["x"] + t["r"]
+        mean = s.mean(-1, keepdims=True)
+        var = ((s - mean) ** 2).mean(-1, keepdims=True)
+        return (s - mean) / np.sqrt(var + 1e-5) * t["scale"] + t["bias"]
+    if case == "softmax":
+        e = np.exp(t["x"] - t["x"].max(-1, keepdims=True))
+        return e / e.sum(-1, keepdims=True)
+    if case == "pointwise":
+        return t["x"] / (1 + np.exp(-(t["x"] * 1.5 + 0.25)))
+    if case == "gelu_bert":
+        import math
+        h = t["x"] + t["bias"]
+        erf = np.frompyfunc(math.erf, 1, 1)
+        return h * (erf(h / np.sqrt(2.0)).astype(np.float32) + 1) * 0.5
+    if case in GEMMS:
+        return t["x"] @ t["w"]
+    if case in DWCONVS:
+        _, _, _, c, k, stride, epilogue = DWCONVS[case]
+        pad = k // 2
+        x = np.pad(t["x"], ((0, 0), (pad, pad), (pad, pad), (0, 0)))
+        out = dwconv_output(case)
+        y = np.broadcast_to(t["b"], out).copy()
+        for i in range(k):  # y[n, p, q, c] += x[n, s p + i, s q + j, c] w[c, i, j]
+            for j in range(k):
+                y += x[:, i:i + stride * (out[1] - 1) + 1:stride,
+                       j:j + stride * (out[2] - 1) + 1:stride, :] * t["w"][:, 0, i, j]
+        if epilogue == "relu6":
+            y = np.clip(y, 0.0, 6.0)
+        elif epilogue == "silu":
+            y = y / (1 + np.exp(-y))
+        return y
+    raise ValueError(f"no reference for {case}")
+
+
 def run(out, result_path):
     import torch
     kiln_run = os.path.join(out, "bin", "kiln-run")
@@ -402,13 +475,20 @@ def run(out, result_path):
         command = [kiln_run, os.path.join(out, name + ".kiln"), "--inputs",
                    folder, "--bench", "50", "--profile",
                    os.path.join(out, name + "-profile.json")]
+        # Correct before fast: the same run checks the output first, against
+        # fp32 on the same inputs (and initializers, which make saved).
+        inits_path = os.path.join(out, case + "-inits.npz")
         if case in ATTENTIONS:
-            # Correct before fast: the same run checks the output first.
             reference = attention_reference(case, tensors)
-            expected = os.path.join(out, name + "-expected")
-            os.makedirs(expected, exist_ok=True)
-            np.save(os.path.join(expected, "y.npy"), reference)
-            command += ["--expect", expected, "--rel-l2", "1e-2"]
+        elif os.path.exists(inits_path):
+            reference = reference_output(case, tensors, dict(np.load(inits_path)))
+        else:
+            sys.exit(f"{name}: no {inits_path} (made before make saved the "
+                     "initializers: make the bundle again)")
+        expected = os.path.join(out, name + "-expected")
+        os.makedirs(expected, exist_ok=True)
+        np.save(os.path.join(expected, "y.npy"), reference)
+        command += ["--expect", expected, "--rel-l2", "1e-2"]
         log = subprocess.run(command, capture_output=True, text=True)
         text = log.stdout + log.stderr
         match = re.search(r"median ([0-9.]+) ms", text)

@@ -54,3 +54,35 @@ def test_attention_cases_compile_to_one_flash_kernel(tmp_path):
             assert f"input 3 'mask': {mask}" in listing
         else:  # the causal mask is known at compile time: not an input
             assert "'mask'" not in listing
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(BUILD, "bin", "kiln-interpret")),
+                    reason="kiln-interpret is not built")
+@pytest.mark.parametrize("case", ["gelu_bert", "layernorm_bert", "gemm_proj",
+                                  "dwconv3_c96_s2", "dwconv5_c240_s2"])
+def test_reference_agrees_with_the_cpu_evaluator(case, tmp_path):
+    # `run` checks kiln's GPU output against reference_output before timing
+    # it: the reference must compute what the case's graph does. kiln's CPU
+    # evaluator (the ONNX node tests' interpreter) runs the same model.
+    from onnx import numpy_helper
+    import onnx
+    inputs, _, _ = kernels.cases()[case]
+    model = kernels.case_model(case, inputs, np.random.RandomState(0))
+    onnx.save(model, str(tmp_path / "model.onnx"))
+    rng = np.random.RandomState(3)
+    tensors = {i: rng.uniform(-1, 1, shape).astype(np.float16)
+               for i, shape in inputs.items()}
+    files = []
+    for name, tensor in tensors.items():
+        files.append(str(tmp_path / (name + ".npy")))
+        np.save(files[-1], tensor)
+    subprocess.run([os.path.join(BUILD, "bin", "kiln-interpret"),
+                    str(tmp_path / "model.onnx"), "--inputs", ",".join(files),
+                    "--output-dir", str(tmp_path)], check=True,
+                   capture_output=True)
+    evaluated = np.load(tmp_path / "output_0.npy").astype(np.float32)
+    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    reference = kernels.reference_output(case, tensors, inits)
+    assert reference.shape == evaluated.shape
+    error = np.linalg.norm(reference - evaluated) / np.linalg.norm(reference)
+    assert error < 2e-3, error
