@@ -223,6 +223,12 @@ bool compileToCUDA(ModuleOp module, const std::vector<std::string> &archs,
     compiled = std::move(*result);
     return true;
   });
+  // A kernel that spills is slower than its template means it to be: said
+  // even with --quiet, as a warning.
+  if (ok)
+    for (const std::string &warning :
+         kiln::stackFrameWarnings(cuda.kernels, compiled))
+      llvm::errs() << "kiln-compile: warning: " << warning << "\n";
   // benchmarks/compile_time.py reads the programs and threads.
   if (ok && !quiet)
     llvm::errs() << llvm::formatv(

@@ -4,10 +4,10 @@
 // every entry point's signature, buffers and steps (no MLIR; no GPU needed).
 // Exit status: 0 valid, 2 a usage or file error or a check failed
 // (tools/common/ExitCodes.h).
-#include "CubinResources.h"
 #include "ExitCodes.h"
 #include "RuntimeToolVersion.h"
 #include "artifact_reader.h"
+#include "kiln/Target/CUDA/CubinResources.h"
 #include "kiln/artifact_format.h"
 #include "kiln_artifact_generated.h"
 
@@ -296,10 +296,9 @@ int main(int argc, char **argv) {
     // compiles that at load).
     for (uint32_t j = 0; j < count(kernel.images()); ++j) {
       uint32_t index = kernel.images()->Get(j)->section();
-      std::optional<kiln::tools::KernelResources> resources =
-          kiln::tools::cubinResources(artifact.sectionData(index),
-                                      model.sections()->Get(index)->size(),
-                                      kiln::runtime::str(kernel.symbol()));
+      std::optional<kiln::KernelResources> resources = kiln::cubinResources(
+          artifact.sectionData(index), model.sections()->Get(index)->size(),
+          kiln::runtime::str(kernel.symbol()));
       if (!resources)
         continue;
       std::printf("; %s: %u registers",

@@ -210,4 +210,40 @@ TEST(NVRTCCompilerTest, ErrorsNameTheKernelAndCarryTheLog) {
   EXPECT_EQ(message.find("k_good"), std::string::npos) << message;
 }
 
+// A kernel whose array (of 256 floats, too many for registers) is indexed at
+// run time keeps it in local memory: its
+// cubin records a stack frame, which stackFrameWarnings reports with the
+// kernel's name, ops and arch; its neighbour in the same program, with
+// none, gets no warning.
+TEST(NVRTCCompilerTest, WarnsOfAKernelsStackFrame) {
+  std::vector<EmittedKernel> kernels = {
+      makeKernel("k_plain", "out[threadIdx.x] = kiln_sigmoid(out[0]);"),
+      makeKernel("k_local", "float a[256], s = 0.0f;\n"
+                            "for (int i = 0; i < 256; ++i) {\n"
+                            "  s = s * out[i * 64 + threadIdx.x] + 1.0f;\n"
+                            "  a[i] = s;\n"
+                            "}\n"
+                            "out[threadIdx.x] = a[(int)out[0] & 255];")};
+  NVRTCOptions options;
+  options.archs = {"sm_80", "sm_90"};
+  llvm::Expected<NVRTCResult> result = compileWithNVRTC(kernels, options);
+  ASSERT_TRUE(static_cast<bool>(result)) << llvm::toString(result.takeError());
+  ASSERT_EQ(result->programs.size(), 1u); // Both kernels in one cubin.
+  std::vector<std::string> warnings = stackFrameWarnings(kernels, *result);
+  ASSERT_EQ(warnings.size(), 2u); // One per arch.
+  for (const std::string &warning : warnings) {
+    EXPECT_EQ(warning.rfind("kernel k_local (kiln.kernel \"test\") keeps 1024 "
+                            "bytes of stack per thread on sm_",
+                            0),
+              0u)
+        << warning;
+    EXPECT_NE(warning.find(" registers: spilled registers or an array in "
+                           "local memory"),
+              std::string::npos)
+        << warning;
+  }
+  EXPECT_NE(warnings[0].find("on sm_80"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[1].find("on sm_90"), std::string::npos) << warnings[1];
+}
+
 } // namespace

@@ -3,6 +3,7 @@
 // arch) to a cubin (the newest arch's compile also giving its PTX when
 // asked), collecting logs and timings.
 #include "kiln/Target/CUDA/NVRTCCompiler.h"
+#include "kiln/Target/CUDA/CubinResources.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Regex.h"
@@ -323,6 +324,29 @@ compileWithNVRTC(llvm::ArrayRef<EmittedKernel> kernels,
     return llvm::createStringError(llvm::join(errors, "\n"));
   }
   return result;
+}
+
+std::vector<std::string>
+stackFrameWarnings(llvm::ArrayRef<EmittedKernel> kernels,
+                   const NVRTCResult &compiled) {
+  std::vector<std::string> warnings;
+  for (auto [k, kernel] : llvm::enumerate(kernels)) {
+    for (const auto &[arch, cubin] : compiled.programOf(k).cubins) {
+      std::optional<KernelResources> resources =
+          cubinResources(reinterpret_cast<const uint8_t *>(cubin.data()),
+                         cubin.size(), kernel.name);
+      if (!resources || !resources->frameBytes || !*resources->frameBytes)
+        continue;
+      warnings.push_back(
+          "kernel " + kernel.name + " (" + llvm::join(kernel.origins, "; ") +
+          ") keeps " + std::to_string(*resources->frameBytes) +
+          " bytes of stack per thread on " + arch + " at " +
+          std::to_string(resources->registers) +
+          " registers: spilled registers or an array in local memory, "
+          "which every access reads or writes through the caches");
+    }
+  }
+  return warnings;
 }
 
 } // namespace kiln

@@ -101,6 +101,18 @@ llvm::Expected<NVRTCResult>
 compileWithNVRTC(llvm::ArrayRef<EmittedKernel> kernels,
                  const NVRTCOptions &options);
 
+/// One warning per kernel and arch whose cubin gives the kernel a stack
+/// frame (cubinResources): ptxas spilled registers to local memory or put
+/// an array there, which every access then reads or writes through the
+/// caches. Each names the kernel, its kiln.kernel ops' ONNX nodes, the arch,
+/// the stack bytes per thread and the registers. kiln's templates keep their
+/// arrays in registers; a kernel that spills (a template that needs more
+/// registers than its launch bounds allow) shows here first, without a GPU
+/// (docs/planning-and-packaging.md has the one zoo kernel that does).
+std::vector<std::string>
+stackFrameWarnings(llvm::ArrayRef<EmittedKernel> kernels,
+                   const NVRTCResult &compiled);
+
 } // namespace kiln
 
 #endif // KILN_TARGET_CUDA_NVRTCCOMPILER_H

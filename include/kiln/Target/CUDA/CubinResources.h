@@ -1,17 +1,18 @@
 // What ptxas gave a kernel, read from its cubin (an ELF64 file): registers
-// per thread and stack frame bytes, so that kiln-inspect shows them without
-// a GPU or cuobjdump (NVRTC and nvcc can differ: the flash attention kernel
-// took 175 registers from NVRTC where nvcc's build of the same source took
-// 128, which only ncu showed until then).
-#ifndef KILN_TOOLS_KILN_INSPECT_CUBINRESOURCES_H
-#define KILN_TOOLS_KILN_INSPECT_CUBINRESOURCES_H
+// per thread and stack frame bytes, so that kiln-inspect shows them and
+// kiln-compile warns of a stack frame, without a GPU or cuobjdump (NVRTC and
+// nvcc can differ: the flash attention kernel took 175 registers from NVRTC
+// where nvcc's build of the same source took 128, which only ncu showed
+// until then). No MLIR: kiln-inspect links it alone.
+#ifndef KILN_TARGET_CUDA_CUBINRESOURCES_H
+#define KILN_TARGET_CUDA_CUBINRESOURCES_H
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 
-namespace kiln::tools {
+namespace kiln {
 
 struct KernelResources {
   uint32_t registers = 0;
@@ -27,6 +28,6 @@ struct KernelResources {
 std::optional<KernelResources> cubinResources(const uint8_t *data, size_t size,
                                               const std::string &symbol);
 
-} // namespace kiln::tools
+} // namespace kiln
 
-#endif // KILN_TOOLS_KILN_INSPECT_CUBINRESOURCES_H
+#endif // KILN_TARGET_CUDA_CUBINRESOURCES_H

@@ -1,10 +1,10 @@
 // Reads a kernel's registers and stack frame from a cubin's .nv.info.
-#include "CubinResources.h"
+#include "kiln/Target/CUDA/CubinResources.h"
 
 #include <cstring>
 #include <vector>
 
-namespace kiln::tools {
+namespace kiln {
 namespace {
 
 // ELF64 section header fields (offsets within a header) and .nv.info's
@@ -132,4 +132,4 @@ std::optional<KernelResources> cubinResources(const uint8_t *data, size_t size,
   return resources;
 }
 
-} // namespace kiln::tools
+} // namespace kiln
