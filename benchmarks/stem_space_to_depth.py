@@ -6,7 +6,8 @@ MobileNet-V2's 3x3 stride-2 and ConvNeXt's 4x4 stride-4 at batch 8, fp16
 channels_last, each with its ReLU: cuDNN on the convolution as it is
 (direct_us) and on the space-to-depth form (input channels C*s*s padded to
 a multiple of 8, window ceil(k/s), stride 1; s2d_us), both checked against
-the fp32 convolution first (direct_err, s2d_err: rel-L2), plus torch's
+the fp32 convolution (cuDNN without TF32) first (direct_err, s2d_err:
+rel-L2, at most 1e-2 or the probe stops), plus torch's
 cost of the transform itself (transform_torch_us). Times: median of 30
 replays of a CUDA graph of 20 calls, per call.
 
@@ -92,6 +93,10 @@ def probe(n, c, size, k_out, k, s, p):
     out = s2d()
     row.update({"s2d_channels": channels_padded, "s2d_window": window,
                 "s2d_err": rel_l2(out, ref), "s2d_shape": list(out.shape)})
+    for form in ("direct", "s2d"):
+        if not row[form + "_err"] < 1e-2:
+            raise SystemExit(f"{form} form off the fp32 convolution: "
+                             f"rel-L2 {row[form + '_err']}")
     row["s2d_us"] = bench_us(s2d)
 
     # The transform from the model's NCHW fp32 input, as torch does it.
@@ -109,6 +114,7 @@ def probe(n, c, size, k_out, k, s, p):
 
 def main():
     torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.allow_tf32 = False  # the fp32 reference is fp32
     results = {}
     for name, *shape in STEMS:
         results[name] = probe(*shape)

@@ -86,3 +86,31 @@ def test_reference_agrees_with_the_cpu_evaluator(case, tmp_path):
     assert reference.shape == evaluated.shape
     error = np.linalg.norm(reference - evaluated) / np.linalg.norm(reference)
     assert error < 2e-3, error
+
+
+def test_check_output_fails_a_few_wrong_elements_that_rel_l2_lets_through():
+    rng = np.random.RandomState(2)
+    reference = rng.uniform(-1, 1, (16384, 64)).astype(np.float32)
+    close = (reference + rng.uniform(-1e-3, 1e-3, reference.shape)).astype(np.float16)
+    assert "error" not in kernels.check_output(close, reference)
+    wrong = close.copy()
+    wrong[-1] = 0  # one row of 16384 not written: rel-L2 1 / 128
+    checked = kernels.check_output(wrong, reference)
+    assert checked["kiln_rel_l2"] < 1e-2
+    assert checked["kiln_elements_outside_tolerance"] > 50 and "error" in checked
+    nan = close.copy()
+    nan[7, 7] = np.nan
+    assert "error" in kernels.check_output(nan, reference)
+    assert "error" in kernels.check_output(close[:-1], reference)
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(BUILD, "bin", "kiln-compile")),
+                    reason="kiln-compile is not built")
+def test_initializers_do_not_depend_on_the_cases_selected(tmp_path):
+    # A variant's make may select fewer cases than the base's; the weights
+    # run checks the base's artifact against must be the same either way.
+    kernels.make(str(tmp_path / "all"), prefixes=["gemm"], build=BUILD)
+    kernels.make(str(tmp_path / "one"), prefixes=["gemm_fc2"], build=BUILD)
+    both = [np.load(tmp_path / d / "gemm_fc2-inits.npz")["w"] for d in ("all", "one")]
+    assert both[0].shape == (3072, 768)
+    np.testing.assert_array_equal(both[0], both[1])

@@ -106,9 +106,8 @@ compileWithNVRTC(llvm::ArrayRef<EmittedKernel> kernels,
 /// an array there, which every access then reads or writes through the
 /// caches. Each names the kernel, its kiln.kernel ops' ONNX nodes, the arch,
 /// the stack bytes per thread and the registers. kiln's templates keep their
-/// arrays in registers; a kernel that spills (a template that needs more
-/// registers than its launch bounds allow) shows here first, without a GPU
-/// (docs/planning-and-packaging.md has the one zoo kernel that does).
+/// arrays in registers; a kernel that spills shows here first, without a
+/// GPU (docs/planning-and-packaging.md has the one zoo kernel that does).
 std::vector<std::string>
 stackFrameWarnings(llvm::ArrayRef<EmittedKernel> kernels,
                    const NVRTCResult &compiled);
