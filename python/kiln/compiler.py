@@ -6,10 +6,11 @@ import importlib.util
 import os
 import shutil
 import tempfile
+import warnings
 
 from . import cache
 from .artifact import Artifact
-from .errors import CompileError, CompilerUnavailableError
+from .errors import CompileError, CompileWarning, CompilerUnavailableError
 
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 
@@ -234,6 +235,9 @@ def _compile_bytes(data, source, options, cache_dir):
                                    options["bounds_checks"])
     if not result["ok"]:
         raise CompileError(result["errors"], os.path.basename(source))
+    for warning in result.get("warnings", ()):
+        warnings.warn(f"{os.path.basename(source)}: {warning}", CompileWarning,
+                      stacklevel=3)
     artifact = Artifact(
         data=result["artifact"],
         compiler_version=result["compiler_version"],

@@ -17,6 +17,12 @@ STATUS_CODES = {
 }
 
 
+class CompileWarning(UserWarning):
+    """What kiln-compile warns of, through Python's warnings: a kernel whose
+    cubin keeps a stack frame (spilled registers or a local array), naming
+    the kernel, its ONNX nodes, the arch and the bytes."""
+
+
 class KilnError(RuntimeError):
     """A failed runtime call: ``code`` is the kiln_status_code_t value,
     ``code_name`` its name ("DATA_LOSS"), ``message`` the runtime's message."""

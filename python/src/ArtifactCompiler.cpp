@@ -163,6 +163,7 @@ private:
     if (!kernels)
       return fail(llvm::toString(kernels.takeError()));
     compiled = std::move(*kernels);
+    result.warnings = kiln::stackFrameWarnings(cuda.kernels, compiled);
     return true;
   }
 

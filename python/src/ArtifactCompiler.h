@@ -45,6 +45,9 @@ struct CompileResult {
   std::vector<std::pair<std::string, double>> phaseMilliseconds;
   /// The packager's summary: kernels, launches, gemms, arena bytes, ...
   std::map<std::string, uint64_t> summary;
+  /// kiln-compile's warnings (a kernel whose cubin has a stack frame:
+  /// kiln::stackFrameWarnings), one per line's worth, when ok.
+  std::vector<std::string> warnings;
   std::string compilerVersion;
   std::string cudaVersion;
 };

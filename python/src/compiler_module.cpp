@@ -44,6 +44,7 @@ nb::dict compileONNX(nb::bytes model, const std::string &sourcePath,
   out["artifact"] = nb::bytes(result.artifact.data(), result.artifact.size());
   out["phases"] = result.phaseMilliseconds;
   out["summary"] = result.summary;
+  out["warnings"] = result.warnings;
   out["compiler_version"] = result.compilerVersion;
   out["cuda_version"] = result.cudaVersion;
   return out;

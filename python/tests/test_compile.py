@@ -203,3 +203,26 @@ def test_same_artifact_as_kiln_compile(model_path, tmp_path):
         pytest.skip(f"{tool} ({version.splitlines()[0]}) and the package "
                     f"({artifact.compiler_version}) come from different commits")
     assert artifact.data == output.read_bytes()
+
+
+def test_a_kernel_with_a_stack_frame_is_a_compile_warning(tmp_path):
+    """ConvNeXt-T's last column mean keeps 8 bytes of stack at the zoo's
+    sample size (docs/planning-and-packaging.md): kiln.compile warns, as
+    kiln-compile does, naming the kernel and its ONNX nodes."""
+    import subprocess
+    import sys
+    repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    graph = os.path.join(repo, "test", "zoo", "convnext_tiny-torchscript.onnx")
+    if not os.path.exists(graph):
+        pytest.skip("no test/zoo (an installed package's tests)")
+    filled = tmp_path / "convnext.onnx"
+    subprocess.run([sys.executable, os.path.join(repo, "scripts", "fill-weights.py"), graph,
+                    str(filled), "--external"], check=True, capture_output=True)
+    with pytest.warns(kiln.CompileWarning) as caught:
+        kiln.compile(str(filled), input_shapes={"batch": 2, "height": 224, "width": 224},
+                     precision="fp16", gpu_arch="sm_90")
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 1, messages
+    assert messages[0].startswith("convnext.onnx: kernel kiln_pointwise_"), messages
+    assert "/model/avgpool/GlobalAveragePool (GlobalAveragePool)" in messages[0]
+    assert "bytes of stack per thread on sm_90" in messages[0]
