@@ -235,7 +235,7 @@ def _compile_bytes(data, source, options, cache_dir):
                                    options["bounds_checks"])
     if not result["ok"]:
         raise CompileError(result["errors"], os.path.basename(source))
-    for warning in result.get("warnings", ()):
+    for warning in result["warnings"]:
         warnings.warn(f"{os.path.basename(source)}: {warning}", CompileWarning,
                       stacklevel=3)
     artifact = Artifact(

@@ -211,10 +211,9 @@ TEST(NVRTCCompilerTest, ErrorsNameTheKernelAndCarryTheLog) {
 }
 
 // A kernel whose array (of 256 floats, too many for registers) is indexed at
-// run time keeps it in local memory: its
-// cubin records a stack frame, which stackFrameWarnings reports with the
-// kernel's name, ops and arch; its neighbour in the same program, with
-// none, gets no warning.
+// run time keeps it in local memory: its cubin records a stack frame, which
+// stackFrameWarnings reports with the kernel's name, ops and arch; its
+// neighbour in the same program, with none, gets no warning.
 TEST(NVRTCCompilerTest, WarnsOfAKernelsStackFrame) {
   std::vector<EmittedKernel> kernels = {
       makeKernel("k_plain", "out[threadIdx.x] = kiln_sigmoid(out[0]);"),

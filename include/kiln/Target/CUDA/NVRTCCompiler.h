@@ -107,7 +107,7 @@ compileWithNVRTC(llvm::ArrayRef<EmittedKernel> kernels,
 /// caches. Each names the kernel, its kiln.kernel ops' ONNX nodes, the arch,
 /// the stack bytes per thread and the registers. kiln's templates keep their
 /// arrays in registers; a kernel that spills shows here first, without a
-/// GPU (docs/planning-and-packaging.md has the one zoo kernel that does).
+/// GPU (docs/planning-and-packaging.md lists the zoo's kernels that do).
 std::vector<std::string>
 stackFrameWarnings(llvm::ArrayRef<EmittedKernel> kernels,
                    const NVRTCResult &compiled);

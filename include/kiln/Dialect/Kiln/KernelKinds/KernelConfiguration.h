@@ -66,11 +66,11 @@ int64_t flashSharedBytes(int64_t groups, int64_t d, int64_t dv);
 /// threads), below the two-group kernel's own 4 (2 blocks of 256 at 128
 /// registers, which the kernel tests' build takes; GPT-2's from NVRTC takes
 /// 175, one block: docs/fusion.md), so the rule errs towards one group;
-/// else one. A query tile's key
-/// tiles are visited one after the other, so with few query tiles and many key
-/// tiles (GPT-2 bs1 s1024: 192 query tiles for 132 multiprocessors, up to
-/// 16 key tiles) their count is the kernel's time: two groups halve it and
-/// double the warps that hide each other's latency (H100: 16.9 -> 13.7 us).
+/// else one. A query tile's key tiles are visited one after the other, so
+/// with few query tiles and many key tiles (GPT-2 bs1 s1024: 192 query
+/// tiles for 132 multiprocessors, up to 16 key tiles) their count is the
+/// kernel's time: two groups halve it and double the warps that hide each
+/// other's latency (H100: 16.9 -> 13.7 us).
 /// With few key tiles the merge and the lost overlap of one group's copies
 /// with its own compute cost more than they save (BERT bs8 s128, 2 key
 /// tiles: 6.3 -> 7.4 us), and when the two-group blocks do not all fit they
