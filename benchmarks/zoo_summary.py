@@ -41,6 +41,7 @@ ROW_KEYS = ["model", "family", "size", "status", "input_shapes", "kiln_rel_l2_vs
             "kiln_over_eager_ratio", "kiln_compile_s", "kiln_compile_cpu_s",
             "torch_max_autotune_compile_s",
             "torch_eager_rel_l2_vs_onnxruntime", "torch_max_autotune_rel_l2_vs_onnxruntime",
+            "kiln_peak_error_vs_onnxruntime", "torch_eager_peak_error_vs_onnxruntime",
             "layout", "attention", "date", "machine", "error"]
 
 

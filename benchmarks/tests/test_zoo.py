@@ -186,12 +186,13 @@ def test_summary_refuses_to_mix_sizes(tmp_path, other):
     assert not out.exists()
 
 
-def fake_kiln_run(bundle, rel_l2, passed):
+def fake_kiln_run(bundle, rel_l2, passed, peak_error=1e-3):
     """bin/kiln-run standing in for the real one: writes the --json report
     with one output's check and a latency median, exits as kiln-run does."""
     os.makedirs(bundle / "bin")
     report = dict(versions=dict(kiln="test"), outputs=[
-        dict(name="logits", rel_l2=rel_l2, **{"pass": passed})],
+        dict(name="logits", rel_l2=rel_l2, peak_error=peak_error,
+             **{"pass": passed})],
         latency_ms=dict(median=0.25, runs=50))
     script = bundle / "bin" / "kiln-run"
     script.write_text("#!/bin/sh\nwhile [ \"$1\" != --json ]; do shift; done\n"
@@ -223,6 +224,37 @@ def test_kiln_step_gives_no_time_to_a_mismatch(tmp_path, rel_l2, passed, torch_r
         assert result["status"] == "running" and result["kiln_ms"] == 0.25
     else:
         assert result["status"] == "MISMATCH" and "kiln_ms" not in result
+
+
+# The worst element too: rel-L2 within its limit does not let a few elements
+# far off through; the peak error must be within 10 times the rel-L2 limit
+# or torch eager's own peak error.
+@pytest.mark.parametrize("peak_error,torch_peak_error,accepted", [
+    (1e-2, 2e-2, True),       # within 10 x 5e-3
+    (8e-2, 2e-2, False),      # rel-L2 fine, one element far off
+    (8e-2, 9e-2, True),       # within torch's own worst element
+    (None, None, False),      # kiln-run wrote null: a NaN
+])
+def test_judge_bounds_the_worst_element(tmp_path, peak_error, torch_peak_error, accepted):
+    fake_kiln_run(tmp_path, 1e-3, True, peak_error)
+    folder = tmp_path / "resnet18"
+    folder.mkdir()
+    result = dict(status="running", versions={})
+    zoo.run_kiln(str(folder), 50, result)
+    zoo.judge(result, 2e-3, torch_peak_error)
+    assert result["kiln_peak_error_limit"] == max(5e-2, torch_peak_error or 0.0)
+    assert ("kiln_ms" in result) == accepted
+    assert result["status"] == ("running" if accepted else "MISMATCH")
+
+
+def test_peak_error_is_the_worst_element_over_the_peak():
+    from compare_torch import peak_error
+    expected = np.array([[1.0, -4.0], [0.5, 2.0]])
+    assert peak_error(expected, expected) == 0.0
+    assert peak_error(expected + [[0, 0], [0.2, 0]], expected) == pytest.approx(0.05)
+    assert peak_error(np.array([np.nan, 1.0]), np.array([1.0, 1.0])) == float("inf")
+    assert peak_error(np.array([np.nan, 1.0]), np.array([np.nan, 1.0])) == 0.0
+    assert peak_error(np.array([0.0, 1e-6]), np.zeros(2)) == float("inf")
 
 
 def test_weights_differ_names_the_versions_that_differ(monkeypatch):

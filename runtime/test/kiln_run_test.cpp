@@ -150,6 +150,15 @@ TEST_F(KilnRunTest, ChecksOutputsBenchmarksAndProfiles) {
       << output;
   EXPECT_NE(output.find("MISMATCH: 1 of 64 elements off"), std::string::npos)
       << output;
+  // Under --rel-l2 the element 0.5 off still fails the peak bound, naming
+  // the element, however loose the rel-L2 limit; --peak-error lets it pass.
+  std::string relL2 =
+      model + " --inputs " + dir + "/in --expect " + dir + "/bad --rel-l2 1";
+  EXPECT_EQ(runTool(relL2 + " --peak-error 1e-3", &output), 1) << output;
+  EXPECT_NE(output.find("[MISMATCH: element 5: "), std::string::npos) << output;
+  EXPECT_NE(output.find("of the reference's peak"), std::string::npos)
+      << output;
+  EXPECT_EQ(runTool(relL2 + " --peak-error 100", &output), 0) << output;
 
   EXPECT_EQ(runTool(model + " --debug --inputs " + dir + "/good", &output), 2)
       << output;

@@ -31,8 +31,8 @@ TEST(RunOptionsTest, ReadsFlagsAndLists) {
   EXPECT_EQ(options.model, "m.kiln");
   EXPECT_EQ(options.inputs, (std::vector<std::string>{"a.npy", "b.npy"}));
   EXPECT_EQ(options.expect, std::vector<std::string>{"dir"});
-  EXPECT_DOUBLE_EQ(options.rtol, 1e-3);
-  EXPECT_DOUBLE_EQ(options.atol, 0);
+  EXPECT_DOUBLE_EQ(options.tolerance.rtol, 1e-3);
+  EXPECT_DOUBLE_EQ(options.tolerance.atol, 0);
   EXPECT_EQ(options.device, 1);
   EXPECT_EQ(options.entry, "main");
   EXPECT_TRUE(options.debug && options.checkNan);

@@ -239,4 +239,71 @@ TEST(TensorFilesTest, ComparisonNeverPassesNaN) {
   EXPECT_EQ(compareTensors(expected, expectedNaN, 1.0, 1.0).mismatches, 1u);
 }
 
+HostTensor floats(const std::vector<float> &values) {
+  HostTensor tensor;
+  tensor.dtype = KILN_DTYPE_F32;
+  tensor.dims = {static_cast<int64_t>(values.size())};
+  tensor.data.resize(values.size() * 4);
+  std::memcpy(tensor.data.data(), values.data(), tensor.data.size());
+  return tensor;
+}
+
+// --rel-l2 bounds every element too: one element of 10000 far off passes
+// rel-L2 1e-2 (its error is 5e-3) but not the peak bound of 10 L, while an
+// error spread over every element, as fp16 rounding is, passes both.
+TEST(TensorFilesTest, RelL2AlsoBoundsTheWorstElement) {
+  std::vector<float> reference(10000);
+  for (size_t i = 0; i < reference.size(); ++i)
+    reference[i] = std::sin(0.37f * float(i)) + (i == 17 ? 1.0f : 0.0f);
+  std::vector<float> spread = reference, oneOff = reference;
+  for (size_t i = 0; i < spread.size(); ++i)
+    spread[i] *= i % 2 ? 1.004f : 0.996f;
+  oneOff[4321] += 0.5f;
+  HostTensor expected = floats(reference);
+  Tolerance relL2;
+  relL2.relL2 = 1e-2;
+  EXPECT_DOUBLE_EQ(peakErrorBound(relL2), 0.1);
+
+  Comparison rounding = compareTensors(floats(spread), expected, 0, 0);
+  EXPECT_LT(rounding.relL2, 5e-3);
+  EXPECT_LT(rounding.peakError, 5e-3);
+  EXPECT_TRUE(withinTolerance(rounding, relL2));
+
+  HostTensor actual = floats(oneOff);
+  Comparison far = compareTensors(actual, expected, 0, 0);
+  EXPECT_NEAR(far.relL2, 0.5 / std::sqrt(5000.0), 1e-3);
+  EXPECT_EQ(far.worst, 4321);
+  EXPECT_NEAR(far.peak, 1.0 + std::sin(0.37 * 17), 1e-6);
+  EXPECT_NEAR(far.peakError, 0.5 / far.peak, 1e-6);
+  EXPECT_FALSE(withinTolerance(far, relL2));
+  std::string miss = toleranceMiss(far, actual, expected, relL2);
+  EXPECT_NE(miss.find("element 4321: "), std::string::npos) << miss;
+  EXPECT_NE(miss.find("of the reference's peak"), std::string::npos) << miss;
+  EXPECT_NE(miss.find("(> 0.1)"), std::string::npos) << miss;
+
+  // --peak-error replaces the default; rel-L2 still applies.
+  Tolerance loose = relL2;
+  loose.peakError = 0.5;
+  EXPECT_TRUE(withinTolerance(far, loose));
+  loose.relL2 = 1e-3;
+  EXPECT_FALSE(withinTolerance(far, loose));
+  EXPECT_EQ(toleranceMiss(far, actual, expected, loose).rfind("rel-L2 ", 0),
+            0u);
+  // Without --rel-l2 and --peak-error the elementwise bound alone applies.
+  Tolerance elementwise;
+  elementwise.rtol = 0;
+  elementwise.atol = 1.0;
+  EXPECT_LT(peakErrorBound(elementwise), 0);
+  Comparison withinAtol = compareTensors(actual, expected, 0, 1.0);
+  EXPECT_TRUE(withinTolerance(withinAtol, elementwise));
+  elementwise.peakError = 0.1;
+  EXPECT_FALSE(withinTolerance(withinAtol, elementwise));
+
+  // A reference of zeros: any error is an infinite fraction of its peak.
+  Comparison zeros =
+      compareTensors(floats({0.0f, 1e-6f}), floats({0.0f, 0.0f}), 0, 1.0);
+  EXPECT_TRUE(std::isinf(zeros.peakError));
+  EXPECT_FALSE(withinTolerance(zeros, relL2));
+}
+
 } // namespace

@@ -207,14 +207,6 @@ void describeMachine(const kiln_model_t *model, const RunOptions &options,
   report->seed = options.seed;
 }
 
-/// Whether output |actual| passes against |expected| under the options'
-/// tolerance (--rel-l2 when given, else rtol/atol elementwise).
-bool outputPasses(const Comparison &result, const RunOptions &options) {
-  return result.shapeMatches && result.nans == 0 &&
-         (options.relL2 >= 0 ? result.relL2 <= options.relL2
-                             : result.mismatches == 0);
-}
-
 /// The row (dim 0) of |actual| farthest from |expected| by relative L2.
 int64_t worstRow(const HostTensor &actual, const HostTensor &expected) {
   if (actual.dims.empty() || actual.dims[0] <= 0 ||
@@ -289,15 +281,14 @@ bool runUntilMismatch(kiln_model_t *model, size_t entry,
                                 cudaMemcpyDeviceToHost),
                      "downloading an output"))
         return false;
-      Comparison result = compareTensors(actual, expected[i], options.rtol,
-                                         options.atol);
+      const Tolerance &tolerance = options.tolerance;
+      Comparison result =
+          compareTensors(actual, expected[i], tolerance.rtol, tolerance.atol);
       if (i == 0 && result.shapeMatches)
         *row = worstRow(actual, expected[i]);
-      if (missed.empty() && !outputPasses(result, options)) {
-        char text[64];
-        std::snprintf(text, sizeof(text), "rel-L2 %.3g", result.relL2);
-        missed = "output '" + kiln::text::escapeName(info.name) + "' " + text;
-      }
+      if (missed.empty() && !withinTolerance(result, tolerance))
+        missed = "output '" + kiln::text::escapeName(info.name) +
+                 "': " + toleranceMiss(result, actual, expected[i], tolerance);
     }
     if (!missed.empty()) {
       std::printf("dump-after-run: run %d of at most %d misses --expect (%s); "
@@ -571,28 +562,21 @@ int runModel(const RunOptions &options) {
                    error.c_str());
       return finish(kExitUsageOrFileError);
     }
+    const Tolerance &tolerance = options.tolerance;
     Comparison result =
-        compareTensors(actual, expected, options.rtol, options.atol);
-    bool pass = outputPasses(result, options);
-    report.outputs.push_back(
-        {info.name, pass, result.maxAbs, result.maxRel, result.relL2});
-    std::printf("%s: max abs %.3g, max rel %.3g, rel-L2 %.3g",
-                kiln::text::escapeName(info.name).c_str(),
-                result.maxAbs, result.maxRel, result.relL2);
-    if (!result.shapeMatches)
-      std::printf(" [MISMATCH: %zu elements, expected %s]\n",
-                  actual.elementCount(), shapeText(expected.dims).c_str());
-    else if (pass)
+        compareTensors(actual, expected, tolerance.rtol, tolerance.atol);
+    bool pass = withinTolerance(result, tolerance);
+    report.outputs.push_back({info.name, pass, result.maxAbs, result.maxRel,
+                              result.relL2, result.peakError});
+    std::printf("%s: max abs %.3g (%.3g of the peak), max rel %.3g, rel-L2 "
+                "%.3g",
+                kiln::text::escapeName(info.name).c_str(), result.maxAbs,
+                result.peakError, result.maxRel, result.relL2);
+    if (pass)
       std::printf(" [ok]\n");
     else
-      std::printf(" [MISMATCH: %zu of %zu elements off, %zu non-finite; first "
-                  "at %lld: %g vs %g]\n",
-                  result.mismatches, actual.elementCount(), result.nans,
-                  static_cast<long long>(result.firstMismatch),
-                  actual.at(static_cast<size_t>(
-                      std::max<int64_t>(result.firstMismatch, 0))),
-                  expected.at(static_cast<size_t>(
-                      std::max<int64_t>(result.firstMismatch, 0))));
+      std::printf(" [MISMATCH: %s]\n",
+                  toleranceMiss(result, actual, expected, tolerance).c_str());
     if (!pass)
       exitCode = kExitFailure;
   }

@@ -33,7 +33,14 @@ const char *const kRunUsage =
     "  --rtol R, --atol A       elementwise tolerance: |actual - expected| <= "
     "A + R*|expected|\n"
     "                           (defaults 1e-4, 1e-5)\n"
-    "  --rel-l2 L               instead: the relative L2 error at most L\n"
+    "  --rel-l2 L               instead: the relative L2 error at most L, and "
+    "every\n"
+    "                           element within 10 L of the reference's peak\n"
+    "  --peak-error P           every element within P of the reference's "
+    "peak:\n"
+    "                           |actual - expected| <= P * max|expected| "
+    "(with --rel-l2,\n"
+    "                           in place of 10 L)\n"
     "  --save-outputs DIR       write each output as DIR/NAME.npy\n"
     "  Files bind by name (NAME.npy, NAME.pb or a TensorProto's name), then "
     "by position\n"
@@ -246,12 +253,16 @@ ParseResult parseRunOptions(int argc, const char *const *argv,
       inputsGiven |= flag == "--inputs";
       if (hasInlineValue)
         list->push_back(inlineValue);
-    } else if (flag == "--rtol" || flag == "--atol" || flag == "--rel-l2") {
-      ok = value(&text) && parseNumber(flag, text, 0,
-                                       flag == "--rtol"   ? &options->rtol
-                                       : flag == "--atol" ? &options->atol
-                                                          : &options->relL2,
-                                       error);
+    } else if (flag == "--rtol" || flag == "--atol" || flag == "--rel-l2" ||
+               flag == "--peak-error") {
+      Tolerance &tolerance = options->tolerance;
+      ok = value(&text) &&
+           parseNumber(flag, text, 0,
+                       flag == "--rtol"     ? &tolerance.rtol
+                       : flag == "--atol"   ? &tolerance.atol
+                       : flag == "--rel-l2" ? &tolerance.relL2
+                                            : &tolerance.peakError,
+                       error);
     } else if (flag == "--duration") {
       ok = value(&text) &&
            parseNumber(flag, text, 0, &options->durationSeconds, error);

@@ -3,6 +3,8 @@
 #ifndef KILN_RUN_RUN_OPTIONS_H
 #define KILN_RUN_RUN_OPTIONS_H
 
+#include "tensor_files.h"
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -17,7 +19,8 @@ struct RunOptions {
   std::vector<std::string> inputs, expect;
   /// --shapes NAME=DIMS,...: the entry point whose inputs have these shapes.
   std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
-  double rtol = 1e-4, atol = 1e-5, relL2 = -1;
+  /// --rtol, --atol, --rel-l2, --peak-error.
+  Tolerance tolerance;
   int device = 0;
   bool debug = false, checkNan = false;
   /// --algo-log: print the session's algorithm log.

@@ -45,7 +45,8 @@ std::string runReportJson(const RunReport &report) {
             ", \"pass\": " + (output.pass ? "true" : "false") +
             ", \"max_abs\": " + jsonNumber(output.maxAbs) +
             ", \"max_rel\": " + jsonNumber(output.maxRel) +
-            ", \"rel_l2\": " + jsonNumber(output.relL2) + "}";
+            ", \"rel_l2\": " + jsonNumber(output.relL2) +
+            ", \"peak_error\": " + jsonNumber(output.peakError) + "}";
   }
   json += report.outputs.empty() ? "],\n" : "\n  ],\n";
   if (report.benchmarked) {

@@ -32,6 +32,7 @@ struct RunReport {
     std::string name;
     bool pass = false;
     double maxAbs = 0, maxRel = 0, relL2 = 0;
+    double peakError = 0; // maxAbs over the reference's largest |value|.
   };
   std::vector<OutputCheck> outputs; // Empty without --expect.
   bool benchmarked = false;

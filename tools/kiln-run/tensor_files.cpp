@@ -165,12 +165,17 @@ Comparison compareTensors(const HostTensor &actual, const HostTensor &expected,
       if (std::isfinite(e) && !std::isfinite(a))
         ++result.nans;
       if (bad) {
+        if (result.maxAbs != INFINITY)
+          result.worst = static_cast<int64_t>(i);
         result.maxAbs = result.maxRel = INFINITY;
         errorSquares = INFINITY;
       }
     } else {
       double difference = std::fabs(a - e);
+      if (difference > result.maxAbs || result.worst < 0)
+        result.worst = static_cast<int64_t>(i);
       result.maxAbs = std::max(result.maxAbs, difference);
+      result.peak = std::max(result.peak, std::fabs(e));
       if (e != 0)
         result.maxRel = std::max(result.maxRel, difference / std::fabs(e));
       else if (difference != 0)
@@ -187,7 +192,68 @@ Comparison compareTensors(const HostTensor &actual, const HostTensor &expected,
   }
   result.relL2 = expectedSquares > 0 ? std::sqrt(errorSquares / expectedSquares)
                                      : (errorSquares > 0 ? INFINITY : 0.0);
+  result.peakError = result.peak > 0 ? result.maxAbs / result.peak
+                                     : (result.maxAbs > 0 ? INFINITY : 0.0);
   return result;
+}
+
+double peakErrorBound(const Tolerance &tolerance) {
+  if (tolerance.peakError >= 0)
+    return tolerance.peakError;
+  return tolerance.relL2 >= 0 ? kDefaultPeakErrorPerRelL2 * tolerance.relL2
+                              : -1;
+}
+
+bool withinTolerance(const Comparison &result, const Tolerance &tolerance) {
+  if (!result.shapeMatches || result.nans != 0)
+    return false;
+  double peakBound = peakErrorBound(tolerance);
+  if (peakBound >= 0 && !(result.peakError <= peakBound))
+    return false;
+  return tolerance.relL2 >= 0 ? result.relL2 <= tolerance.relL2
+                              : result.mismatches == 0;
+}
+
+std::string toleranceMiss(const Comparison &result, const HostTensor &actual,
+                          const HostTensor &expected,
+                          const Tolerance &tolerance) {
+  char text[256];
+  if (!result.shapeMatches) {
+    std::snprintf(text, sizeof(text), "%zu elements, expected %s",
+                  actual.elementCount(), shapeText(expected.dims).c_str());
+    return text;
+  }
+  auto element = [&](int64_t index) {
+    size_t i = static_cast<size_t>(std::max<int64_t>(index, 0));
+    std::snprintf(text, sizeof(text), "element %lld: %g vs %g expected",
+                  static_cast<long long>(i), actual.at(i), expected.at(i));
+    return std::string(text);
+  };
+  std::string nonFinite;
+  if (result.nans != 0) {
+    std::snprintf(text, sizeof(text), "%zu non-finite", result.nans);
+    nonFinite = text;
+  }
+  double peakBound = peakErrorBound(tolerance);
+  if (peakBound >= 0 && !(result.peakError <= peakBound)) {
+    std::string where = element(result.worst);
+    std::snprintf(text, sizeof(text),
+                  ", off by %.3g of the reference's peak %.3g (> %.3g)",
+                  result.peakError, result.peak, peakBound);
+    return (nonFinite.empty() ? "" : nonFinite + "; ") + where + text;
+  }
+  if (tolerance.relL2 >= 0) {
+    std::snprintf(text, sizeof(text), "rel-L2 %.3g > %.3g", result.relL2,
+                  tolerance.relL2);
+    return nonFinite.empty() || result.relL2 > tolerance.relL2
+               ? text
+               : nonFinite + "; " + element(result.worst);
+  }
+  std::snprintf(text, sizeof(text),
+                "%zu of %zu elements off, %zu non-finite; "
+                "first at ",
+                result.mismatches, actual.elementCount(), result.nans);
+  return text + element(result.firstMismatch).substr(8);
 }
 
 } // namespace kiln::run

@@ -45,14 +45,44 @@ std::string shapeText(const std::vector<int64_t> &dims);
 /// How an output compares with its expected value.
 struct Comparison {
   double maxAbs = 0, maxRel = 0, relL2 = 0;
+  /// The largest finite |expected|, and the largest error as a fraction of
+  /// it (max |actual - expected| / peak; infinite where an error sits on a
+  /// reference of zeros).
+  double peak = 0, peakError = 0;
   size_t mismatches = 0; // Outside atol + rtol * |expected|, or NaN in actual.
   size_t nans = 0; // Non-finite values in actual where expected is finite.
   int64_t firstMismatch = -1;
+  int64_t worst = -1; // The element farthest from expected (its first).
   bool shapeMatches = true;
 };
 /// Compares elementwise as numpy.allclose does, except that NaN never passes.
 Comparison compareTensors(const HostTensor &actual, const HostTensor &expected,
                           double rtol, double atol);
+
+/// The bounds an output is held to: elementwise |actual - expected| <=
+/// atol + rtol * |expected| unless relL2 is given (>= 0); then the relative
+/// L2 error at most relL2 *and* every element within peakError of the
+/// reference's peak (max |actual - expected| <= peakError * max |expected|;
+/// kDefaultPeakErrorPerRelL2 * relL2 when peakError is not given). rel-L2
+/// alone would pass a large output with a few elements far off (a race, a
+/// tail a vector loop misses); the peak bound fails those without failing
+/// the spread-out rounding error of a reduced precision. peakError may be
+/// given without relL2 too: it then bounds alongside rtol/atol.
+struct Tolerance {
+  double rtol = 1e-4, atol = 1e-5, relL2 = -1, peakError = -1;
+};
+constexpr double kDefaultPeakErrorPerRelL2 = 10;
+/// The peak bound in force (< 0: none).
+double peakErrorBound(const Tolerance &tolerance);
+/// Whether |result| is within |tolerance|, with non-finite values only
+/// where the reference has them.
+bool withinTolerance(const Comparison &result, const Tolerance &tolerance);
+/// Why |result| is not within |tolerance|, in a few words naming the bound
+/// missed and the element farthest off ("rel-L2 0.02 > 0.01", "element 17:
+/// 3.5 vs 0.25 expected, off by 0.41 of the peak 7.9 (> 0.1)").
+std::string toleranceMiss(const Comparison &result, const HostTensor &actual,
+                          const HostTensor &expected,
+                          const Tolerance &tolerance);
 
 } // namespace kiln::run
 
