@@ -205,12 +205,15 @@ def test_same_artifact_as_kiln_compile(model_path, tmp_path):
     assert artifact.data == output.read_bytes()
 
 
-def test_a_kernel_with_a_stack_frame_is_a_compile_warning(tmp_path):
-    """ConvNeXt-T's last column mean keeps 8 bytes of stack at the zoo's
-    sample size (docs/planning-and-packaging.md): kiln.compile warns, as
-    kiln-compile does, naming the kernel and its ONNX nodes."""
+def test_a_spilling_kernel_is_recompiled_without_its_stack(tmp_path):
+    """ConvNeXt-T's last column mean kept 8 bytes of stack at the zoo's
+    sample size, at 40 registers under __launch_bounds__(64): ptxas's own
+    occupancy target. The compile now retries it with a residency bound
+    (kiln::spillRetryResidencies) and keeps the cubin without a stack, so
+    kiln.compile no longer warns."""
     import subprocess
     import sys
+    import warnings
     repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
     graph = os.path.join(repo, "test", "zoo", "convnext_tiny-torchscript.onnx")
     if not os.path.exists(graph):
@@ -218,11 +221,33 @@ def test_a_kernel_with_a_stack_frame_is_a_compile_warning(tmp_path):
     filled = tmp_path / "convnext.onnx"
     subprocess.run([sys.executable, os.path.join(repo, "scripts", "fill-weights.py"), graph,
                     str(filled), "--external"], check=True, capture_output=True)
-    with pytest.warns(kiln.CompileWarning) as caught:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", kiln.CompileWarning)
         kiln.compile(str(filled), input_shapes={"batch": 2, "height": 224, "width": 224},
                      precision="fp16", gpu_arch="sm_90")
+
+
+def test_a_compile_warning_names_the_model(monkeypatch, model_path):
+    """The compiler's warnings (a kernel still keeping a stack frame after
+    the retries: kiln::stackFrameWarnings) reach Python as
+    kiln.CompileWarning, each after the model's file name."""
+    from kiln import compiler
+
+    class Compiler:
+        @staticmethod
+        def compile_onnx(*args):
+            return dict(ok=True, warnings=["kernel kiln_pointwise_1 (kiln.kernel \"x\" "
+                                           "(ONNX nodes: /a (Relu))) keeps 8 bytes of stack "
+                                           "per thread on sm_90 at 40 registers"],
+                        artifact=b"stand-in", compiler_version="test",
+                        cuda_version="13.0", summary={}, phases={})
+
+    monkeypatch.setattr(compiler, "_compiler_module", lambda: Compiler)
+    path = model_path("mlp")
+    with pytest.warns(kiln.CompileWarning) as caught:
+        artifact = kiln.compile(path, input_shapes={"batch": 2}, precision="fp32")
+    assert artifact.data == b"stand-in"
     messages = [str(w.message) for w in caught]
-    assert len(messages) == 1, messages
-    assert messages[0].startswith("convnext.onnx: kernel kiln_pointwise_"), messages
-    assert "/model/avgpool/GlobalAveragePool (GlobalAveragePool)" in messages[0]
-    assert "bytes of stack per thread on sm_90" in messages[0]
+    assert messages == [f"{os.path.basename(path)}: kernel kiln_pointwise_1 "
+                        "(kiln.kernel \"x\" (ONNX nodes: /a (Relu))) keeps 8 bytes of "
+                        "stack per thread on sm_90 at 40 registers"], messages

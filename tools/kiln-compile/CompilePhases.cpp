@@ -229,6 +229,10 @@ bool compileToCUDA(ModuleOp module, const std::vector<std::string> &archs,
     for (const std::string &warning :
          kiln::stackFrameWarnings(cuda.kernels, compiled))
       llvm::errs() << "kiln-compile: warning: " << warning << "\n";
+  if (ok && !quiet)
+    for (const kiln::CompiledProgram &program : compiled.programs)
+      for (const std::string &relieved : program.relieved)
+        llvm::errs() << "kiln-compile: nvrtc: recompiled " << relieved << "\n";
   // benchmarks/compile_time.py reads the programs and threads.
   if (ok && !quiet)
     llvm::errs() << llvm::formatv(

@@ -245,4 +245,46 @@ TEST(NVRTCCompilerTest, WarnsOfAKernelsStackFrame) {
   EXPECT_NE(warnings[1].find("on sm_90"), std::string::npos) << warnings[1];
 }
 
+// The residencies a spilling kernel is retried with: one block fewer than
+// its registers allow each time, three at most, never below 1; none when
+// one block is all its registers allow.
+TEST(NVRTCCompilerTest, SpillRetriesAskForFewerResidentBlocks) {
+  // Qwen2's flash kernel: 128 threads at 128 registers fit 4 blocks.
+  EXPECT_EQ(spillRetryResidencies(128, 128), (std::vector<int64_t>{3, 2, 1}));
+  // ConvNeXt's column mean: 64 threads at 40 registers fit 25; registers
+  // are given out 8 a thread, so 37 counts as 40.
+  EXPECT_EQ(spillRetryResidencies(64, 40), (std::vector<int64_t>{24, 23, 22}));
+  EXPECT_EQ(spillRetryResidencies(64, 37), (std::vector<int64_t>{24, 23, 22}));
+  // 256 threads at 32 registers: the thread limit (8 blocks) binds too.
+  EXPECT_EQ(spillRetryResidencies(256, 32), (std::vector<int64_t>{7, 6, 5}));
+  EXPECT_EQ(spillRetryResidencies(256, 128), (std::vector<int64_t>{1}));
+  EXPECT_TRUE(spillRetryResidencies(256, 255).empty());
+  EXPECT_TRUE(spillRetryResidencies(1024, 64).empty());
+}
+
+// A stack frame no residency removes (a local array indexed at run time) is
+// retried (three residencies), relieves nothing and is still reported.
+TEST(NVRTCCompilerTest, KeepsTheCubinWhenNoRetryRemovesTheStack) {
+  std::vector<EmittedKernel> kernels = {
+      makeKernel("k_plain", "out[threadIdx.x] = kiln_sigmoid(out[0]);"),
+      makeKernel("k_local", "float a[256], s = 0.0f;\n"
+                            "for (int i = 0; i < 256; ++i) {\n"
+                            "  s = s * out[i * 64 + threadIdx.x] + 1.0f;\n"
+                            "  a[i] = s;\n"
+                            "}\n"
+                            "out[threadIdx.x] = a[(int)out[0] & 255];")};
+  for (EmittedKernel &kernel : kernels) {
+    size_t at = kernel.source.find(" void " + kernel.name + "(");
+    kernel.source.insert(at + 6, "__launch_bounds__(256) ");
+  }
+  llvm::Expected<NVRTCResult> bounded = compileWithNVRTC(kernels, {});
+  ASSERT_TRUE(static_cast<bool>(bounded))
+      << llvm::toString(bounded.takeError());
+  ASSERT_EQ(bounded->programs.size(), 1u);
+  EXPECT_TRUE(bounded->programs[0].relieved.empty());
+  std::vector<std::string> warnings = stackFrameWarnings(kernels, *bounded);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].rfind("kernel k_local ", 0), 0u) << warnings[0];
+}
+
 } // namespace

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <iterator>
@@ -142,7 +143,48 @@ int archNumber(const std::string &arch) {
   return std::atoi(arch.c_str() + arch.find('_') + 1);
 }
 
+/// The stack frame and registers of kernel |name| in |cubin|; a frame of 0
+/// when the cubin records none.
+std::pair<uint32_t, uint32_t> frameAndRegisters(const std::string &cubin,
+                                                const std::string &name) {
+  std::optional<KernelResources> resources = cubinResources(
+      reinterpret_cast<const uint8_t *>(cubin.data()), cubin.size(), name);
+  if (!resources)
+    return {0, 0};
+  return {resources->frameBytes.value_or(0), resources->registers};
+}
+
+/// "__launch_bounds__(B) NAME(" in |source|: its offset and B, or npos.
+std::pair<size_t, int64_t> findLaunchBounds(const std::string &source,
+                                            const std::string &name) {
+  const std::string open = "__launch_bounds__(";
+  for (size_t at = source.find(open); at != std::string::npos;
+       at = source.find(open, at + 1)) {
+    size_t digits = at + open.size(), end = digits;
+    while (end < source.size() && std::isdigit(source[end]))
+      ++end;
+    if (end == digits ||
+        source.compare(end, 2 + name.size() + 1, ") " + name + "(") != 0)
+      continue;
+    return {at, std::atoll(source.c_str() + digits)};
+  }
+  return {std::string::npos, 0};
+}
+
 } // namespace
+
+std::vector<int64_t> spillRetryResidencies(int64_t block, int64_t registers) {
+  if (block <= 0 || registers <= 0)
+    return {};
+  // Registers are given out in units of 8 a thread (256 a warp).
+  int64_t allocated = (registers + 7) / 8 * 8;
+  int64_t resident = std::min<int64_t>(
+      kRegistersPerMultiprocessor / (block * allocated), 2048 / block);
+  std::vector<int64_t> tries;
+  for (int64_t m = resident - 1; m >= 1 && tries.size() < 3; --m)
+    tries.push_back(m);
+  return tries;
+}
 
 /// The prelude |kernel|'s source starts with after its header comment (the
 /// CUDA prelude, with the bounds checks' part when the module has them), or
@@ -316,13 +358,63 @@ compileWithNVRTC(llvm::ArrayRef<EmittedKernel> kernels,
   worker();
   for (std::thread &thread : pool)
     thread.join();
-  result.wallMilliseconds = std::chrono::duration<double, std::milli>(
-                                std::chrono::steady_clock::now() - start)
-                                .count();
   if (!errors.empty()) {
     std::sort(errors.begin(), errors.end());
     return llvm::createStringError(llvm::join(errors, "\n"));
   }
+  // relieveSpills: a kernel with a stack frame is compiled again with
+  // __launch_bounds__(block, m) for each m of spillRetryResidencies, and
+  // the first compile that leaves it no stack replaces the program's cubin
+  // for that arch (and its PTX when the job gave it), the bound kept in
+  // the job's source for the program's next kernel. A kernel without a
+  // stack is never recompiled, so its code stays what ptxas chose. Spills
+  // are rare (four kernels of the zoo), so the retries run one at a time.
+  for (const Job &job : jobs) {
+    CompiledProgram &program = result.programs[job.program];
+    std::string source = sources[job.program];
+    for (size_t k : groups[job.program]) {
+      const std::string &name = kernels[k].name;
+      auto [frame, registers] =
+          frameAndRegisters(program.cubins[job.arch], name);
+      auto [at, block] = findLaunchBounds(source, name);
+      if (!frame || at == std::string::npos)
+        continue;
+      for (int64_t m : spillRetryResidencies(block, registers)) {
+        std::string bounded = source;
+        std::string old = "__launch_bounds__(" + std::to_string(block) + ")";
+        bounded.replace(at, old.size(),
+                        "__launch_bounds__(" + std::to_string(block) + ", " +
+                            std::to_string(m) + ")");
+        std::string output, ptx, log;
+        auto retryStart = std::chrono::steady_clock::now();
+        bool ok = compileOne(bounded, program.name, job.arch, include,
+                             job.alsoPTX, output, ptx, log);
+        program.milliseconds +=
+            std::chrono::duration<double, std::milli>(
+                std::chrono::steady_clock::now() - retryStart)
+                .count();
+        if (!ok)
+          break;
+        auto [newFrame, newRegisters] = frameAndRegisters(output, name);
+        if (newFrame)
+          continue;
+        program.relieved.push_back(
+            name + " on " + job.arch + ": __launch_bounds__(" +
+            std::to_string(block) + ", " + std::to_string(m) + "), " +
+            std::to_string(newRegisters) + " registers and no stack (was " +
+            std::to_string(registers) + " registers, " + std::to_string(frame) +
+            " bytes)");
+        program.cubins[job.arch] = std::move(output);
+        if (job.alsoPTX)
+          program.ptx = std::move(ptx);
+        source = std::move(bounded);
+        break;
+      }
+    }
+  }
+  result.wallMilliseconds = std::chrono::duration<double, std::milli>(
+                                std::chrono::steady_clock::now() - start)
+                                .count();
   return result;
 }
 

@@ -48,6 +48,10 @@ struct CompiledProgram {
   std::string ptx;                           // empty unless keepPTX
   std::string ptxArch;                       // compute_XX
   double milliseconds = 0;                   // Sum over its NVRTC compiles.
+  /// Kernels recompiled with a residency bound (relieveSpills), one line
+  /// each: "kiln_x on sm_90: __launch_bounds__(128, 3), 148 registers and
+  /// no stack (was 128 registers, 8 bytes)".
+  std::vector<std::string> relieved;
 };
 
 struct CompiledKernel {
@@ -97,9 +101,25 @@ std::string buildProgramSource(llvm::ArrayRef<EmittedKernel> kernels,
 /// (groupKernelsIntoPrograms), the programs in parallel. A failure names each
 /// kernel that NVRTC rejected, the arch and NVRTC's log: when a program of
 /// several kernels fails, each of them is compiled alone to find which.
+/// A kernel whose cubin has a stack frame is then recompiled with a
+/// residency bound (relieveSpills).
 llvm::Expected<NVRTCResult>
 compileWithNVRTC(llvm::ArrayRef<EmittedKernel> kernels,
                  const NVRTCOptions &options);
+
+/// The register file of an SM on every arch kiln builds for (sm_80 ... sm_90).
+constexpr int64_t kRegistersPerMultiprocessor = 65536;
+
+/// The residency bounds to retry a kernel of |block| threads with, which
+/// compiled to |registers| registers and a stack frame: ptxas's default
+/// aims at an occupancy of its own and spills to reach it (the flash kernel
+/// of Qwen2 and Llama-GQA at 8 x 128 tokens: 128 registers and 8 bytes of
+/// stack under __launch_bounds__(128), where 148 registers need none).
+/// `__launch_bounds__(block, m)` lets it use up to 65536 / (block m)
+/// registers: m from the residency its registers give less one, down by
+/// one, at most three tries and at least 1. Empty when it already allows
+/// one block only.
+std::vector<int64_t> spillRetryResidencies(int64_t block, int64_t registers);
 
 /// One warning per kernel and arch whose cubin gives the kernel a stack
 /// frame (cubinResources): ptxas spilled registers to local memory or put
