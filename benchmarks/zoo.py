@@ -440,6 +440,8 @@ def summary_line(result):
     parts = [result["status"]]
     if "kiln_rel_l2_vs_onnxruntime" in result:
         parts.append(f"rel-L2 {result['kiln_rel_l2_vs_onnxruntime']:.3g}")
+    if "kiln_peak_error_vs_onnxruntime" in result:
+        parts.append(f"peak error {result['kiln_peak_error_vs_onnxruntime']:.3g}")
     for key in ("kiln_ms", "torch_eager_ms", "torch_max_autotune_ms"):
         if key in result:
             parts.append(f"{key[:-3]} {result[key]:.3f} ms")
