@@ -150,18 +150,23 @@ PEAK_ERROR_PER_REL_L2 = 10
 
 
 def peak_error(actual, expected):
-    """max |actual - expected| / max |expected|: the worst element's error
-    as a fraction of the reference's largest magnitude (inf for an error on
-    a reference of zeros or a non-finite value where it is finite)."""
+    """max |actual - expected| / max |expected| over the reference's finite
+    elements, as kiln-run computes it: the worst element's error as a
+    fraction of the reference's largest magnitude. inf where a non-finite
+    value differs from the reference's (NaN only against NaN, an infinity
+    only against the same one) or an error sits on a reference of zeros."""
     actual = np.asarray(actual, dtype=np.float64)
     expected = np.asarray(expected, dtype=np.float64)
-    if actual.size == 0:
-        return 0.0
-    if not np.array_equal(np.isnan(actual), np.isnan(expected)):
+    if actual.shape != expected.shape:
         return float("inf")
-    error = np.abs(np.nan_to_num(actual - expected, nan=0.0))
-    peak = float(np.max(np.abs(np.nan_to_num(expected, nan=0.0))))
-    worst = float(np.max(error))
+    finite = np.isfinite(expected)
+    same_nonfinite = (np.isnan(actual) & np.isnan(expected)) | (actual == expected)
+    if not np.all(np.isfinite(actual[finite])) or not np.all(same_nonfinite[~finite]):
+        return float("inf")
+    if not finite.any():
+        return 0.0
+    worst = float(np.max(np.abs(actual[finite] - expected[finite])))
+    peak = float(np.max(np.abs(expected[finite])))
     return worst / peak if peak > 0 else (0.0 if worst == 0 else float("inf"))
 
 

@@ -269,9 +269,11 @@ def judge(result, torch_rel_l2, torch_peak_error=None):
     limit or torch's own peak error (|torch_peak_error|), whichever is
     larger, as kiln-run --rel-l2 checks. Then the checked time becomes
     kiln_ms; else MISMATCH."""
-    limit = max(FP16_REL_L2, torch_rel_l2 if torch_rel_l2 is not None else 0.0)
-    peak_limit = max(PEAK_ERROR_PER_REL_L2 * limit,
-                     torch_peak_error if torch_peak_error is not None else 0.0)
+    # A torch run that overflowed (NaN, inf) widens nothing.
+    def usable(value):
+        return value if value is not None and math.isfinite(value) else 0.0
+    limit = max(FP16_REL_L2, usable(torch_rel_l2))
+    peak_limit = max(PEAK_ERROR_PER_REL_L2 * limit, usable(torch_peak_error))
     result["kiln_rel_l2_limit"] = limit
     result["kiln_peak_error_limit"] = peak_limit
     checked = result.pop("kiln_checked_ms", None)

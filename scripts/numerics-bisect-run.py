@@ -136,7 +136,7 @@ def main():
         with open(os.path.join(out, label + ".log"), "w") as f:
             f.write(f"$ {settings} KILN_CONV_PATH={env_path or 'auto'} "
                     f"{' '.join(command)}\nexit {result.returncode}\n{text}")
-        errors = re.findall(r"rel-L2 ([0-9.e+-]+|nan|inf)", text)
+        errors = re.findall(r", rel-L2 ([0-9.e+-]+|nan|inf)", text)
         record = dict(label=label, conv_path=env_path or "auto", env=env_extra or {},
                       exit=result.returncode, seconds=round(time.time() - start, 1),
                       rel_l2=[float(e) for e in errors],

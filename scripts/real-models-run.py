@@ -141,7 +141,7 @@ def main():
             accurate = run.returncode == 0 or (
                 run.returncode == 1 and "[MISMATCH" not in text and
                 any("MISMATCH" in line for line in repeatability))
-            errors = [float(x) for x in re.findall(r"rel-L2 ([0-9.e+-]+|nan|inf)", text)]
+            errors = [float(x) for x in re.findall(r", rel-L2 ([0-9.e+-]+|nan|inf)", text)]
             bench = re.search(r"median ([0-9.]+) ms, p90 ([0-9.]+) ms", text)
             record = compiled.get((model, f"{precision}-{shape}"), {})
             detail = (f"rel-L2 {max(errors) if errors else float('nan'):.3g} "

@@ -234,6 +234,7 @@ def test_kiln_step_gives_no_time_to_a_mismatch(tmp_path, rel_l2, passed, torch_r
     (8e-2, 2e-2, False),      # rel-L2 fine, one element far off
     (8e-2, 9e-2, True),       # within torch's own worst element
     (None, None, False),      # kiln-run wrote null: a NaN
+    (8e-2, float("inf"), False),  # torch overflowed: no wider limit
 ])
 def test_judge_bounds_the_worst_element(tmp_path, peak_error, torch_peak_error, accepted):
     fake_kiln_run(tmp_path, 1e-3, True, peak_error)
@@ -242,7 +243,8 @@ def test_judge_bounds_the_worst_element(tmp_path, peak_error, torch_peak_error, 
     result = dict(status="running", versions={})
     zoo.run_kiln(str(folder), 50, result)
     zoo.judge(result, 2e-3, torch_peak_error)
-    assert result["kiln_peak_error_limit"] == max(5e-2, torch_peak_error or 0.0)
+    finite_torch = torch_peak_error if torch_peak_error and math.isfinite(torch_peak_error) else 0
+    assert result["kiln_peak_error_limit"] == max(5e-2, finite_torch)
     assert ("kiln_ms" in result) == accepted
     assert result["status"] == ("running" if accepted else "MISMATCH")
 
@@ -255,6 +257,11 @@ def test_peak_error_is_the_worst_element_over_the_peak():
     assert peak_error(np.array([np.nan, 1.0]), np.array([1.0, 1.0])) == float("inf")
     assert peak_error(np.array([np.nan, 1.0]), np.array([np.nan, 1.0])) == 0.0
     assert peak_error(np.array([0.0, 1e-6]), np.zeros(2)) == float("inf")
+    # Infinities count only where the reference has the same one; the peak
+    # is over the reference's finite elements (as kiln-run takes it).
+    assert peak_error(np.array([-np.inf, 1.5, 2.0]), np.array([-np.inf, 1.0, 2.0])) == 0.25
+    assert peak_error(np.array([np.inf, 1.0]), np.array([1.0, 1.0])) == float("inf")
+    assert peak_error(np.array([np.inf, 1.0]), np.array([-np.inf, 1.0])) == float("inf")
 
 
 def test_weights_differ_names_the_versions_that_differ(monkeypatch):

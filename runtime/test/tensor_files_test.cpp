@@ -299,6 +299,18 @@ TEST(TensorFilesTest, RelL2AlsoBoundsTheWorstElement) {
   elementwise.peakError = 0.1;
   EXPECT_FALSE(withinTolerance(withinAtol, elementwise));
 
+  // The elementwise message names the count and the first element off.
+  std::string elementwiseMiss =
+      toleranceMiss(compareTensors(actual, expected, 0, 0.1), actual, expected,
+                    Tolerance{0, 0.1, -1, -1});
+  EXPECT_EQ(elementwiseMiss.rfind("1 of 10000 elements off, 0 non-finite; "
+                                  "first at 4321: ",
+                                  0),
+            0u)
+      << elementwiseMiss;
+  EXPECT_NE(elementwiseMiss.find(" expected"), std::string::npos)
+      << elementwiseMiss;
+
   // A reference of zeros: any error is an infinite fraction of its peak.
   Comparison zeros =
       compareTensors(floats({0.0f, 1e-6f}), floats({0.0f, 0.0f}), 0, 1.0);

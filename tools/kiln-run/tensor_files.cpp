@@ -225,9 +225,10 @@ std::string toleranceMiss(const Comparison &result, const HostTensor &actual,
   }
   auto element = [&](int64_t index) {
     size_t i = static_cast<size_t>(std::max<int64_t>(index, 0));
-    std::snprintf(text, sizeof(text), "element %lld: %g vs %g expected",
+    char words[128]; // Its own: |text| may hold what the caller is writing.
+    std::snprintf(words, sizeof(words), "element %lld: %g vs %g expected",
                   static_cast<long long>(i), actual.at(i), expected.at(i));
-    return std::string(text);
+    return std::string(words);
   };
   std::string nonFinite;
   if (result.nans != 0) {

@@ -260,6 +260,14 @@ TEST(NVRTCCompilerTest, SpillRetriesAskForFewerResidentBlocks) {
   EXPECT_EQ(spillRetryResidencies(256, 128), (std::vector<int64_t>{1}));
   EXPECT_TRUE(spillRetryResidencies(256, 255).empty());
   EXPECT_TRUE(spillRetryResidencies(1024, 64).empty());
+  // The arch's own limits: 32 blocks of 32 threads on sm_90 however few
+  // registers; 16 on sm_86, whose 1536 threads also hold 6 blocks of 256.
+  EXPECT_EQ(spillRetryResidencies(32, 16, "sm_90"),
+            (std::vector<int64_t>{31, 30, 29}));
+  EXPECT_EQ(spillRetryResidencies(32, 16, "sm_86"),
+            (std::vector<int64_t>{15, 14, 13}));
+  EXPECT_EQ(spillRetryResidencies(256, 32, "sm_86"),
+            (std::vector<int64_t>{5, 4, 3}));
 }
 
 // A stack frame no residency removes (a local array indexed at run time) is
@@ -281,6 +289,9 @@ TEST(NVRTCCompilerTest, KeepsTheCubinWhenNoRetryRemovesTheStack) {
   ASSERT_TRUE(static_cast<bool>(bounded))
       << llvm::toString(bounded.takeError());
   ASSERT_EQ(bounded->programs.size(), 1u);
+  // k_local was found by its bound and tried three times; k_plain, with no
+  // stack, never.
+  EXPECT_EQ(bounded->programs[0].spillRetries, 3u);
   EXPECT_TRUE(bounded->programs[0].relieved.empty());
   std::vector<std::string> warnings = stackFrameWarnings(kernels, *bounded);
   ASSERT_EQ(warnings.size(), 1u);

@@ -173,13 +173,18 @@ std::pair<size_t, int64_t> findLaunchBounds(const std::string &source,
 
 } // namespace
 
-std::vector<int64_t> spillRetryResidencies(int64_t block, int64_t registers) {
+std::vector<int64_t> spillRetryResidencies(int64_t block, int64_t registers,
+                                           const std::string &arch) {
   if (block <= 0 || registers <= 0)
     return {};
+  int number = archNumber(arch);
+  int64_t threads = number == 86 || number == 87 || number == 89 ? 1536 : 2048;
+  int64_t blocks = number == 86 || number == 87 ? 16 : number == 89 ? 24 : 32;
   // Registers are given out in units of 8 a thread (256 a warp).
   int64_t allocated = (registers + 7) / 8 * 8;
-  int64_t resident = std::min<int64_t>(
-      kRegistersPerMultiprocessor / (block * allocated), 2048 / block);
+  int64_t resident =
+      std::min({kRegistersPerMultiprocessor / (block * allocated),
+                threads / block, blocks});
   std::vector<int64_t> tries;
   for (int64_t m = resident - 1; m >= 1 && tries.size() < 3; --m)
     tries.push_back(m);
@@ -379,7 +384,7 @@ compileWithNVRTC(llvm::ArrayRef<EmittedKernel> kernels,
       auto [at, block] = findLaunchBounds(source, name);
       if (!frame || at == std::string::npos)
         continue;
-      for (int64_t m : spillRetryResidencies(block, registers)) {
+      for (int64_t m : spillRetryResidencies(block, registers, job.arch)) {
         std::string bounded = source;
         std::string old = "__launch_bounds__(" + std::to_string(block) + ")";
         bounded.replace(at, old.size(),
@@ -389,6 +394,7 @@ compileWithNVRTC(llvm::ArrayRef<EmittedKernel> kernels,
         auto retryStart = std::chrono::steady_clock::now();
         bool ok = compileOne(bounded, program.name, job.arch, include,
                              job.alsoPTX, output, ptx, log);
+        ++program.spillRetries;
         program.milliseconds +=
             std::chrono::duration<double, std::milli>(
                 std::chrono::steady_clock::now() - retryStart)

@@ -52,6 +52,8 @@ struct CompiledProgram {
   /// each: "kiln_x on sm_90: __launch_bounds__(128, 3), 148 registers and
   /// no stack (was 128 registers, 8 bytes)".
   std::vector<std::string> relieved;
+  /// Compiles relieveSpills ran for this program (each retry of each arch).
+  unsigned spillRetries = 0;
 };
 
 struct CompiledKernel {
@@ -116,10 +118,13 @@ constexpr int64_t kRegistersPerMultiprocessor = 65536;
 /// of Qwen2 and Llama-GQA at 8 x 128 tokens: 128 registers and 8 bytes of
 /// stack under __launch_bounds__(128), where 148 registers need none).
 /// `__launch_bounds__(block, m)` lets it use up to 65536 / (block m)
-/// registers: m from the residency its registers give less one, down by
-/// one, at most three tries and at least 1. Empty when it already allows
-/// one block only.
-std::vector<int64_t> spillRetryResidencies(int64_t block, int64_t registers);
+/// registers: m from the residency its registers give on |arch| ("sm_90":
+/// also at most the arch's resident threads and blocks per SM, 2048 and 32
+/// on sm_80 and sm_90, 1536 and 16 on sm_86/sm_87, 1536 and 24 on sm_89)
+/// less one, down by one, at most three tries and at least 1. Empty when
+/// it already allows one block only.
+std::vector<int64_t> spillRetryResidencies(int64_t block, int64_t registers,
+                                           const std::string &arch = "sm_90");
 
 /// One warning per kernel and arch whose cubin gives the kernel a stack
 /// frame (cubinResources): ptxas spilled registers to local memory or put
