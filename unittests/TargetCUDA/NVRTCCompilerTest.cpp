@@ -210,6 +210,17 @@ TEST(NVRTCCompilerTest, ErrorsNameTheKernelAndCarryTheLog) {
   EXPECT_EQ(message.find("k_good"), std::string::npos) << message;
 }
 
+/// k_local: an array of 256 floats, too many for registers, indexed at run
+/// time, which stays in local memory at any residency.
+EmittedKernel localArrayKernel() {
+  return makeKernel("k_local", "float a[256], s = 0.0f;\n"
+                               "for (int i = 0; i < 256; ++i) {\n"
+                               "  s = s * out[i * 64 + threadIdx.x] + 1.0f;\n"
+                               "  a[i] = s;\n"
+                               "}\n"
+                               "out[threadIdx.x] = a[(int)out[0] & 255];");
+}
+
 // A kernel whose array (of 256 floats, too many for registers) is indexed at
 // run time keeps it in local memory: its cubin records a stack frame, which
 // stackFrameWarnings reports with the kernel's name, ops and arch; its
@@ -217,12 +228,7 @@ TEST(NVRTCCompilerTest, ErrorsNameTheKernelAndCarryTheLog) {
 TEST(NVRTCCompilerTest, WarnsOfAKernelsStackFrame) {
   std::vector<EmittedKernel> kernels = {
       makeKernel("k_plain", "out[threadIdx.x] = kiln_sigmoid(out[0]);"),
-      makeKernel("k_local", "float a[256], s = 0.0f;\n"
-                            "for (int i = 0; i < 256; ++i) {\n"
-                            "  s = s * out[i * 64 + threadIdx.x] + 1.0f;\n"
-                            "  a[i] = s;\n"
-                            "}\n"
-                            "out[threadIdx.x] = a[(int)out[0] & 255];")};
+      localArrayKernel()};
   NVRTCOptions options;
   options.archs = {"sm_80", "sm_90"};
   llvm::Expected<NVRTCResult> result = compileWithNVRTC(kernels, options);
@@ -275,12 +281,7 @@ TEST(NVRTCCompilerTest, SpillRetriesAskForFewerResidentBlocks) {
 TEST(NVRTCCompilerTest, KeepsTheCubinWhenNoRetryRemovesTheStack) {
   std::vector<EmittedKernel> kernels = {
       makeKernel("k_plain", "out[threadIdx.x] = kiln_sigmoid(out[0]);"),
-      makeKernel("k_local", "float a[256], s = 0.0f;\n"
-                            "for (int i = 0; i < 256; ++i) {\n"
-                            "  s = s * out[i * 64 + threadIdx.x] + 1.0f;\n"
-                            "  a[i] = s;\n"
-                            "}\n"
-                            "out[threadIdx.x] = a[(int)out[0] & 255];")};
+      localArrayKernel()};
   for (EmittedKernel &kernel : kernels) {
     size_t at = kernel.source.find(" void " + kernel.name + "(");
     kernel.source.insert(at + 6, "__launch_bounds__(256) ");
