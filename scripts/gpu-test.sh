@@ -56,7 +56,13 @@ for test in "$out"/unittests/*; do
   n_skip=$(grep -oP '\[  SKIPPED \] \K[0-9]+(?= test)' "$log" | tail -1)
   detail="${n_pass:-0} passed, ${n_skip:-0} skipped"
   if [[ $status -eq 0 ]]; then note "unit/$(basename "$test")" pass "$detail"
-  else note "unit/$(basename "$test")" FAIL "$(grep -E 'FAILED|Failure' "$log" | head -3 | tr '\n' ' ')"; fi
+  else
+    # The whole log of a failing binary beside the results (a flaky test
+    # that passes on the next run is explained only by its first log).
+    kept="${results%.json}-$(basename "$test").log"
+    cp "$log" "$kept"
+    note "unit/$(basename "$test")" FAIL "$(grep -E 'FAILED|Failure' "$log" | head -3 | tr '\n' ' ') (log: $kept)"
+  fi
   rm -f "$log"
 done
 

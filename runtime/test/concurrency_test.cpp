@@ -139,9 +139,23 @@ TEST(ConcurrencyTest, ThreadsTimesSessionsGiveIdenticalOutputs) {
                                   << failures.front();
     // Across sessions: with one cache, sessions choose their library
     // algorithms alike, and then give the same bytes.
+    // A session that disagrees says why: its algorithm log (a cached
+    // choice re-checked and rejected, then timed again) against session 0's.
+    auto algorithmLog = [](const kiln_session_t *session) {
+      const char *log = nullptr;
+      kiln_status_t status = kiln_session_algorithm_log(session, &log);
+      std::string text =
+          status ? std::string("(no log: ") + kiln_status_message(status) + ")"
+                 : std::string(log ? log : "");
+      kiln_status_free(status);
+      return text;
+    };
     for (size_t w = 1; w < workers.size(); ++w) {
       EXPECT_EQ(workers[w]->algorithms, workers[0]->algorithms)
-          << "session " << w << " chose other library algorithms";
+          << "session " << w << " chose other library algorithms; its "
+          << "algorithm log:\n"
+          << algorithmLog(workers[w]->session) << "session 0's:\n"
+          << algorithmLog(workers[0]->session);
       if (workers[w]->algorithms != workers[0]->algorithms)
         continue;
       EXPECT_EQ(compareBytes(workers[w]->alone, workers[0]->alone,
