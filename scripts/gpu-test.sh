@@ -43,9 +43,23 @@ note_exit() {
 command -v nvidia-smi >/dev/null &&
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 kiln_run="$out/bin/kiln-run"
+replays="$out/replays"
+python="${PYTHON:-/opt/torch/.venv/bin/python}"
+bench=""
+
+# KILN_GPU_SECTIONS="7b 7c 7d" runs only those sections, numbered as in the
+# comments below (1 2 3 4a 4 4b 5 6 7 7b 7c 7d); unset, all of them. A
+# device call rarely has the five minutes and more that all of them take,
+# and the last sections went unrun for sessions. (The sections' bodies are
+# not indented: 7's here-documents and the ranged models' Python are
+# column-sensitive.)
+section() {
+  [[ -z "${KILN_GPU_SECTIONS:-}" || " $KILN_GPU_SECTIONS " == *" $1 "* ]]
+}
 
 # 1. Runtime unit tests (GoogleTest): one entry per binary. The capture,
 # concurrency and device-fault tests run every bundle model too.
+if section 1; then
 export KILN_TEST_MODELS_DIR="$out/models"
 for test in "$out"/unittests/*; do
   [[ -x "$test" ]] || continue
@@ -65,10 +79,12 @@ for test in "$out"/unittests/*; do
   fi
   rm -f "$log"
 done
+fi  # 1
 
 # 2. Kernel-template tests, when their bundle (OUTDIR-kernels, a device call
 # of its own under the 64 MiB limit) was put under OUTDIR/kernels: one entry
 # with its counts.
+if section 2; then
 if [[ -x "$out/kernels/run.sh" ]]; then
   log="$(mktemp)"
   "$out/kernels/run.sh" "$out/kernels" "$out/kernels/results.json" >"$log" 2>&1
@@ -79,12 +95,14 @@ if [[ -x "$out/kernels/run.sh" ]]; then
   else note "kernels" FAIL "$summary"; fi
   rm -f "$log"
 fi
+fi  # 2
 
 # 3. Models against onnxruntime (fp32, tf32 off: rel-L2 <= 1e-5 for the MLP
 # and the cuDNN convolutions, whose algorithms (FFT, Winograd) sum in other
 # orders; elementwise rtol 1e-4 / atol 1e-5 for the others).
 # A model compiled with a range (issue 18) has a data_<size>/ per size,
 # each run with its one artifact (kiln-run runs at the input files' shapes).
+if section 3; then
 for dir in "$out"/models/*/; do
   name="$(basename "$dir")"
   tolerance=(--rtol 1e-4 --atol 1e-5)
@@ -100,9 +118,11 @@ for dir in "$out"/models/*/; do
     rm -f "$log"
   done
 done
+fi  # 3
 
 # 4a. --shapes runs a ranged artifact (batch=1..64) at a shape in its range
 # with generated inputs, and names the range for one outside it.
+if section 4a; then
 log="$(mktemp)"
 "$kiln_run" "$out/models/ranged_movement/model.kiln" --shapes x=7x4x8 \
   --warmup 1 --iterations 5 --json "$log.json" >"$log" 2>&1
@@ -119,8 +139,10 @@ elif [[ $status -eq 2 ]] && grep -q "dim 0 ('batch') is 65, outside its range 1.
   note "ranged_shapes_outside" pass "$(head -1 "$log")"
 else note "ranged_shapes_outside" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-300)"; fi
 rm -f "$log" "$log.json"
+fi  # 4a
 
 # 4. A wrong input shape gives an error naming the input.
+if section 4; then
 log="$(mktemp)"
 "$kiln_run" "$out/models/mlp/model.kiln" --inputs "$out/models/mlp/wrong_shape/x.npy" >"$log" 2>&1
 status=$?
@@ -129,11 +151,13 @@ elif [[ $status -ne 0 ]] && grep -q "'x'" "$log"; then
   note "wrong_input_shape" pass "$(head -1 "$log")"
 else note "wrong_input_shape" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-300)"; fi
 rm -f "$log"
+fi  # 4
 
 # 4b. Bounds checks (issue 15): the Gather compiled with --bounds-checks
 # computes table[ids] for ids in range, and fails a run with one index out
 # of range with a message naming the step, its ONNX node, the kernel, the
 # index, the bound and the axis, in graph mode and in debug mode.
+if section 4b; then
 if [[ -f "$out/bounds/gather.kiln" ]]; then
   expected="kiln-run: run: INVALID_ARGUMENT: step 0 'gather_0' \\(launch; ONNX nodes: /embeddings/Gather\\) in CUDA kernel kiln_data_movement_[0-9a-f]{16}: Gather index 50321 out of range \\[-30522, 30522\\) on axis 0; the index came from the data"
   for mode in graph debug; do
@@ -155,11 +179,13 @@ if [[ -f "$out/bounds/gather.kiln" ]]; then
     rm -f "$log"
   done
 fi
+fi  # 4b
 
 # 5. examples/embed, built here against the installed package (CMake:
 # embed_c, embed_cpp; pkg-config: embed_c_pkgconfig), runs the MLP through
 # libkiln_runtime.so; each output's sum of squares must be within 1e-5
 # (relative) of onnxruntime's for the same inputs (embed/expected.txt).
+if section 5; then
 if [[ -d "$out/embed/bin" ]]; then
   for program in embed_c embed_cpp embed_c_pkgconfig; do
     log="$(mktemp)"
@@ -183,9 +209,11 @@ if [[ -d "$out/embed/bin" ]]; then
     rm -f "$log"
   done
 fi
+fi  # 5
 
 # 6. The MLP's latency (CUDA events, after warm-up) and kiln-run's
 # generated-input benchmark with its --json report.
+if section 6; then
 bench="$("$kiln_run" "$out/models/mlp/model.kiln" --inputs "$out/models/mlp/data" --bench 200 2>&1 | grep -iE 'median|p90' | tr '\n' ' ')"
 echo "mlp bench: $bench"
 log="$(mktemp)"
@@ -199,6 +227,7 @@ elif [[ $status -eq 0 ]] && grep -q "throughput: .* inferences/s" "$log" &&
   note "kiln_run_generated_bench" pass "$(grep -E '^(bench|throughput):' "$log" | tr '\n' ' ' | cut -c1-300)"
 else note "kiln_run_generated_bench" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-300)"; fi
 rm -f "$log"
+fi  # 6
 
 # 7. Replays (issue 13): ResNet-50 at batch 32, fp16, weights filled here
 # (the same bytes as on the build machine), onnxruntime's logits as the
@@ -207,8 +236,7 @@ rm -f "$log"
 # plans (KILN_CONV_GRAPH_FENCE=0) the graph path gave wrong images in 2-9%
 # of the runs; that run is printed, not counted (it shows the check can
 # fail).
-replays="$out/replays"
-python="${PYTHON:-/opt/torch/.venv/bin/python}"
+if section 7; then
 if [[ -f "$replays/resnet50-bs32-fp16.kiln" ]] && "$python" -c 'import onnx, onnxruntime' 2>/dev/null; then
   log="$(mktemp)"
   filled="$replays/filled"
@@ -252,6 +280,7 @@ PY
 elif [[ -f "$replays/resnet50-bs32-fp16.kiln" ]]; then
   note "resnet50_bs32_replays" skip "no Python with onnx and onnxruntime ($python)"
 fi
+fi  # 7
 
 # Ranged graph-only models (issue 18): run_ranged NAME MODEL BENCH
 # REFERENCE SIZE... fills the weights of the graph-only MODEL into
@@ -297,6 +326,7 @@ run_ranged() {
 # 7b. ResNet-50 over batch 1..64 (issue 18): one artifact per precision,
 # compiled with --input-shape batch=1..64 and external weights, run at
 # batch 1, 7, 32 and 64.
+if section 7b; then
 run_ranged ranged_resnet50 "$replays/resnet50-torchscript.onnx" 50 '
 import os, sys
 import numpy as np, onnxruntime
@@ -313,11 +343,13 @@ for size in sys.argv[3:]:
     for node, value in zip(session.get_outputs(), session.run(None, {name: x})):
         np.save(f"{folder}/want{size}/{node.name}.npy", value)
 ' batch1 batch7 batch32 batch64
+fi  # 7b
 
 # 7c. The ranged encoder and attention block (issue 18: [batch, seq, ...]
 # tensors, one artifact each for batch=1..32,seq=16..512) in fp16, at part
 # 3's (batch, seq) pairs against the fp32 onnxruntime reference, within
 # rel-L2 1e-2.
+if section 7c; then
 for name in ranged_encoder ranged_attention; do
   folder="$out/models/$name"
   [[ -f "$folder/fp16.kiln" ]] || continue
@@ -332,10 +364,12 @@ for name in ranged_encoder ranged_attention; do
     rm -f "$log"
   done
 done
+fi  # 7c
 
 # 7d. HF BERT-base over batch=1..32,seq=16..512 (issue 18): the dynamo
 # export's ranged artifacts at the issue's (batch, seq) pairs, each mask
 # with its own number of trailing zeros per row.
+if section 7d; then
 run_ranged ranged_bert "$out/ranged_bert/bert-dynamo.onnx" 20 '
 import os, sys
 import numpy as np, onnxruntime
@@ -355,6 +389,7 @@ for size in sys.argv[3:]:
     for node, value in zip(session.get_outputs(), session.run(None, feeds)):
         np.save(f"{folder}/want{size}/{node.name}.npy", value)
 ' 1x16 1x128 8x128 8x77 32x512
+fi  # 7d
 
 {
   echo "{"
