@@ -384,9 +384,9 @@ compileWithNVRTC(llvm::ArrayRef<EmittedKernel> kernels,
       auto [at, block] = findLaunchBounds(source, name);
       if (!frame || at == std::string::npos)
         continue;
+      std::string old = "__launch_bounds__(" + std::to_string(block) + ")";
       for (int64_t m : spillRetryResidencies(block, registers, job.arch)) {
         std::string bounded = source;
-        std::string old = "__launch_bounds__(" + std::to_string(block) + ")";
         bounded.replace(at, old.size(),
                         "__launch_bounds__(" + std::to_string(block) + ", " +
                             std::to_string(m) + ")");
@@ -430,16 +430,14 @@ stackFrameWarnings(llvm::ArrayRef<EmittedKernel> kernels,
   std::vector<std::string> warnings;
   for (auto [k, kernel] : llvm::enumerate(kernels)) {
     for (const auto &[arch, cubin] : compiled.programOf(k).cubins) {
-      std::optional<KernelResources> resources =
-          cubinResources(reinterpret_cast<const uint8_t *>(cubin.data()),
-                         cubin.size(), kernel.name);
-      if (!resources || !resources->frameBytes || !*resources->frameBytes)
+      auto [frame, registers] = frameAndRegisters(cubin, kernel.name);
+      if (!frame)
         continue;
       warnings.push_back(
           "kernel " + kernel.name + " (" + llvm::join(kernel.origins, "; ") +
-          ") keeps " + std::to_string(*resources->frameBytes) +
+          ") keeps " + std::to_string(frame) +
           " bytes of stack per thread on " + arch + " at " +
-          std::to_string(resources->registers) +
+          std::to_string(registers) +
           " registers: spilled registers or an array in local memory, "
           "which every access reads or writes through the caches");
     }
