@@ -149,6 +149,13 @@ FP16_REL_L2 = 5e-3
 PEAK_ERROR_PER_REL_L2 = 10
 
 
+def rel_l2(actual, expected):
+    """||actual - expected|| / ||expected||, in float64."""
+    actual = np.asarray(actual, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    return float(np.linalg.norm(actual - expected) / max(np.linalg.norm(expected), 1e-30))
+
+
 def peak_error(actual, expected):
     """max |actual - expected| / max |expected| over the reference's finite
     elements, as kiln-run computes it: the worst element's error as a
@@ -216,11 +223,8 @@ def check_kiln(name, bundle, models_dir, sessions=3):
         outputs.append({n: np.load(os.path.join(saved, n + ".npy"))
                         for n in names})
     for n in names:
-        got = outputs[0][n].astype(np.float64)
-        want = expected[n].astype(np.float64)
-        per_output[n] = float(np.linalg.norm(got - want) /
-                              max(np.linalg.norm(want), 1e-30))
-        peaks[n] = peak_error(got, want)
+        per_output[n] = rel_l2(outputs[0][n], expected[n])
+        peaks[n] = peak_error(outputs[0][n], expected[n])
     repeatable = all(np.array_equal(o[n], outputs[0][n])
                      for o in outputs[1:] for n in names)
     return max(per_output.values()), per_output, peaks, repeatable

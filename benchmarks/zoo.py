@@ -83,7 +83,7 @@ import zoo_export  # noqa: E402  (puts zoo_common on the path)
 import bundle_files  # noqa: E402
 import zoo_common  # noqa: E402
 from profile_log import parse_profile, table_rows  # noqa: E402
-from compare_torch import PEAK_ERROR_PER_REL_L2, peak_error  # noqa: E402
+from compare_torch import PEAK_ERROR_PER_REL_L2, peak_error, rel_l2  # noqa: E402
 
 FP16_REL_L2 = zoo_common.TOLERANCE["fp16"]
 # A model's expected seconds when it has no earlier run (max-autotune's
@@ -91,12 +91,6 @@ FP16_REL_L2 = zoo_common.TOLERANCE["fp16"]
 DEFAULT_EXPECTED_S = 180
 # Without max-autotune: the export, onnxruntime, kiln and torch eager.
 SKIP_MAX_AUTOTUNE_EXPECTED_S = 45
-
-
-def rel_l2(actual, expected):
-    actual = np.asarray(actual, dtype=np.float64)
-    expected = np.asarray(expected, dtype=np.float64)
-    return float(np.linalg.norm(actual - expected) / max(np.linalg.norm(expected), 1e-30))
 
 
 def save(result, path):
@@ -153,15 +147,16 @@ def run_kiln(folder, runs, result, artifact="fp16.kiln"):
         kiln = json.load(f)
     result["kiln_run_command"] = " ".join(command)
     result["versions"]["kiln"] = kiln["versions"]["kiln"]
-    # kiln-run writes null for a NaN error.
-    errors = {o["name"]: float("inf") if o["rel_l2"] is None else o["rel_l2"]
-              for o in kiln["outputs"]}
+    # kiln-run writes null for a NaN error; one from before the peak bound
+    # writes no peak_error, and the judge then has none to apply (and says
+    # so by its absence).
+    def figures(key):
+        return {o["name"]: float("inf") if o[key] is None else o[key]
+                for o in kiln["outputs"] if key in o}
+    errors = figures("rel_l2")
     result["kiln_rel_l2_per_output"] = errors
     result["kiln_rel_l2_vs_onnxruntime"] = max(errors.values())
-    # A kiln-run from before the peak bound writes no peak_error: the judge
-    # then has none to apply (and says so by its absence).
-    peaks = {o["name"]: float("inf") if o.get("peak_error", 0) is None
-             else o["peak_error"] for o in kiln["outputs"] if "peak_error" in o}
+    peaks = figures("peak_error")
     if peaks:
         result["kiln_peak_error_per_output"] = peaks
         result["kiln_peak_error_vs_onnxruntime"] = max(peaks.values())
