@@ -35,6 +35,8 @@ std::string runTimeDimParameter(size_t i);
 /// `kiln_vec<T, width>`: |width| elements of |elementType| in storage, read
 /// or written as one aligned access (at most 16 bytes).
 std::string vectorTypeName(mlir::Type elementType, int64_t width);
+/// Bytes one element of |elementType| takes in memory (a bool: 1).
+int64_t storageBytes(mlir::Type elementType);
 
 /// The grid of a template with one unit of work per thread and grid-stride
 /// step: the recorded grid_size, at least 1 and at most the blocks |units|

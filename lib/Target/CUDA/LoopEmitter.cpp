@@ -53,12 +53,6 @@ namespace {
 
 constexpr int64_t kVectorBytes = 16;
 
-int64_t storageBytes(Type elementType) {
-  if (elementType.isInteger(1))
-    return 1;
-  return (elementType.getIntOrFloatBitWidth() + 7) / 8;
-}
-
 /// Emits the loads, computation and stores of units (`width` consecutive
 /// elements each) whose unit indices are variables named in |units|.
 class UnitEmitter {
@@ -585,6 +579,12 @@ private:
 };
 
 } // namespace
+
+int64_t storageBytes(Type elementType) {
+  if (elementType.isInteger(1))
+    return 1;
+  return (elementType.getIntOrFloatBitWidth() + 7) / 8;
+}
 
 std::string vectorTypeName(Type elementType, int64_t width) {
   return "kiln_vec<" + ElementalEmitter::storageType(elementType) + ", " +

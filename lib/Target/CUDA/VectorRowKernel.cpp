@@ -151,17 +151,31 @@ LogicalResult VectorRowKernel::forEachVector(
           std::optional<VectorRead> read = findVectorRead(input, index, lanes);
           if (!read)
             return std::nullopt;
-          auto [it, inserted] = loaded.try_emplace(std::to_string(argument) +
-                                                   ":" + read->vectorIndex);
+          // A vector wider than 16 bytes (an int64 index read along the
+          // row beside f16 values) is read in 16-byte pieces: kernel
+          // pointers are proven 16-byte aligned, no more (LoopEmitter.cpp).
+          Type type = elementTypeOf(input);
+          int64_t pieces =
+              std::max<int64_t>(width * storageBytes(type) / kVectorBytes, 1);
+          int64_t pieceWidth = width / pieces;
+          int64_t piece = read->lane / pieceWidth;
+          std::string pieceIndex = pieces == 1
+                                       ? read->vectorIndex
+                                       : parenthesize(read->vectorIndex) +
+                                             " * " + std::to_string(pieces) +
+                                             " + " + std::to_string(piece);
+          auto [it, inserted] =
+              loaded.try_emplace(std::to_string(argument) + ":" + pieceIndex);
           if (inserted || !emitter.isScopeOpen(it->second.second)) {
-            std::string vector = vectorTypeName(elementTypeOf(input), width);
+            std::string vector = vectorTypeName(type, pieceWidth);
             it->second = {emitter.fresh("vin"), emitter.currentScope()};
             emitter.line("const " + vector + " " + it->second.first +
                          " = reinterpret_cast<const " + vector + "*>(" +
-                         emitter.pointerName(argument) + ")[" +
-                         read->vectorIndex + "];");
+                         emitter.pointerName(argument) + ")[" + pieceIndex +
+                         "];");
           }
-          return it->second.first + ".v[" + std::to_string(read->lane) + "]";
+          return it->second.first + ".v[" +
+                 std::to_string(read->lane % pieceWidth) + "]";
         });
   LogicalResult result = body(lanes);
   emitter.setLoadOverride(nullptr);
@@ -197,13 +211,14 @@ VectorRowKernel::findVectorRead(Value input, const ElementIndex &index,
   // Read along the row with other dims than the row's (a mask [1, 1, S, S]
   // broadcast over scores [B, H, S, S], or permuted outer dims): the lane's
   // column in the last dim, the row's own dims (or 0) in the others, so the
-  // lanes' elements are contiguous. Vectors stay within 16 bytes.
+  // lanes' elements are contiguous. Such a tensor's elements may be wider
+  // than the row's (tiling sized the vectors by the row's tensors): the load
+  // then takes 16-byte pieces.
   Type elementType = elementTypeOf(input);
   if (!index.hasDims || inputShape.empty() ||
       index.dims.size() != inputShape.size() ||
       inputShape.back() != geometry.length || !elementType.isIntOrFloat() ||
-      width * std::max<unsigned>(elementType.getIntOrFloatBitWidth(), 8) >
-          8 * kVectorBytes)
+      storageBytes(elementType) == 0)
     return std::nullopt;
   std::optional<int64_t> lane = laneOf(lanes.column, index.dims.back());
   if (!lane)

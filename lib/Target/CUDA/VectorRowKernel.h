@@ -92,6 +92,8 @@ public:
 
 private:
   /// A lane of a vector load: the vector's index in its input.
+  /// Lane |lane| of the vector at |vectorIndex| (in vectors of the
+  /// kernel's width).
   struct VectorRead {
     int64_t lane;
     std::string vectorIndex;

@@ -25,6 +25,7 @@
 // CHECK: wrote case softmax_rows.recomputed_log_softmax_bf16_4x8192 (1 kernels, 1 launches)
 // CHECK: wrote case softmax_rows.f16_rows_of_64_sub_warp (1 kernels, 1 launches)
 // CHECK: wrote case softmax_rows.f16_rows_of_64_whole_warp (1 kernels, 1 launches)
+// CHECK: wrote case softmax_rows.f16_relative_position_gather (1 kernels, 1 launches)
 
 // bf16 storage, fp32 math: vectors of 8, 2 per thread.
 func.func @bf16_8x4096(%x: tensor<8x4096xbf16>) -> tensor<8x4096xbf16>
@@ -184,4 +185,18 @@ func.func @f16_rows_of_64_whole_warp(%x: tensor<5x64xf16>) -> tensor<5x64xf16>
     attributes {kiln.test_tolerance = [1.0e-2, 1.0e-4]} {
   %0 = kiln.softmax %x {axis = -1 : i64} : tensor<5x64xf16> -> tensor<5x64xf16>
   return %0 : tensor<5x64xf16>
+}
+
+// DeBERTa's disentangled attention: an int64 index [1, 1, 64, 128] broadcast
+// over batch and heads gathers relative-position scores along the row; the
+// index is read in 16-byte pieces of a vector of 8 (negative indices count
+// from the end).
+func.func @f16_relative_position_gather(%x: tensor<2x3x64x128xf16>, %c: tensor<2x3x64x96xf16>, %i: tensor<1x1x64x128xi64> {kiln.test_range = [-96, 95]}) -> tensor<2x3x64x128xf16>
+    attributes {kiln.test_tolerance = [2.0e-2, 1.0e-5]} {
+  %full = kiln.constant dense<[2, 3, 64, 128]> : tensor<4xi64>
+  %ie = kiln.expand %i, %full : tensor<1x1x64x128xi64>, tensor<4xi64> -> tensor<2x3x64x128xi64>
+  %g = kiln.gather_elements %c, %ie {axis = 3 : i64} : tensor<2x3x64x96xf16>, tensor<2x3x64x128xi64> -> tensor<2x3x64x128xf16>
+  %0 = kiln.add %x, %g : tensor<2x3x64x128xf16>, tensor<2x3x64x128xf16> -> tensor<2x3x64x128xf16>
+  %1 = kiln.softmax %0 : tensor<2x3x64x128xf16> -> tensor<2x3x64x128xf16>
+  return %1 : tensor<2x3x64x128xf16>
 }

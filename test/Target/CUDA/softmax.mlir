@@ -143,4 +143,32 @@ func.func @sliced_rows(%x: tensor<16x264xf32>) -> tensor<16x256xf32> {
   return %1 : tensor<16x256xf32>
 }
 
-// CHECK: // nvrtc: 7 kernels for sm_90
+// -----
+
+// DeBERTa's disentangled attention: scores plus a relative-position score
+// gathered along the row by an int64 index [128, 128] broadcast over batch
+// and heads. The f16 rows take vectors of 8; the index, read along the row
+// at the row's own query position, is 64 bytes a vector and so is read in
+// four 16-byte pieces (kernel pointers are 16-byte aligned, no more), each
+// once; the gathered scores are read per element.
+// CHECK-LABEL: // 1024 rows of 128 elements; 16 lanes of a warp per row, 8 rows per block; 1 vector of 8 per thread, held in registers.
+// CHECK:           const long long [[Q:r[0-9]+]] = (row % 128);
+// CHECK:             const kiln_vec<long long, 2> [[I0:vin[0-9]+]] = reinterpret_cast<const kiln_vec<long long, 2>*>(in{{[0-9]}})[([[Q]] * 16 + [[V:vcol[0-9]+]]) * 4 + 0];
+// CHECK-NEXT:        const long long {{x[0-9]+}} = (long long)[[I0]].v[0];
+// CHECK-NOT:         kiln_vec<long long, 8>
+// CHECK:             (long long)[[I0]].v[1];
+// CHECK-NOT:         reinterpret_cast<const kiln_vec<long long, 2>*>(in{{[0-9]}})[([[Q]] * 16 + [[V]]) * 4 + 0]
+// CHECK:             reinterpret_cast<const kiln_vec<long long, 2>*>(in{{[0-9]}})[([[Q]] * 16 + [[V]]) * 4 + 1];
+// CHECK:             reinterpret_cast<const kiln_vec<long long, 2>*>(in{{[0-9]}})[([[Q]] * 16 + [[V]]) * 4 + 3];
+// CHECK-NOT:         in{{[0-9]}}[([[Q]] * 128
+// CHECK:             reinterpret_cast<kiln_vec<__half, 8>*>(out0)[row * 16 + vcol{{[0-9]+}}] = vout{{[0-9]+}};
+func.func @relative_position_gather(%x: tensor<2x4x128x128xf16>, %c: tensor<2x4x128x64xf16>, %i: tensor<1x1x128x128xi64>) -> tensor<2x4x128x128xf16> {
+  %full = kiln.constant dense<[2, 4, 128, 128]> : tensor<4xi64>
+  %ie = kiln.expand %i, %full : tensor<1x1x128x128xi64>, tensor<4xi64> -> tensor<2x4x128x128xi64>
+  %g = kiln.gather_elements %c, %ie {axis = 3 : i64} : tensor<2x4x128x64xf16>, tensor<2x4x128x128xi64> -> tensor<2x4x128x128xf16>
+  %0 = kiln.add %x, %g : tensor<2x4x128x128xf16>, tensor<2x4x128x128xf16> -> tensor<2x4x128x128xf16>
+  %1 = kiln.softmax %0 : tensor<2x4x128x128xf16> -> tensor<2x4x128x128xf16>
+  return %1 : tensor<2x4x128x128xf16>
+}
+
+// CHECK: // nvrtc: 8 kernels for sm_90
