@@ -29,7 +29,8 @@ kiln_status_t runAndCheck(const LibraryCandidate &candidate,
   *passed = false;
   *time = -1;
   size_t element = context.outputType == kiln::artifact::DType_F32 ? 4 : 2;
-  KILN_RETURN_IF_ERROR(poison(context.output, context.outputCount * element));
+  KILN_RETURN_IF_ERROR(
+      poison(context.output, context.outputCount * element, context.stream));
   if (timings > 0) {
     KILN_RETURN_IF_ERROR(
         timeCandidate(context.stream, candidate.enqueue, time, timings));
@@ -48,7 +49,8 @@ kiln_status_t runAndCheck(const LibraryCandidate &candidate,
                                   "running an algorithm candidate"));
   HostOutput output;
   KILN_RETURN_IF_ERROR(downloadOutput(context.output, context.outputCount,
-                                      context.outputType, &output));
+                                      context.outputType, &output,
+                                      context.stream));
   Agreement agreement;
   *passed = context.gate->check(output, &agreement);
   *outcome = (*passed ? "ok " : "REJECTED: does not match the reference, ") +

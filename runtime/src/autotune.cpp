@@ -73,7 +73,7 @@ constexpr uint64_t kSeed = 0x6b696c6e; // "kiln"
 /// Random operands of one Conv configuration in |scratch|, and the gate
 /// with its host reference at sampled outputs.
 kiln_status_t prepareConvCheck(const ConvPlan &plan,
-                               const ConvPointers &scratch,
+                               const ConvPointers &scratch, cudaStream_t stream,
                                std::vector<CandidateGate> *gates) {
   const Conv &conv = *plan.table();
   DType dtype = plan.dtype();
@@ -81,18 +81,19 @@ kiln_status_t prepareConvCheck(const ConvPlan &plan,
   double fanIn = double(conv.c() / conv.groups()) * conv.r() * conv.s();
   KILN_RETURN_IF_ERROR(uploadRandom(const_cast<void *>(scratch.x),
                                     elementsOf(plan.operandBytes[0], dtype),
-                                    dtype, kSeed + 1, 1.0, &x));
+                                    dtype, kSeed + 1, 1.0, &x, stream));
   KILN_RETURN_IF_ERROR(uploadRandom(
       const_cast<void *>(scratch.w), elementsOf(plan.operandBytes[1], dtype),
-      dtype, kSeed + 2, 1.0 / std::sqrt(std::max(fanIn, 1.0)), &w));
+      dtype, kSeed + 2, 1.0 / std::sqrt(std::max(fanIn, 1.0)), &w, stream));
   if (plan.operandBytes[2])
     KILN_RETURN_IF_ERROR(uploadRandom(const_cast<void *>(scratch.bias),
                                       elementsOf(plan.operandBytes[2], dtype),
-                                      dtype, kSeed + 3, 0.5, &bias));
+                                      dtype, kSeed + 3, 0.5, &bias, stream));
   if (plan.operandBytes[4])
     KILN_RETURN_IF_ERROR(uploadRandom(const_cast<void *>(scratch.residual),
                                       elementsOf(plan.operandBytes[4], dtype),
-                                      dtype, kSeed + 4, 1.0, &residual));
+                                      dtype, kSeed + 4, 1.0, &residual,
+                                      stream));
   size_t outputs = elementsOf(plan.operandBytes[3], dtype);
   std::vector<size_t> positions =
       samplePositions(outputs, kCheckedSamples, kSeed + 5);
@@ -110,29 +111,29 @@ kiln_status_t prepareConvCheck(const ConvPlan &plan,
 /// The same for one Gemm configuration. Sampled positions are elements of
 /// the batches' m x n results (which lie stride_out apart).
 kiln_status_t prepareGemmCheck(const GemmPlan &plan,
-                               const GemmPointers &scratch,
+                               const GemmPointers &scratch, cudaStream_t stream,
                                std::vector<CandidateGate> *gates) {
   const Gemm &gemm = *plan.table();
   std::vector<float> a, b, c, bias;
-  KILN_RETURN_IF_ERROR(uploadRandom(
-      const_cast<void *>(scratch.a),
-      elementsOf(plan.operandBytes[0], plan.inputType()), plan.inputType(),
-      kSeed + 11, 1.0, &a));
+  KILN_RETURN_IF_ERROR(
+      uploadRandom(const_cast<void *>(scratch.a),
+                   elementsOf(plan.operandBytes[0], plan.inputType()),
+                   plan.inputType(), kSeed + 11, 1.0, &a, stream));
   KILN_RETURN_IF_ERROR(uploadRandom(
       const_cast<void *>(scratch.b),
       elementsOf(plan.operandBytes[1], plan.inputType()), plan.inputType(),
-      kSeed + 12, 1.0 / std::sqrt(double(std::max<int64_t>(gemm.k(), 1))),
-      &b));
+      kSeed + 12, 1.0 / std::sqrt(double(std::max<int64_t>(gemm.k(), 1))), &b,
+      stream));
   if (plan.operandBytes[2])
-    KILN_RETURN_IF_ERROR(uploadRandom(
-        const_cast<void *>(scratch.c),
-        elementsOf(plan.operandBytes[2], plan.outType()), plan.outType(),
-        kSeed + 13, 1.0, &c));
+    KILN_RETURN_IF_ERROR(
+        uploadRandom(const_cast<void *>(scratch.c),
+                     elementsOf(plan.operandBytes[2], plan.outType()),
+                     plan.outType(), kSeed + 13, 1.0, &c, stream));
   if (plan.operandBytes[3])
-    KILN_RETURN_IF_ERROR(uploadRandom(
-        const_cast<void *>(scratch.bias),
-        elementsOf(plan.operandBytes[3], plan.biasType()), plan.biasType(),
-        kSeed + 14, 0.5, &bias));
+    KILN_RETURN_IF_ERROR(
+        uploadRandom(const_cast<void *>(scratch.bias),
+                     elementsOf(plan.operandBytes[3], plan.biasType()),
+                     plan.biasType(), kSeed + 14, 0.5, &bias, stream));
   size_t outputs = elementsOf(plan.operandBytes[4], plan.outType());
   size_t results = size_t(gemm.batch() * gemm.m() * gemm.n());
   size_t perBatch = size_t(gemm.m() * gemm.n());
@@ -210,9 +211,9 @@ kiln_status_t chooseConvAlgorithms(kiln_session_s *session,
       continue;
     }
     std::vector<CandidateGate> gate;
-    KILN_RETURN_IF_ERROR(
-        annotate(prepareConvCheck(*step.conv, pointers, &gate),
-                 step.describe(i)));
+    KILN_RETURN_IF_ERROR(annotate(
+        prepareConvCheck(*step.conv, pointers, session->streams[0], &gate),
+        step.describe(i)));
     ChoiceContext context =
         contextOf(session, i, &gate.front(), scratch.slots[3],
                   step.conv->operandBytes[3], step.conv->dtype());
@@ -255,7 +256,8 @@ kiln_status_t chooseGemmAlgorithms(kiln_session_s *session,
     }
     std::vector<CandidateGate> gate;
     KILN_RETURN_IF_ERROR(annotate(
-        prepareGemmCheck(*step.gemm, pointers, &gate), step.describe(i)));
+        prepareGemmCheck(*step.gemm, pointers, session->streams[0], &gate),
+        step.describe(i)));
     ChoiceContext context =
         contextOf(session, i, &gate.front(), scratch.slots[4],
                   step.gemm->operandBytes[4], step.gemm->outType());

@@ -98,7 +98,7 @@ Agreement compareValues(const float *candidate, const float *reference,
 
 kiln_status_t uploadRandom(void *device, size_t count, DType dtype,
                            uint64_t seed, double scale,
-                           std::vector<float> *host) {
+                           std::vector<float> *host, cudaStream_t stream) {
   Random random{seed};
   host->resize(count);
   size_t element = dtype == DType_F32 ? 4 : 2;
@@ -118,13 +118,17 @@ kiln_status_t uploadRandom(void *device, size_t count, DType dtype,
     }
     (*host)[i] = value;
   }
-  return cudaStatus(
-      cudaMemcpy(device, bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
-      "uploading random operands of an algorithm check");
+  // |bytes| is pageable and goes out of scope: wait for the copy.
+  KILN_RETURN_IF_ERROR(
+      cudaStatus(cudaMemcpyAsync(device, bytes.data(), bytes.size(),
+                                 cudaMemcpyHostToDevice, stream),
+                 "uploading random operands of an algorithm check"));
+  return cudaStatus(cudaStreamSynchronize(stream),
+                    "uploading random operands of an algorithm check");
 }
 
-kiln_status_t poison(void *device, size_t bytes) {
-  return cudaStatus(cudaMemset(device, 0xff, bytes),
+kiln_status_t poison(void *device, size_t bytes, cudaStream_t stream) {
+  return cudaStatus(cudaMemsetAsync(device, 0xff, bytes, stream),
                     "poisoning a candidate's output");
 }
 
@@ -140,12 +144,15 @@ float HostOutput::at(size_t index) const {
 }
 
 kiln_status_t downloadOutput(const void *device, size_t count, DType dtype,
-                             HostOutput *output) {
+                             HostOutput *output, cudaStream_t stream) {
   output->dtype = dtype;
   output->count = count;
   output->bytes.resize(count * (dtype == DType_F32 ? 4 : 2));
-  return cudaStatus(cudaMemcpy(output->bytes.data(), device,
-                               output->bytes.size(), cudaMemcpyDeviceToHost),
+  KILN_RETURN_IF_ERROR(cudaStatus(
+      cudaMemcpyAsync(output->bytes.data(), device, output->bytes.size(),
+                      cudaMemcpyDeviceToHost, stream),
+      "reading a candidate's output"));
+  return cudaStatus(cudaStreamSynchronize(stream),
                     "reading a candidate's output");
 }
 

@@ -9,6 +9,8 @@
 #include "kiln_artifact_generated.h"
 #include "kiln/runtime.h"
 
+#include <cuda_runtime_api.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -46,16 +48,24 @@ struct Agreement {
 Agreement compareValues(const float *candidate, const float *reference,
                         size_t count, const Tolerance &tolerance);
 
+// The operands, the poison and the download are ordered on the candidates'
+// own |stream|, never on the legacy default stream: a session's streams are
+// non-blocking, so work on the default stream (another session's, say)
+// would not be ordered with the candidates. A poison queued there behind
+// other sessions' uploads could land after the candidate wrote its output
+// and fail a correct candidate (a cached choice then re-timed).
+
 /// |count| values uniform in [-scale, scale] from |seed|, rounded to |dtype|
-/// (so the host copy is exactly what the device holds), written to |device|;
-/// the values in |*host|.
+/// (so the host copy is exactly what the device holds), written to |device|
+/// on |stream|, which this waits for; the values in |*host|.
 kiln_status_t uploadRandom(void *device, size_t count,
                            kiln::artifact::DType dtype, uint64_t seed,
-                           double scale, std::vector<float> *host);
+                           double scale, std::vector<float> *host,
+                           cudaStream_t stream);
 
-/// Fills |bytes| of |device| with all-ones bits (NaN in every float type),
-/// so that an element a candidate does not write fails the check.
-kiln_status_t poison(void *device, size_t bytes);
+/// Fills |bytes| of |device| with all-ones bits (NaN in every float type) on
+/// |stream|, so that an element a candidate does not write fails the check.
+kiln_status_t poison(void *device, size_t bytes, cudaStream_t stream);
 
 /// A candidate's output copied to the host, read as floats.
 struct HostOutput {
@@ -65,9 +75,11 @@ struct HostOutput {
   float at(size_t index) const;
 };
 
-/// |count| values of |dtype| at |device| (synchronous).
+/// |count| values of |dtype| at |device|, copied on |stream| after what is
+/// queued there (synchronous).
 kiln_status_t downloadOutput(const void *device, size_t count,
-                             kiln::artifact::DType dtype, HostOutput *output);
+                             kiln::artifact::DType dtype, HostOutput *output,
+                             cudaStream_t stream);
 
 /// |samples| distinct output indices below |count| (all of them when
 /// count <= samples), in increasing order, deterministic in |seed|.

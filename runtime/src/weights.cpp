@@ -156,7 +156,11 @@ kiln_status_t uploadWeights(kiln_model_s *model,
                                         weight.external_length(), weight.hash(),
                                         device, chunk));
   }
-  return nullptr;
+  // A copy from pageable memory (the inline weights) may return before its
+  // DMA lands, and sessions read the weights on non-blocking streams, which
+  // the legacy default stream does not order: wait for it here.
+  return cudaStatus(cudaStreamSynchronize(cudaStreamLegacy),
+                    "finishing the weight uploads");
 }
 
 } // namespace kiln::runtime
