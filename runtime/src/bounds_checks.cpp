@@ -36,11 +36,11 @@ kiln_status_t allocateBoundsRecord(kiln_session_s *session) {
       &session->boundsRecord, sizeof(BoundsFaultRecord),
       "allocating the bounds-check fault record", session->model->device));
   // Cleared before any of the session's (non-blocking) streams can run: a
-  // memset on the legacy default stream is not ordered with them.
+  // memset on the default stream is not ordered with them.
   KILN_RETURN_IF_ERROR(cudaStatus(
       cudaMemset(session->boundsRecord, 0, sizeof(BoundsFaultRecord)),
       "clearing the bounds-check fault record"));
-  KILN_RETURN_IF_ERROR(cudaStatus(cudaStreamSynchronize(cudaStreamLegacy),
+  KILN_RETURN_IF_ERROR(cudaStatus(cudaStreamSynchronize(nullptr),
                                   "clearing the bounds-check fault record"));
   void *host = nullptr;
   KILN_RETURN_IF_ERROR(

@@ -158,8 +158,9 @@ kiln_status_t uploadWeights(kiln_model_s *model,
   }
   // A copy from pageable memory (the inline weights) may return before its
   // DMA lands, and sessions read the weights on non-blocking streams, which
-  // the legacy default stream does not order: wait for it here.
-  return cudaStatus(cudaStreamSynchronize(cudaStreamLegacy),
+  // the default stream (legacy; or per-thread, where the copies went) does
+  // not order: wait for it here.
+  return cudaStatus(cudaStreamSynchronize(nullptr),
                     "finishing the weight uploads");
 }
 

@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -97,34 +98,46 @@ std::string joined(const std::vector<std::string> &lines) {
   return text;
 }
 
-TEST(AlgorithmChoiceGpuTest, CheckIsNotDisturbedByTheLegacyStream) {
-  if (!hasCudaDevice())
-    GTEST_SKIP() << "no CUDA device";
-  CheckSetup setup;
-  // The host function holds the legacy stream while the check runs.
-  ASSERT_EQ(cudaLaunchHostFunc(cudaStreamLegacy, sleepOnTheLegacyStream,
-                               nullptr),
-            cudaSuccess);
+/// Each test holds the legacy default stream with a host function that
+/// sleeps while the check or the choice runs (|setup|'s non-blocking stream
+/// must not wait for it, and nothing of the check may be queued behind it).
+class AlgorithmChoiceGpuTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!hasCudaDevice())
+      GTEST_SKIP() << "no CUDA device";
+    setup = std::make_unique<CheckSetup>();
+    ASSERT_EQ(
+        cudaLaunchHostFunc(cudaStreamLegacy, sleepOnTheLegacyStream, nullptr),
+        cudaSuccess);
+  }
+  void TearDown() override {
+    if (setup)
+      EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  std::unique_ptr<CheckSetup> setup;
+};
+
+// Deterministic against the old ordering: its poison waited behind the
+// sleep, then was read back instead of the candidate's output.
+TEST_F(AlgorithmChoiceGpuTest, CheckIsNotDisturbedByTheLegacyStream) {
   bool passed = false;
-  ASSERT_TRUE(isOk(checkCandidate(setup.candidate("right"), setup.context(),
-                                  &passed)));
-  EXPECT_TRUE(passed) << joined(setup.log);
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_TRUE(isOk(
+      checkCandidate(setup->candidate("right"), setup->context(), &passed)));
+  EXPECT_TRUE(passed) << joined(setup->log);
 }
 
-TEST(AlgorithmChoiceGpuTest, ChoiceIsNotDisturbedByTheLegacyStream) {
-  if (!hasCudaDevice())
-    GTEST_SKIP() << "no CUDA device";
-  CheckSetup setup;
-  ASSERT_EQ(cudaLaunchHostFunc(cudaStreamLegacy, sleepOnTheLegacyStream,
-                               nullptr),
-            cudaSuccess);
+// Every candidate passes (the old ordering failed the first, whose
+// download then drained the legacy stream for the second, where host
+// functions run concurrently).
+TEST_F(AlgorithmChoiceGpuTest, ChoiceIsNotDisturbedByTheLegacyStream) {
   int winner = -1;
-  ASSERT_TRUE(isOk(chooseCandidate({setup.candidate("first"),
-                                    setup.candidate("second")},
-                                   setup.context(), &winner)));
-  EXPECT_GE(winner, 0) << joined(setup.log);
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_TRUE(isOk(
+      chooseCandidate({setup->candidate("first"), setup->candidate("second")},
+                      setup->context(), &winner)));
+  EXPECT_GE(winner, 0) << joined(setup->log);
+  for (const std::string &line : setup->log)
+    EXPECT_EQ(line.find("REJECTED"), std::string::npos) << line;
 }
 
 } // namespace

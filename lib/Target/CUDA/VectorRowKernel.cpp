@@ -4,6 +4,8 @@
 
 #include "llvm/ADT/StringMap.h"
 
+#include <cassert>
+
 using namespace mlir;
 
 namespace kiln::cuda {
@@ -15,6 +17,29 @@ constexpr int64_t kMaxUnrolledVectors = 64;
 
 /// The widest vector access, in bytes.
 constexpr int64_t kVectorBytes = 16;
+
+/// A vector of |width| elements of |type| as accessed: in pieces of at most
+/// 16 bytes, since kernel pointers are proven 16-byte aligned and no more
+/// (LoopEmitter.cpp). Rows of f16 take vectors of 8, so an int64 index read
+/// along them (DeBERTa's relative positions) is four pieces of 2.
+struct Pieces {
+  int64_t count, width;
+};
+Pieces piecesOf(Type type, int64_t width) {
+  int64_t bytes = width * storageBytes(type);
+  int64_t count = std::max<int64_t>(bytes / kVectorBytes, 1);
+  assert(width % count == 0 && "vectors and elements are powers of two");
+  return {count, width / count};
+}
+
+/// The index of piece |piece| of the vector at |vectorIndex|.
+std::string pieceIndex(const std::string &vectorIndex, Pieces pieces,
+                       int64_t piece) {
+  if (pieces.count == 1)
+    return vectorIndex;
+  return parenthesize(vectorIndex) + " * " + std::to_string(pieces.count) +
+         " + " + std::to_string(piece);
+}
 
 } // namespace
 
@@ -151,31 +176,22 @@ LogicalResult VectorRowKernel::forEachVector(
           std::optional<VectorRead> read = findVectorRead(input, index, lanes);
           if (!read)
             return std::nullopt;
-          // A vector wider than 16 bytes (an int64 index read along the
-          // row beside f16 values) is read in 16-byte pieces: kernel
-          // pointers are proven 16-byte aligned, no more (LoopEmitter.cpp).
+          // Each piece is loaded once, where its first lane is read.
           Type type = elementTypeOf(input);
-          int64_t pieces =
-              std::max<int64_t>(width * storageBytes(type) / kVectorBytes, 1);
-          int64_t pieceWidth = width / pieces;
-          int64_t piece = read->lane / pieceWidth;
-          std::string pieceIndex = pieces == 1
-                                       ? read->vectorIndex
-                                       : parenthesize(read->vectorIndex) +
-                                             " * " + std::to_string(pieces) +
-                                             " + " + std::to_string(piece);
+          Pieces pieces = piecesOf(type, width);
+          std::string at =
+              pieceIndex(read->vectorIndex, pieces, read->lane / pieces.width);
           auto [it, inserted] =
-              loaded.try_emplace(std::to_string(argument) + ":" + pieceIndex);
+              loaded.try_emplace(std::to_string(argument) + ":" + at);
           if (inserted || !emitter.isScopeOpen(it->second.second)) {
-            std::string vector = vectorTypeName(type, pieceWidth);
+            std::string vector = vectorTypeName(type, pieces.width);
             it->second = {emitter.fresh("vin"), emitter.currentScope()};
             emitter.line("const " + vector + " " + it->second.first +
                          " = reinterpret_cast<const " + vector + "*>(" +
-                         emitter.pointerName(argument) + ")[" + pieceIndex +
-                         "];");
+                         emitter.pointerName(argument) + ")[" + at + "];");
           }
           return it->second.first + ".v[" +
-                 std::to_string(read->lane % pieceWidth) + "]";
+                 std::to_string(read->lane % pieces.width) + "]";
         });
   LogicalResult result = body(lanes);
   emitter.setLoadOverride(nullptr);
@@ -213,12 +229,11 @@ VectorRowKernel::findVectorRead(Value input, const ElementIndex &index,
   // column in the last dim, the row's own dims (or 0) in the others, so the
   // lanes' elements are contiguous. Such a tensor's elements may be wider
   // than the row's (tiling sized the vectors by the row's tensors): the load
-  // then takes 16-byte pieces.
+  // then takes 16-byte pieces (piecesOf).
   Type elementType = elementTypeOf(input);
   if (!index.hasDims || inputShape.empty() ||
       index.dims.size() != inputShape.size() ||
-      inputShape.back() != geometry.length || !elementType.isIntOrFloat() ||
-      storageBytes(elementType) == 0)
+      inputShape.back() != geometry.length || !elementType.isIntOrFloat())
     return std::nullopt;
   std::optional<int64_t> lane = laneOf(lanes.column, index.dims.back());
   if (!lane)
@@ -286,14 +301,22 @@ LogicalResult VectorRowKernel::storeOutputs(const VectorLanes &lanes) {
       emitter.line(out + "[" + lanes.linear[0] + "] = " + stores[0] + ";");
       continue;
     }
-    std::string vector = vectorTypeName(elementType, width);
-    std::string name = emitter.fresh("vout");
-    emitter.line(vector + " " + name + ";");
-    for (auto [j, store] : llvm::enumerate(stores))
-      emitter.line(name + ".v[" + std::to_string(j) + "] = " + store + ";");
-    emitter.line("reinterpret_cast<" + vector + "*>(" + out + ")[row * " +
-                 std::to_string(vectors) + " + " + lanes.vector +
-                 "] = " + name + ";");
+    // Tiling sizes the vectors by the outputs too, so an output takes more
+    // than one piece only at a vector_width set by hand.
+    Pieces pieces = piecesOf(elementType, width);
+    std::string vector = vectorTypeName(elementType, pieces.width);
+    for (int64_t piece = 0; piece < pieces.count; ++piece) {
+      std::string name = emitter.fresh("vout");
+      emitter.line(vector + " " + name + ";");
+      for (int64_t j = 0; j < pieces.width; ++j)
+        emitter.line(name + ".v[" + std::to_string(j) +
+                     "] = " + stores[piece * pieces.width + j] + ";");
+      emitter.line(
+          "reinterpret_cast<" + vector + "*>(" + out + ")[" +
+          pieceIndex("row * " + std::to_string(vectors) + " + " + lanes.vector,
+                     pieces, piece) +
+          "] = " + name + ";");
+    }
   }
   return success();
 }

@@ -26,6 +26,7 @@
 // CHECK: wrote case softmax_rows.f16_rows_of_64_sub_warp (1 kernels, 1 launches)
 // CHECK: wrote case softmax_rows.f16_rows_of_64_whole_warp (1 kernels, 1 launches)
 // CHECK: wrote case softmax_rows.f16_relative_position_gather (1 kernels, 1 launches)
+// CHECK: wrote case softmax_rows.f32_pinned_width_8 (1 kernels, 1 launches)
 
 // bf16 storage, fp32 math: vectors of 8, 2 per thread.
 func.func @bf16_8x4096(%x: tensor<8x4096xbf16>) -> tensor<8x4096xbf16>
@@ -199,4 +200,17 @@ func.func @f16_relative_position_gather(%x: tensor<2x3x64x128xf16>, %c: tensor<2
   %0 = kiln.add %x, %g : tensor<2x3x64x128xf16>, tensor<2x3x64x128xf16> -> tensor<2x3x64x128xf16>
   %1 = kiln.softmax %0 : tensor<2x3x64x128xf16> -> tensor<2x3x64x128xf16>
   return %1 : tensor<2x3x64x128xf16>
+}
+
+// vector_width 8 set by hand on f32 rows: 32-byte vectors, loaded and
+// stored in two 16-byte pieces each (kernel pointers are 16-byte aligned).
+func.func @f32_pinned_width_8(%a: tensor<16x256xf32>) -> tensor<16x256xf32>
+    attributes {kiln.test_tolerance = [1.0e-5, 1.0e-9]} {
+  %e = kiln.empty : tensor<16x256xf32>
+  %r = kiln.kernel "softmax" row_reduce ins(%a : tensor<16x256xf32>) outs(%e : tensor<16x256xf32>) attributes {block_size = 128 : i64, grid_size = 4 : i64, rows_per_block = 4 : i64, vector_width = 8 : i64} {
+  ^bb0(%x: tensor<16x256xf32>, %o: tensor<16x256xf32>):
+    %s = kiln.softmax %x : tensor<16x256xf32> -> tensor<16x256xf32>
+    kiln.yield %s : tensor<16x256xf32>
+  } -> tensor<16x256xf32>
+  return %r : tensor<16x256xf32>
 }

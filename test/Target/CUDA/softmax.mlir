@@ -171,4 +171,25 @@ func.func @relative_position_gather(%x: tensor<2x4x128x128xf16>, %c: tensor<2x4x
   return %1 : tensor<2x4x128x128xf16>
 }
 
-// CHECK: // nvrtc: 8 kernels for sm_90
+// -----
+
+// A vector_width of 8 set by hand on f32 rows: 32-byte vectors, read and
+// written in two 16-byte pieces each.
+// CHECK-LABEL: // 16 rows of 256 elements; one warp per row, 4 rows per block; 1 vector of 8 per thread, held in registers.
+// CHECK:             reinterpret_cast<const kiln_vec<float, 4>*>(in0)[(row * 32 + [[V:vcol[0-9]+]]) * 2 + 0];
+// CHECK:             reinterpret_cast<const kiln_vec<float, 4>*>(in0)[(row * 32 + [[V]]) * 2 + 1];
+// CHECK-NOT:         kiln_vec<float, 8>
+// CHECK:             reinterpret_cast<kiln_vec<float, 4>*>(out0)[(row * 32 + [[W:vcol[0-9]+]]) * 2 + 0] = vout{{[0-9]+}};
+// CHECK-NEXT:        kiln_vec<float, 4> [[O:vout[0-9]+]];
+// CHECK:             reinterpret_cast<kiln_vec<float, 4>*>(out0)[(row * 32 + [[W]]) * 2 + 1] = [[O]];
+func.func @pinned_width_f32(%a: tensor<16x256xf32>) -> tensor<16x256xf32> {
+  %e = kiln.empty : tensor<16x256xf32>
+  %r = kiln.kernel "softmax" row_reduce ins(%a : tensor<16x256xf32>) outs(%e : tensor<16x256xf32>) attributes {block_size = 128 : i64, grid_size = 4 : i64, rows_per_block = 4 : i64, vector_width = 8 : i64} {
+  ^bb0(%x: tensor<16x256xf32>, %o: tensor<16x256xf32>):
+    %s = kiln.softmax %x : tensor<16x256xf32> -> tensor<16x256xf32>
+    kiln.yield %s : tensor<16x256xf32>
+  } -> tensor<16x256xf32>
+  return %r : tensor<16x256xf32>
+}
+
+// CHECK: // nvrtc: 9 kernels for sm_90
