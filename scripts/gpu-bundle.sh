@@ -158,9 +158,10 @@ for precision in fp32 fp16; do
     -o "$out/ranged_bert/$precision.kiln" 2>&1 | tail -1 | sed 's/^/   /'
 done
 cp "$root/test/models/bert-dynamo.onnx" "$out/ranged_bert/"
-# 6. Binaries: kiln-run and the runtime's tests (they need only the CUDA
-# runtime, cuBLASLt and NVRTC of the GPU machine's /usr/local/cuda).
-cp "$build/bin/kiln-run" "$out/bin/"
+# 6. Binaries: kiln-run, the probes (benchmarks/probes) and the runtime's
+# tests (they need only the CUDA runtime, cuBLASLt, cuDNN and NVRTC of the
+# GPU machine's /usr/local/cuda).
+cp "$build/bin/kiln-run" "$build/bin/kiln-probe-matmul-gelu" "$out/bin/"
 for test in "$build"/unittests/KilnRuntime* "$build"/unittests/KilnRunFile*; do
   [[ -f "$test" && -x "$test" ]] && cp "$test" "$out/unittests/"
 done

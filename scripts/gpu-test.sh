@@ -227,6 +227,20 @@ elif [[ $status -eq 0 ]] && grep -q "throughput: .* inferences/s" "$log" &&
   note "kiln_run_generated_bench" pass "$(grep -E '^(bench|throughput):' "$log" | tr '\n' ' ' | cut -c1-300)"
 else note "kiln_run_generated_bench" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-300)"; fi
 rm -f "$log"
+# The probe of a fused exact GELU (benchmarks/probes/matmul_gelu.cpp):
+# passes when it runs and writes its JSON; its times and its cuDNN checks
+# are results to read (OUTDIR/probe-matmul-gelu.json), not pass criteria.
+if [[ -x "$out/bin/kiln-probe-matmul-gelu" ]]; then
+  log="$(mktemp)"
+  "$out/bin/kiln-probe-matmul-gelu" --json "$out/probe-matmul-gelu.json" >"$log" 2>&1
+  status=$?
+  cat "$log"
+  if [[ $status -eq 3 ]]; then note "probe_matmul_gelu" skip "no CUDA device"
+  elif [[ $status -eq 0 && -s "$out/probe-matmul-gelu.json" ]]; then
+    note "probe_matmul_gelu" pass "$(grep -c '^M=' "$log") shapes (probe-matmul-gelu.json)"
+  else note "probe_matmul_gelu" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-300)"; fi
+  rm -f "$log"
+fi
 fi  # 6
 
 # 7. Replays (issue 13): ResNet-50 at batch 32, fp16, weights filled here
