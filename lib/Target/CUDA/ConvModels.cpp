@@ -51,6 +51,27 @@ std::string accumulate(Type type, const std::string &acc, const std::string &x,
   return acc + " += " + x + " * " + w + ";";
 }
 
+/// Declares the accumulator of an output element in the computation type of
+/// |type|, starting at |bias|[|channel|] when there is a bias, else 0; its
+/// name.
+FailureOr<std::string> declareAccumulator(ElementalEmitter &emitter, Type type,
+                                          Value bias,
+                                          const std::string &channel) {
+  std::string acc = emitter.fresh("acc");
+  std::string init =
+      type.isIntOrIndex() ? "0LL" : ElementalEmitter::floatLiteral(type, 0.0);
+  if (bias) {
+    FailureOr<std::string> value =
+        emitter.emit(bias, ElementIndex::fromDims({channel}));
+    if (failed(value))
+      return failure();
+    init = *value;
+  }
+  emitter.line(ElementalEmitter::computeType(type) + " " + acc + " = " + init +
+               ";");
+  return acc;
+}
+
 /// conv: acc = bias[m] + sum_{c, k} x[n, g*C/group + c, q(k)] * w[m, c, k]
 /// (channels last: x[n, q(k), g*C/group + c] * w[m, k, c]).
 FailureOr<std::string> emitConv(ConvOp op, ElementalEmitter &emitter,
@@ -71,18 +92,10 @@ FailureOr<std::string> emitConv(ConvOp op, ElementalEmitter &emitter,
   SmallVector<std::string> out{dims[0], channelsLast ? dims.back() : dims[1]};
   for (size_t i = 0; i < k; ++i)
     out.push_back(dims[spatialBegin + i]);
-  std::string acc = emitter.fresh("acc");
-  std::string init =
-      type.isIntOrIndex() ? "0LL" : ElementalEmitter::floatLiteral(type, 0.0);
-  if (op.getBias()) {
-    FailureOr<std::string> bias =
-        emitter.emit(op.getBias(), ElementIndex::fromDims({out[1]}));
-    if (failed(bias))
-      return failure();
-    init = *bias;
-  }
-  emitter.line(ElementalEmitter::computeType(type) + " " + acc + " = " + init +
-               ";");
+  FailureOr<std::string> acc =
+      declareAccumulator(emitter, type, op.getBias(), out[1]);
+  if (failed(acc))
+    return failure();
   std::string base = emitter.fresh("cbase");
   emitter.line("const kiln_index_t " + base + " = (" + out[1] + " / " +
                str(mg) + ") * " + str(cg) + ";");
@@ -115,10 +128,10 @@ FailureOr<std::string> emitConv(ConvOp op, ElementalEmitter &emitter,
       emitter.emit(op.getWeight(), ElementIndex::fromDims(wDims));
   if (failed(w))
     return failure();
-  emitter.line(accumulate(type, acc, *x, *w));
+  emitter.line(accumulate(type, *acc, *x, *w));
   for (size_t i = 0; i < k + 2; ++i)
     emitter.close();
-  return type.isIntOrIndex() ? ElementalEmitter::wrapInteger(type, acc) : acc;
+  return type.isIntOrIndex() ? ElementalEmitter::wrapInteger(type, *acc) : *acc;
 }
 
 /// conv_transpose: output o receives input i through kernel tap k when
@@ -134,18 +147,10 @@ FailureOr<std::string> emitConvTranspose(ConvTransposeOp op,
   int64_t cg = inShape[1] / group, mg = wShape[1];
   Type type = elementTypeOf(op.getOutput());
   SmallVector<std::string> out = emitter.dimsOf(index, outShape);
-  std::string acc = emitter.fresh("acc");
-  std::string init =
-      type.isIntOrIndex() ? "0LL" : ElementalEmitter::floatLiteral(type, 0.0);
-  if (op.getBias()) {
-    FailureOr<std::string> bias =
-        emitter.emit(op.getBias(), ElementIndex::fromDims({out[1]}));
-    if (failed(bias))
-      return failure();
-    init = *bias;
-  }
-  emitter.line(ElementalEmitter::computeType(type) + " " + acc + " = " + init +
-               ";");
+  FailureOr<std::string> acc =
+      declareAccumulator(emitter, type, op.getBias(), out[1]);
+  if (failed(acc))
+    return failure();
   std::string g = emitter.fresh("grp");
   emitter.line("const kiln_index_t " + g + " = " + out[1] + " / " + str(mg) +
                ";");
@@ -182,10 +187,10 @@ FailureOr<std::string> emitConvTranspose(ConvTransposeOp op,
       emitter.emit(op.getWeight(), ElementIndex::fromDims(wDims));
   if (failed(w))
     return failure();
-  emitter.line(accumulate(type, acc, *x, *w));
+  emitter.line(accumulate(type, *acc, *x, *w));
   for (size_t i = 0; i < k + 1; ++i)
     emitter.close();
-  return type.isIntOrIndex() ? ElementalEmitter::wrapInteger(type, acc) : acc;
+  return type.isIntOrIndex() ? ElementalEmitter::wrapInteger(type, *acc) : *acc;
 }
 
 enum class PoolKind { Max, MaxIndices, Average };
