@@ -33,7 +33,7 @@ mlir::FailureOr<std::optional<RunTimeCount>> getRunTimeCount(KernelOp kernel);
 std::string runTimeDimParameter(size_t i);
 
 /// `kiln_vec<T, width>`: |width| elements of |elementType| in storage, read
-/// or written as one aligned access (at most 16 bytes).
+/// or written as one aligned access (at most kVectorBytes).
 std::string vectorTypeName(mlir::Type elementType, int64_t width);
 /// Bytes one element of |elementType| takes in memory (a bool: 1).
 int64_t storageBytes(mlir::Type elementType);

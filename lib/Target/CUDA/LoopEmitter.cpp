@@ -51,8 +51,6 @@ namespace kiln::cuda {
 
 namespace {
 
-constexpr int64_t kVectorBytes = 16;
-
 /// Emits the loads, computation and stores of units (`width` consecutive
 /// elements each) whose unit indices are variables named in |units|.
 class UnitEmitter {

@@ -26,8 +26,6 @@ using namespace mlir;
 namespace kiln::cuda {
 namespace {
 
-constexpr int64_t kVectorBytes = 16;
-
 struct PoolWindow {
   ArrayRef<int64_t> kernel, strides, pads, dilations;
 };

@@ -1,6 +1,7 @@
 // The row loop, vector loads and stores, held values and reductions shared
 // by the layer_norm and softmax row kernels (VectorRowKernel.h).
 #include "VectorRowKernel.h"
+#include "kiln/Dialect/Kiln/KernelKinds/KernelConfiguration.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -14,9 +15,6 @@ namespace {
 /// Loops over more vectors per thread than this are unrolled 4 times rather
 /// than fully (rows too long to hold, recomputed per pass).
 constexpr int64_t kMaxUnrolledVectors = 64;
-
-/// The widest vector access, in bytes.
-constexpr int64_t kVectorBytes = 16;
 
 /// A vector of |width| elements of |type| as accessed: in pieces of at most
 /// 16 bytes, since kernel pointers are proven 16-byte aligned and no more

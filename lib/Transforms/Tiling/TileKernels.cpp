@@ -61,7 +61,6 @@ namespace kiln {
 
 namespace {
 constexpr int64_t kWarpSize = 32;
-constexpr int64_t kVectorBytes = 16;
 /// The cap of a grid-stride template's grid, per multiprocessor: past it a
 /// thread takes more than one step.
 constexpr int64_t kMaxBlocksPerMultiprocessor = 64;

@@ -18,8 +18,6 @@ using namespace mlir;
 namespace kiln {
 namespace {
 
-constexpr int64_t kVectorBytes = 16;
-
 Type elementTypeOf(Value value) {
   return getElementTypeOrSelf(value.getType());
 }

@@ -19,6 +19,11 @@
 
 namespace kiln {
 
+/// The widest vector access of a kernel, in bytes: every pointer a kernel
+/// receives is proven 16-byte aligned and no more (LoopEmitter.cpp), so
+/// tiling sizes vector widths by it and the emitters split anything wider.
+constexpr int64_t kVectorBytes = 16;
+
 /// The flash attention kernel's block: one or more key groups of
 /// kFlashAttentionWarps warps of 16 query rows each (every group takes the
 /// same kFlashAttentionWarps x 16 query rows, against its own share of the
