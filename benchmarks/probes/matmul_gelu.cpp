@@ -24,7 +24,7 @@
 // probe tells which function cuDNN computes.
 // Prints one line per shape and path, and --json FILE the whole record.
 // Usage: kiln-probe-matmul-gelu [--shapes M:N:K,...] [--json FILE]
-#include "conv_graph_descriptors.h"
+#include "conv_graph.h"
 #include "gpu_timing.h"
 #include "status.h"
 
@@ -250,11 +250,13 @@ struct LtGemm {
 };
 
 // --- cuDNN: y = gelu_erf(a x b + bias), one operation graph --------------
+// Built with the runtime's graph pieces (conv_graph.h,
+// conv_graph_operations.h): its pointwise operations, heuristics and the
+// numerics filter of its Conv graph plans.
 enum : int64_t { kA = 1, kB = 2, kBias = 3, kY = 4, kProduct = 10, kSum = 11 };
 
 struct CudnnFused {
-  std::vector<BackendDescriptor> keep; // Tensors and descriptors.
-  std::vector<BackendDescriptor> operations;
+  ConvOperations operations; // Tensors, descriptors and operations.
   BackendDescriptor graph;
   struct Plan {
     BackendDescriptor plan;
@@ -266,233 +268,119 @@ struct CudnnFused {
   std::string problem;   // Why there is no plan, when there is none.
   std::string lastError; // cudnnBackendExecute's last refusal.
 
-  std::string tensor(int64_t id, std::vector<int64_t> dims,
-                     std::vector<int64_t> strides, cudnnDataType_t type,
-                     bool isVirtual) {
-    keep.emplace_back();
-    BackendDescriptor &t = keep.back();
-    std::string error = message(t.create(CUDNN_BACKEND_TENSOR_DESCRIPTOR,
-                                         "tensor " + std::to_string(id)));
-    if (error.empty())
-      error = message(t.setDataType(CUDNN_ATTR_TENSOR_DATA_TYPE, type));
-    if (error.empty())
-      error = message(t.setInt64s(CUDNN_ATTR_TENSOR_DIMENSIONS, dims));
-    if (error.empty())
-      error = message(t.setInt64s(CUDNN_ATTR_TENSOR_STRIDES, strides));
-    if (error.empty())
-      error = message(t.setInt64(CUDNN_ATTR_TENSOR_UNIQUE_ID, id));
-    if (error.empty())
-      error = message(t.setInt64(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, 16));
-    if (error.empty())
-      error = message(t.set(CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1,
-                            &isVirtual));
-    if (error.empty())
-      error = message(t.finalize());
-    return error;
+  /// A 3-D tensor (cuDNN's matmul takes [batch, rows, columns]).
+  kiln_status_t tensor(int64_t id, std::vector<int64_t> dims,
+                       std::vector<int64_t> strides, cudnnDataType_t type,
+                       bool isVirtual) {
+    operations.tensors.emplace_back();
+    BackendDescriptor &t = operations.tensors.back();
+    KILN_RETURN_IF_ERROR(t.create(CUDNN_BACKEND_TENSOR_DESCRIPTOR,
+                                  "tensor " + std::to_string(id)));
+    KILN_RETURN_IF_ERROR(t.setDataType(CUDNN_ATTR_TENSOR_DATA_TYPE, type));
+    KILN_RETURN_IF_ERROR(t.setInt64s(CUDNN_ATTR_TENSOR_DIMENSIONS, dims));
+    KILN_RETURN_IF_ERROR(t.setInt64s(CUDNN_ATTR_TENSOR_STRIDES, strides));
+    KILN_RETURN_IF_ERROR(t.setInt64(CUDNN_ATTR_TENSOR_UNIQUE_ID, id));
+    KILN_RETURN_IF_ERROR(t.setInt64(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, 16));
+    KILN_RETURN_IF_ERROR(
+        t.set(CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &isVirtual));
+    return t.finalize();
   }
-  std::string pointwise(cudnnPointwiseMode_t mode, const BackendDescriptor &x,
-                        const BackendDescriptor *b,
-                        const BackendDescriptor &y) {
-    keep.emplace_back();
-    BackendDescriptor &descriptor = keep.back();
-    std::string error = message(
-        descriptor.create(CUDNN_BACKEND_POINTWISE_DESCRIPTOR, "pointwise"));
-    if (error.empty())
-      error = message(descriptor.set(CUDNN_ATTR_POINTWISE_MODE,
-                                     CUDNN_TYPE_POINTWISE_MODE, 1, &mode));
-    if (error.empty())
-      error = message(descriptor.setDataType(CUDNN_ATTR_POINTWISE_MATH_PREC,
-                                             CUDNN_DATA_FLOAT));
-    if (error.empty())
-      error = message(descriptor.finalize());
-    operations.emplace_back();
-    const float one = 1.0f; // y = op(1 * x, 1 * b), as kiln's conv graph.
-    BackendDescriptor &op = operations.back();
-    if (error.empty())
-      error = message(op.create(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR,
-                                "pointwise operation"));
-    if (error.empty())
-      error = message(op.setDescriptor(
-          CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, descriptor));
-    if (error.empty())
-      error =
-          message(op.setDescriptor(CUDNN_ATTR_OPERATION_POINTWISE_XDESC, x));
-    if (error.empty() && b)
-      error =
-          message(op.setDescriptor(CUDNN_ATTR_OPERATION_POINTWISE_BDESC, *b));
-    if (error.empty())
-      error =
-          message(op.setDescriptor(CUDNN_ATTR_OPERATION_POINTWISE_YDESC, y));
-    if (error.empty())
-      error = message(op.set(CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1,
-                             CUDNN_TYPE_FLOAT, 1, &one));
-    if (error.empty() && b)
-      error = message(op.set(CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2,
-                             CUDNN_TYPE_FLOAT, 1, &one));
-    if (error.empty())
-      error = message(op.finalize());
-    return error;
+
+  /// The tensors, the matmul, + bias and the GELU (|geluMode|), and the
+  /// finalised operation graph.
+  kiln_status_t buildGraph(cudnnHandle_t handle, const Shape &s,
+                           cudnnPointwiseMode_t geluMode) {
+    int64_t m = s.m, n = s.n, k = s.k;
+    // Tensors are referred to by index: the vector must not move.
+    operations.tensors.reserve(6);
+    KILN_RETURN_IF_ERROR(
+        tensor(kA, {1, m, k}, {m * k, k, 1}, CUDNN_DATA_HALF, false));
+    KILN_RETURN_IF_ERROR(
+        tensor(kB, {1, k, n}, {k * n, n, 1}, CUDNN_DATA_HALF, false));
+    KILN_RETURN_IF_ERROR(
+        tensor(kBias, {1, 1, n}, {n, n, 1}, CUDNN_DATA_HALF, false));
+    KILN_RETURN_IF_ERROR(
+        tensor(kProduct, {1, m, n}, {m * n, n, 1}, CUDNN_DATA_FLOAT, true));
+    KILN_RETURN_IF_ERROR(
+        tensor(kSum, {1, m, n}, {m * n, n, 1}, CUDNN_DATA_FLOAT, true));
+    KILN_RETURN_IF_ERROR(
+        tensor(kY, {1, m, n}, {m * n, n, 1}, CUDNN_DATA_HALF, false));
+    const std::vector<BackendDescriptor> &t = operations.tensors;
+    BackendDescriptor matmul;
+    KILN_RETURN_IF_ERROR(matmul.create(CUDNN_BACKEND_MATMUL_DESCRIPTOR,
+                                       "the matmul descriptor"));
+    KILN_RETURN_IF_ERROR(
+        matmul.setDataType(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_DATA_FLOAT));
+    KILN_RETURN_IF_ERROR(matmul.finalize());
+    BackendDescriptor op;
+    KILN_RETURN_IF_ERROR(op.create(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR,
+                                   "the matmul operation"));
+    KILN_RETURN_IF_ERROR(
+        op.setDescriptor(CUDNN_ATTR_OPERATION_MATMUL_ADESC, t[0]));
+    KILN_RETURN_IF_ERROR(
+        op.setDescriptor(CUDNN_ATTR_OPERATION_MATMUL_BDESC, t[1]));
+    KILN_RETURN_IF_ERROR(
+        op.setDescriptor(CUDNN_ATTR_OPERATION_MATMUL_CDESC, t[3]));
+    KILN_RETURN_IF_ERROR(
+        op.setDescriptor(CUDNN_ATTR_OPERATION_MATMUL_DESC, matmul));
+    KILN_RETURN_IF_ERROR(op.finalize());
+    operations.descriptors.push_back(std::move(matmul));
+    operations.operations.push_back(std::move(op));
+    KILN_RETURN_IF_ERROR(makePointwiseOperation(
+        CUDNN_POINTWISE_ADD, "+ bias", t[3], &t[2], t[4], &operations));
+    KILN_RETURN_IF_ERROR(makePointwiseOperation(geluMode, "gelu", t[4], nullptr,
+                                                t[5], &operations));
+    KILN_RETURN_IF_ERROR(
+        graph.create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, "the graph"));
+    KILN_RETURN_IF_ERROR(graph.set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE,
+                                   CUDNN_TYPE_HANDLE, 1, &handle));
+    std::vector<cudnnBackendDescriptor_t> raw;
+    for (const BackendDescriptor &operation : operations.operations)
+      raw.push_back(operation.get());
+    KILN_RETURN_IF_ERROR(graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS,
+                                   CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                   int64_t(raw.size()), raw.data()));
+    return graph.finalize();
   }
 
   /// Builds the graph (GELU |geluMode|) and up to 5 plans of heuristics
   /// mode A (fallback when A gives none), skipping the engines kiln's conv
-  /// graph skips (reduced-precision reduction, nondeterministic); false
-  /// with |problem| set when cuDNN refuses.
+  /// graph skips (ConvGraph::addPlans: reduced-precision reduction, filter
+  /// reorder, nondeterministic); false with |problem| set when cuDNN
+  /// refuses.
   bool build(cudnnHandle_t handle, const Shape &s, size_t workspaceLimit,
              cudnnPointwiseMode_t geluMode) {
-    keep.reserve(16);
-    operations.reserve(4);
-    int64_t m = s.m, n = s.n, k = s.k;
-    std::string error =
-        tensor(kA, {1, m, k}, {m * k, k, 1}, CUDNN_DATA_HALF, false);
-    if (error.empty())
-      error = tensor(kB, {1, k, n}, {k * n, n, 1}, CUDNN_DATA_HALF, false);
-    if (error.empty())
-      error = tensor(kBias, {1, 1, n}, {n, n, 1}, CUDNN_DATA_HALF, false);
-    if (error.empty())
-      error =
-          tensor(kProduct, {1, m, n}, {m * n, n, 1}, CUDNN_DATA_FLOAT, true);
-    if (error.empty())
-      error = tensor(kSum, {1, m, n}, {m * n, n, 1}, CUDNN_DATA_FLOAT, true);
-    if (error.empty())
-      error = tensor(kY, {1, m, n}, {m * n, n, 1}, CUDNN_DATA_HALF, false);
-    if (!error.empty())
-      return problem = error, false;
-    BackendDescriptor &a = keep[0], &b = keep[1], &bias = keep[2],
-                      &product = keep[3], &sum = keep[4], &y = keep[5];
-    keep.emplace_back();
-    BackendDescriptor &matmul = keep.back();
-    error = message(matmul.create(CUDNN_BACKEND_MATMUL_DESCRIPTOR, "matmul"));
-    if (error.empty())
-      error = message(
-          matmul.setDataType(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_DATA_FLOAT));
-    if (error.empty())
-      error = message(matmul.finalize());
-    operations.emplace_back();
-    BackendDescriptor &op = operations.back();
-    if (error.empty())
-      error = message(op.create(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR,
-                                "matmul operation"));
-    if (error.empty())
-      error = message(op.setDescriptor(CUDNN_ATTR_OPERATION_MATMUL_ADESC, a));
-    if (error.empty())
-      error = message(op.setDescriptor(CUDNN_ATTR_OPERATION_MATMUL_BDESC, b));
-    if (error.empty())
-      error =
-          message(op.setDescriptor(CUDNN_ATTR_OPERATION_MATMUL_CDESC, product));
-    if (error.empty())
-      error =
-          message(op.setDescriptor(CUDNN_ATTR_OPERATION_MATMUL_DESC, matmul));
-    if (error.empty())
-      error = message(op.finalize());
-    if (error.empty())
-      error = pointwise(CUDNN_POINTWISE_ADD, product, &bias, sum);
-    if (error.empty())
-      error = pointwise(geluMode, sum, nullptr, y);
-    if (error.empty())
-      error = message(
-          graph.create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, "graph"));
-    if (error.empty())
-      error = message(graph.set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE,
-                                CUDNN_TYPE_HANDLE, 1, &handle));
-    std::vector<cudnnBackendDescriptor_t> raw;
-    for (const BackendDescriptor &operation : operations)
-      raw.push_back(operation.get());
-    if (error.empty())
-      error = message(graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS,
-                                CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                                int64_t(raw.size()), raw.data()));
-    if (error.empty())
-      error = message(graph.finalize());
-    if (!error.empty())
-      return problem = error, false;
-
+    problem = message(buildGraph(handle, s, geluMode));
+    if (!problem.empty())
+      return false;
     std::string skipped;
     for (cudnnBackendHeurMode_t mode :
          {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
       if (!plans.empty())
         break;
-      std::string failed = addPlans(handle, mode, workspaceLimit, &skipped);
-      if (!failed.empty())
-        skipped += (skipped.empty() ? "" : "; ") + failed;
+      addPlans(handle, mode, workspaceLimit, &skipped);
     }
     if (plans.empty())
       problem = "no plan: " + skipped;
     return !plans.empty();
   }
 
-  /// The engine of |config|: its global index and whether kiln would skip
-  /// it (conv_graph.cpp's numerics filter).
-  static std::string engineOf(const BackendDescriptor &config, int64_t *index,
-                              bool *skip) {
-    BackendDescriptor engine;
-    std::string error =
-        message(engine.create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, "engine"));
-    cudnnBackendDescriptor_t raw = engine.get();
-    int64_t count = 0;
-    if (error.empty())
-      error = message(config.getAttribute(CUDNN_ATTR_ENGINECFG_ENGINE,
-                                          CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
-                                          &count, &raw));
-    if (error.empty())
-      error = message(engine.getAttribute(CUDNN_ATTR_ENGINE_GLOBAL_INDEX,
-                                          CUDNN_TYPE_INT64, 1, &count, index));
-    cudnnBackendNumericalNote_t notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
-    if (error.empty())
-      error = message(engine.getAttribute(
-          CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
-          CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &count, notes));
-    *skip = false;
-    for (int64_t i = 0;
-         error.empty() && i < count && i < CUDNN_NUMERICAL_NOTE_TYPE_COUNT; ++i)
-      *skip |= notes[i] == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION ||
-               notes[i] == CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC;
-    return error;
-  }
-
-  /// Plans of heuristics |mode|, at most 5 in all; "" or why it failed.
-  std::string addPlans(cudnnHandle_t handle, cudnnBackendHeurMode_t mode,
-                       size_t workspaceLimit, std::string *skipped) {
+  /// Plans of heuristics |mode|, at most 5 in all; what was skipped and
+  /// why goes to |skipped|.
+  void addPlans(cudnnHandle_t handle, cudnnBackendHeurMode_t mode,
+                size_t workspaceLimit, std::string *skipped) {
     std::string name = mode == CUDNN_HEUR_MODE_A ? "A" : "fallback";
-    BackendDescriptor heuristics;
-    std::string error = message(heuristics.create(
-        CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, "heuristics " + name));
-    if (error.empty())
-      error = message(heuristics.setDescriptor(
-          CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, graph));
-    if (error.empty())
-      error = message(heuristics.set(CUDNN_ATTR_ENGINEHEUR_MODE,
-                                     CUDNN_TYPE_HEUR_MODE, 1, &mode));
-    if (error.empty())
-      error = message(heuristics.finalize());
-    int64_t available = 0;
-    if (error.empty())
-      error = message(heuristics.getAttribute(CUDNN_ATTR_ENGINEHEUR_RESULTS,
-                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, 0,
-                                              &available, nullptr));
-    if (!error.empty())
-      return "heuristics " + name + ": " + error;
-    int64_t wanted = std::min<int64_t>(available, 10), returned = 0;
     std::vector<BackendDescriptor> configs;
-    std::vector<cudnnBackendDescriptor_t> configHandles;
-    if (wanted > 0)
-      error =
-          message(createDescriptors(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, wanted,
-                                    "engine config", &configs, &configHandles));
-    if (error.empty() && wanted > 0)
-      error = message(heuristics.getAttribute(
-          CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, wanted,
-          &returned, configHandles.data()));
-    if (!error.empty())
-      return "heuristics " + name + ": " + error;
+    std::string error = message(engineConfigs(graph, mode, &configs));
     int numerics = 0;
-    std::string refusals;
-    for (int64_t i = 0; i < std::min(returned, wanted) && plans.size() < 5;
+    std::string refusals = error;
+    for (size_t i = 0; error.empty() && i < configs.size() && plans.size() < 5;
          ++i) {
       Plan plan;
-      bool skip = false;
-      std::string refused = engineOf(configs[size_t(i)], &plan.engine, &skip);
-      if (refused.empty() && skip) {
+      EngineFacts facts;
+      std::string refused = message(engineFacts(configs[i], &facts));
+      if (refused.empty() && (facts.reducedReduction || facts.needsReorder ||
+                              facts.nondeterministic)) {
         ++numerics;
         continue;
       }
@@ -504,7 +392,7 @@ struct CudnnFused {
                                         CUDNN_TYPE_HANDLE, 1, &handle));
       if (refused.empty())
         refused = message(plan.plan.setDescriptor(
-            CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, configs[size_t(i)]));
+            CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, configs[i]));
       if (refused.empty())
         refused = message(plan.plan.finalize());
       int64_t read = 0;
@@ -518,15 +406,15 @@ struct CudnnFused {
         refusals += (refusals.empty() ? "" : "; ") + refused;
         continue;
       }
-      plan.rank = i;
+      plan.rank = int64_t(i);
+      plan.engine = facts.index;
       plan.heuristics = name;
       plans.push_back(std::move(plan));
     }
     *skipped += (skipped->empty() ? "" : "; ") + std::string("heuristics ") +
-                name + ": " + std::to_string(available) + " configs, " +
+                name + ": " + std::to_string(configs.size()) + " configs, " +
                 std::to_string(numerics) + " skipped for their numerics" +
                 (refusals.empty() ? "" : ", refused: " + refusals);
-    return "";
   }
 
   /// With |fence|, the 4-byte memset kiln's ConvGraph::execute puts first:

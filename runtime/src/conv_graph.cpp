@@ -30,81 +30,6 @@ bool fenceEnabled() {
 /// kernel, so the list is cut where the heuristics' ranking stops mattering.
 constexpr int64_t kMaxConfigs = 10;
 
-kiln_status_t engineConfigs(const BackendDescriptor &graph,
-                            cudnnBackendHeurMode_t mode,
-                            std::vector<BackendDescriptor> *configs) {
-  configs->clear();
-  BackendDescriptor heuristics;
-  KILN_RETURN_IF_ERROR(heuristics.create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR,
-                                         mode == CUDNN_HEUR_MODE_A
-                                             ? "the heuristics (mode A)"
-                                             : "the heuristics (fallback)"));
-  KILN_RETURN_IF_ERROR(
-      heuristics.setDescriptor(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, graph));
-  KILN_RETURN_IF_ERROR(heuristics.set(CUDNN_ATTR_ENGINEHEUR_MODE,
-                                      CUDNN_TYPE_HEUR_MODE, 1, &mode));
-  KILN_RETURN_IF_ERROR(heuristics.finalize());
-  int64_t available = 0;
-  KILN_RETURN_IF_ERROR(heuristics.getAttribute(CUDNN_ATTR_ENGINEHEUR_RESULTS,
-                                               CUDNN_TYPE_BACKEND_DESCRIPTOR, 0,
-                                               &available, nullptr));
-  int64_t wanted = std::min(available, kMaxConfigs);
-  if (wanted <= 0)
-    return nullptr;
-  std::vector<cudnnBackendDescriptor_t> raw;
-  KILN_RETURN_IF_ERROR(createDescriptors(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR,
-                                         wanted, "an engine config", configs,
-                                         &raw));
-  int64_t returned = 0;
-  KILN_RETURN_IF_ERROR(heuristics.getAttribute(CUDNN_ATTR_ENGINEHEUR_RESULTS,
-                                               CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                                               wanted, &returned, raw.data()));
-  configs->resize(size_t(std::min(returned, wanted)));
-  return nullptr;
-}
-
-/// What the heuristics tell of one config's engine.
-struct EngineFacts {
-  int64_t index = -1;
-  bool tensorCores = false, downConverts = false, reducedReduction = false,
-       needsReorder = false, nondeterministic = false;
-};
-
-kiln_status_t engineFacts(const BackendDescriptor &config, EngineFacts *facts) {
-  BackendDescriptor engine;
-  KILN_RETURN_IF_ERROR(
-      engine.create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, "an engine"));
-  cudnnBackendDescriptor_t raw = engine.get();
-  int64_t count = 0;
-  KILN_RETURN_IF_ERROR(config.getAttribute(CUDNN_ATTR_ENGINECFG_ENGINE,
-                                           CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
-                                           &count, &raw));
-  KILN_RETURN_IF_ERROR(engine.getAttribute(CUDNN_ATTR_ENGINE_GLOBAL_INDEX,
-                                           CUDNN_TYPE_INT64, 1, &count,
-                                           &facts->index));
-  cudnnBackendNumericalNote_t notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
-  KILN_RETURN_IF_ERROR(engine.getAttribute(
-      CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
-      CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &count, notes));
-  for (int64_t i = 0; i < count && i < CUDNN_NUMERICAL_NOTE_TYPE_COUNT; ++i) {
-    facts->tensorCores |= notes[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE;
-    facts->downConverts |= notes[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS;
-    facts->reducedReduction |=
-        notes[i] == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION;
-    facts->nondeterministic |=
-        notes[i] == CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC;
-  }
-  cudnnBackendBehaviorNote_t behaviours[CUDNN_BEHAVIOR_NOTE_TYPE_COUNT];
-  KILN_RETURN_IF_ERROR(engine.getAttribute(
-      CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE,
-      CUDNN_BEHAVIOR_NOTE_TYPE_COUNT, &count, behaviours));
-  for (int64_t i = 0; i < count && i < CUDNN_BEHAVIOR_NOTE_TYPE_COUNT; ++i)
-    facts->needsReorder |=
-        behaviours[i] == CUDNN_BEHAVIOR_NOTE_REQUIRES_FILTER_INT8x32_REORDER ||
-        behaviours[i] == CUDNN_BEHAVIOR_NOTE_REQUIRES_BIAS_INT8x32_REORDER;
-  return nullptr;
-}
-
 /// The knob choices (type, value) of |config|; empty if cuDNN will not
 /// tell.
 std::vector<std::pair<int64_t, int64_t>>
@@ -151,6 +76,74 @@ std::string planName(int64_t engineIndex,
   return name;
 }
 } // namespace
+
+kiln_status_t engineConfigs(const BackendDescriptor &graph,
+                            cudnnBackendHeurMode_t mode,
+                            std::vector<BackendDescriptor> *configs) {
+  configs->clear();
+  BackendDescriptor heuristics;
+  KILN_RETURN_IF_ERROR(heuristics.create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR,
+                                         mode == CUDNN_HEUR_MODE_A
+                                             ? "the heuristics (mode A)"
+                                             : "the heuristics (fallback)"));
+  KILN_RETURN_IF_ERROR(
+      heuristics.setDescriptor(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, graph));
+  KILN_RETURN_IF_ERROR(heuristics.set(CUDNN_ATTR_ENGINEHEUR_MODE,
+                                      CUDNN_TYPE_HEUR_MODE, 1, &mode));
+  KILN_RETURN_IF_ERROR(heuristics.finalize());
+  int64_t available = 0;
+  KILN_RETURN_IF_ERROR(heuristics.getAttribute(CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                               CUDNN_TYPE_BACKEND_DESCRIPTOR, 0,
+                                               &available, nullptr));
+  int64_t wanted = std::min(available, kMaxConfigs);
+  if (wanted <= 0)
+    return nullptr;
+  std::vector<cudnnBackendDescriptor_t> raw;
+  KILN_RETURN_IF_ERROR(createDescriptors(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR,
+                                         wanted, "an engine config", configs,
+                                         &raw));
+  int64_t returned = 0;
+  KILN_RETURN_IF_ERROR(heuristics.getAttribute(CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                               CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                               wanted, &returned, raw.data()));
+  configs->resize(size_t(std::min(returned, wanted)));
+  return nullptr;
+}
+
+kiln_status_t engineFacts(const BackendDescriptor &config, EngineFacts *facts) {
+  BackendDescriptor engine;
+  KILN_RETURN_IF_ERROR(
+      engine.create(CUDNN_BACKEND_ENGINE_DESCRIPTOR, "an engine"));
+  cudnnBackendDescriptor_t raw = engine.get();
+  int64_t count = 0;
+  KILN_RETURN_IF_ERROR(config.getAttribute(CUDNN_ATTR_ENGINECFG_ENGINE,
+                                           CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                           &count, &raw));
+  KILN_RETURN_IF_ERROR(engine.getAttribute(CUDNN_ATTR_ENGINE_GLOBAL_INDEX,
+                                           CUDNN_TYPE_INT64, 1, &count,
+                                           &facts->index));
+  cudnnBackendNumericalNote_t notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
+  KILN_RETURN_IF_ERROR(engine.getAttribute(
+      CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
+      CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &count, notes));
+  for (int64_t i = 0; i < count && i < CUDNN_NUMERICAL_NOTE_TYPE_COUNT; ++i) {
+    facts->tensorCores |= notes[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE;
+    facts->downConverts |= notes[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS;
+    facts->reducedReduction |=
+        notes[i] == CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION;
+    facts->nondeterministic |=
+        notes[i] == CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC;
+  }
+  cudnnBackendBehaviorNote_t behaviours[CUDNN_BEHAVIOR_NOTE_TYPE_COUNT];
+  KILN_RETURN_IF_ERROR(engine.getAttribute(
+      CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE,
+      CUDNN_BEHAVIOR_NOTE_TYPE_COUNT, &count, behaviours));
+  for (int64_t i = 0; i < count && i < CUDNN_BEHAVIOR_NOTE_TYPE_COUNT; ++i)
+    facts->needsReorder |=
+        behaviours[i] == CUDNN_BEHAVIOR_NOTE_REQUIRES_FILTER_INT8x32_REORDER ||
+        behaviours[i] == CUDNN_BEHAVIOR_NOTE_REQUIRES_BIAS_INT8x32_REORDER;
+  return nullptr;
+}
 
 kiln_status_t ConvGraph::buildOperationGraph(cudnnHandle_t handle,
                                              const ConvGraphShape &graphShape) {

@@ -15,6 +15,22 @@
 
 namespace kiln::runtime {
 
+/// The engine configs cuDNN's heuristics |mode| proposes for |graph| (a
+/// finalised operation graph), best first, at most 10: each finalisation
+/// may compile a kernel, so the list is cut where the ranking stops
+/// mattering.
+kiln_status_t engineConfigs(const BackendDescriptor &graph,
+                            cudnnBackendHeurMode_t mode,
+                            std::vector<BackendDescriptor> *configs);
+
+/// What the heuristics tell of one config's engine.
+struct EngineFacts {
+  int64_t index = -1;
+  bool tensorCores = false, downConverts = false, reducedReduction = false,
+       needsReorder = false, nondeterministic = false;
+};
+kiln_status_t engineFacts(const BackendDescriptor &config, EngineFacts *facts);
+
 /// Pointers of one Conv execution (bias and residual may be NULL).
 struct ConvPointers {
   const void *x, *w, *bias;

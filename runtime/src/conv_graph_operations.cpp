@@ -103,6 +103,8 @@ kiln_status_t makeConvolution(const ConvGraphShape &shape,
   return convolution->finalize();
 }
 
+} // namespace
+
 kiln_status_t
 makePointwiseOperation(cudnnPointwiseMode_t mode, const std::string &what,
                        const BackendDescriptor &x, const BackendDescriptor *b,
@@ -140,8 +142,6 @@ makePointwiseOperation(cudnnPointwiseMode_t mode, const std::string &what,
   operations->operations.push_back(std::move(operation));
   return nullptr;
 }
-} // namespace
-
 kiln_status_t buildConvOperations(const ConvGraphShape &shape,
                                   ConvOperations *operations) {
   *operations = ConvOperations();

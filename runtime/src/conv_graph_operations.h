@@ -61,6 +61,14 @@ struct ConvOperations {
   std::vector<BackendDescriptor> tensors, descriptors, operations;
 };
 
+/// Appends y = |mode|(x, b) (b NULL for a unary mode; both scaled by 1,
+/// float math) to |operations|: its pointwise descriptor and its operation,
+/// finalised.
+kiln_status_t
+makePointwiseOperation(cudnnPointwiseMode_t mode, const std::string &what,
+                       const BackendDescriptor &x, const BackendDescriptor *b,
+                       const BackendDescriptor &y, ConvOperations *operations);
+
 /// Builds and finalises the tensors, the convolution and the epilogue of
 /// |shape|: conv(x, w) -> [+ bias] -> [+ residual] -> [relu] -> y, with
 /// float virtual tensors between the operations (16-byte aligned real
