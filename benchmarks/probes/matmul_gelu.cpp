@@ -251,8 +251,8 @@ struct LtGemm {
 
 // --- cuDNN: y = gelu_erf(a x b + bias), one operation graph --------------
 // Built with the runtime's graph pieces (conv_graph.h,
-// conv_graph_operations.h): its pointwise operations, heuristics and the
-// numerics filter of its Conv graph plans.
+// conv_graph_operations.h): its pointwise operations, operation graph,
+// heuristics and the numerics filter of its Conv graph plans.
 enum : int64_t { kA = 1, kB = 2, kBias = 3, kY = 4, kProduct = 10, kSum = 11 };
 
 struct CudnnFused {
@@ -330,17 +330,7 @@ struct CudnnFused {
         CUDNN_POINTWISE_ADD, "+ bias", t[3], &t[2], t[4], &operations));
     KILN_RETURN_IF_ERROR(makePointwiseOperation(geluMode, "gelu", t[4], nullptr,
                                                 t[5], &operations));
-    KILN_RETURN_IF_ERROR(
-        graph.create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, "the graph"));
-    KILN_RETURN_IF_ERROR(graph.set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE,
-                                   CUDNN_TYPE_HANDLE, 1, &handle));
-    std::vector<cudnnBackendDescriptor_t> raw;
-    for (const BackendDescriptor &operation : operations.operations)
-      raw.push_back(operation.get());
-    KILN_RETURN_IF_ERROR(graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS,
-                                   CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                                   int64_t(raw.size()), raw.data()));
-    return graph.finalize();
+    return finalizeOperationGraph(handle, operations, &graph);
   }
 
   /// Builds the graph (GELU |geluMode|) and up to 5 plans of heuristics

@@ -77,6 +77,25 @@ std::string planName(int64_t engineIndex,
 }
 } // namespace
 
+kiln_status_t finalizeOperationGraph(cudnnHandle_t handle,
+                                     const ConvOperations &operations,
+                                     BackendDescriptor *graph) {
+  KILN_RETURN_IF_ERROR(graph->create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR,
+                                     "the operation graph"));
+  // The handle attribute is deprecated from cuDNN 9.x's device properties
+  // on, but every 9.x release still takes it, and it is what binds the
+  // graph (and its plans) to the session's device.
+  KILN_RETURN_IF_ERROR(graph->set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE,
+                                  CUDNN_TYPE_HANDLE, 1, &handle));
+  std::vector<cudnnBackendDescriptor_t> ops;
+  for (const BackendDescriptor &operation : operations.operations)
+    ops.push_back(operation.get());
+  KILN_RETURN_IF_ERROR(graph->set(CUDNN_ATTR_OPERATIONGRAPH_OPS,
+                                  CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                  int64_t(ops.size()), ops.data()));
+  return graph->finalize();
+}
+
 kiln_status_t engineConfigs(const BackendDescriptor &graph,
                             cudnnBackendHeurMode_t mode,
                             std::vector<BackendDescriptor> *configs) {
@@ -150,20 +169,7 @@ kiln_status_t ConvGraph::buildOperationGraph(cudnnHandle_t handle,
   shape = graphShape;
   executionPlans.clear();
   KILN_RETURN_IF_ERROR(buildConvOperations(shape, &operations));
-  KILN_RETURN_IF_ERROR(operationGraph.create(
-      CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, "the operation graph"));
-  // The handle attribute is deprecated from cuDNN 9.x's device properties
-  // on, but every 9.x release still takes it, and it is what binds the
-  // graph (and its plans) to the session's device.
-  KILN_RETURN_IF_ERROR(operationGraph.set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE,
-                                          CUDNN_TYPE_HANDLE, 1, &handle));
-  std::vector<cudnnBackendDescriptor_t> ops;
-  for (const BackendDescriptor &operation : operations.operations)
-    ops.push_back(operation.get());
-  KILN_RETURN_IF_ERROR(operationGraph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS,
-                                          CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                                          int64_t(ops.size()), ops.data()));
-  return operationGraph.finalize();
+  return finalizeOperationGraph(handle, operations, &operationGraph);
 }
 
 kiln_status_t ConvGraph::finalizePlan(cudnnHandle_t handle,

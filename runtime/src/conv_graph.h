@@ -15,6 +15,12 @@
 
 namespace kiln::runtime {
 
+/// The operation graph of |operations| (finalised, in order) on |handle|,
+/// finalised into |*graph|.
+kiln_status_t finalizeOperationGraph(cudnnHandle_t handle,
+                                     const ConvOperations &operations,
+                                     BackendDescriptor *graph);
+
 /// The engine configs cuDNN's heuristics |mode| proposes for |graph| (a
 /// finalised operation graph), best first, at most 10: each finalisation
 /// may compile a kernel, so the list is cut where the ranking stops
