@@ -25,7 +25,9 @@ turns them into the wall time an otherwise idle machine would take: every
 phase runs on one thread except nvrtc, whose pool uses min(cores, NVRTC
 compiles) threads (a compile is one program of up to --kernels-per-program
 kernels for one arch; kiln-compile prints the programs), so its CPU time is
-divided by that. `over_limit` compares
+divided by that, but never below the slowest program's time (which
+kiln-compile prints too; one program and its spill retries run on one
+thread). `over_limit` compares
 that estimate with --limit-s; `over_limit_wall` the measured wall time.
 Writes FILE.json (the command, machine, load before and after each compile,
 versions, per-model results) and prints a table.
@@ -55,7 +57,8 @@ SUMMARY = re.compile(r"^kiln-compile: ([0-9]+) kernels \(([0-9]+) launches(?:, [
                      r"([0-9]+) library calls")
 # NVRTC's programs (several kernels each); kiln-compile before them printed none.
 PROGRAMS = re.compile(r"^kiln-compile: nvrtc: ([0-9]+) kernels in ([0-9]+) programs "
-                      r"for ([0-9]+) arch\(s\)")
+                      r"for ([0-9]+) arch\(s\)(?:, [0-9]+ threads)?"
+                      r"(?:; the slowest program ([0-9.]+) ms)?")
 
 
 def compile_flags(meta):
@@ -102,16 +105,20 @@ def export_model(name, exports, torch_python):
     return None
 
 
-def idle_estimate(phases, cores, nvrtc_compiles):
+def idle_estimate(phases, cores, nvrtc_compiles, slowest_program_ms=None):
     """Seconds an idle machine with |cores| would take: every phase's CPU
-    time on one thread, nvrtc's spread over its pool; None without the
-    phases' CPU times."""
+    time on one thread, nvrtc's spread over its pool but never less than
+    its slowest program (one program, its spill retries included, runs on
+    one thread); None without the phases' CPU times."""
     if not phases or any(phase["cpu_ms"] is None for phase in phases.values()):
         return None
     total = 0.0
     for name, phase in phases.items():
         threads = min(cores, max(1, nvrtc_compiles)) if name == "nvrtc" else 1
-        total += phase["cpu_ms"] / threads
+        spent = phase["cpu_ms"] / threads
+        if name == "nvrtc" and slowest_program_ms is not None:
+            spent = max(spent, slowest_program_ms)
+        total += spent
     return total / 1000
 
 
@@ -148,11 +155,14 @@ def measure(args, name, meta, kiln_compile, out_dir):
                           library_calls=int(match[3]))
         elif match := PROGRAMS.match(line):
             result.update(nvrtc_programs=int(match[2]), nvrtc_compiles=int(match[2]) * int(match[3]))
+            if match[4]:
+                result["nvrtc_slowest_program_ms"] = float(match[4])
     if "nvrtc_compiles" not in result:  # A program per kernel and arch.
         archs = max(1, flags.count("--gpu-arch") and len(
             flags[flags.index("--gpu-arch") + 1].split(",")))
         result["nvrtc_compiles"] = result.get("kernels", 0) * archs
-    estimate = idle_estimate(phases, args.cores, result["nvrtc_compiles"])
+    estimate = idle_estimate(phases, args.cores, result["nvrtc_compiles"],
+                             result.get("nvrtc_slowest_program_ms"))
     result.update(status="ok", phases=phases,
                   idle_estimate_s=None if estimate is None else round(estimate, 2),
                   over_limit=None if estimate is None else estimate > args.limit_s,

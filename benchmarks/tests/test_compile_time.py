@@ -30,6 +30,12 @@ def test_idle_estimate_spreads_only_nvrtc_over_the_cores():
     assert compile_time.idle_estimate(phases, cores=2, nvrtc_compiles=40) == 5.0
     # One NVRTC compile runs on one thread however many cores there are.
     assert compile_time.idle_estimate(phases, cores=2, nvrtc_compiles=1) == 9.0
+    # The slowest program (with its spill retries) runs on one thread: the
+    # pool cannot finish before it.
+    assert compile_time.idle_estimate(phases, cores=2, nvrtc_compiles=40,
+                                      slowest_program_ms=6000) == 7.0
+    assert compile_time.idle_estimate(phases, cores=2, nvrtc_compiles=40,
+                                      slowest_program_ms=1000) == 5.0
     phases["graph"]["cpu_ms"] = None  # an older kiln-compile: wall times only
     assert compile_time.idle_estimate(phases, cores=2, nvrtc_compiles=40) is None
 
@@ -61,6 +67,7 @@ def test_measures_a_compile(tmp_path):
         mlp["phases"])
     assert all(phase["cpu_ms"] is not None for phase in mlp["phases"].values())
     assert mlp["cpu_s"] > 0 and mlp["idle_estimate_s"] > 0
+    assert 0 < mlp["nvrtc_slowest_program_ms"] <= mlp["phases"]["nvrtc"]["cpu_ms"] * 1.5
     assert mlp["over_limit"] is False and report["over_limit"] == []
     assert mlp["command"].startswith("kiln-compile model.onnx --input-shape batch=4")
     assert "--quiet" not in mlp["command"]

@@ -233,13 +233,28 @@ bool compileToCUDA(ModuleOp module, const std::vector<std::string> &archs,
     for (const kiln::CompiledProgram &program : compiled.programs)
       for (const std::string &relieved : program.relieved)
         llvm::errs() << "kiln-compile: nvrtc: recompiled " << relieved << "\n";
-  // benchmarks/compile_time.py reads the programs and threads.
-  if (ok && !quiet)
+  // benchmarks/compile_time.py reads the programs and threads. The slowest
+  // program bounds the phase's wall time however many threads there are.
+  if (ok && !quiet) {
+    const kiln::CompiledProgram *slowest = nullptr;
+    for (const kiln::CompiledProgram &program : compiled.programs)
+      if (!slowest || program.milliseconds > slowest->milliseconds)
+        slowest = &program;
     llvm::errs() << llvm::formatv(
         "kiln-compile: nvrtc: {0} kernels in {1} programs for {2} arch(s), "
-        "{3} threads\n",
+        "{3} threads",
         compiled.kernels.size(), compiled.programs.size(), archs.size(),
         compiled.threads);
+    if (slowest)
+      llvm::errs() << llvm::formatv(
+          "; the slowest program {0:F1} ms ({1} kernels{2})",
+          slowest->milliseconds, slowest->kernels.size(),
+          slowest->spillRetries
+              ? llvm::formatv(", {0} spill retries", slowest->spillRetries)
+                    .str()
+              : std::string());
+    llvm::errs() << "\n";
+  }
   std::string artifact;
   kiln::PackageSummary summary;
   if (ok)
