@@ -234,7 +234,8 @@ bool compileToCUDA(ModuleOp module, const std::vector<std::string> &archs,
       for (const std::string &relieved : program.relieved)
         llvm::errs() << "kiln-compile: nvrtc: recompiled " << relieved << "\n";
   // benchmarks/compile_time.py reads the programs and threads. The slowest
-  // program bounds the phase's wall time however many threads there are.
+  // program bounds the phase's wall time however many threads there are
+  // (its time sums its compiles for every arch, each a job of the pool).
   if (ok && !quiet) {
     const kiln::CompiledProgram *slowest = nullptr;
     for (const kiln::CompiledProgram &program : compiled.programs)
