@@ -26,8 +26,9 @@ phase runs on one thread except nvrtc, whose pool uses min(cores, NVRTC
 compiles) threads (a compile is one program of up to --kernels-per-program
 kernels for one arch; kiln-compile prints the programs), so its CPU time is
 divided by that, but never below the slowest program's time (which
-kiln-compile prints too; one program and its spill retries run on one
-thread). `over_limit` compares
+kiln-compile prints too: one compile runs on one thread), and the spill
+retries, which kiln-compile also prints, are added after it (they run after
+the pool, one at a time). `over_limit` compares
 that estimate with --limit-s; `over_limit_wall` the measured wall time.
 Writes FILE.json (the command, machine, load before and after each compile,
 versions, per-model results) and prints a table.
@@ -58,7 +59,8 @@ SUMMARY = re.compile(r"^kiln-compile: ([0-9]+) kernels \(([0-9]+) launches(?:, [
 # NVRTC's programs (several kernels each); kiln-compile before them printed none.
 PROGRAMS = re.compile(r"^kiln-compile: nvrtc: ([0-9]+) kernels in ([0-9]+) programs "
                       r"for ([0-9]+) arch\(s\)(?:, [0-9]+ threads)?"
-                      r"(?:; the slowest program ([0-9.]+) ms)?")
+                      r"(?:; the slowest program ([0-9.]+) ms \([0-9]+ kernels\))?"
+                      r"(?:; [0-9]+ spill retries ([0-9.]+) ms)?")
 
 
 def compile_flags(meta):
@@ -105,20 +107,25 @@ def export_model(name, exports, torch_python):
     return None
 
 
-def idle_estimate(phases, cores, nvrtc_compiles, slowest_program_ms=None):
+def idle_estimate(phases, cores, nvrtc_compiles, slowest_program_ms=None,
+                  spill_retry_ms=0.0):
     """Seconds an idle machine with |cores| would take: every phase's CPU
-    time on one thread, nvrtc's spread over its pool but never less than
-    its slowest program (one program, its spill retries included, runs on
-    one thread); None without the phases' CPU times."""
+    time on one thread; nvrtc's pool (its time less the spill retries)
+    spread over the pool's threads but never less than its slowest program
+    (one compile runs on one thread), then the spill retries, which run
+    after the pool one at a time; None without the phases' CPU times."""
     if not phases or any(phase["cpu_ms"] is None for phase in phases.values()):
         return None
     total = 0.0
     for name, phase in phases.items():
-        threads = min(cores, max(1, nvrtc_compiles)) if name == "nvrtc" else 1
-        spent = phase["cpu_ms"] / threads
-        if name == "nvrtc" and slowest_program_ms is not None:
-            spent = max(spent, slowest_program_ms)
-        total += spent
+        if name != "nvrtc":
+            total += phase["cpu_ms"]
+            continue
+        threads = min(cores, max(1, nvrtc_compiles))
+        pool = max(phase["cpu_ms"] - spill_retry_ms, 0.0) / threads
+        if slowest_program_ms is not None:
+            pool = max(pool, slowest_program_ms)
+        total += pool + spill_retry_ms
     return total / 1000
 
 
@@ -161,12 +168,14 @@ def measure(args, name, meta, kiln_compile, out_dir):
                 # Its time sums its compiles for every arch, which the pool
                 # may run on different threads: the bound is one arch's share.
                 slowest_bound_ms = float(match[4]) / max(1, int(match[3]))
+            if match[5]:
+                result["nvrtc_spill_retry_ms"] = float(match[5])
     if "nvrtc_compiles" not in result:  # A program per kernel and arch.
         archs = max(1, flags.count("--gpu-arch") and len(
             flags[flags.index("--gpu-arch") + 1].split(",")))
         result["nvrtc_compiles"] = result.get("kernels", 0) * archs
     estimate = idle_estimate(phases, args.cores, result["nvrtc_compiles"],
-                             slowest_bound_ms)
+                             slowest_bound_ms, result.get("nvrtc_spill_retry_ms", 0.0))
     result.update(status="ok", phases=phases,
                   idle_estimate_s=None if estimate is None else round(estimate, 2),
                   over_limit=None if estimate is None else estimate > args.limit_s,

@@ -30,12 +30,15 @@ def test_idle_estimate_spreads_only_nvrtc_over_the_cores():
     assert compile_time.idle_estimate(phases, cores=2, nvrtc_compiles=40) == 5.0
     # One NVRTC compile runs on one thread however many cores there are.
     assert compile_time.idle_estimate(phases, cores=2, nvrtc_compiles=1) == 9.0
-    # The slowest program (with its spill retries) runs on one thread: the
-    # pool cannot finish before it.
+    # The slowest program runs on one thread: the pool cannot finish before
+    # it. Spill retries run after the pool, one at a time.
     assert compile_time.idle_estimate(phases, cores=2, nvrtc_compiles=40,
                                       slowest_program_ms=6000) == 7.0
     assert compile_time.idle_estimate(phases, cores=2, nvrtc_compiles=40,
                                       slowest_program_ms=1000) == 5.0
+    assert compile_time.idle_estimate(phases, cores=2, nvrtc_compiles=40,
+                                      slowest_program_ms=1000,
+                                      spill_retry_ms=2000) == 1.0 + 3.0 + 2.0
     phases["graph"]["cpu_ms"] = None  # an older kiln-compile: wall times only
     assert compile_time.idle_estimate(phases, cores=2, nvrtc_compiles=40) is None
 
@@ -78,3 +81,16 @@ def test_without_a_bundle_the_flags_are_the_bundles():
     flags = zoo_bundle.compile_flags("resnet18", "sm_90")
     assert flags == ["--input-shape", "input=8x3x224x224", "--precision", "fp16",
                      "--external-weights", "--gpu-arch", "sm_90", "--quiet"]
+
+
+def test_reads_the_slowest_program_and_the_spill_retries():
+    line = ("kiln-compile: nvrtc: 98 kernels in 13 programs for 1 arch(s), 2 threads; "
+            "the slowest program 3204.5 ms (7 kernels); 1 spill retries 3195.2 ms")
+    match = compile_time.PROGRAMS.match(line)
+    assert match and match[2] == "13" and match[4] == "3204.5" and match[5] == "3195.2"
+    match = compile_time.PROGRAMS.match(line[:line.index("; 1 spill")])
+    assert match and match[4] == "3204.5" and match[5] is None
+    # A kiln-compile before these parts.
+    match = compile_time.PROGRAMS.match(
+        "kiln-compile: nvrtc: 5 kernels in 3 programs for 1 arch(s), 2 threads")
+    assert match and match[2] == "3" and match[4] is None

@@ -395,10 +395,12 @@ compileWithNVRTC(llvm::ArrayRef<EmittedKernel> kernels,
         bool ok = compileOne(bounded, program.name, job.arch, include,
                              job.alsoPTX, output, ptx, log);
         ++program.spillRetries;
-        program.milliseconds +=
+        double retryMilliseconds =
             std::chrono::duration<double, std::milli>(
                 std::chrono::steady_clock::now() - retryStart)
                 .count();
+        program.milliseconds += retryMilliseconds;
+        program.spillRetryMilliseconds += retryMilliseconds;
         if (!ok)
           break;
         auto [newFrame, newRegisters] = frameAndRegisters(output, name);

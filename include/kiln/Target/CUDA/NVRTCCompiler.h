@@ -52,8 +52,11 @@ struct CompiledProgram {
   /// each: "kiln_x on sm_90: __launch_bounds__(128, 3), 148 registers and
   /// no stack (was 128 registers, 8 bytes)".
   std::vector<std::string> relieved;
-  /// Compiles relieveSpills ran for this program (each retry of each arch).
+  /// Compiles relieveSpills ran for this program (each retry of each arch),
+  /// and their part of |milliseconds| (they run after the pool, one at a
+  /// time).
   unsigned spillRetries = 0;
+  double spillRetryMilliseconds = 0;
 };
 
 struct CompiledKernel {
