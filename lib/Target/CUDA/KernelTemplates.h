@@ -38,6 +38,17 @@ std::string vectorTypeName(mlir::Type elementType, int64_t width);
 /// Bytes one element of |elementType| takes in memory (a bool: 1).
 int64_t storageBytes(mlir::Type elementType);
 
+/// Whether |concat| is read by vectors of |width|: along the innermost dim,
+/// of kernel inputs (innermostConcatOfInputs) whose innermost dims are whole
+/// vectors, so that each vector of the result lies in one piece.
+bool isVectorConcat(KernelOp kernel, ConcatOp concat, int64_t width);
+/// Loads the vector at |unit| (an index in vectors of its result) of vector
+/// concat |concat| (isVectorConcat) into a new variable |name|: the vector
+/// at (pixel, vector of channels) lies in the piece whose channels hold it,
+/// at (pixel, vector - the piece's first vector); one branch per piece.
+void emitConcatVector(ElementalEmitter &emitter, ConcatOp concat, int64_t width,
+                      const std::string &unit, const std::string &name);
+
 /// The grid of a template with one unit of work per thread and grid-stride
 /// step: the recorded grid_size, at least 1 and at most the blocks |units|
 /// need at |block| threads.

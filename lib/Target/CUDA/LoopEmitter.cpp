@@ -102,58 +102,16 @@ public:
     return values;
   }
 
-  /// The concats loaded by vectors (innermostConcatOfInputs): along the
-  /// innermost dim, of the output's element count, every piece an input
-  /// whose innermost dim is whole vectors.
+  /// The concats loaded by vectors (isVectorConcat) of the output's
+  /// element count.
   SmallVector<ConcatOp> vectorConcats() {
     SmallVector<ConcatOp> concats;
-    if (width == 1)
-      return concats;
     kernel.getBody().walk([&](ConcatOp concat) {
-      int64_t pieces = innermostConcatOfInputs(kernel, concat);
-      if (pieces && pieces % width == 0 && hasOutputCount(concat.getOutput()))
+      if (isVectorConcat(kernel, concat, width) &&
+          hasOutputCount(concat.getOutput()))
         concats.push_back(concat);
     });
     return concats;
-  }
-
-  /// Loads unit |unit|'s vector of |concat| into |name|: the vector at
-  /// (pixel, vector of channels) of the result lies in the piece whose
-  /// channels hold it, at (pixel, vector - the piece's first vector).
-  void emitConcatVector(ConcatOp concat, const std::string &unit,
-                        const std::string &name) {
-    int64_t vectors = indexedShapeOf(concat.getOutput()).back() / width;
-    std::string type = vectorTypeName(elementTypeOf(concat.getOutput()), width);
-    std::string pixel = emitter.fresh("px"), channel = emitter.fresh("cv");
-    emitter.line(
-        "const kiln_index_t " + pixel + " = " +
-        (vectors == 1 ? unit : "(" + unit + " / " + str(vectors) + ")") + ";");
-    emitter.line(
-        "const kiln_index_t " + channel + " = " +
-        (vectors == 1 ? "0" : "(" + unit + " % " + str(vectors) + ")") + ";");
-    emitter.line(type + " " + name + ";");
-    int64_t first = 0;
-    size_t pieces = concat.getInputs().size();
-    for (auto [k, input] : llvm::enumerate(concat.getInputs())) {
-      int64_t pieceVectors = indexedShapeOf(input).back() / width;
-      std::string header =
-          k + 1 == pieces
-              ? ""
-              : "if (" + channel + " < " + str(first + pieceVectors) + ")";
-      if (k > 0)
-        header = header.empty() ? "else" : "else " + header;
-      emitter.open(header);
-      unsigned number = *kernelInputNumber(kernel, input);
-      std::string at =
-          "(" +
-          (pieceVectors == 1 ? pixel : pixel + " * " + str(pieceVectors)) +
-          " + " + (first ? "(" + channel + " - " + str(first) + ")" : channel) +
-          ")";
-      emitter.line(name + " = reinterpret_cast<const " + type + "*>(" +
-                   emitter.pointerName(number) + ")[" + at + "];");
-      emitter.close();
-      first += pieceVectors;
-    }
   }
 
   /// |shape| with its innermost dim counted in vectors.
@@ -238,7 +196,7 @@ public:
     SmallVector<ConcatOp> concats = vectorConcats();
     for (auto [c, concat] : llvm::enumerate(concats))
       for (auto [u, unit] : llvm::enumerate(units))
-        emitConcatVector(concat, unit, concatName(c, u));
+        emitConcatVector(emitter, concat, width, unit, concatName(c, u));
     // Lanes of a loaded input read their vector's element. A broadcast's
     // lanes are read at the lane's index broadcast to it, as the elemental
     // models spell it; a read spelled otherwise (through a view, say) stays
@@ -577,6 +535,46 @@ private:
 };
 
 } // namespace
+
+bool isVectorConcat(KernelOp kernel, ConcatOp concat, int64_t width) {
+  int64_t pieces = innermostConcatOfInputs(kernel, concat);
+  return width > 1 && pieces && pieces % width == 0;
+}
+
+void emitConcatVector(ElementalEmitter &emitter, ConcatOp concat, int64_t width,
+                      const std::string &unit, const std::string &name) {
+  KernelOp kernel = emitter.getKernel();
+  int64_t vectors = indexedShapeOf(concat.getOutput()).back() / width;
+  std::string type = vectorTypeName(elementTypeOf(concat.getOutput()), width);
+  std::string pixel = emitter.fresh("px"), channel = emitter.fresh("cv");
+  emitter.line("const kiln_index_t " + pixel + " = " +
+               (vectors == 1 ? unit : "(" + unit + " / " + str(vectors) + ")") +
+               ";");
+  emitter.line("const kiln_index_t " + channel + " = " +
+               (vectors == 1 ? "0" : "(" + unit + " % " + str(vectors) + ")") +
+               ";");
+  emitter.line(type + " " + name + ";");
+  int64_t first = 0;
+  size_t pieces = concat.getInputs().size();
+  for (auto [k, input] : llvm::enumerate(concat.getInputs())) {
+    int64_t pieceVectors = indexedShapeOf(input).back() / width;
+    std::string header = k + 1 == pieces ? ""
+                                         : "if (" + channel + " < " +
+                                               str(first + pieceVectors) + ")";
+    if (k > 0)
+      header = header.empty() ? "else" : "else " + header;
+    emitter.open(header);
+    unsigned number = *kernelInputNumber(kernel, input);
+    std::string at =
+        "(" + (pieceVectors == 1 ? pixel : pixel + " * " + str(pieceVectors)) +
+        " + " + (first ? "(" + channel + " - " + str(first) + ")" : channel) +
+        ")";
+    emitter.line(name + " = reinterpret_cast<const " + type + "*>(" +
+                 emitter.pointerName(number) + ")[" + at + "];");
+    emitter.close();
+    first += pieceVectors;
+  }
+}
 
 int64_t storageBytes(Type elementType) {
   if (elementType.isInteger(1))

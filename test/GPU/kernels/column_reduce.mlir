@@ -83,9 +83,9 @@ func.func @max_f16_c8_one_vector(%x: tensor<2x40x40x8xf16>) -> tensor<2x1x1x8xf1
 
 // DenseNet's tail: the dense block's channel concat, the inference norm
 // computed in f32 and ReLU before the global mean, all the reduction's
-// prologue (read lane by lane through the concat's branches, the pieces
-// element by element). 72 channels in pieces of 40, 24 and 8: vectors of 8
-// channels, each within one piece.
+// prologue (the concat loaded as one vector from the piece that holds it,
+// the rest lane by lane). 72 channels in pieces of 40, 24 and 8: vectors of
+// 8 channels, each within one piece.
 func.func @concat_norm_relu_mean_f16(%a: tensor<2x7x7x40xf16>, %b: tensor<2x7x7x24xf16>, %c: tensor<2x7x7x8xf16>, %scale: tensor<72xf32>, %shift: tensor<72xf32>) -> tensor<2x1x1x72xf16> {
   %t = kiln.concat %a, %b, %c {axis = 3 : i64} : tensor<2x7x7x40xf16>, tensor<2x7x7x24xf16>, tensor<2x7x7x8xf16> -> tensor<2x7x7x72xf16>
   %w = kiln.cast %t {to = f32} : tensor<2x7x7x72xf16> -> tensor<2x7x7x72xf32>

@@ -74,3 +74,35 @@ func.func @short_mean(%x: tensor<8x1x3x16xf32>) -> tensor<8x1x1x16xf32> {
   %m = kiln.reduce_mean %x, %axes : tensor<8x1x3x16xf32>, tensor<2xi64> -> tensor<8x1x1x16xf32>
   return %m : tensor<8x1x1x16xf32>
 }
+
+// DenseNet's tail: the dense block's channel concat (pieces of 40, 24 and 8
+// channels, whole vectors of 8) in the mean's prologue is loaded as one
+// vector from the piece that holds it, one branch per piece; each lane
+// reads its element of that vector, never the pieces element by element.
+// CHECK-LABEL: // Column mean of [2, 49, 72] over its middle dim
+// CHECK: const kiln_index_t kiln_at = (outer * 49 + kiln_row) * 9 + cv;
+// CHECK-NEXT: const kiln_index_t [[PX:px[0-9]+]] = (kiln_at / 9);
+// CHECK-NEXT: const kiln_index_t [[CV:cv[0-9]+]] = (kiln_at % 9);
+// CHECK-NEXT: kiln_vec<__half, 8> vcat0;
+// CHECK-NEXT: if ([[CV]] < 5) {
+// CHECK-NEXT: vcat0 = reinterpret_cast<const kiln_vec<__half, 8>*>(in0)[([[PX]] * 5 + [[CV]])];
+// CHECK: else if ([[CV]] < 8) {
+// CHECK-NEXT: vcat0 = reinterpret_cast<const kiln_vec<__half, 8>*>(in1)[([[PX]] * 3 + ([[CV]] - 5))];
+// CHECK: else {
+// CHECK-NEXT: vcat0 = reinterpret_cast<const kiln_vec<__half, 8>*>(in2)[([[PX]] + ([[CV]] - 8))];
+// CHECK-NOT: in0[
+// CHECK: __half2float(vcat0.v[0])
+// CHECK: __half2float(vcat0.v[7])
+// CHECK-NOT: in0[
+// CHECK: acc[7] = acc[7] + {{.+}};
+func.func @concat_norm_relu_mean(%a: tensor<2x7x7x40xf16>, %b: tensor<2x7x7x24xf16>, %c: tensor<2x7x7x8xf16>, %scale: tensor<72xf32>, %shift: tensor<72xf32>) -> tensor<2x1x1x72xf16> {
+  %t = kiln.concat %a, %b, %c {axis = 3 : i64} : tensor<2x7x7x40xf16>, tensor<2x7x7x24xf16>, tensor<2x7x7x8xf16> -> tensor<2x7x7x72xf16>
+  %w = kiln.cast %t {to = f32} : tensor<2x7x7x72xf16> -> tensor<2x7x7x72xf32>
+  %m = kiln.mul %w, %scale : tensor<2x7x7x72xf32>, tensor<72xf32> -> tensor<2x7x7x72xf32>
+  %s = kiln.add %m, %shift : tensor<2x7x7x72xf32>, tensor<72xf32> -> tensor<2x7x7x72xf32>
+  %h = kiln.cast %s {to = f16} : tensor<2x7x7x72xf32> -> tensor<2x7x7x72xf16>
+  %r = kiln.relu %h : tensor<2x7x7x72xf16> -> tensor<2x7x7x72xf16>
+  %axes = kiln.constant dense<[1, 2]> : tensor<2xi64>
+  %y = kiln.reduce_mean %r, %axes : tensor<2x7x7x72xf16>, tensor<2xi64> -> tensor<2x1x1x72xf16>
+  return %y : tensor<2x1x1x72xf16>
+}
