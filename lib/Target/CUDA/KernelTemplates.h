@@ -40,7 +40,10 @@ int64_t storageBytes(mlir::Type elementType);
 
 /// Whether |concat| is read by vectors of |width|: along the innermost dim,
 /// of kernel inputs (innermostConcatOfInputs) whose innermost dims are whole
-/// vectors, so that each vector of the result lies in one piece.
+/// vectors, so that each vector of the result lies in one piece, and
+/// |width| of its elements at most kVectorBytes (a template whose width
+/// follows other tensors, such as the column reduction's, may have wider
+/// concat elements: f32 pieces before an f16 mean).
 bool isVectorConcat(KernelOp kernel, ConcatOp concat, int64_t width);
 /// Loads the vector at |unit| (an index in vectors of its result) of vector
 /// concat |concat| (isVectorConcat) into a new variable |name|: the vector

@@ -538,7 +538,9 @@ private:
 
 bool isVectorConcat(KernelOp kernel, ConcatOp concat, int64_t width) {
   int64_t pieces = innermostConcatOfInputs(kernel, concat);
-  return width > 1 && pieces && pieces % width == 0;
+  return width > 1 && pieces && pieces % width == 0 &&
+         width * storageBytes(elementTypeOf(concat.getOutput())) <=
+             kVectorBytes;
 }
 
 void emitConcatVector(ElementalEmitter &emitter, ConcatOp concat, int64_t width,

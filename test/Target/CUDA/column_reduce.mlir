@@ -106,3 +106,17 @@ func.func @concat_norm_relu_mean(%a: tensor<2x7x7x40xf16>, %b: tensor<2x7x7x24xf
   %y = kiln.reduce_mean %r, %axes : tensor<2x7x7x72xf16>, tensor<2xi64> -> tensor<2x1x1x72xf16>
   return %y : tensor<2x1x1x72xf16>
 }
+
+// f32 pieces before an f16 mean: the width (8) follows the f16 data, and 8
+// f32 would be a 32-byte vector, which kernel pointers (16-byte aligned) do
+// not allow; the pieces are read element by element.
+// CHECK-LABEL: // Column mean of [2, 49, 64] over its middle dim
+// CHECK-NOT: vcat
+// CHECK: acc[7] = acc[7] + {{.+}};
+func.func @concat_f32_mean_f16(%a: tensor<2x7x7x40xf32>, %b: tensor<2x7x7x24xf32>) -> tensor<2x1x1x64xf16> {
+  %t = kiln.concat %a, %b {axis = 3 : i64} : tensor<2x7x7x40xf32>, tensor<2x7x7x24xf32> -> tensor<2x7x7x64xf32>
+  %h = kiln.cast %t {to = f16} : tensor<2x7x7x64xf32> -> tensor<2x7x7x64xf16>
+  %axes = kiln.constant dense<[1, 2]> : tensor<2xi64>
+  %y = kiln.reduce_mean %h, %axes : tensor<2x7x7x64xf16>, tensor<2xi64> -> tensor<2x1x1x64xf16>
+  return %y : tensor<2x1x1x64xf16>
+}
