@@ -142,6 +142,7 @@ makePointwiseOperation(cudnnPointwiseMode_t mode, const std::string &what,
   operations->operations.push_back(std::move(operation));
   return nullptr;
 }
+
 kiln_status_t buildConvOperations(const ConvGraphShape &shape,
                                   ConvOperations *operations) {
   *operations = ConvOperations();

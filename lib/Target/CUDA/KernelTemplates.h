@@ -37,6 +37,9 @@ std::string runTimeDimParameter(size_t i);
 std::string vectorTypeName(mlir::Type elementType, int64_t width);
 /// Bytes one element of |elementType| takes in memory (a bool: 1).
 int64_t storageBytes(mlir::Type elementType);
+/// Whether |width| elements of |elementType| are one access of at most
+/// kVectorBytes (kernel pointers are proven 16-byte aligned and no more).
+bool fitsVector(mlir::Type elementType, int64_t width);
 
 /// Whether |concat| is read by vectors of |width|: along the innermost dim,
 /// of kernel inputs (innermostConcatOfInputs) whose innermost dims are whole

@@ -383,7 +383,7 @@ private:
       if (!type || !type.hasStaticShape() || type.getRank() == 0 ||
           type.getNumElements() <= 1 || type.getShape().back() % width ||
           !byRuns.contains(body.getArgument(number)) ||
-          width * storageBytes(type.getElementType()) > kVectorBytes)
+          !fitsVector(type.getElementType(), width))
         continue;
       inputs.insert(number);
     }
@@ -539,8 +539,7 @@ private:
 bool isVectorConcat(KernelOp kernel, ConcatOp concat, int64_t width) {
   int64_t pieces = innermostConcatOfInputs(kernel, concat);
   return width > 1 && pieces && pieces % width == 0 &&
-         width * storageBytes(elementTypeOf(concat.getOutput())) <=
-             kVectorBytes;
+         fitsVector(elementTypeOf(concat.getOutput()), width);
 }
 
 void emitConcatVector(ElementalEmitter &emitter, ConcatOp concat, int64_t width,
@@ -582,6 +581,10 @@ int64_t storageBytes(Type elementType) {
   if (elementType.isInteger(1))
     return 1;
   return (elementType.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+bool fitsVector(Type elementType, int64_t width) {
+  return width * storageBytes(elementType) <= kVectorBytes;
 }
 
 std::string vectorTypeName(Type elementType, int64_t width) {
@@ -691,7 +694,7 @@ LogicalResult emitLoopKernel(ElementalEmitter &emitter,
         accessed.push_back(concat.getOutput());
     });
     for (Value value : accessed)
-      if (width * storageBytes(elementTypeOf(value)) > kVectorBytes)
+      if (!fitsVector(elementTypeOf(value), width))
         return emitter.error(nullptr)
                << "vector_width " << width << " makes vectors of "
                << elementTypeOf(value) << " wider than " << kVectorBytes
