@@ -161,7 +161,8 @@ cp "$root/test/models/bert-dynamo.onnx" "$out/ranged_bert/"
 # 6. Binaries: kiln-run, the probes (benchmarks/probes) and the runtime's
 # tests (they need only the CUDA runtime, cuBLASLt, cuDNN and NVRTC of the
 # GPU machine's /usr/local/cuda).
-cp "$build/bin/kiln-run" "$build/bin/kiln-probe-matmul-gelu" "$out/bin/"
+cp "$build/bin/kiln-run" "$build/bin/kiln-probe-matmul-gelu" \
+  "$build/bin/kiln-probe-wgmma-gemm" "$out/bin/"
 for test in "$build"/unittests/KilnRuntime* "$build"/unittests/KilnRunFile*; do
   [[ -f "$test" && -x "$test" ]] && cp "$test" "$out/unittests/"
 done

@@ -241,6 +241,21 @@ if [[ -x "$out/bin/kiln-probe-matmul-gelu" ]]; then
   else note "probe_matmul_gelu" FAIL "status $status: $(tr '\n' ';' <"$log" | cut -c1-300)"; fi
   rm -f "$log"
 fi
+# The probe of a GEMM of kiln's own on wgmma and TMA
+# (benchmarks/probes/wgmma_gemm.cpp): passes when it runs, writes its JSON
+# and every config's output matches cuBLASLt's (rel-L2 <= 1e-2, "WRONG"
+# otherwise); its times are results to read (OUTDIR/probe-wgmma-gemm.json).
+if [[ -x "$out/bin/kiln-probe-wgmma-gemm" ]]; then
+  log="$(mktemp)"
+  timeout 300 "$out/bin/kiln-probe-wgmma-gemm" --json "$out/probe-wgmma-gemm.json" >"$log" 2>&1
+  status=$?
+  cat "$log"
+  if [[ $status -eq 3 ]]; then note "probe_wgmma_gemm" skip "$(head -1 "$log")"
+  elif [[ $status -eq 0 && -s "$out/probe-wgmma-gemm.json" ]] && ! grep -q WRONG "$log"; then
+    note "probe_wgmma_gemm" pass "$(grep -c 'ratio kiln / library' "$log") shapes (probe-wgmma-gemm.json)"
+  else note "probe_wgmma_gemm" FAIL "status $status: $(grep -E 'WRONG|hang|error' "$log" | tr '\n' ';' | cut -c1-300)"; fi
+  rm -f "$log"
+fi
 fi  # 6
 
 # 7. Replays (issue 13): ResNet-50 at batch 32, fp16, weights filled here

@@ -49,5 +49,6 @@ if os.path.exists(_cuobjdump):
     config.substitutions.append(("%cuobjdump", _cuobjdump))
 
 tools = ["kiln-opt", "kiln-compile", "kiln-interpret", "kiln-translate", "kiln-run",
-         "kiln-inspect", "kiln-kernel-test", "FileCheck", "not", "count"]
+         "kiln-inspect", "kiln-kernel-test", "kiln-probe-wgmma-gemm", "FileCheck",
+         "not", "count"]
 llvm_config.add_tool_substitutions(tools, [config.kiln_tools_dir, config.llvm_tools_dir])

@@ -25,14 +25,13 @@
 // Prints one line per shape and path, and --json FILE the whole record.
 // Usage: kiln-probe-matmul-gelu [--shapes M:N:K,...] [--json FILE]
 #include "conv_graph.h"
-#include "gpu_timing.h"
+#include "probe_support.h"
 #include "status.h"
 
 #include <cublasLt.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <cudnn.h>
-#include <nvrtc.h>
 
 #include <algorithm>
 #include <cmath>
@@ -42,212 +41,14 @@
 #include <fstream>
 #include <functional>
 #include <initializer_list>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 using namespace kiln::runtime;
+using namespace kiln::probes;
 
 namespace {
-
-[[noreturn]] void die(const std::string &what) {
-  std::fprintf(stderr, "kiln-probe-matmul-gelu: %s\n", what.c_str());
-  std::exit(1);
-}
-void check(cudaError_t error, const char *what) {
-  if (error != cudaSuccess)
-    die(std::string(what) + ": " + cudaGetErrorString(error));
-}
-void check(cublasStatus_t status, const char *what) {
-  if (status != CUBLAS_STATUS_SUCCESS)
-    die(std::string(what) + ": cuBLAS status " + std::to_string(int(status)));
-}
-/// A kiln status: NULL passes, else its message is returned (and freed).
-std::string message(kiln_status_t status) {
-  if (!status)
-    return "";
-  std::string text = kiln_status_message(status);
-  kiln_status_free(status);
-  return text;
-}
-
-struct Shape {
-  int64_t m, n, k;
-};
-
-/// Per call, in microseconds: the median of 7 timings of a CUDA graph of
-/// 20 calls of |enqueue|, each timing 5 replays queued behind a held stream
-/// (kiln's own candidate timing, gpu_timing.h, so that launch latency is
-/// not counted); negative when the calls fail or do not capture.
-double timeCalls(cudaStream_t stream, const std::function<bool()> &enqueue) {
-  constexpr int kCalls = 20;
-  for (int i = 0; i < 2; ++i) // Warm up (runtime compilation, lazy loading).
-    if (!enqueue() || cudaStreamSynchronize(stream) != cudaSuccess)
-      return -1;
-  float median = -1;
-  kiln_status_t status = timeCandidate(
-      stream,
-      [&]() -> kiln_status_t {
-        for (int i = 0; i < kCalls; ++i)
-          if (!enqueue())
-            return Error(KILN_STATUS_INTERNAL) << "a call failed";
-        return nullptr;
-      },
-      &median, /*timings=*/7, /*replays=*/5);
-  if (status) {
-    std::fprintf(stderr, "timing: %s\n", message(status).c_str());
-    return -1;
-  }
-  return median < 0 ? -1 : 1e3 * double(median) / kCalls;
-}
-
-// --- the erf GELU kernel (what kiln's pointwise template computes: fp32
-// math on f16 storage, 16-byte vectors) --------------------------------------
-const char *kGeluSource = R"(
-#include <cuda_fp16.h>
-struct __align__(16) half8 { __half v[8]; };
-extern "C" __global__ void __launch_bounds__(256)
-gelu_erf(const half8 *__restrict__ x, half8 *__restrict__ y, long long count) {
-  for (long long i = blockIdx.x * 256ll + threadIdx.x; i < count;
-       i += (long long)gridDim.x * 256) {
-    half8 in = x[i], out;
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      float v = __half2float(in.v[j]);
-      out.v[j] = __float2half_rn(0.5f * v * (1.0f + erff(v * 0.70710678f)));
-    }
-    y[i] = out;
-  }
-}
-)";
-
-struct GeluKernel {
-  cudaLibrary_t library = nullptr;
-  cudaKernel_t kernel = nullptr;
-  int smCount = 0;
-
-  void build() {
-    int device = 0, major = 0, minor = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
-                                 device),
-          "compute capability");
-    check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor,
-                                 device),
-          "compute capability");
-    check(cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount,
-                                 device),
-          "multiprocessor count");
-    nvrtcProgram program;
-    if (nvrtcCreateProgram(&program, kGeluSource, "gelu.cu", 0, nullptr,
-                           nullptr) != NVRTC_SUCCESS)
-      die("nvrtcCreateProgram");
-    std::string arch = "--gpu-architecture=sm_" + std::to_string(major) +
-                       std::to_string(minor);
-    const char *home = std::getenv("CUDA_HOME");
-    std::string include =
-        std::string("-I") + (home ? std::string(home) + "/include"
-                                  : std::string(KILN_CUDA_INCLUDE_DIR));
-    const char *options[] = {arch.c_str(), include.c_str(), "--std=c++17"};
-    if (nvrtcCompileProgram(program, 3, options) != NVRTC_SUCCESS) {
-      size_t size = 0;
-      nvrtcGetProgramLogSize(program, &size);
-      std::string log(size, '\0');
-      nvrtcGetProgramLog(program, log.data());
-      die("the GELU kernel does not compile: " + log);
-    }
-    size_t size = 0;
-    nvrtcGetCUBINSize(program, &size);
-    std::vector<char> cubin(size);
-    nvrtcGetCUBIN(program, cubin.data());
-    nvrtcDestroyProgram(&program);
-    check(cudaLibraryLoadData(&library, cubin.data(), nullptr, nullptr, 0,
-                              nullptr, nullptr, 0),
-          "cudaLibraryLoadData");
-    check(cudaLibraryGetKernel(&kernel, library, "gelu_erf"),
-          "cudaLibraryGetKernel");
-  }
-  bool launch(const __half *x, __half *y, int64_t elements,
-              cudaStream_t stream) const {
-    long long vectors = elements / 8;
-    int blocks = int(std::min<long long>((vectors + 255) / 256, 8ll * smCount));
-    void *arguments[] = {&x, &y, &vectors};
-    return cudaLaunchKernel(static_cast<const void *>(kernel), dim3(blocks),
-                            dim3(256), arguments, 0, stream) == cudaSuccess;
-  }
-};
-
-// --- cuBLASLt: row-major out[M, N] = a[M, K] x b[K, N] + bias[N] ----------
-struct LtGemm {
-  cublasLtMatmulDesc_t operation = nullptr;
-  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
-  std::vector<cublasLtMatmulAlgo_t> algorithms;
-  cublasLtMatmulAlgo_t best{};
-
-  /// Column-major view: cuBLASLt's A is b ([N, K] col-major = b row-major),
-  /// its B is a, its D out^T.
-  void build(cublasLtHandle_t handle, const Shape &s,
-             cublasLtEpilogue_t epilogue, size_t workspaceBytes) {
-    check(cublasLtMatmulDescCreate(&operation, CUBLAS_COMPUTE_32F, CUDA_R_32F),
-          "cublasLtMatmulDescCreate");
-    check(cublasLtMatmulDescSetAttribute(operation,
-                                         CUBLASLT_MATMUL_DESC_EPILOGUE,
-                                         &epilogue, sizeof(epilogue)),
-          "the epilogue");
-    check(cublasLtMatrixLayoutCreate(&la, CUDA_R_16F, s.n, s.k, s.n),
-          "layout b");
-    check(cublasLtMatrixLayoutCreate(&lb, CUDA_R_16F, s.k, s.m, s.k),
-          "layout a");
-    check(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16F, s.n, s.m, s.n),
-          "layout out");
-    cublasLtMatmulPreference_t preference;
-    check(cublasLtMatmulPreferenceCreate(&preference), "preference");
-    uint64_t workspace = workspaceBytes;
-    check(cublasLtMatmulPreferenceSetAttribute(
-              preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
-              sizeof(workspace)),
-          "workspace");
-    cublasLtMatmulHeuristicResult_t results[8] = {};
-    int found = 0;
-    check(cublasLtMatmulAlgoGetHeuristic(handle, operation, la, lb, ld, ld,
-                                         preference, 8, results, &found),
-          "cublasLtMatmulAlgoGetHeuristic");
-    cublasLtMatmulPreferenceDestroy(preference);
-    for (int i = 0; i < found; ++i)
-      if (results[i].state == CUBLAS_STATUS_SUCCESS &&
-          results[i].workspaceSize <= workspaceBytes)
-        algorithms.push_back(results[i].algo);
-    if (algorithms.empty())
-      die("cuBLASLt has no algorithm");
-    best = algorithms.front();
-  }
-  bool run(cublasLtHandle_t handle, const cublasLtMatmulAlgo_t &algorithm,
-           const __half *a, const __half *b, const __half *bias, __half *out,
-           void *workspace, size_t workspaceBytes, cudaStream_t stream) {
-    if (bias && cublasLtMatmulDescSetAttribute(
-                    operation, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
-                    sizeof(bias)) != CUBLAS_STATUS_SUCCESS)
-      return false;
-    const float alpha = 1.0f, beta = 0.0f;
-    return cublasLtMatmul(handle, operation, &alpha, b, la, a, lb, &beta, out,
-                          ld, out, ld, &algorithm, workspace, workspaceBytes,
-                          stream) == CUBLAS_STATUS_SUCCESS;
-  }
-  /// The fastest of the heuristic's algorithms, as kiln's runtime chooses.
-  double choose(cudaStream_t stream,
-                const std::function<bool(const cublasLtMatmulAlgo_t &)> &run) {
-    double fastest = -1;
-    for (const cublasLtMatmulAlgo_t &algorithm : algorithms) {
-      double time = timeCalls(stream, [&] { return run(algorithm); });
-      if (time >= 0 && (fastest < 0 || time < fastest)) {
-        fastest = time;
-        best = algorithm;
-      }
-    }
-    return fastest;
-  }
-};
 
 // --- cuDNN: y = gelu_erf(a x b + bias), one operation graph --------------
 // Built with the runtime's graph pieces (conv_graph.h,
@@ -442,104 +243,12 @@ struct CudnnFused {
   }
 };
 
-// --- data and comparison --------------------------------------------------
-std::vector<__half> randomHalves(size_t count, double scale, uint32_t seed) {
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<__half> values(count);
-  for (__half &value : values)
-    value = __float2half_rn(float(uniform(generator) * scale));
-  return values;
-}
-std::vector<float> download(const __half *device, size_t count,
-                            cudaStream_t stream) {
-  std::vector<__half> host(count);
-  check(cudaMemcpyAsync(host.data(), device, count * sizeof(__half),
-                        cudaMemcpyDeviceToHost, stream),
-        "download");
-  check(cudaStreamSynchronize(stream), "download");
-  std::vector<float> values(count);
-  for (size_t i = 0; i < count; ++i)
-    values[i] = __half2float(host[i]);
-  return values;
-}
-/// How |x| differs from |ref|: rel-L2, the largest |difference| and the
-/// largest |difference| / (|ref| + 1e-2), which small GELU values (where
-/// erf and tanh differ most, relatively) dominate.
-struct Difference {
-  double relL2 = INFINITY, maxAbs = INFINITY, maxRelative = INFINITY;
-};
-Difference compare(const std::vector<float> &x, const std::vector<float> &ref) {
-  double error = 0, norm = 0, worst = 0, worstRelative = 0;
-  for (size_t i = 0; i < x.size(); ++i) {
-    double d = double(x[i]) - double(ref[i]);
-    if (!std::isfinite(d))
-      return {};
-    error += d * d;
-    norm += double(ref[i]) * double(ref[i]);
-    worst = std::max(worst, std::fabs(d));
-    worstRelative =
-        std::max(worstRelative, std::fabs(d) / (std::fabs(ref[i]) + 1e-2));
-  }
-  return {std::sqrt(error / std::max(norm, 1e-300)), worst, worstRelative};
-}
-
-/// A JSON number; null for a non-finite value or, with |time|, a negative
-/// one (a failed timing).
-std::string number(double value, bool time = false) {
-  if (!std::isfinite(value) || (time && value < 0))
-    return "null";
-  std::ostringstream text;
-  text.precision(6);
-  text << value;
-  return text.str();
-}
-std::string jsonString(const std::string &text) {
-  std::string quoted = "\"";
-  for (char c : text)
-    quoted += c == '"' || c == '\\' ? '\'' : (unsigned char)c < 0x20 ? ' ' : c;
-  return quoted + "\"";
-}
-
-/// The sampled fp64 check: the largest |out - gelu(x)| / (|gelu(x)| + 1e-2)
-/// over 997 elements, for the erf and the tanh GELU of x = a b + bias
-/// (rounded to f16 first when |roundX|: what the GELU kernel after
-/// cuBLASLt reads).
-struct Sampled {
-  double erf = 0, tanh = 0;
-};
-Sampled sampledCheck(const Shape &s, const std::vector<__half> &a,
-                     const std::vector<__half> &b,
-                     const std::vector<__half> &bias,
-                     const std::vector<float> &out, bool roundX) {
-  Sampled worst;
-  size_t count = size_t(s.m * s.n);
-  for (size_t t = 0; t < 997; ++t) {
-    size_t at = (t * 7919u * 104729u) % count, row = at / size_t(s.n),
-           col = at % size_t(s.n);
-    double x = __half2float(bias[col]);
-    for (int64_t kk = 0; kk < s.k; ++kk)
-      x += double(__half2float(a[row * size_t(s.k) + size_t(kk)])) *
-           double(__half2float(b[size_t(kk) * size_t(s.n) + col]));
-    if (roundX)
-      x = __half2float(__float2half_rn(float(x)));
-    double erfGelu = 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
-    double tanhGelu =
-        0.5 * x *
-        (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
-    worst.erf = std::max(worst.erf, std::fabs(erfGelu - out[at]) /
-                                        (std::fabs(erfGelu) + 1e-2));
-    worst.tanh = std::max(worst.tanh, std::fabs(tanhGelu - out[at]) /
-                                          (std::fabs(tanhGelu) + 1e-2));
-  }
-  return worst;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
   // Line by line: a crash in a library must not lose what was printed.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  programName = "kiln-probe-matmul-gelu";
   std::vector<Shape> shapes = {{1024, 3072, 768},  // BERT-base 8x128 FFN1
                                {1576, 3072, 768},  // ViT-B/16 8x197 FFN1
                                {256, 3072, 768},   // BERT-base 2x128
@@ -550,16 +259,7 @@ int main(int argc, char **argv) {
     if (arg == "--json" && i + 1 < argc) {
       jsonPath = argv[++i];
     } else if (arg == "--shapes" && i + 1 < argc) {
-      shapes.clear();
-      std::stringstream list(argv[++i]);
-      for (std::string item; std::getline(list, item, ',');) {
-        Shape s{};
-        if (std::sscanf(item.c_str(), "%ld:%ld:%ld", &s.m, &s.n, &s.k) != 3 ||
-            s.m <= 0 || s.n <= 0 || s.k <= 0 || s.n % 8 || s.k % 8)
-          die("--shapes wants M:N:K, positive, with N and K multiples of 8: " +
-              item);
-        shapes.push_back(s);
-      }
+      shapes = parseShapes(argv[++i]);
     } else {
       std::fprintf(stderr, "usage: kiln-probe-matmul-gelu [--shapes M:N:K,...] "
                            "[--json FILE]\n");

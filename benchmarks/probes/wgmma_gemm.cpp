@@ -1,0 +1,562 @@
+// kiln-probe-wgmma-gemm: can a GEMM of kiln's own, on Hopper's wgmma and TMA,
+// match cuBLASLt and take the erf GELU into its epilogue?
+//
+// BERT-base at 8x128 spends about 420 of its 620 us (H100, 2026-12-07) in
+// cuBLASLt GEMMs at 400-530 TFLOP/s, and 60 us more in the erf GELU kernel
+// after FFN1: cuBLASLt's GELU epilogue is the tanh form, and cuDNN's fused
+// erf GELU is slower than the pair (kiln-probe-matmul-gelu). These GEMMs
+// are small (1024 rows): cuBLASLt's tiles leave part of the 132
+// multiprocessors idle or run a second, partial wave. This program measures
+// a kernel kiln would generate, per shape, side by side in one process:
+//   lt        cuBLASLt with its bias epilogue, the fastest of its first 8
+//             heuristic algorithms (what kiln runs today), and for a
+//             ":gelu" shape lt+gelu, that call then kiln's erf GELU kernel;
+//   kiln      out = a b^T + bias (gelu(...) for ":gelu"), one kernel: a
+//             producer warpgroup loads 64-wide K slices of a and b by TMA
+//             (128-byte swizzle) into a ring of stages guarded by mbarriers;
+//             1 or 2 consumer warpgroups each multiply 64 rows by BN
+//             columns with wgmma.m64nBNk16 (f32 accumulators) and apply the
+//             epilogue from registers. b is taken as [N, K] (K contiguous):
+//             kiln can store constant weights so. Every tile shape in
+//             --configs is compiled (NVRTC, sm_90a) and timed.
+// Each kiln output is compared with lt's (lt+gelu's) output (rel-L2, max
+// |diff|) and at 997 sampled elements with an fp64 product; a config whose
+// rel-L2 exceeds 1e-2 is reported wrong and not counted as fastest.
+// Timing as kiln times library candidates (gpu_timing.h).
+// Usage: kiln-probe-wgmma-gemm [--shapes M:N:K[:gelu],...]
+//                              [--configs BMxBNxSTAGES,...] [--json FILE]
+#include "probe_support.h"
+
+#include <cuda.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace kiln::probes;
+
+namespace {
+
+struct Config {
+  int bm, bn, stages; // bm 64 or 128 (1 or 2 consumer warpgroups).
+  std::string name() const {
+    return std::to_string(bm) + "x" + std::to_string(bn) + "x" +
+           std::to_string(stages);
+  }
+  int aBytes() const { return bm * 64 * 2; }
+  int bBytes() const { return bn * 64 * 2; }
+  /// Stages, the 1024-byte alignment slack and the mbarriers.
+  int sharedBytes() const {
+    return stages * (aBytes() + bBytes()) + 1024 + 16 * stages;
+  }
+  int threads() const { return 128 * (bm / 64 + 1); }
+};
+
+/// The kernel's CUDA source for |config|, with the erf GELU when |gelu|.
+std::string kernelSource(const Config &config, bool gelu) {
+  int accumulators = config.bn / 2;
+  // wgmma.m64nBNk16: BN/2 f32 accumulators per thread, then the two
+  // descriptors and scale-d.
+  std::ostringstream mma;
+  mma << "__device__ __forceinline__ void mma(float *d, unsigned long long a,"
+         " unsigned long long b) {\n  asm volatile(\"{\\n.reg .pred p;\\n"
+         "setp.ne.b32 p, %"
+      << accumulators + 2 << ", 0;\\nwgmma.mma_async.sync.aligned.m64n"
+      << config.bn << "k16.f32.f16.f16 {";
+  for (int i = 0; i < accumulators; ++i)
+    mma << (i ? ", " : "") << "%" << i;
+  mma << "}, %" << accumulators << ", %" << accumulators + 1
+      << ", p, 1, 1, 0, 0;\\n}\\n\"\n    : ";
+  for (int i = 0; i < accumulators; ++i)
+    mma << (i ? ", " : "") << "\"+f\"(d[" << i << "])";
+  mma << "\n    : \"l\"(a), \"l\"(b), \"r\"(1));\n}\n";
+
+  std::ostringstream s;
+  s << "#include <cuda_fp16.h>\n"
+    << "#define BM " << config.bm << "\n#define BN " << config.bn
+    << "\n#define STAGES " << config.stages << "\n#define CONSUMERS "
+    << config.bm / 64 << "\n#define GELU " << (gelu ? 1 : 0) << "\n#define ACC "
+    << accumulators << "\n#define REGISTER_SPLIT "
+    << (config.bm == 128 && config.bn > 192 ? 1 : 0) << "\n";
+  s << mma.str();
+  s << R"(
+struct __align__(64) TensorMap { unsigned long long opaque[16]; };
+#define A_BYTES (BM * 64 * 2)
+#define B_BYTES (BN * 64 * 2)
+
+__device__ __forceinline__ void barrierInit(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(bar), "r"(count));
+}
+__device__ __forceinline__ void expectBytes(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+               :: "r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(bar) : "memory");
+}
+__device__ __forceinline__ void wait(unsigned bar, unsigned phase) {
+  asm volatile("{\n.reg .pred done;\nWAIT:\n"
+               "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+               "@!done bra WAIT;\n}\n" :: "r"(bar), "r"(phase) : "memory");
+}
+__device__ __forceinline__ void load(unsigned to, const TensorMap *map,
+                                     unsigned bar, int inner, int outer) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
+               :: "r"(to), "l"((unsigned long long)map), "r"(bar),
+                  "r"(inner), "r"(outer) : "memory");
+}
+/// A K-major operand in shared memory with the 128-byte swizzle: rows of
+/// 64 halves (128 bytes), 8-row groups 1024 bytes apart.
+__device__ __forceinline__ unsigned long long descriptor(unsigned address) {
+  return (unsigned long long)((address & 0x3FFFF) >> 4) | (1ull << 16) |
+         (64ull << 32) | (1ull << 62);
+}
+__device__ __forceinline__ void keep(float *d) {
+#pragma unroll
+  for (int i = 0; i < ACC; ++i) asm volatile("" : "+f"(d[i]) :: "memory");
+}
+
+extern "C" __global__ void __launch_bounds__(128 * (CONSUMERS + 1), 1)
+gemm(const __grid_constant__ TensorMap mapA,
+     const __grid_constant__ TensorMap mapB, const __half *__restrict__ bias,
+     __half *__restrict__ out, int M, int N, int K) {
+  extern __shared__ unsigned char shared[];
+  unsigned base = (unsigned)__cvta_generic_to_shared(shared);
+  unsigned tiles = (base + 1023u) & ~1023u;
+  unsigned sA = tiles, sB = tiles + STAGES * A_BYTES;
+  unsigned bars = sB + STAGES * B_BYTES; // full[STAGES], then empty[STAGES]
+  int warpgroup = threadIdx.x / 128, t = threadIdx.x % 128;
+  int kTiles = (K + 63) / 64;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      barrierInit(bars + 8 * s, 1);
+      barrierInit(bars + 8 * (STAGES + s), CONSUMERS * 128);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  }
+  __syncthreads();
+  if (warpgroup == 0) {
+#if REGISTER_SPLIT
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+#endif
+    if (t == 0) {
+      for (int kt = 0; kt < kTiles; ++kt) {
+        int s = kt % STAGES;
+        if (kt >= STAGES)
+          wait(bars + 8 * (STAGES + s), ((kt / STAGES) - 1) & 1);
+        expectBytes(bars + 8 * s, A_BYTES + B_BYTES);
+        load(sA + s * A_BYTES, &mapA, bars + 8 * s, kt * 64, blockIdx.y * BM);
+        load(sB + s * B_BYTES, &mapB, bars + 8 * s, kt * 64, blockIdx.x * BN);
+      }
+    }
+    return;
+  }
+#if REGISTER_SPLIT
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+#endif
+  int consumer = warpgroup - 1;
+  float acc[ACC];
+#pragma unroll
+  for (int i = 0; i < ACC; ++i) acc[i] = 0.0f;
+  for (int kt = 0; kt < kTiles; ++kt) {
+    int s = kt % STAGES;
+    wait(bars + 8 * s, (kt / STAGES) & 1);
+    keep(acc);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk)
+      mma(acc, descriptor(sA + s * A_BYTES + consumer * 64 * 128 + kk * 32),
+          descriptor(sB + s * B_BYTES + kk * 32));
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+    keep(acc);
+    if (kt > 0) arrive(bars + 8 * (STAGES + (kt - 1) % STAGES));
+  }
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  keep(acc);
+  // The m64nBN accumulator layout: warp w, lane l hold rows 16w + l/4 and
+  // +8, columns 8j + 2(l%4) and +1 of each 8-column group j.
+  int warp = t / 32, lane = t % 32;
+  int row = blockIdx.y * BM + consumer * 64 + warp * 16 + lane / 4;
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+    int col = blockIdx.x * BN + j * 8 + 2 * (lane % 4);
+    if (col >= N) continue;
+    float b0 = __half2float(bias[col]), b1 = __half2float(bias[col + 1]);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      int r = row + 8 * h;
+      float x0 = acc[4 * j + 2 * h] + b0, x1 = acc[4 * j + 2 * h + 1] + b1;
+#if GELU
+      x0 = 0.5f * x0 * (1.0f + erff(x0 * 0.70710678f));
+      x1 = 0.5f * x1 * (1.0f + erff(x1 * 0.70710678f));
+#endif
+      if (r < M)
+        *reinterpret_cast<__half2 *>(out + (long long)r * N + col) =
+            __floats2half2_rn(x0, x1);
+    }
+  }
+}
+)";
+  return s.str();
+}
+
+using EncodeTiled = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t,
+                                 void *, const cuuint64_t *, const cuuint64_t *,
+                                 const cuuint32_t *, const cuuint32_t *,
+                                 CUtensorMapInterleave, CUtensorMapSwizzle,
+                                 CUtensorMapL2promotion,
+                                 CUtensorMapFloatOOBfill);
+
+EncodeTiled encodeTiled() {
+  static EncodeTiled function = nullptr;
+  if (!function) {
+    void *pointer = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    check(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &pointer,
+                                           12000, cudaEnableDefault, &found),
+          "cuTensorMapEncodeTiled");
+    if (!pointer || found != cudaDriverEntryPointSuccess)
+      die("the driver has no cuTensorMapEncodeTiled");
+    function = reinterpret_cast<EncodeTiled>(pointer);
+  }
+  return function;
+}
+
+/// A row-major [rows, k] f16 matrix read in boxes of 64 x |boxRows| with
+/// the 128-byte swizzle; out-of-range elements read as zero.
+CUtensorMap tensorMap(const __half *data, int64_t rows, int64_t k,
+                      int boxRows) {
+  CUtensorMap map;
+  cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(rows)};
+  cuuint64_t strides[1] = {cuuint64_t(k) * 2};
+  cuuint32_t box[2] = {64, cuuint32_t(boxRows)};
+  cuuint32_t elementStrides[2] = {1, 1};
+  CUresult result = encodeTiled()(
+      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<__half *>(data),
+      dims, strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS)
+    die("cuTensorMapEncodeTiled: CUresult " + std::to_string(int(result)));
+  return map;
+}
+
+struct KilnGemm {
+  Config config;
+  cudaKernel_t kernel = nullptr;
+  CUtensorMap mapA{}, mapB{};
+
+  bool launch(const __half *bias, __half *out, const Shape &s,
+              cudaStream_t stream) {
+    int m = int(s.m), n = int(s.n), k = int(s.k);
+    void *arguments[] = {&mapA, &mapB, &bias, &out, &m, &n, &k};
+    dim3 grid(unsigned((s.n + config.bn - 1) / config.bn),
+              unsigned((s.m + config.bm - 1) / config.bm));
+    return cudaLaunchKernel(static_cast<const void *>(kernel), grid,
+                            dim3(unsigned(config.threads())), arguments,
+                            size_t(config.sharedBytes()),
+                            stream) == cudaSuccess;
+  }
+};
+
+/// Waits for |stream| at most |seconds|: a kernel that hangs (a barrier
+/// never completes) must end the program with a message, not the call.
+void finishOrDie(cudaStream_t stream, const std::string &what, int seconds) {
+  auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    cudaError_t state = cudaStreamQuery(stream);
+    if (state == cudaSuccess)
+      return;
+    if (state != cudaErrorNotReady)
+      die(what + ": " + cudaGetErrorString(state));
+    if (std::chrono::steady_clock::now() - start >
+        std::chrono::seconds(seconds)) {
+      std::printf("%s: still running after %d s (hang); stopping\n",
+                  what.c_str(), seconds);
+      std::exit(4);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+struct ShapeCase {
+  Shape shape;
+  bool gelu;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  programName = "kiln-probe-wgmma-gemm";
+  // BERT-base and GPT-2 at 1024 tokens: QKV, the attention projection,
+  // FFN1 (GELU) and FFN2; ViT-B/16 8x197's FFN1.
+  std::vector<ShapeCase> cases = {{{1024, 2304, 768}, false},
+                                  {{1024, 768, 768}, false},
+                                  {{1024, 3072, 768}, true},
+                                  {{1024, 768, 3072}, false},
+                                  {{1576, 3072, 768}, true}};
+  std::vector<Config> configs = {
+      {128, 256, 4}, {128, 192, 4}, {128, 128, 5}, {128, 96, 6}, {128, 64, 6},
+      {64, 256, 5},  {64, 192, 6},  {64, 128, 6},  {64, 96, 8},  {64, 64, 8}};
+  std::string jsonPath;
+  bool compileOnly = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--json" && i + 1 < argc) {
+      jsonPath = argv[++i];
+    } else if (arg == "--shapes" && i + 1 < argc) {
+      cases.clear();
+      std::stringstream list(argv[++i]);
+      for (std::string item; std::getline(list, item, ',');) {
+        bool gelu = item.size() > 5 && item.substr(item.size() - 5) == ":gelu";
+        if (gelu)
+          item.resize(item.size() - 5);
+        cases.push_back({parseShapes(item).front(), gelu});
+      }
+    } else if (arg == "--compile-only") {
+      compileOnly = true;
+    } else if (arg == "--configs" && i + 1 < argc) {
+      configs.clear();
+      std::stringstream list(argv[++i]);
+      for (std::string item; std::getline(list, item, ',');) {
+        Config c{};
+        if (std::sscanf(item.c_str(), "%dx%dx%d", &c.bm, &c.bn, &c.stages) !=
+                3 ||
+            (c.bm != 64 && c.bm != 128) || c.bn < 16 || c.bn > 256 ||
+            c.bn % 16 || c.stages < 2 || c.sharedBytes() > 227 * 1024)
+          die("--configs wants BMxBNxSTAGES: BM 64 or 128, BN a multiple of "
+              "16 up to 256, at least 2 stages within 227 KiB: " +
+              item);
+        configs.push_back(c);
+      }
+    } else {
+      std::fprintf(stderr,
+                   "usage: kiln-probe-wgmma-gemm [--shapes M:N:K[:gelu],...] "
+                   "[--configs BMxBNxSTAGES,...] [--json FILE] "
+                   "[--compile-only]\n");
+      return 2;
+    }
+  }
+  if (compileOnly) {
+    // Without a device: each config's kernels compile for sm_90a, and
+    // ptxas tells their registers and spills.
+    for (const Config &config : configs)
+      for (bool withGelu : {false, true}) {
+        std::string log;
+        compileCubin(kernelSource(config, withGelu), "gemm", "sm_90a",
+                     {"--ptxas-options=-v"}, &log);
+        std::string usage;
+        for (const char *key :
+             {"Used ", "bytes stack frame", "arning", "Performance"}) {
+          size_t at = log.find(key);
+          if (at != std::string::npos) {
+            size_t line = log.rfind('\n', at);
+            size_t end = log.find('\n', at);
+            usage +=
+                (usage.empty() ? "" : "; ") +
+                log.substr(line == std::string::npos ? 0 : line + 1,
+                           end - (line == std::string::npos ? 0 : line + 1));
+          }
+        }
+        std::printf("%s%s: %s\n", config.name().c_str(),
+                    withGelu ? " gelu" : "", usage.c_str());
+      }
+    return 0;
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("skipped: no CUDA device\n");
+    return 3;
+  }
+  cudaDeviceProp properties{};
+  check(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
+  if (properties.major != 9) {
+    std::printf("skipped: wgmma needs sm_90 (this is sm_%d%d)\n",
+                properties.major, properties.minor);
+    return 3;
+  }
+  cudaStream_t stream;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
+        "cudaStreamCreate");
+  cublasLtHandle_t lt;
+  check(cublasLtCreate(&lt), "cublasLtCreate");
+  GeluKernel gelu;
+  gelu.build();
+  constexpr size_t kWorkspace = size_t(64) << 20;
+  void *workspace = nullptr;
+  check(cudaMalloc(&workspace, kWorkspace), "cudaMalloc");
+
+  // One compiled kernel per (config, epilogue).
+  std::map<std::pair<std::string, bool>, cudaKernel_t> kernels;
+  auto kernelFor = [&](const Config &config, bool withGelu) {
+    auto key = std::make_pair(config.name(), withGelu);
+    auto found = kernels.find(key);
+    if (found != kernels.end())
+      return found->second;
+    auto start = std::chrono::steady_clock::now();
+    cudaKernel_t kernel =
+        compileKernel(kernelSource(config, withGelu), "gemm", "sm_90a");
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    std::printf("compiled %s%s in %.2f s\n", config.name().c_str(),
+                withGelu ? " gelu" : "", seconds);
+    check(cudaKernelSetAttributeForDevice(
+              kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+              config.sharedBytes(), 0),
+          "the shared memory size");
+    kernels[key] = kernel;
+    return kernel;
+  };
+
+  std::string head =
+      "{\"program\": \"kiln-probe-wgmma-gemm\", \"device\": " +
+      jsonString(properties.name) +
+      ", \"sm_count\": " + std::to_string(properties.multiProcessorCount) +
+      ", \"cublaslt_version\": " + std::to_string(cublasLtGetVersion()) +
+      ", \"unit\": \"us per call (kiln's candidate timing: "
+      "median of 7 timings of 5 replays of a graph of 20 "
+      "calls, behind a held stream)\", \"shapes\": [";
+  std::string rows;
+  for (size_t index = 0; index < cases.size(); ++index) {
+    const Shape &s = cases[index].shape;
+    bool withGelu = cases[index].gelu;
+    size_t aCount = size_t(s.m * s.k), bCount = size_t(s.k * s.n),
+           yCount = size_t(s.m * s.n);
+    // With GELU the bias spreads x over about [-3.5, 3.5] (see
+    // kiln-probe-matmul-gelu); without, outputs are about unit-sized.
+    std::vector<__half> a = randomHalves(aCount, 1.0, 1),
+                        b = randomHalves(bCount, 1.0 / std::sqrt(s.k), 2),
+                        bias =
+                            randomHalves(size_t(s.n), withGelu ? 3.0 : 1.0, 3);
+    std::vector<__half> bT(bCount); // [N, K], K contiguous.
+    for (int64_t kk = 0; kk < s.k; ++kk)
+      for (int64_t nn = 0; nn < s.n; ++nn)
+        bT[size_t(nn * s.k + kk)] = b[size_t(kk * s.n + nn)];
+    __half *da, *db, *dbT, *dbias, *dlin, *dref, *dout;
+    for (auto [pointer, count] :
+         std::initializer_list<std::pair<__half **, size_t>>{
+             {&da, aCount},
+             {&db, bCount},
+             {&dbT, bCount},
+             {&dbias, size_t(s.n)},
+             {&dlin, yCount},
+             {&dref, yCount},
+             {&dout, yCount}})
+      check(cudaMalloc(pointer, count * sizeof(__half)), "cudaMalloc");
+    check(cudaMemcpy(da, a.data(), aCount * 2, cudaMemcpyHostToDevice), "a");
+    check(cudaMemcpy(db, b.data(), bCount * 2, cudaMemcpyHostToDevice), "b");
+    check(cudaMemcpy(dbT, bT.data(), bCount * 2, cudaMemcpyHostToDevice),
+          "b^T");
+    check(
+        cudaMemcpy(dbias, bias.data(), size_t(s.n) * 2, cudaMemcpyHostToDevice),
+        "bias");
+    check(cudaDeviceSynchronize(), "uploads");
+
+    LtGemm linear;
+    linear.build(lt, s, CUBLASLT_EPILOGUE_BIAS, kWorkspace);
+    double ltUs = linear.choose(stream, [&](const cublasLtMatmulAlgo_t &alg) {
+      return linear.run(lt, alg, da, db, dbias, dlin, workspace, kWorkspace,
+                        stream);
+    });
+    auto library = [&] {
+      return linear.run(lt, linear.best, da, db, dbias, dlin, workspace,
+                        kWorkspace, stream) &&
+             (!withGelu || gelu.launch(dlin, dref, int64_t(yCount), stream));
+    };
+    double libraryUs = withGelu ? timeCalls(stream, library) : ltUs;
+    if (!library() || cudaStreamSynchronize(stream) != cudaSuccess)
+      die("cuBLASLt does not run");
+    std::vector<float> reference =
+        download(withGelu ? dref : dlin, yCount, stream);
+    Sampled referenceCheck = sampledCheck(s, a, b, bias, reference, true);
+
+    std::string shapeName = std::to_string(s.m) + "x" + std::to_string(s.n) +
+                            "x" + std::to_string(s.k) +
+                            (withGelu ? " gelu" : "");
+    std::ostringstream configRows;
+    double bestUs = -1;
+    std::string bestName;
+    for (size_t c = 0; c < configs.size(); ++c) {
+      KilnGemm kiln{configs[c], kernelFor(configs[c], withGelu)};
+      kiln.mapA = tensorMap(da, s.m, s.k, configs[c].bm);
+      kiln.mapB = tensorMap(dbT, s.n, s.k, configs[c].bn);
+      check(cudaMemsetAsync(dout, 0xff, yCount * 2, stream), "poison");
+      if (!kiln.launch(dbias, dout, s, stream))
+        die("the kiln kernel " + configs[c].name() + " does not launch");
+      finishOrDie(stream, shapeName + " " + configs[c].name(), 10);
+      std::vector<float> out = download(dout, yCount, stream);
+      Difference difference = compare(out, reference);
+      Sampled sampled = sampledCheck(s, a, b, bias, out, false);
+      bool right = difference.relL2 <= 1e-2;
+      double us = timeCalls(
+          stream, [&] { return kiln.launch(dbias, dout, s, stream); });
+      if (right && us >= 0 && (bestUs < 0 || us < bestUs)) {
+        bestUs = us;
+        bestName = configs[c].name();
+      }
+      std::printf("%s %s: %s us%s (vs %s rel-L2 %.2e, max %.2e; sampled "
+                  "vs fp64 %.2e)\n",
+                  shapeName.c_str(), configs[c].name().c_str(),
+                  number(us, true).c_str(), right ? "" : " WRONG",
+                  withGelu ? "lt+gelu" : "lt", difference.relL2,
+                  difference.maxAbs, withGelu ? sampled.erf : sampled.linear);
+      configRows << (c ? ", " : "")
+                 << "{\"config\": " << jsonString(configs[c].name())
+                 << ", \"us\": " << number(us, true)
+                 << ", \"right\": " << (right ? "true" : "false")
+                 << ", \"rel_l2_vs_library\": " << number(difference.relL2)
+                 << ", \"max_abs_vs_library\": " << number(difference.maxAbs)
+                 << ", \"sampled_vs_fp64\": "
+                 << number(withGelu ? sampled.erf : sampled.linear) << "}";
+    }
+    double flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
+    std::printf(
+        "%s: %s %s us (%.0f TFLOP/s; lt alone %s us, sampled vs "
+        "fp64 %.2e), kiln's best %s us (%s, %.0f TFLOP/s): ratio "
+        "kiln / library %s\n",
+        shapeName.c_str(), withGelu ? "lt+gelu" : "lt",
+        number(libraryUs, true).c_str(), flops / libraryUs * 1e-6,
+        number(ltUs, true).c_str(),
+        withGelu ? referenceCheck.erf : referenceCheck.linear,
+        number(bestUs, true).c_str(), bestName.c_str(), flops / bestUs * 1e-6,
+        number(bestUs > 0 && libraryUs > 0 ? bestUs / libraryUs : -1, true)
+            .c_str());
+    std::ostringstream row;
+    row << (index ? ", " : "") << "{\"m\": " << s.m << ", \"n\": " << s.n
+        << ", \"k\": " << s.k << ", \"gelu\": " << (withGelu ? "true" : "false")
+        << ", \"library_us\": " << number(libraryUs, true)
+        << ", \"lt_us\": " << number(ltUs, true)
+        << ", \"library_sampled_vs_fp64\": "
+        << number(withGelu ? referenceCheck.erf : referenceCheck.linear)
+        << ", \"kiln_best_us\": " << number(bestUs, true)
+        << ", \"kiln_best_config\": " << jsonString(bestName)
+        << ", \"kiln_over_library\": "
+        << number(bestUs > 0 && libraryUs > 0 ? bestUs / libraryUs : -1, true)
+        << ", \"configs\": [" << configRows.str() << "]}";
+    rows += row.str();
+    if (!jsonPath.empty()) {
+      std::ofstream file(jsonPath);
+      file << head << rows << "]}\n";
+      if (!file)
+        die("cannot write " + jsonPath);
+    }
+    for (__half *pointer : {da, db, dbT, dbias, dlin, dref, dout})
+      cudaFree(pointer);
+  }
+  cudaFree(workspace);
+  return 0;
+}
