@@ -24,7 +24,7 @@
 // rel-L2 exceeds 1e-2 is reported wrong and not counted as fastest.
 // Timing as kiln times library candidates (gpu_timing.h).
 // Usage: kiln-probe-wgmma-gemm [--shapes M:N:K[:gelu],...]
-//                              [--configs BMxBNxSTAGES,...] [--json FILE]
+//                              [--configs BMxBNxSTAGES[s],...] [--json FILE]
 #include "probe_support.h"
 
 #include <cuda.h>
@@ -48,9 +48,10 @@ namespace {
 
 struct Config {
   int bm, bn, stages; // bm 64 or 128 (1 or 2 consumer warpgroups).
+  bool staged = false; // The epilogue's stores go through shared memory.
   std::string name() const {
     return std::to_string(bm) + "x" + std::to_string(bn) + "x" +
-           std::to_string(stages);
+           std::to_string(stages) + (staged ? "s" : "");
   }
   int aBytes() const { return bm * 64 * 2; }
   int bBytes() const { return bn * 64 * 2; }
@@ -84,7 +85,8 @@ std::string kernelSource(const Config &config, bool gelu) {
   s << "#include <cuda_fp16.h>\n"
     << "#define BM " << config.bm << "\n#define BN " << config.bn
     << "\n#define STAGES " << config.stages << "\n#define CONSUMERS "
-    << config.bm / 64 << "\n#define GELU " << (gelu ? 1 : 0) << "\n#define ACC "
+    << config.bm / 64 << "\n#define GELU " << (gelu ? 1 : 0)
+    << "\n#define STAGED " << (config.staged ? 1 : 0) << "\n#define ACC "
     << accumulators << "\n#define REGISTER_SPLIT "
     << (config.bm == 128 && config.bn > 192 ? 1 : 0) << "\n";
   s << mma.str();
@@ -188,25 +190,57 @@ gemm(const __grid_constant__ TensorMap mapA,
   // The m64nBN accumulator layout: warp w, lane l hold rows 16w + l/4 and
   // +8, columns 8j + 2(l%4) and +1 of each 8-column group j.
   int warp = t / 32, lane = t % 32;
+#if STAGED
+  // Through shared memory (the ring, once both consumers are done with it;
+  // rows padded by 16 bytes, so that a warp's 4-byte writes hit 32 banks),
+  // then out in 16-byte pieces, a row's consecutive pieces by consecutive
+  // threads.
+  asm volatile("bar.sync 1, %0;" :: "r"(CONSUMERS * 128) : "memory");
+  const int stride = BN * 2 + 16;
+  unsigned char *tile = shared + (tiles - base) + consumer * 64 * stride;
+  int localRow = warp * 16 + lane / 4;
+#else
   int row = blockIdx.y * BM + consumer * 64 + warp * 16 + lane / 4;
+#endif
 #pragma unroll
   for (int j = 0; j < BN / 8; ++j) {
     int col = blockIdx.x * BN + j * 8 + 2 * (lane % 4);
+#if !STAGED
     if (col >= N) continue;
-    float b0 = __half2float(bias[col]), b1 = __half2float(bias[col + 1]);
+#endif
+    float b0 = col < N ? __half2float(bias[col]) : 0.0f;
+    float b1 = col < N ? __half2float(bias[col + 1]) : 0.0f;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      int r = row + 8 * h;
       float x0 = acc[4 * j + 2 * h] + b0, x1 = acc[4 * j + 2 * h + 1] + b1;
 #if GELU
       x0 = 0.5f * x0 * (1.0f + erff(x0 * 0.70710678f));
       x1 = 0.5f * x1 * (1.0f + erff(x1 * 0.70710678f));
 #endif
+#if STAGED
+      *reinterpret_cast<__half2 *>(tile + (localRow + 8 * h) * stride +
+                                   (j * 8 + 2 * (lane % 4)) * 2) =
+          __floats2half2_rn(x0, x1);
+#else
+      int r = row + 8 * h;
       if (r < M)
         *reinterpret_cast<__half2 *>(out + (long long)r * N + col) =
             __floats2half2_rn(x0, x1);
+#endif
     }
   }
+#if STAGED
+  asm volatile("bar.sync %0, 128;" :: "r"(2 + consumer) : "memory");
+#pragma unroll 4
+  for (int i = t; i < 64 * (BN / 8); i += 128) {
+    int r = i / (BN / 8), piece = i % (BN / 8);
+    int globalRow = blockIdx.y * BM + consumer * 64 + r;
+    int col = blockIdx.x * BN + piece * 8;
+    if (globalRow < M && col < N)
+      *reinterpret_cast<uint4 *>(out + (long long)globalRow * N + col) =
+          *reinterpret_cast<const uint4 *>(tile + r * stride + piece * 16);
+  }
+#endif
 }
 )";
   return s.str();
@@ -309,8 +343,12 @@ int main(int argc, char **argv) {
                                   {{1024, 768, 3072}, false},
                                   {{1576, 3072, 768}, true}};
   std::vector<Config> configs = {
-      {128, 256, 4}, {128, 192, 4}, {128, 128, 5}, {128, 96, 6}, {128, 64, 6},
-      {64, 256, 5},  {64, 192, 6},  {64, 128, 6},  {64, 96, 8},  {64, 64, 8}};
+      {128, 256, 4},       {128, 192, 4},       {128, 128, 5},
+      {128, 96, 6},        {128, 64, 6},        {64, 256, 5},
+      {64, 192, 6},        {64, 128, 6},        {64, 96, 8},
+      {64, 64, 8},         {128, 256, 4, true}, {128, 192, 4, true},
+      {128, 128, 5, true}, {128, 96, 6, true},  {64, 192, 6, true},
+      {64, 128, 6, true},  {64, 96, 8, true}};
   std::string jsonPath;
   bool compileOnly = false;
   for (int i = 1; i < argc; ++i) {
@@ -333,19 +371,23 @@ int main(int argc, char **argv) {
       std::stringstream list(argv[++i]);
       for (std::string item; std::getline(list, item, ',');) {
         Config c{};
-        if (std::sscanf(item.c_str(), "%dx%dx%d", &c.bm, &c.bn, &c.stages) !=
-                3 ||
+        char staged = 0;
+        int fields = std::sscanf(item.c_str(), "%dx%dx%d%c", &c.bm, &c.bn,
+                                 &c.stages, &staged);
+        c.staged = fields == 4 && staged == 's';
+        if (fields < 3 || (fields == 4 && staged != 's') ||
             (c.bm != 64 && c.bm != 128) || c.bn < 16 || c.bn > 256 ||
             c.bn % 16 || c.stages < 2 || c.sharedBytes() > 227 * 1024)
-          die("--configs wants BMxBNxSTAGES: BM 64 or 128, BN a multiple of "
-              "16 up to 256, at least 2 stages within 227 KiB: " +
+          die("--configs wants BMxBNxSTAGES[s]: BM 64 or 128, BN a multiple "
+              "of 16 up to 256, at least 2 stages within 227 KiB, s for "
+              "stores through shared memory: " +
               item);
         configs.push_back(c);
       }
     } else {
       std::fprintf(stderr,
                    "usage: kiln-probe-wgmma-gemm [--shapes M:N:K[:gelu],...] "
-                   "[--configs BMxBNxSTAGES,...] [--json FILE] "
+                   "[--configs BMxBNxSTAGES[s],...] [--json FILE] "
                    "[--compile-only]\n");
       return 2;
     }
