@@ -38,7 +38,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <initializer_list>
 #include <sstream>
@@ -266,18 +265,12 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("skipped: no CUDA device\n");
-    return 3;
-  }
-  cudaDeviceProp properties{};
-  check(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
-  cudaStream_t stream;
-  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
-        "cudaStreamCreate");
-  cublasLtHandle_t lt;
-  check(cublasLtCreate(&lt), "cublasLtCreate");
+  Gpu gpu = setUpGpu();
+  const cudaDeviceProp &properties = gpu.properties;
+  cudaStream_t stream = gpu.stream;
+  cublasLtHandle_t lt = gpu.lt;
+  void *workspace = gpu.workspace;
+  constexpr size_t kWorkspace = Gpu::kWorkspace;
   cudnnHandle_t dnn;
   if (cudnnCreate(&dnn) != CUDNN_STATUS_SUCCESS)
     die("cudnnCreate");
@@ -285,9 +278,6 @@ int main(int argc, char **argv) {
     die("cudnnSetStream");
   GeluKernel gelu;
   gelu.build();
-  constexpr size_t kWorkspace = size_t(64) << 20;
-  void *workspace = nullptr;
-  check(cudaMalloc(&workspace, kWorkspace), "cudaMalloc");
 
   std::string head =
       "{\"program\": \"kiln-probe-matmul-gelu\", \"device\": " +
@@ -307,25 +297,9 @@ int main(int argc, char **argv) {
     std::vector<__half> a = randomHalves(aCount, 1.0, 1),
                         b = randomHalves(bCount, 1.0 / std::sqrt(s.k), 2),
                         bias = randomHalves(size_t(s.n), 3.0, 3);
-    __half *da, *db, *dbias, *dlin, *dref, *dtanh, *dfused;
-    for (auto [pointer, count] :
-         std::initializer_list<std::pair<__half **, size_t>>{
-             {&da, aCount},
-             {&db, bCount},
-             {&dbias, size_t(s.n)},
-             {&dlin, yCount},
-             {&dref, yCount},
-             {&dtanh, yCount},
-             {&dfused, yCount}})
-      check(cudaMalloc(pointer, count * sizeof(__half)), "cudaMalloc");
-    check(cudaMemcpy(da, a.data(), aCount * 2, cudaMemcpyHostToDevice), "a");
-    check(cudaMemcpy(db, b.data(), bCount * 2, cudaMemcpyHostToDevice), "b");
-    check(
-        cudaMemcpy(dbias, bias.data(), size_t(s.n) * 2, cudaMemcpyHostToDevice),
-        "bias");
-    // Pageable copies may return before they land; the stream is
-    // non-blocking.
-    check(cudaDeviceSynchronize(), "uploads");
+    __half *da = toDevice(a), *db = toDevice(b), *dbias = toDevice(bias),
+           *dlin = deviceHalves(yCount), *dref = deviceHalves(yCount),
+           *dtanh = deviceHalves(yCount), *dfused = deviceHalves(yCount);
 
     LtGemm linear, tanhGelu;
     linear.build(lt, s, CUBLASLT_EPILOGUE_BIAS, kWorkspace);
@@ -456,16 +430,9 @@ int main(int argc, char **argv) {
         << ", \"lt_tanh_vs_lt_gelu_max_relative\": "
         << number(tanhDiff.maxRelative) << "}";
     rows += row.str();
-    // Written after every shape, so that a later failure keeps these.
-    if (!jsonPath.empty()) {
-      std::ofstream file(jsonPath);
-      file << head << rows << "]}\n";
-      if (!file)
-        die("cannot write " + jsonPath);
-    }
+    writeJson(jsonPath, head + rows + "]}\n");
     for (__half *pointer : {da, db, dbias, dlin, dref, dtanh, dfused})
       cudaFree(pointer);
   }
-  cudaFree(workspace);
   return 0;
 }

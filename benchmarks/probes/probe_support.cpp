@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -71,6 +72,47 @@ double timeCalls(cudaStream_t stream, const std::function<bool()> &enqueue) {
     return -1;
   }
   return median < 0 ? -1 : 1e3 * double(median) / kCalls;
+}
+
+Gpu setUpGpu() {
+  Gpu gpu;
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("skipped: no CUDA device\n");
+    std::exit(3);
+  }
+  check(cudaGetDeviceProperties(&gpu.properties, 0), "cudaGetDeviceProperties");
+  check(cudaStreamCreateWithFlags(&gpu.stream, cudaStreamNonBlocking),
+        "cudaStreamCreate");
+  check(cublasLtCreate(&gpu.lt), "cublasLtCreate");
+  check(cudaMalloc(&gpu.workspace, Gpu::kWorkspace), "cudaMalloc");
+  return gpu;
+}
+
+__half *deviceHalves(size_t count) {
+  __half *pointer = nullptr;
+  check(cudaMalloc(&pointer, count * sizeof(__half)), "cudaMalloc");
+  return pointer;
+}
+
+__half *toDevice(const std::vector<__half> &values) {
+  __half *pointer = deviceHalves(values.size());
+  check(cudaMemcpy(pointer, values.data(), values.size() * sizeof(__half),
+                   cudaMemcpyHostToDevice),
+        "upload");
+  // A pageable copy may return before it lands, and the probes' streams
+  // do not wait for the legacy one.
+  check(cudaDeviceSynchronize(), "upload");
+  return pointer;
+}
+
+void writeJson(const std::string &path, const std::string &text) {
+  if (path.empty())
+    return;
+  std::ofstream file(path);
+  file << text;
+  if (!file)
+    die("cannot write " + path);
 }
 
 std::string deviceArch(int *smCount) {

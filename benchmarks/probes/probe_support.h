@@ -40,6 +40,27 @@ std::vector<Shape> parseShapes(const std::string &list);
 /// not counted); negative when the calls fail or do not capture.
 double timeCalls(cudaStream_t stream, const std::function<bool()> &enqueue);
 
+/// What every probe sets up on device 0: its properties, a non-blocking
+/// stream, a cuBLASLt handle and a 64 MiB workspace. Without a device it
+/// prints `skipped: no CUDA device` and exits 3.
+struct Gpu {
+  static constexpr size_t kWorkspace = size_t(64) << 20;
+  cudaDeviceProp properties{};
+  cudaStream_t stream = nullptr;
+  cublasLtHandle_t lt = nullptr;
+  void *workspace = nullptr;
+};
+Gpu setUpGpu();
+
+/// A device buffer of |count| f16 values; one holding |values| (the copy
+/// has landed when it returns). Dies when CUDA refuses.
+__half *deviceHalves(size_t count);
+__half *toDevice(const std::vector<__half> &values);
+
+/// Writes |text| to |path| (when not empty; dies when it cannot). The
+/// probes call it after every shape, so that a later failure keeps these.
+void writeJson(const std::string &path, const std::string &text);
+
 /// The current device's "sm_XY" and its multiprocessor count.
 std::string deviceArch(int *smCount = nullptr);
 

@@ -35,7 +35,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -435,28 +434,19 @@ int main(int argc, char **argv) {
       }
     return 0;
   }
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("skipped: no CUDA device\n");
-    return 3;
-  }
-  cudaDeviceProp properties{};
-  check(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
+  Gpu gpu = setUpGpu();
+  const cudaDeviceProp &properties = gpu.properties;
   if (properties.major != 9) {
     std::printf("skipped: wgmma needs sm_90 (this is sm_%d%d)\n",
                 properties.major, properties.minor);
     return 3;
   }
-  cudaStream_t stream;
-  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
-        "cudaStreamCreate");
-  cublasLtHandle_t lt;
-  check(cublasLtCreate(&lt), "cublasLtCreate");
+  cudaStream_t stream = gpu.stream;
+  cublasLtHandle_t lt = gpu.lt;
+  void *workspace = gpu.workspace;
+  constexpr size_t kWorkspace = Gpu::kWorkspace;
   GeluKernel gelu;
   gelu.build();
-  constexpr size_t kWorkspace = size_t(64) << 20;
-  void *workspace = nullptr;
-  check(cudaMalloc(&workspace, kWorkspace), "cudaMalloc");
 
   // One compiled kernel per (config, epilogue).
   std::map<std::pair<std::string, bool>, cudaKernel_t> kernels;
@@ -505,25 +495,9 @@ int main(int argc, char **argv) {
     for (int64_t kk = 0; kk < s.k; ++kk)
       for (int64_t nn = 0; nn < s.n; ++nn)
         bT[size_t(nn * s.k + kk)] = b[size_t(kk * s.n + nn)];
-    __half *da, *db, *dbT, *dbias, *dlin, *dref, *dout;
-    for (auto [pointer, count] :
-         std::initializer_list<std::pair<__half **, size_t>>{
-             {&da, aCount},
-             {&db, bCount},
-             {&dbT, bCount},
-             {&dbias, size_t(s.n)},
-             {&dlin, yCount},
-             {&dref, yCount},
-             {&dout, yCount}})
-      check(cudaMalloc(pointer, count * sizeof(__half)), "cudaMalloc");
-    check(cudaMemcpy(da, a.data(), aCount * 2, cudaMemcpyHostToDevice), "a");
-    check(cudaMemcpy(db, b.data(), bCount * 2, cudaMemcpyHostToDevice), "b");
-    check(cudaMemcpy(dbT, bT.data(), bCount * 2, cudaMemcpyHostToDevice),
-          "b^T");
-    check(
-        cudaMemcpy(dbias, bias.data(), size_t(s.n) * 2, cudaMemcpyHostToDevice),
-        "bias");
-    check(cudaDeviceSynchronize(), "uploads");
+    __half *da = toDevice(a), *db = toDevice(b), *dbT = toDevice(bT),
+           *dbias = toDevice(bias), *dlin = deviceHalves(yCount),
+           *dref = deviceHalves(yCount), *dout = deviceHalves(yCount);
 
     LtGemm linear;
     linear.build(lt, s, CUBLASLT_EPILOGUE_BIAS, kWorkspace);
@@ -607,15 +581,9 @@ int main(int argc, char **argv) {
         << number(bestUs > 0 && libraryUs > 0 ? bestUs / libraryUs : -1, true)
         << ", \"configs\": [" << configRows.str() << "]}";
     rows += row.str();
-    if (!jsonPath.empty()) {
-      std::ofstream file(jsonPath);
-      file << head << rows << "]}\n";
-      if (!file)
-        die("cannot write " + jsonPath);
-    }
+    writeJson(jsonPath, head + rows + "]}\n");
     for (__half *pointer : {da, db, dbT, dbias, dlin, dref, dout})
       cudaFree(pointer);
   }
-  cudaFree(workspace);
   return 0;
 }
