@@ -30,7 +30,7 @@
 // four GEMMs, 1.15x at QKV; FFN1 with the erf GELU 0.95x the pair, because
 // the epilogue's arithmetic (3.7 us) runs after the main loop.
 // Usage: kiln-probe-wgmma-gemm [--shapes M:N:K[:gelu],...]
-//                              [--configs BMxBNxSTAGES[s],...] [--json FILE]
+//                              [--configs BMxBNxSTAGES[s][c],...] [--json FILE]
 //                              [--compile-only]
 #include "probe_support.h"
 
@@ -54,10 +54,11 @@ namespace {
 
 struct Config {
   int bm, bn, stages; // bm 64 or 128 (1 or 2 consumer warpgroups).
-  bool staged = false; // The epilogue's stores go through shared memory.
+  bool staged = false;  // The epilogue's stores go through shared memory.
+  bool cluster = false; // Two blocks along M share b's tile by multicast.
   std::string name() const {
     return std::to_string(bm) + "x" + std::to_string(bn) + "x" +
-           std::to_string(stages) + (staged ? "s" : "");
+           std::to_string(stages) + (staged ? "s" : "") + (cluster ? "c" : "");
   }
   int aBytes() const { return bm * 64 * 2; }
   int bBytes() const { return bn * 64 * 2; }
@@ -102,8 +103,9 @@ std::string kernelSource(const Config &config, bool gelu) {
     << "\n#define STAGES " << config.stages << "\n#define BLOCKS_PER_SM "
     << config.blocksPerMultiprocessor() << "\n#define CONSUMERS "
     << config.bm / 64 << "\n#define GELU " << (gelu ? 1 : 0)
-    << "\n#define STAGED " << (config.staged ? 1 : 0) << "\n#define ACC "
-    << accumulators << "\n#define REGISTER_SPLIT "
+    << "\n#define STAGED " << (config.staged ? 1 : 0) << "\n#define CLUSTER "
+    << (config.cluster ? 1 : 0) << "\n#define ACC " << accumulators
+    << "\n#define REGISTER_SPLIT "
     << (config.bm == 128 && config.bn > 192 ? 1 : 0) << "\n";
   s << mma.str();
   s << R"(
@@ -126,6 +128,41 @@ __device__ __forceinline__ void wait(unsigned bar, unsigned phase) {
                "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
                "@!done bra WAIT;\n}\n" :: "r"(bar), "r"(phase) : "memory");
 }
+#if CLUSTER
+// The pair of blocks along M: each loads half of b's tile and multicasts it
+// to both, and each consumer releases a stage in both blocks' empty
+// barriers, since both producers write into it.
+__device__ __forceinline__ unsigned clusterRank() {
+  unsigned rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return rank;
+}
+__device__ __forceinline__ void arrivePeer(unsigned bar, unsigned peer) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote) : "r"(bar), "r"(peer));
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];"
+               :: "r"(remote) : "memory");
+}
+__device__ __forceinline__ void waitCluster(unsigned bar, unsigned phase) {
+  asm volatile("{\n.reg .pred done;\nWAIT:\n"
+               "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 "
+               "done, [%0], %1;\n"
+               "@!done bra WAIT;\n}\n" :: "r"(bar), "r"(phase) : "memory");
+}
+__device__ __forceinline__ void loadBoth(unsigned to, const TensorMap *map,
+                                         unsigned bar, int inner, int outer) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4}], "
+               "[%2], %5;"
+               :: "r"(to), "l"((unsigned long long)map), "r"(bar),
+                  "r"(inner), "r"(outer), "h"((unsigned short)3) : "memory");
+}
+__device__ __forceinline__ void clusterSync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n"
+               "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+#endif
 __device__ __forceinline__ void load(unsigned to, const TensorMap *map,
                                      unsigned bar, int inner, int outer) {
   asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
@@ -160,12 +197,17 @@ gemm(const __grid_constant__ TensorMap mapA,
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       barrierInit(bars + 8 * s, 1);
-      barrierInit(bars + 8 * (STAGES + s), CONSUMERS * 128);
+      barrierInit(bars + 8 * (STAGES + s), (1 + CLUSTER) * CONSUMERS * 128);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   }
+#if CLUSTER
+  clusterSync(); // The peer's barriers exist before anything reaches them.
+  unsigned rank = clusterRank(), peer = rank ^ 1u;
+#else
   __syncthreads();
+#endif
   if (warpgroup == 0) {
 #if REGISTER_SPLIT
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
@@ -173,13 +215,26 @@ gemm(const __grid_constant__ TensorMap mapA,
     if (t == 0) {
       for (int kt = 0; kt < kTiles; ++kt) {
         int s = kt % STAGES;
+#if CLUSTER
+        if (kt >= STAGES)
+          waitCluster(bars + 8 * (STAGES + s), ((kt / STAGES) - 1) & 1);
+        expectBytes(bars + 8 * s, A_BYTES + B_BYTES);
+        load(sA + s * A_BYTES, &mapA, bars + 8 * s, kt * 64, blockIdx.y * BM);
+        loadBoth(sB + s * B_BYTES + rank * (BN / 2) * 128, &mapB, bars + 8 * s,
+                 kt * 64, blockIdx.x * BN + rank * (BN / 2));
+#else
         if (kt >= STAGES)
           wait(bars + 8 * (STAGES + s), ((kt / STAGES) - 1) & 1);
         expectBytes(bars + 8 * s, A_BYTES + B_BYTES);
         load(sA + s * A_BYTES, &mapA, bars + 8 * s, kt * 64, blockIdx.y * BM);
         load(sB + s * B_BYTES, &mapB, bars + 8 * s, kt * 64, blockIdx.x * BN);
+#endif
       }
     }
+#if CLUSTER
+    __syncwarp();
+    clusterSync(); // Neither block leaves while the other may reach it.
+#endif
     return;
   }
 #if REGISTER_SPLIT
@@ -203,7 +258,12 @@ gemm(const __grid_constant__ TensorMap mapA,
     keep(acc);
     // Every consumer thread arrives: with one arrival per warp (a branch
     // on the lane), ptxas serialises the wgmma pipeline (C7515).
-    if (kt > 0) arrive(bars + 8 * (STAGES + (kt - 1) % STAGES));
+    if (kt > 0) {
+      arrive(bars + 8 * (STAGES + (kt - 1) % STAGES));
+#if CLUSTER
+      arrivePeer(bars + 8 * (STAGES + (kt - 1) % STAGES), peer);
+#endif
+    }
   }
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
   keep(acc);
@@ -261,6 +321,9 @@ gemm(const __grid_constant__ TensorMap mapA,
           *reinterpret_cast<const uint4 *>(tile + r * stride + piece * 16);
   }
 #endif
+#if CLUSTER
+  clusterSync();
+#endif
 }
 )";
   return s.str();
@@ -316,12 +379,26 @@ struct KilnGemm {
               cudaStream_t stream) {
     int m = int(s.m), n = int(s.n), k = int(s.k);
     void *arguments[] = {&mapA, &mapB, &bias, &out, &m, &n, &k};
-    dim3 grid(unsigned((s.n + config.bn - 1) / config.bn),
-              unsigned((s.m + config.bm - 1) / config.bm));
-    return cudaLaunchKernel(static_cast<const void *>(kernel), grid,
-                            dim3(unsigned(config.threads())), arguments,
-                            size_t(config.sharedBytes()),
-                            stream) == cudaSuccess;
+    unsigned rows = unsigned((s.m + config.bm - 1) / config.bm);
+    cudaLaunchConfig_t launch{};
+    // A cluster pairs blocks along M; an odd count gets a block of rows
+    // past M (its loads read zeros, its stores are guarded).
+    launch.gridDim = dim3(unsigned((s.n + config.bn - 1) / config.bn),
+                          config.cluster ? (rows + 1) / 2 * 2 : rows);
+    launch.blockDim = dim3(unsigned(config.threads()));
+    launch.dynamicSmemBytes = size_t(config.sharedBytes());
+    launch.stream = stream;
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = 1;
+    attribute.val.clusterDim.y = 2;
+    attribute.val.clusterDim.z = 1;
+    if (config.cluster) {
+      launch.attrs = &attribute;
+      launch.numAttrs = 1;
+    }
+    return cudaLaunchKernelExC(&launch, static_cast<const void *>(kernel),
+                               arguments) == cudaSuccess;
   }
 };
 
@@ -394,23 +471,26 @@ int main(int argc, char **argv) {
       std::stringstream list(argv[++i]);
       for (std::string item; std::getline(list, item, ',');) {
         Config c{};
-        char staged = 0;
-        int fields = std::sscanf(item.c_str(), "%dx%dx%d%c", &c.bm, &c.bn,
-                                 &c.stages, &staged);
-        c.staged = fields == 4 && staged == 's';
-        if (fields < 3 || (fields == 4 && staged != 's') ||
+        int used = 0;
+        int fields = std::sscanf(item.c_str(), "%dx%dx%d%n", &c.bm, &c.bn,
+                                 &c.stages, &used);
+        std::string flags = fields == 3 ? item.substr(size_t(used)) : "";
+        c.staged = flags.find('s') != std::string::npos;
+        c.cluster = flags.find('c') != std::string::npos;
+        if (fields != 3 || flags.find_first_not_of("sc") != std::string::npos ||
             (c.bm != 64 && c.bm != 128) || c.bn < 16 || c.bn > 256 ||
             c.bn % 16 || c.stages < 2 || c.sharedBytes() > 227 * 1024)
-          die("--configs wants BMxBNxSTAGES[s]: BM 64 or 128, BN a multiple "
-              "of 16 up to 256, at least 2 stages within 227 KiB, s for "
-              "stores through shared memory: " +
+          die("--configs wants BMxBNxSTAGES[s][c]: BM 64 or 128, BN a "
+              "multiple of 16 up to 256, at least 2 stages within 227 KiB, s "
+              "for stores through shared memory, c for a cluster of two "
+              "blocks sharing b's tile: " +
               item);
         configs.push_back(c);
       }
     } else {
       std::fprintf(stderr,
                    "usage: kiln-probe-wgmma-gemm [--shapes M:N:K[:gelu],...] "
-                   "[--configs BMxBNxSTAGES[s],...] [--json FILE] "
+                   "[--configs BMxBNxSTAGES[s][c],...] [--json FILE] "
                    "[--compile-only]\n");
       return 2;
     }
@@ -533,7 +613,10 @@ int main(int argc, char **argv) {
     for (size_t c = 0; c < configs.size(); ++c) {
       KilnGemm kiln{configs[c], kernelFor(configs[c], withGelu)};
       kiln.mapA = tensorMap(da, s.m, s.k, configs[c].bm);
-      kiln.mapB = tensorMap(dbT, s.n, s.k, configs[c].bn);
+      // In a cluster each block loads half of b's tile.
+      kiln.mapB =
+          tensorMap(dbT, s.n, s.k,
+                    configs[c].cluster ? configs[c].bn / 2 : configs[c].bn);
       check(cudaMemsetAsync(dout, 0xff, yCount * 2, stream), "poison");
       if (!kiln.launch(dbias, dout, s, stream))
         die("the kiln kernel " + configs[c].name() + " does not launch");
