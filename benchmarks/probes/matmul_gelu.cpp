@@ -33,13 +33,9 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <functional>
-#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <vector>
