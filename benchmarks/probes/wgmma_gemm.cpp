@@ -437,16 +437,33 @@ int main(int argc, char **argv) {
                                   {{1024, 3072, 768}, true},
                                   {{1024, 768, 3072}, false},
                                   {{1576, 3072, 768}, true}};
-  // The first six fit twice in a multiprocessor's shared memory.
-  std::vector<Config> configs = {
-      {128, 64, 4},        {64, 128, 4},        {64, 96, 4},
-      {128, 64, 4, true},  {64, 128, 4, true},  {128, 256, 4},
-      {128, 192, 4},       {128, 128, 5},       {128, 96, 6},
-      {128, 64, 6},        {64, 256, 5},        {64, 192, 6},
-      {64, 128, 6},        {64, 96, 8},         {64, 64, 8},
-      {128, 256, 4, true}, {128, 192, 4, true}, {128, 128, 5, true},
-      {128, 96, 6, true},  {64, 192, 6, true},  {64, 128, 6, true},
-      {64, 96, 8, true}};
+  // The first five fit twice in a multiprocessor (blocksPerMultiprocessor);
+  // the last three are clusters of two blocks sharing b's tile.
+  std::vector<Config> configs = {{128, 64, 4},
+                                 {64, 128, 4},
+                                 {64, 96, 4},
+                                 {128, 64, 4, true},
+                                 {64, 128, 4, true},
+                                 {128, 256, 4},
+                                 {128, 192, 4},
+                                 {128, 128, 5},
+                                 {128, 96, 6},
+                                 {128, 64, 6},
+                                 {64, 256, 5},
+                                 {64, 192, 6},
+                                 {64, 128, 6},
+                                 {64, 96, 8},
+                                 {64, 64, 8},
+                                 {128, 256, 4, true},
+                                 {128, 192, 4, true},
+                                 {128, 128, 5, true},
+                                 {128, 96, 6, true},
+                                 {64, 192, 6, true},
+                                 {64, 128, 6, true},
+                                 {64, 96, 8, true},
+                                 {128, 192, 4, true, true},
+                                 {128, 128, 5, true, true},
+                                 {64, 96, 8, true, true}};
   std::string jsonPath;
   bool compileOnly = false;
   for (int i = 1; i < argc; ++i) {
