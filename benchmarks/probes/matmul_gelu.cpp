@@ -280,19 +280,16 @@ int main(int argc, char **argv) {
       jsonString(properties.name) +
       ", \"cudnn_version\": " + std::to_string(cudnnGetVersion()) +
       ", \"cublaslt_version\": " + std::to_string(cublasLtGetVersion()) +
-      ", \"unit\": \"us per call (kiln's candidate timing: "
-      "median of 7 timings of 5 replays of a graph of 20 "
-      "calls, behind a held stream)\", \"shapes\": [";
+      ", \"unit\": " + jsonString(kTimeCallsUnit) + ", \"shapes\": [";
   std::string rows;
   for (size_t index = 0; index < shapes.size(); ++index) {
     const Shape &s = shapes[index];
-    size_t aCount = size_t(s.m * s.k), bCount = size_t(s.k * s.n),
-           yCount = size_t(s.m * s.n);
+    size_t yCount = size_t(s.m * s.n);
     // The bias spreads x = a b + bias over about [-3.5, 3.5], so that a fifth
     // of it lies where erf and tanh GELU differ by tens of f16 steps.
-    std::vector<__half> a = randomHalves(aCount, 1.0, 1),
-                        b = randomHalves(bCount, 1.0 / std::sqrt(s.k), 2),
-                        bias = randomHalves(size_t(s.n), 3.0, 3);
+    GemmOperands operands = randomGemmOperands(s, 3.0);
+    const std::vector<__half> &a = operands.a, &b = operands.b,
+                              &bias = operands.bias;
     __half *da = toDevice(a), *db = toDevice(b), *dbias = toDevice(bias),
            *dlin = deviceHalves(yCount), *dref = deviceHalves(yCount),
            *dtanh = deviceHalves(yCount), *dfused = deviceHalves(yCount);

@@ -52,6 +52,10 @@ std::vector<Shape> parseShapes(const std::string &list) {
   return shapes;
 }
 
+const char *const kTimeCallsUnit =
+    "us per call (kiln's candidate timing: median of 7 timings of 5 replays "
+    "of a graph of 20 calls, behind a held stream)";
+
 double timeCalls(cudaStream_t stream, const std::function<bool()> &enqueue) {
   constexpr int kCalls = 20;
   for (int i = 0; i < 2; ++i) // Warm up (runtime compilation, lazy loading).
@@ -314,6 +318,12 @@ std::vector<__half> randomHalves(size_t count, double scale, uint32_t seed) {
   for (__half &value : values)
     value = __float2half_rn(float(uniform(generator) * scale));
   return values;
+}
+
+GemmOperands randomGemmOperands(const Shape &s, double biasScale) {
+  return {randomHalves(size_t(s.m * s.k), 1.0, 1),
+          randomHalves(size_t(s.k * s.n), 1.0 / std::sqrt(double(s.k)), 2),
+          randomHalves(size_t(s.n), biasScale, 3)};
 }
 
 std::vector<float> download(const __half *device, size_t count,

@@ -39,6 +39,8 @@ std::vector<Shape> parseShapes(const std::string &list);
 /// (kiln's own candidate timing, gpu_timing.h, so that launch latency is
 /// not counted); negative when the calls fail or do not capture.
 double timeCalls(cudaStream_t stream, const std::function<bool()> &enqueue);
+/// What timeCalls measures, for the probes' JSON "unit".
+extern const char *const kTimeCallsUnit;
 
 /// What every probe sets up on device 0: its properties, a non-blocking
 /// stream, a cuBLASLt handle and a 64 MiB workspace. Without a device it
@@ -126,6 +128,13 @@ struct LtGemm {
 // --- data, comparison and JSON ---------------------------------------------
 /// |count| f16 values uniform in [-scale, scale], from |seed|.
 std::vector<__half> randomHalves(size_t count, double scale, uint32_t seed);
+/// A GEMM's operands for |s|, the same for every probe: a [M, K] in [-1, 1],
+/// b [K, N] scaled by 1/sqrt(K) (so that a b is about unit-sized) and a bias
+/// row [N] in [-biasScale, biasScale].
+struct GemmOperands {
+  std::vector<__half> a, b, bias;
+};
+GemmOperands randomGemmOperands(const Shape &s, double biasScale);
 /// |count| f16 values from the device, as floats (synchronises |stream|).
 std::vector<float> download(const __half *device, size_t count,
                             cudaStream_t stream);

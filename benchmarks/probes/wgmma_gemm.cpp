@@ -578,21 +578,17 @@ int main(int argc, char **argv) {
       jsonString(properties.name) +
       ", \"sm_count\": " + std::to_string(properties.multiProcessorCount) +
       ", \"cublaslt_version\": " + std::to_string(cublasLtGetVersion()) +
-      ", \"unit\": \"us per call (kiln's candidate timing: "
-      "median of 7 timings of 5 replays of a graph of 20 "
-      "calls, behind a held stream)\", \"shapes\": [";
+      ", \"unit\": " + jsonString(kTimeCallsUnit) + ", \"shapes\": [";
   std::string rows;
   for (size_t index = 0; index < cases.size(); ++index) {
     const Shape &s = cases[index].shape;
     bool withGelu = cases[index].gelu;
-    size_t aCount = size_t(s.m * s.k), bCount = size_t(s.k * s.n),
-           yCount = size_t(s.m * s.n);
+    size_t bCount = size_t(s.k * s.n), yCount = size_t(s.m * s.n);
     // With GELU the bias spreads x over about [-3.5, 3.5] (see
     // kiln-probe-matmul-gelu); without, outputs are about unit-sized.
-    std::vector<__half> a = randomHalves(aCount, 1.0, 1),
-                        b = randomHalves(bCount, 1.0 / std::sqrt(s.k), 2),
-                        bias =
-                            randomHalves(size_t(s.n), withGelu ? 3.0 : 1.0, 3);
+    GemmOperands operands = randomGemmOperands(s, withGelu ? 3.0 : 1.0);
+    const std::vector<__half> &a = operands.a, &b = operands.b,
+                              &bias = operands.bias;
     std::vector<__half> bT(bCount); // [N, K], K contiguous.
     for (int64_t kk = 0; kk < s.k; ++kk)
       for (int64_t nn = 0; nn < s.n; ++nn)
@@ -618,6 +614,8 @@ int main(int argc, char **argv) {
     std::vector<float> reference =
         download(withGelu ? dref : dlin, yCount, stream);
     Sampled referenceCheck = sampledCheck(s, a, b, bias, reference, true);
+    double referenceError =
+        withGelu ? referenceCheck.erf : referenceCheck.linear;
 
     std::string shapeName = std::to_string(s.m) + "x" + std::to_string(s.n) +
                             "x" + std::to_string(s.k) +
@@ -638,7 +636,9 @@ int main(int argc, char **argv) {
       finishOrDie(stream, shapeName + " " + configs[c].name(), 10);
       std::vector<float> out = download(dout, yCount, stream);
       Difference difference = compare(out, reference);
+      // Against the fp64 function this shape computes.
       Sampled sampled = sampledCheck(s, a, b, bias, out, false);
+      double sampledError = withGelu ? sampled.erf : sampled.linear;
       bool right = difference.relL2 <= 1e-2;
       double us = timeCalls(
           stream, [&] { return kiln.launch(dbias, dout, s, stream); });
@@ -651,15 +651,14 @@ int main(int argc, char **argv) {
                   shapeName.c_str(), configs[c].name().c_str(),
                   number(us, true).c_str(), right ? "" : " WRONG",
                   withGelu ? "lt+gelu" : "lt", difference.relL2,
-                  difference.maxAbs, withGelu ? sampled.erf : sampled.linear);
+                  difference.maxAbs, sampledError);
       configRows << (c ? ", " : "")
                  << "{\"config\": " << jsonString(configs[c].name())
                  << ", \"us\": " << number(us, true)
                  << ", \"right\": " << (right ? "true" : "false")
                  << ", \"rel_l2_vs_library\": " << number(difference.relL2)
                  << ", \"max_abs_vs_library\": " << number(difference.maxAbs)
-                 << ", \"sampled_vs_fp64\": "
-                 << number(withGelu ? sampled.erf : sampled.linear) << "}";
+                 << ", \"sampled_vs_fp64\": " << number(sampledError) << "}";
     }
     double flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
     std::printf(
@@ -668,8 +667,7 @@ int main(int argc, char **argv) {
         "kiln / library %s\n",
         shapeName.c_str(), withGelu ? "lt+gelu" : "lt",
         number(libraryUs, true).c_str(), flops / libraryUs * 1e-6,
-        number(ltUs, true).c_str(),
-        withGelu ? referenceCheck.erf : referenceCheck.linear,
+        number(ltUs, true).c_str(), referenceError,
         number(bestUs, true).c_str(), bestName.c_str(), flops / bestUs * 1e-6,
         number(bestUs > 0 && libraryUs > 0 ? bestUs / libraryUs : -1, true)
             .c_str());
@@ -678,8 +676,7 @@ int main(int argc, char **argv) {
         << ", \"k\": " << s.k << ", \"gelu\": " << (withGelu ? "true" : "false")
         << ", \"library_us\": " << number(libraryUs, true)
         << ", \"lt_us\": " << number(ltUs, true)
-        << ", \"library_sampled_vs_fp64\": "
-        << number(withGelu ? referenceCheck.erf : referenceCheck.linear)
+        << ", \"library_sampled_vs_fp64\": " << number(referenceError)
         << ", \"kiln_best_us\": " << number(bestUs, true)
         << ", \"kiln_best_config\": " << jsonString(bestName)
         << ", \"kiln_over_library\": "
