@@ -29,21 +29,31 @@
 // every config correct; the best 0.93-0.99x cuBLASLt at three of BERT's
 // four GEMMs, 1.15x at QKV; FFN1 with the erf GELU 0.95x the pair, because
 // the epilogue's arithmetic (3.7 us) runs after the main loop.
+// --pairs measures what a GEMM of kiln's own could gain at a plan's kernel
+// boundaries, which the library's cannot: each shape's GEMM after a
+// producer kernel that writes its a (as kiln's LayerNorm writes QKV's
+// input), both launched as kiln launches its kernels (programmatic
+// dependent launch), repeated. kiln's GEMM then loads its first slices of b
+// (constant weights) before griddepcontrol.wait, and lets the next kernel
+// launch once its main loop is done. Each pair is checked with a poisoned
+// first (a GEMM reading a too early would not match).
 // Usage: kiln-probe-wgmma-gemm [--shapes M:N:K[:gelu],...]
 //                              [--configs BMxBNxSTAGES[s][c],...] [--json FILE]
-//                              [--compile-only]
+//                              [--pairs] [--compile-only]
 #include "probe_support.h"
 
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 using namespace kiln::probes;
@@ -77,7 +87,12 @@ struct Config {
 };
 
 /// The kernel's CUDA source for |config|, with the erf GELU when |gelu|.
-std::string kernelSource(const Config &config, bool gelu) {
+/// With |pdl| it is launched as a programmatic dependent: the producer loads
+/// the first STAGES slices of b (constant weights) before
+/// griddepcontrol.wait, then a (the previous kernel's output); consumers
+/// wait before their first global write and let the next kernel launch once
+/// their main loop is done.
+std::string kernelSource(const Config &config, bool gelu, bool pdl = false) {
   int accumulators = config.bn / 2;
   // wgmma.m64nBNk16: BN/2 f32 accumulators per thread, then the two
   // descriptors and scale-d.
@@ -104,7 +119,8 @@ std::string kernelSource(const Config &config, bool gelu) {
     << "\n#define STAGED " << (config.staged ? 1 : 0) << "\n#define CLUSTER "
     << (config.cluster ? 1 : 0) << "\n#define ACC " << accumulators
     << "\n#define REGISTER_SPLIT "
-    << (config.bm == 128 && config.bn > 192 ? 1 : 0) << "\n";
+    << (config.bm == 128 && config.bn > 192 ? 1 : 0) << "\n#define PDL "
+    << (pdl ? 1 : 0) << "\n";
   s << mma.str();
   s << R"(
 struct __align__(64) TensorMap { unsigned long long opaque[16]; };
@@ -168,6 +184,18 @@ __device__ __forceinline__ void load(unsigned to, const TensorMap *map,
                :: "r"(to), "l"((unsigned long long)map), "r"(bar),
                   "r"(inner), "r"(outer) : "memory");
 }
+/// Slice |kt| of b's tile: in a cluster each block loads its half and
+/// multicasts it to both.
+__device__ __forceinline__ void loadB(unsigned to, const TensorMap *map,
+                                      unsigned bar, int kt) {
+#if CLUSTER
+  unsigned rank = clusterRank();
+  loadBoth(to + rank * (BN / 2) * 128, map, bar, kt * 64,
+           blockIdx.x * BN + rank * (BN / 2));
+#else
+  load(to, map, bar, kt * 64, blockIdx.x * BN);
+#endif
+}
 /// A K-major operand in shared memory with the 128-byte swizzle: rows of
 /// 64 halves (128 bytes), 8-row groups 1024 bytes apart.
 __device__ __forceinline__ unsigned long long descriptor(unsigned address) {
@@ -211,22 +239,30 @@ gemm(const __grid_constant__ TensorMap mapA,
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
 #endif
     if (t == 0) {
+      // b's slices for the stages that start empty go first; with PDL they
+      // are in flight while the previous kernel finishes.
+      int ahead = kTiles < STAGES ? kTiles : STAGES;
       for (int kt = 0; kt < kTiles; ++kt) {
         int s = kt % STAGES;
-#if CLUSTER
-        if (kt >= STAGES)
-          waitCluster(bars + 8 * (STAGES + s), ((kt / STAGES) - 1) & 1);
-        expectBytes(bars + 8 * s, A_BYTES + B_BYTES);
-        load(sA + s * A_BYTES, &mapA, bars + 8 * s, kt * 64, blockIdx.y * BM);
-        loadBoth(sB + s * B_BYTES + rank * (BN / 2) * 128, &mapB, bars + 8 * s,
-                 kt * 64, blockIdx.x * BN + rank * (BN / 2));
-#else
-        if (kt >= STAGES)
-          wait(bars + 8 * (STAGES + s), ((kt / STAGES) - 1) & 1);
-        expectBytes(bars + 8 * s, A_BYTES + B_BYTES);
-        load(sA + s * A_BYTES, &mapA, bars + 8 * s, kt * 64, blockIdx.y * BM);
-        load(sB + s * B_BYTES, &mapB, bars + 8 * s, kt * 64, blockIdx.x * BN);
+        if (kt == 0) {
+          for (int p = 0; p < ahead; ++p) {
+            expectBytes(bars + 8 * p, A_BYTES + B_BYTES);
+            loadB(sB + p * B_BYTES, &mapB, bars + 8 * p, p);
+          }
+#if PDL
+          asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
+        }
+        if (kt >= ahead) {
+#if CLUSTER
+          waitCluster(bars + 8 * (STAGES + s), ((kt / STAGES) - 1) & 1);
+#else
+          wait(bars + 8 * (STAGES + s), ((kt / STAGES) - 1) & 1);
+#endif
+          expectBytes(bars + 8 * s, A_BYTES + B_BYTES);
+          loadB(sB + s * B_BYTES, &mapB, bars + 8 * s, kt);
+        }
+        load(sA + s * A_BYTES, &mapA, bars + 8 * s, kt * 64, blockIdx.y * BM);
       }
     }
 #if CLUSTER
@@ -265,6 +301,12 @@ gemm(const __grid_constant__ TensorMap mapA,
   }
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
   keep(acc);
+#if PDL
+  // The next kernel may launch now; this one's writes wait for the
+  // previous kernel (done already: a was loaded after it).
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   // The m64nBN accumulator layout: warp w, lane l hold rows 16w + l/4 and
   // +8, columns 8j + 2(l%4) and +1 of each 8-column group j.
   int warp = t / 32, lane = t % 32;
@@ -373,6 +415,8 @@ struct KilnGemm {
   cudaKernel_t kernel = nullptr;
   CUtensorMap mapA{}, mapB{};
 
+  bool pdl = false; // Launched as a programmatic dependent.
+
   bool launch(const __half *bias, __half *out, const Shape &s,
               cudaStream_t stream) {
     int m = int(s.m), n = int(s.n), k = int(s.k);
@@ -386,14 +430,19 @@ struct KilnGemm {
     launch.blockDim = dim3(unsigned(config.threads()));
     launch.dynamicSmemBytes = size_t(config.sharedBytes());
     launch.stream = stream;
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = 1;
-    attribute.val.clusterDim.y = 2;
-    attribute.val.clusterDim.z = 1;
+    cudaLaunchAttribute attributes[2]{};
+    launch.attrs = attributes;
     if (config.cluster) {
-      launch.attrs = &attribute;
-      launch.numAttrs = 1;
+      cudaLaunchAttribute &cluster = attributes[launch.numAttrs++];
+      cluster.id = cudaLaunchAttributeClusterDimension;
+      cluster.val.clusterDim.x = 1;
+      cluster.val.clusterDim.y = 2;
+      cluster.val.clusterDim.z = 1;
+    }
+    if (pdl) {
+      cudaLaunchAttribute &dependent = attributes[launch.numAttrs++];
+      dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      dependent.val.programmaticStreamSerializationAllowed = 1;
     }
     return cudaLaunchKernelExC(&launch, static_cast<const void *>(kernel),
                                arguments) == cudaSuccess;
@@ -419,6 +468,54 @@ void finishOrDie(cudaStream_t stream, const std::string &what, int seconds) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }
+
+/// The kernel before the GEMM in --pairs: it writes the GEMM's a (a copy of
+/// x, 16 bytes a thread), the way kiln's LayerNorm or elementwise kernels
+/// write the next GEMM's input, and is launched as kiln launches its kernels
+/// (programmatic dependent launch, griddepcontrol.wait first). With
+/// |trigger| it lets the next kernel launch right after that wait.
+struct Producer {
+  cudaKernel_t kernel[2] = {nullptr, nullptr};
+  int smCount = 0;
+
+  void build() {
+    std::string arch = deviceArch(&smCount);
+    for (int trigger : {0, 1})
+      kernel[trigger] = compileKernel("#define TRIGGER " +
+                                          std::to_string(trigger) + "\n" + R"(
+extern "C" __global__ void __launch_bounds__(256)
+produce(const uint4 *__restrict__ x, uint4 *__restrict__ a, long long vectors) {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#if TRIGGER
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+  for (long long i = blockIdx.x * 256ll + threadIdx.x; i < vectors;
+       i += (long long)gridDim.x * 256)
+    a[i] = x[i];
+}
+)",
+                                      "produce", arch);
+  }
+
+  bool launch(const __half *x, __half *a, int64_t elements, bool trigger,
+              cudaStream_t stream) const {
+    long long vectors = elements / 8;
+    void *arguments[] = {&x, &a, &vectors};
+    cudaLaunchConfig_t launch{};
+    launch.gridDim = dim3(
+        unsigned(std::min<long long>((vectors + 255) / 256, 8ll * smCount)));
+    launch.blockDim = dim3(256);
+    launch.stream = stream;
+    cudaLaunchAttribute dependent{};
+    dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    dependent.val.programmaticStreamSerializationAllowed = 1;
+    launch.attrs = &dependent;
+    launch.numAttrs = 1;
+    return cudaLaunchKernelExC(&launch,
+                               static_cast<const void *>(kernel[trigger]),
+                               arguments) == cudaSuccess;
+  }
+};
 
 struct ShapeCase {
   Shape shape;
@@ -465,7 +562,7 @@ int main(int argc, char **argv) {
                                  {128, 128, 5, true, true},
                                  {64, 96, 8, true, true}};
   std::string jsonPath;
-  bool compileOnly = false;
+  bool compileOnly = false, pairs = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--json" && i + 1 < argc) {
@@ -481,6 +578,8 @@ int main(int argc, char **argv) {
       }
     } else if (arg == "--compile-only") {
       compileOnly = true;
+    } else if (arg == "--pairs") {
+      pairs = true;
     } else if (arg == "--configs" && i + 1 < argc) {
       configs.clear();
       std::stringstream list(argv[++i]);
@@ -506,7 +605,7 @@ int main(int argc, char **argv) {
       std::fprintf(stderr,
                    "usage: kiln-probe-wgmma-gemm [--shapes M:N:K[:gelu],...] "
                    "[--configs BMxBNxSTAGES[s][c],...] [--json FILE] "
-                   "[--compile-only]\n");
+                   "[--pairs] [--compile-only]\n");
       return 2;
     }
   }
@@ -514,9 +613,10 @@ int main(int argc, char **argv) {
     // Without a device: each config's kernels compile for sm_90a, and
     // ptxas tells their registers and spills.
     for (const Config &config : configs)
-      for (bool withGelu : {false, true}) {
+      for (int variant = 0; variant < (pairs ? 4 : 2); ++variant) {
+        bool withGelu = variant % 2, pdl = variant >= 2;
         std::string log;
-        compileCubin(kernelSource(config, withGelu), "gemm", "sm_90a",
+        compileCubin(kernelSource(config, withGelu, pdl), "gemm", "sm_90a",
                      {"--ptxas-options=-v"}, &log);
         std::string usage;
         for (const char *key :
@@ -531,8 +631,8 @@ int main(int argc, char **argv) {
                            end - (line == std::string::npos ? 0 : line + 1));
           }
         }
-        std::printf("%s%s: %s\n", config.name().c_str(),
-                    withGelu ? " gelu" : "", usage.c_str());
+        std::printf("%s%s%s: %s\n", config.name().c_str(),
+                    withGelu ? " gelu" : "", pdl ? " pdl" : "", usage.c_str());
       }
     return 0;
   }
@@ -550,21 +650,25 @@ int main(int argc, char **argv) {
   GeluKernel gelu;
   gelu.build();
 
-  // One compiled kernel per (config, epilogue).
-  std::map<std::pair<std::string, bool>, cudaKernel_t> kernels;
-  auto kernelFor = [&](const Config &config, bool withGelu) {
-    auto key = std::make_pair(config.name(), withGelu);
+  Producer producer;
+  if (pairs)
+    producer.build();
+
+  // One compiled kernel per (config, epilogue, programmatic launch).
+  std::map<std::tuple<std::string, bool, bool>, cudaKernel_t> kernels;
+  auto kernelFor = [&](const Config &config, bool withGelu, bool pdl) {
+    auto key = std::make_tuple(config.name(), withGelu, pdl);
     auto found = kernels.find(key);
     if (found != kernels.end())
       return found->second;
     auto start = std::chrono::steady_clock::now();
     cudaKernel_t kernel =
-        compileKernel(kernelSource(config, withGelu), "gemm", "sm_90a");
+        compileKernel(kernelSource(config, withGelu, pdl), "gemm", "sm_90a");
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
-    std::printf("compiled %s%s in %.2f s\n", config.name().c_str(),
-                withGelu ? " gelu" : "", seconds);
+    std::printf("compiled %s%s%s in %.2f s\n", config.name().c_str(),
+                withGelu ? " gelu" : "", pdl ? " pdl" : "", seconds);
     check(cudaKernelSetAttributeForDevice(
               kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
               config.sharedBytes(), 0),
@@ -624,7 +728,7 @@ int main(int argc, char **argv) {
     double bestUs = -1;
     std::string bestName;
     for (size_t c = 0; c < configs.size(); ++c) {
-      KilnGemm kiln{configs[c], kernelFor(configs[c], withGelu)};
+      KilnGemm kiln{configs[c], kernelFor(configs[c], withGelu, false)};
       kiln.mapA = tensorMap(da, s.m, s.k, configs[c].bm);
       // In a cluster each block loads half of b's tile.
       kiln.mapB =
@@ -671,6 +775,76 @@ int main(int argc, char **argv) {
         number(bestUs, true).c_str(), bestName.c_str(), flops / bestUs * 1e-6,
         number(bestUs > 0 && libraryUs > 0 ? bestUs / libraryUs : -1, true)
             .c_str());
+    // --pairs: the producer kernel, then the GEMM, repeated, as in a
+    // model's plan; kiln's GEMM launched plain, then as a programmatic
+    // dependent (b's first slices loaded before the producer is done), then
+    // so with a producer that lets it launch early.
+    std::ostringstream pairRows;
+    if (pairs) {
+      __half *dx = toDevice(a);
+      int64_t aCount = s.m * s.k;
+      auto produce = [&](bool early) {
+        return producer.launch(dx, da, aCount, early, stream);
+      };
+      double produceUs = timeCalls(stream, [&] { return produce(false); });
+      double ltPairUs =
+          timeCalls(stream, [&] { return produce(false) && library(); });
+      double ltPairEarlyUs =
+          timeCalls(stream, [&] { return produce(true) && library(); });
+      std::printf("%s pairs: producer alone %s us; producer + %s %s us "
+                  "(early trigger %s us)\n",
+                  shapeName.c_str(), number(produceUs, true).c_str(),
+                  withGelu ? "lt+gelu" : "lt", number(ltPairUs, true).c_str(),
+                  number(ltPairEarlyUs, true).c_str());
+      pairRows << ", \"pairs\": {\"producer_us\": " << number(produceUs, true)
+               << ", \"library_pair_us\": " << number(ltPairUs, true)
+               << ", \"library_pair_early_trigger_us\": "
+               << number(ltPairEarlyUs, true) << ", \"configs\": [";
+      for (size_t c = 0; c < configs.size(); ++c) {
+        KilnGemm kiln{configs[c], kernelFor(configs[c], withGelu, true)};
+        kiln.mapA = tensorMap(da, s.m, s.k, configs[c].bm);
+        kiln.mapB =
+            tensorMap(dbT, s.n, s.k,
+                      configs[c].cluster ? configs[c].bn / 2 : configs[c].bn);
+        auto pair = [&](bool pdl, bool early) {
+          kiln.pdl = pdl;
+          return produce(early) && kiln.launch(dbias, dout, s, stream);
+        };
+        // a and the output poisoned first: a GEMM that read a before the
+        // producer's writes were visible would not match.
+        double worst = 0;
+        for (bool early : {false, true}) {
+          check(cudaMemsetAsync(da, 0xff, size_t(aCount) * 2, stream),
+                "poison");
+          check(cudaMemsetAsync(dout, 0xff, yCount * 2, stream), "poison");
+          if (!pair(true, early))
+            die("the pair " + configs[c].name() + " does not launch");
+          finishOrDie(stream, shapeName + " pair " + configs[c].name(), 10);
+          worst = std::max(
+              worst, compare(download(dout, yCount, stream), reference).relL2);
+        }
+        bool right = worst <= 1e-2;
+        double plainUs = timeCalls(stream, [&] { return pair(false, false); });
+        double pdlUs = timeCalls(stream, [&] { return pair(true, false); });
+        double earlyUs = timeCalls(stream, [&] { return pair(true, true); });
+        std::printf("%s pairs %s: plain %s us, programmatic %s us, early "
+                    "trigger %s us%s (vs %s rel-L2 %.2e)\n",
+                    shapeName.c_str(), configs[c].name().c_str(),
+                    number(plainUs, true).c_str(), number(pdlUs, true).c_str(),
+                    number(earlyUs, true).c_str(), right ? "" : " WRONG",
+                    withGelu ? "lt+gelu" : "lt", worst);
+        pairRows << (c ? ", " : "")
+                 << "{\"config\": " << jsonString(configs[c].name())
+                 << ", \"plain_us\": " << number(plainUs, true)
+                 << ", \"programmatic_us\": " << number(pdlUs, true)
+                 << ", \"programmatic_early_trigger_us\": "
+                 << number(earlyUs, true)
+                 << ", \"right\": " << (right ? "true" : "false")
+                 << ", \"rel_l2_vs_library\": " << number(worst) << "}";
+      }
+      pairRows << "]}";
+      cudaFree(dx);
+    }
     std::ostringstream row;
     row << (index ? ", " : "") << "{\"m\": " << s.m << ", \"n\": " << s.n
         << ", \"k\": " << s.k << ", \"gelu\": " << (withGelu ? "true" : "false")
@@ -681,7 +855,8 @@ int main(int argc, char **argv) {
         << ", \"kiln_best_config\": " << jsonString(bestName)
         << ", \"kiln_over_library\": "
         << number(bestUs > 0 && libraryUs > 0 ? bestUs / libraryUs : -1, true)
-        << ", \"configs\": [" << configRows.str() << "]}";
+        << ", \"configs\": [" << configRows.str() << "]" << pairRows.str()
+        << "}";
     rows += row.str();
     writeJson(jsonPath, head + rows + "]}\n");
     for (__half *pointer : {da, db, dbT, dbias, dlin, dref, dout})
