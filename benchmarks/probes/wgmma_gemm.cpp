@@ -88,7 +88,7 @@ struct Config {
 
 /// The kernel's CUDA source for |config|, with the erf GELU when |gelu|.
 /// With |pdl| it is launched as a programmatic dependent: the producer loads
-/// the first STAGES slices of b (constant weights) before
+/// the first min(STAGES, K/64) slices of b (constant weights) before
 /// griddepcontrol.wait, then a (the previous kernel's output); consumers
 /// wait before their first global write and let the next kernel launch once
 /// their main loop is done.
@@ -801,17 +801,27 @@ int main(int argc, char **argv) {
                << ", \"library_pair_early_trigger_us\": "
                << number(ltPairEarlyUs, true) << ", \"configs\": [";
       for (size_t c = 0; c < configs.size(); ++c) {
-        KilnGemm kiln{configs[c], kernelFor(configs[c], withGelu, true)};
-        kiln.mapA = tensorMap(da, s.m, s.k, configs[c].bm);
-        kiln.mapB =
-            tensorMap(dbT, s.n, s.k,
-                      configs[c].cluster ? configs[c].bn / 2 : configs[c].bn);
+        // Plain: the kernel without griddepcontrol (it never lets the next
+        // producer launch early), launched as cuBLASLt's kernels are.
+        KilnGemm plain{configs[c], kernelFor(configs[c], withGelu, false)};
+        KilnGemm dependent{configs[c], kernelFor(configs[c], withGelu, true)};
+        dependent.pdl = true;
+        for (KilnGemm *kiln : {&plain, &dependent}) {
+          kiln->mapA = tensorMap(da, s.m, s.k, configs[c].bm);
+          kiln->mapB =
+              tensorMap(dbT, s.n, s.k,
+                        configs[c].cluster ? configs[c].bn / 2 : configs[c].bn);
+        }
         auto pair = [&](bool pdl, bool early) {
-          kiln.pdl = pdl;
-          return produce(early) && kiln.launch(dbias, dout, s, stream);
+          return produce(early) &&
+                 (pdl ? dependent : plain).launch(dbias, dout, s, stream);
         };
         // a and the output poisoned first: a GEMM that read a before the
-        // producer's writes were visible would not match.
+        // producer's writes were visible would not match (a real test with
+        // the early trigger; without it the producer lets the GEMM launch
+        // only as it exits). Every producer writes the same a, so a
+        // producer overwriting a while the GEMM before it still reads it
+        // would go unseen; its griddepcontrol.wait rules that out.
         double worst = 0;
         for (bool early : {false, true}) {
           check(cudaMemsetAsync(da, 0xff, size_t(aCount) * 2, stream),
