@@ -254,6 +254,16 @@ if [[ -x "$out/bin/kiln-probe-wgmma-gemm" ]]; then
   elif [[ $status -eq 0 && -s "$out/probe-wgmma-gemm.json" ]] && ! grep -q WRONG "$log"; then
     note "probe_wgmma_gemm" pass "$(grep -c 'ratio kiln / library' "$log") shapes (probe-wgmma-gemm.json)"
   else note "probe_wgmma_gemm" FAIL "status $status: $(grep -E 'WRONG|hang|error' "$log" | tr '\n' ';' | cut -c1-300)"; fi
+  # --pairs: the GEMM as a programmatic dependent of the kernel that writes
+  # its a (a poisoned first), at BERT's QKV and FFN1 with the GELU.
+  timeout 200 "$out/bin/kiln-probe-wgmma-gemm" --pairs --shapes 1024:2304:768,1024:3072:768:gelu \
+    --configs 128x192x4s,64x96x8sc --json "$out/probe-wgmma-pairs.json" >"$log" 2>&1
+  status=$?
+  cat "$log"
+  if [[ $status -eq 3 ]]; then note "probe_wgmma_pairs" skip "$(head -1 "$log")"
+  elif [[ $status -eq 0 && -s "$out/probe-wgmma-pairs.json" ]] && ! grep -q WRONG "$log"; then
+    note "probe_wgmma_pairs" pass "$(grep -c ' pairs [0-9]' "$log") pairs checked (probe-wgmma-pairs.json)"
+  else note "probe_wgmma_pairs" FAIL "status $status: $(grep -E 'WRONG|hang|error' "$log" | tr '\n' ';' | cut -c1-300)"; fi
   rm -f "$log"
 fi
 fi  # 6
