@@ -294,11 +294,15 @@ struct SplitView {
   SmallVector<int64_t> shape;
 };
 
-std::optional<SplitView> matchSplitView(Value value) {
+/// The split views |value| may be: either term of the add may be the split
+/// scores (both when the mask is a view of a tensor of the scores' shape),
+/// so the caller keeps the one whose inner value is the scores.
+SmallVector<SplitView, 2> matchSplitViews(Value value) {
+  SmallVector<SplitView, 2> views;
   auto back = singleUse<ReshapeOp>(value);
   auto add = back ? singleUse<AddOp>(back.getData()) : AddOp();
   if (!add)
-    return std::nullopt;
+    return views;
   for (auto [term, other] : {std::pair(add.getLhs(), add.getRhs()),
                              std::pair(add.getRhs(), add.getLhs())}) {
     auto split = singleUse<ReshapeOp>(term);
@@ -315,10 +319,10 @@ std::optional<SplitView> matchSplitView(Value value) {
         splitType.getDimSize(0) * splitType.getDimSize(1) !=
             inner.getDimSize(0))
       continue;
-    return SplitView{split.getData(), other,
-                     llvm::to_vector(splitType.getShape())};
+    views.push_back(SplitView{split.getData(), other,
+                              llvm::to_vector(splitType.getShape())});
   }
-  return std::nullopt;
+  return views;
 }
 
 /// |value| (of rank <= the split view's less one, left-padded with ones) in
@@ -364,20 +368,31 @@ struct RecognizeAttention : OpRewritePattern<MatMulOp> {
       return rewriter.notifyMatchFailure(root,
                                          "softmax not over the last axis");
 
-    Value scores = softmax.getInput(), mask;
-    std::optional<SplitView> split = matchSplitView(scores);
-    if (split)
-      scores = split->inner;
-    std::optional<Scores> match = matchScores(scores);
-    if (!match)
+    // The scores: scaled q @ kT, plus a mask, seen directly or through a
+    // split view.
+    Value mask;
+    auto matchMaskedScores = [&](Value scores) -> std::optional<Scores> {
+      if (std::optional<Scores> direct = matchScores(scores))
+        return direct;
       if (auto add = singleUse<AddOp>(scores))
         for (auto [term, other] : {std::pair(add.getLhs(), add.getRhs()),
                                    std::pair(add.getRhs(), add.getLhs())})
           if (term.getType() == add.getType())
-            if ((match = matchScores(term))) {
+            if (std::optional<Scores> masked = matchScores(term)) {
               mask = other;
-              break;
+              return masked;
             }
+      return std::nullopt;
+    };
+    std::optional<SplitView> split;
+    std::optional<Scores> match;
+    for (const SplitView &candidate : matchSplitViews(softmax.getInput()))
+      if ((match = matchMaskedScores(candidate.inner))) {
+        split = candidate;
+        break;
+      }
+    if (!split)
+      match = matchMaskedScores(softmax.getInput());
     if (!match)
       return rewriter.notifyMatchFailure(root, "softmax input is not scaled "
                                                "q @ kT (+ mask)");

@@ -314,6 +314,30 @@ func.func @attention_shifted_windows(%q: tensor<6x2x4x8xf32>, %k: tensor<6x2x4x8
 
 // -----
 
+// The split view's mask is itself a view of a tensor of the scores' shape,
+// and the left term of the add: both terms look like the split scores, and
+// the one whose inner value is the scores is taken, whatever their order.
+// CHECK-LABEL: func.func @attention_split_view_mask_first
+// CHECK-SAME:    (%[[Q:[^:]+]]: tensor<6x2x4x8xf32>, %[[KT:[^:]+]]: tensor<6x2x8x4xf32>, %[[V:[^:]+]]: tensor<6x2x4x8xf32>, %[[M:[^:]+]]: tensor<6x2x4x4xf32>)
+// CHECK-DAG:     %[[M5:.+]] = kiln.reshape %[[M]], %{{.+}} : tensor<6x2x4x4xf32>, tensor<5xi64> -> tensor<2x3x2x4x4xf32>
+// CHECK:         %[[O5:.+]] = kiln.attention %{{.+}}, %{{.+}}, %{{.+}}, %[[M5]] : {{.*}} -> tensor<2x3x2x4x8xf32>
+// CHECK:         %[[O:.+]] = kiln.reshape %[[O5]], %{{.+}} : tensor<2x3x2x4x8xf32>, tensor<4xi64> -> tensor<6x2x4x8xf32>
+// CHECK-NEXT:    return %[[O]]
+func.func @attention_split_view_mask_first(%q: tensor<6x2x4x8xf32>, %kt: tensor<6x2x8x4xf32>, %v: tensor<6x2x4x8xf32>, %mask: tensor<6x2x4x4xf32>) -> tensor<6x2x4x8xf32> {
+  %0 = kiln.matmul %q, %kt : tensor<6x2x4x8xf32>, tensor<6x2x8x4xf32> -> tensor<6x2x4x4xf32>
+  %split = kiln.constant dense<[2, 3, 2, 4, 4]> : tensor<5xi64>
+  %m5 = kiln.reshape %mask, %split : tensor<6x2x4x4xf32>, tensor<5xi64> -> tensor<2x3x2x4x4xf32>
+  %s5 = kiln.reshape %0, %split : tensor<6x2x4x4xf32>, tensor<5xi64> -> tensor<2x3x2x4x4xf32>
+  %1 = kiln.add %m5, %s5 : tensor<2x3x2x4x4xf32>, tensor<2x3x2x4x4xf32> -> tensor<2x3x2x4x4xf32>
+  %back = kiln.constant dense<[6, 2, 4, 4]> : tensor<4xi64>
+  %2 = kiln.reshape %1, %back : tensor<2x3x2x4x4xf32>, tensor<4xi64> -> tensor<6x2x4x4xf32>
+  %3 = kiln.softmax %2 : tensor<6x2x4x4xf32> -> tensor<6x2x4x4xf32>
+  %4 = kiln.matmul %3, %v : tensor<6x2x4x4xf32>, tensor<6x2x4x8xf32> -> tensor<6x2x4x8xf32>
+  return %4 : tensor<6x2x4x8xf32>
+}
+
+// -----
+
 // A view that splits another dim than the first (the heads): nothing
 // changes.
 // CHECK-LABEL: func.func @attention_split_heads_view
