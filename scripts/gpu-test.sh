@@ -246,25 +246,26 @@ fi
 # and every config's output matches cuBLASLt's (rel-L2 <= 1e-2, "WRONG"
 # otherwise); its times are results to read (OUTDIR/probe-wgmma-gemm.json).
 if [[ -x "$out/bin/kiln-probe-wgmma-gemm" ]]; then
-  log="$(mktemp)"
-  timeout 300 "$out/bin/kiln-probe-wgmma-gemm" --json "$out/probe-wgmma-gemm.json" >"$log" 2>&1
-  status=$?
-  cat "$log"
-  if [[ $status -eq 3 ]]; then note "probe_wgmma_gemm" skip "$(head -1 "$log")"
-  elif [[ $status -eq 0 && -s "$out/probe-wgmma-gemm.json" ]] && ! grep -q WRONG "$log"; then
-    note "probe_wgmma_gemm" pass "$(grep -c 'ratio kiln / library' "$log") shapes (probe-wgmma-gemm.json)"
-  else note "probe_wgmma_gemm" FAIL "status $status: $(grep -E 'WRONG|hang|error' "$log" | tr '\n' ';' | cut -c1-300)"; fi
+  # wgmma_entry NAME JSON WHAT PATTERN [ARGS...]: one run of the probe with
+  # ARGS, counting PATTERN's lines of its log as WHAT.
+  wgmma_entry() {
+    local name=$1 json=$2 what=$3 pattern=$4 log status
+    shift 4
+    log="$(mktemp)"
+    timeout 300 "$out/bin/kiln-probe-wgmma-gemm" "$@" --json "$out/$json" >"$log" 2>&1
+    status=$?
+    cat "$log"
+    if [[ $status -eq 3 ]]; then note "$name" skip "$(head -1 "$log")"
+    elif [[ $status -eq 0 && -s "$out/$json" ]] && ! grep -q WRONG "$log"; then
+      note "$name" pass "$(grep -c -- "$pattern" "$log") $what ($json)"
+    else note "$name" FAIL "status $status: $(grep -E 'WRONG|hang|error' "$log" | tr '\n' ';' | cut -c1-300)"; fi
+    rm -f "$log"
+  }
+  wgmma_entry probe_wgmma_gemm probe-wgmma-gemm.json shapes 'ratio kiln / library'
   # --pairs: the GEMM as a programmatic dependent of the kernel that writes
   # its a (a poisoned first), at BERT's QKV and FFN1 with the GELU.
-  timeout 200 "$out/bin/kiln-probe-wgmma-gemm" --pairs --shapes 1024:2304:768,1024:3072:768:gelu \
-    --configs 128x192x4s,64x96x8sc --json "$out/probe-wgmma-pairs.json" >"$log" 2>&1
-  status=$?
-  cat "$log"
-  if [[ $status -eq 3 ]]; then note "probe_wgmma_pairs" skip "$(head -1 "$log")"
-  elif [[ $status -eq 0 && -s "$out/probe-wgmma-pairs.json" ]] && ! grep -q WRONG "$log"; then
-    note "probe_wgmma_pairs" pass "$(grep -c ' pairs [0-9]' "$log") pairs checked (probe-wgmma-pairs.json)"
-  else note "probe_wgmma_pairs" FAIL "status $status: $(grep -E 'WRONG|hang|error' "$log" | tr '\n' ';' | cut -c1-300)"; fi
-  rm -f "$log"
+  wgmma_entry probe_wgmma_pairs probe-wgmma-pairs.json "pairs checked" ' pairs [0-9]' \
+    --pairs --shapes 1024:2304:768,1024:3072:768:gelu --configs 128x192x4s,64x96x8sc
 fi
 fi  # 6
 
