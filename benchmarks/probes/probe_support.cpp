@@ -210,13 +210,17 @@ void GeluKernel::build() {
   kernel = compileKernel(kGeluSource, "gelu_erf", arch);
 }
 
+unsigned vectorLoopBlocks(long long vectors, int smCount) {
+  return unsigned(std::min<long long>((vectors + 255) / 256, 8ll * smCount));
+}
+
 bool GeluKernel::launch(const __half *x, __half *y, int64_t elements,
                         cudaStream_t stream) const {
   long long vectors = elements / 8;
-  int blocks = int(std::min<long long>((vectors + 255) / 256, 8ll * smCount));
   void *arguments[] = {&x, &y, &vectors};
-  return cudaLaunchKernel(static_cast<const void *>(kernel), dim3(blocks),
-                          dim3(256), arguments, 0, stream) == cudaSuccess;
+  return cudaLaunchKernel(static_cast<const void *>(kernel),
+                          dim3(vectorLoopBlocks(vectors, smCount)), dim3(256),
+                          arguments, 0, stream) == cudaSuccess;
 }
 
 Sampled sampledCheck(const Shape &s, const std::vector<__half> &a,

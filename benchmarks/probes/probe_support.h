@@ -83,6 +83,10 @@ cudaKernel_t compileKernel(const std::string &source, const char *name,
 
 // --- the erf GELU kernel (what kiln's pointwise template computes: fp32
 // math on f16 storage, 16-byte vectors) --------------------------------------
+/// Blocks of 256 threads for a grid-stride loop over |vectors| 16-byte
+/// vectors: one vector a thread, at most 8 blocks per multiprocessor.
+unsigned vectorLoopBlocks(long long vectors, int smCount);
+
 struct GeluKernel {
   cudaKernel_t kernel = nullptr;
   int smCount = 0;

@@ -230,7 +230,7 @@ gemm(const __grid_constant__ TensorMap mapA,
   }
 #if CLUSTER
   clusterSync(); // The peer's barriers exist before anything reaches them.
-  unsigned rank = clusterRank(), peer = rank ^ 1u;
+  unsigned peer = clusterRank() ^ 1u;
 #else
   __syncthreads();
 #endif
@@ -410,12 +410,27 @@ CUtensorMap tensorMap(const __half *data, int64_t rows, int64_t k,
   return map;
 }
 
+/// How kiln launches its kernels: as programmatic dependents of the kernel
+/// before them on the stream.
+cudaLaunchAttribute programmaticLaunch() {
+  cudaLaunchAttribute dependent{};
+  dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  dependent.val.programmaticStreamSerializationAllowed = 1;
+  return dependent;
+}
+
 struct KilnGemm {
   Config config;
   cudaKernel_t kernel = nullptr;
   CUtensorMap mapA{}, mapB{};
-
   bool pdl = false; // Launched as a programmatic dependent.
+
+  /// The tensor maps of a [M, K] and b [N, K] (in a cluster each block
+  /// loads half of b's tile).
+  void bind(const __half *a, const __half *bT, const Shape &s) {
+    mapA = tensorMap(a, s.m, s.k, config.bm);
+    mapB = tensorMap(bT, s.n, s.k, config.cluster ? config.bn / 2 : config.bn);
+  }
 
   bool launch(const __half *bias, __half *out, const Shape &s,
               cudaStream_t stream) {
@@ -439,11 +454,8 @@ struct KilnGemm {
       cluster.val.clusterDim.y = 2;
       cluster.val.clusterDim.z = 1;
     }
-    if (pdl) {
-      cudaLaunchAttribute &dependent = attributes[launch.numAttrs++];
-      dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      dependent.val.programmaticStreamSerializationAllowed = 1;
-    }
+    if (pdl)
+      attributes[launch.numAttrs++] = programmaticLaunch();
     return cudaLaunchKernelExC(&launch, static_cast<const void *>(kernel),
                                arguments) == cudaSuccess;
   }
@@ -502,13 +514,10 @@ produce(const uint4 *__restrict__ x, uint4 *__restrict__ a, long long vectors) {
     long long vectors = elements / 8;
     void *arguments[] = {&x, &a, &vectors};
     cudaLaunchConfig_t launch{};
-    launch.gridDim = dim3(
-        unsigned(std::min<long long>((vectors + 255) / 256, 8ll * smCount)));
+    launch.gridDim = dim3(vectorLoopBlocks(vectors, smCount));
     launch.blockDim = dim3(256);
     launch.stream = stream;
-    cudaLaunchAttribute dependent{};
-    dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    dependent.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchAttribute dependent = programmaticLaunch();
     launch.attrs = &dependent;
     launch.numAttrs = 1;
     return cudaLaunchKernelExC(&launch,
@@ -729,11 +738,7 @@ int main(int argc, char **argv) {
     std::string bestName;
     for (size_t c = 0; c < configs.size(); ++c) {
       KilnGemm kiln{configs[c], kernelFor(configs[c], withGelu, false)};
-      kiln.mapA = tensorMap(da, s.m, s.k, configs[c].bm);
-      // In a cluster each block loads half of b's tile.
-      kiln.mapB =
-          tensorMap(dbT, s.n, s.k,
-                    configs[c].cluster ? configs[c].bn / 2 : configs[c].bn);
+      kiln.bind(da, dbT, s);
       check(cudaMemsetAsync(dout, 0xff, yCount * 2, stream), "poison");
       if (!kiln.launch(dbias, dout, s, stream))
         die("the kiln kernel " + configs[c].name() + " does not launch");
@@ -806,12 +811,8 @@ int main(int argc, char **argv) {
         KilnGemm plain{configs[c], kernelFor(configs[c], withGelu, false)};
         KilnGemm dependent{configs[c], kernelFor(configs[c], withGelu, true)};
         dependent.pdl = true;
-        for (KilnGemm *kiln : {&plain, &dependent}) {
-          kiln->mapA = tensorMap(da, s.m, s.k, configs[c].bm);
-          kiln->mapB =
-              tensorMap(dbT, s.n, s.k,
-                        configs[c].cluster ? configs[c].bn / 2 : configs[c].bn);
-        }
+        plain.bind(da, dbT, s);
+        dependent.bind(da, dbT, s);
         auto pair = [&](bool pdl, bool early) {
           return produce(early) &&
                  (pdl ? dependent : plain).launch(dbias, dout, s, stream);
